@@ -1,0 +1,3 @@
+from factreg.cli import main
+
+main()

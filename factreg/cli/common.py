@@ -1,0 +1,77 @@
+"""What every command shares: option aliases, the error decorator, JSON and table output."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from factreg.errors import FactregError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Registry: a SQLAlchemy URL or a SQLite file path. Default: FACTREG_DB, "
+                 "then .factreg/registry.db above the current directory, then the user data dir.",
+                 show_default=False),
+]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+
+
+def handles_errors(func: F) -> F:
+    """Turn expected failures into one line `Error: …` on stderr and their exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except FactregError as exc:
+            print(f"Error: {exc.message}", file=sys.stderr)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            print("Error: interrupted", file=sys.stderr)
+            raise typer.Exit(130) from None
+        except BrokenPipeError:
+            raise typer.Exit(0) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(data: Any) -> None:
+    """Pure JSON on stdout."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+    sys.stdout.write("\n")
+
+
+def settings(db: str | None):  # type: ignore[no-untyped-def]
+    from factreg import config
+
+    return config.resolve(db)
+
+
+def open_registry(db: str | None, create: bool = True):  # type: ignore[no-untyped-def]
+    """The resolved settings and the opened, migrated registry."""
+    from factreg.store import Registry
+
+    s = settings(db)
+    return s, Registry(s.db_url, create=create)
+
+
+def min_uptime(s) -> float:  # type: ignore[no-untyped-def]
+    return float(s.get("probe.min_uptime_s", 300))
+
+
+def console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def info(message: str) -> None:
+    """A line for people, on stderr (stdout is data)."""
+    print(message, file=sys.stderr)

@@ -1,0 +1,161 @@
+"""Commands that record and read facts: record, show, list, history."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, min_uptime, open_registry
+
+
+def register(app: typer.Typer) -> None:
+    app.command("record")(record)
+    app.command("show")(show)
+    app.command("list")(list_)
+    app.command("history")(history)
+
+
+@handles_errors
+def record(
+    fact_id: Annotated[str, typer.Argument(metavar="ID", help="Fact id, a slug such as gamebox/a3b/tg32.")],
+    metric: Annotated[str, typer.Option("--metric", "-m", help="Metric name (see `factreg metrics`).")],
+    value: Annotated[str | None, typer.Option("--value", help="The value, when there are no samples.")] = None,
+    samples: Annotated[str | None, typer.Option("--samples", help="Raw samples, comma-separated; value = median.")] = None,
+    unit: Annotated[str | None, typer.Option("--unit", help="Unit; required for a custom metric.")] = None,
+    spread: Annotated[str | None, typer.Option("--spread", help="Standard deviation (default: of the samples).")] = None,
+    n: Annotated[int | None, typer.Option("--n", help="Number of samples behind --value.")] = None,
+    cond: Annotated[list[str] | None, typer.Option("--cond", "-c", help="Identity condition key=value (repeat).")] = None,
+    info: Annotated[list[str] | None, typer.Option("--info", "-i", help="Info condition key=value (repeat).")] = None,
+    subject: Annotated[str | None, typer.Option("--subject", help="What was measured (default: id's parent).")] = None,
+    measured_at: Annotated[str | None, typer.Option("--measured-at", help="ISO-8601 time (default: now).")] = None,
+    warn_after: Annotated[str | None, typer.Option("--warn-after", help="Aging after this long, e.g. 30d.")] = None,
+    error_after: Annotated[str | None, typer.Option("--error-after", help="Stale after this long, e.g. 90d.")] = None,
+    tolerance: Annotated[float | None, typer.Option("--tolerance", help="Practical tolerance, e.g. 0.1.")] = None,
+    direction: Annotated[str | None, typer.Option("--direction", help="higher|lower is better (custom metric).")] = None,
+    note: Annotated[str | None, typer.Option("--note", help="Free text kept with the fact.")] = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Record a measurement as a fact (a new version when the id exists)."""
+    from factreg import conditions, facts
+    from factreg.errors import UsageError
+
+    if (value is None) == (samples is None):
+        raise UsageError("give exactly one of --value and --samples")
+    new = facts.NewFact(
+        id=fact_id, metric=metric,
+        value=facts.parse_number(value, "--value") if value is not None else None,
+        samples=facts.parse_samples(samples) if samples is not None else None,
+        unit=unit, spread=facts.parse_number(spread, "--spread") if spread is not None else None, n=n,
+        identity=conditions.parse_pairs(cond or [], "--cond"), info=conditions.parse_pairs(info or [], "--info"),
+        subject=subject, measured_at=measured_at, warn_after=warn_after, error_after=error_after,
+        tolerance=tolerance, note=note, direction=direction,
+    )
+    facts.build_rows(new)  # validate before touching the database
+    s, reg = open_registry(db)
+    data = facts.record(reg, new, min_uptime(s))
+    if json_out:
+        emit_json(data)
+        return
+    _print_fact(data)
+
+
+@handles_errors
+def show(
+    fact_id: Annotated[str, typer.Argument(metavar="ID")],
+    version: Annotated[int | None, typer.Option("--version", help="A past version instead of the current.")] = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Show one fact: value, statistics, conditions, flags, status and method."""
+    from factreg import facts
+
+    s, reg = open_registry(db, create=False)
+    data = facts.get(reg, fact_id, version, s.file_config)
+    if json_out:
+        emit_json(data)
+        return
+    _print_fact(data)
+
+
+@handles_errors
+def list_(
+    metric: Annotated[str | None, typer.Option("--metric", "-m", help="Only this metric.")] = None,
+    subject: Annotated[str | None, typer.Option("--subject", help="Only this subject.")] = None,
+    cond: Annotated[list[str] | None, typer.Option("--cond", "-c", help="Only facts with condition key=value.")] = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """List current facts, optionally filtered."""
+    from factreg import conditions, facts, fmt
+
+    s, reg = open_registry(db, create=False)
+    data = facts.list_facts(reg, s.file_config, metric=metric, subject=subject,
+                            conds=conditions.parse_pairs(cond or [], "--cond"))
+    if json_out:
+        emit_json(data)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("id", "metric", "value", "n", "status", "flags", "measured"):
+        table.add_column(col, justify="right" if col in ("value", "n") else "left")
+    for f in data:
+        table.add_row(f["id"], f["metric"], fmt.value(f["value"], f["spread"], f["unit"]), str(f["n"] or "—"),
+                      f["status"], ",".join(f["flags"]), f["measured_at"][:16].replace("T", " "))
+    console().print(table)
+    console(stderr=True).print(f"{len(data)} fact(s)")
+
+
+@handles_errors
+def history(
+    fact_id: Annotated[str, typer.Argument(metavar="ID")],
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Show every version of a fact and the verifications made of each."""
+    from factreg import facts, fmt
+
+    _, reg = open_registry(db, create=False)
+    data = facts.history(reg, fact_id)
+    if json_out:
+        emit_json(data)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("version", "value", "n", "measured", "flags", "verifications"):
+        table.add_column(col)
+    for v in data:
+        verifs = "; ".join(f"{x['verified_at'][:10]} {x['verdict']}" for x in v["verifications"]) or "—"
+        table.add_row(f"{v['version']}{' (current)' if v['current'] else ''}",
+                      fmt.value(v["value"], v["spread"], v["unit"]), str(v["n"] or "—"),
+                      v["measured_at"][:16].replace("T", " "), ",".join(v["flags"]), verifs)
+    console().print(f"[bold]{fact_id}[/bold] — {len(data)} version(s)")
+    console().print(table)
+
+
+def _print_fact(f: dict) -> None:
+    from factreg import fmt
+
+    out = console()
+    out.print(f"[bold]{f['id']}[/bold]  v{f['version']}  {f['metric']} = "
+              f"[bold]{fmt.value(f['value'], f['spread'], f['unit'])}[/bold]  (n={f['n'] or '?'})")
+    st = f["stats"]
+    if st["ci95"]:
+        out.print(f"  95% interval of the mean: {fmt.num(st['ci95'][0])} … {fmt.num(st['ci95'][1])}   "
+                  f"median {fmt.num(st['median'])}  cv {fmt.num((st['cv'] or 0) * 100, 2)}%")
+    if f["samples"]:
+        out.print("  samples: " + ", ".join(fmt.num(x, 4) for x in f["samples"]))
+    ident = f["conditions"]["identity"]
+    info = f["conditions"]["info"]
+    out.print("  identity: " + (", ".join(f"{k}={v}" for k, v in ident.items()) or "none"))
+    if info:
+        out.print("  info: " + ", ".join(f"{k}={v}" for k, v in info.items()))
+    out.print(f"  flags: {', '.join(f['flags']) or 'none'}")
+    if "status" in f:
+        out.print(f"  status: {f['status']} — {f['status_reason']}")
+    out.print(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method {f['method'].get('kind')}")
+    if f.get("note"):
+        out.print(f"  note: {f['note']}")

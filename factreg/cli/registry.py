@@ -1,0 +1,149 @@
+"""Commands about the registry itself: init, env, metrics, export, import."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, min_uptime, open_registry
+
+# `factreg import FORMAT FILE...`: the formats it reads, and the module function that reads each.
+IMPORTERS = {
+    "jsonl": "factreg.jsonl:import_files",
+    "llama-bench": "factreg.verify.llamabench:import_files",
+}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init)
+    app.command("env")(env)
+    app.command("metrics")(metrics)
+    app.command("export")(export)
+    app.command("import")(import_)
+
+
+@handles_errors
+def init(
+    directory: Annotated[Path, typer.Option("--dir", help="Where to create .factreg/.")] = Path("."),
+    db: DbOption = None,
+) -> None:
+    """Create a project-local registry in .factreg/ (with a default config.toml)."""
+    from factreg import config
+    from factreg.store import Registry
+
+    folder = config.init_project(directory.resolve())
+    url = config.resolve(db, cwd=directory.resolve()).db_url if db else config.sqlite_url(folder / config.REGISTRY_FILE)
+    reg = Registry(url)
+    info(f"Registry ready: {config.redact_url(url)} ({len(reg.applied_migrations())} migrations applied)")
+    info(f"Config: {folder / config.CONFIG_FILE}")
+
+
+@handles_errors
+def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
+    """Show the resolved configuration and where each value came from."""
+    from factreg import config
+
+    s = config.resolve(db)
+    data = {
+        "db": s.redacted_db_url(),
+        "db_source": s.db_source,
+        "project_dir": str(s.project_dir) if s.project_dir else None,
+        "config_file": str(s.config_path) if s.config_path else None,
+        "user_data_dir": str(config.user_data_dir()),
+        "hostname": s.hostname,
+        "hostname_source": "FACTREG_HOSTNAME" if os.environ.get("FACTREG_HOSTNAME") else "system",
+        "llama_bench": _llama_bench_or_none(),
+        "environment": {k: ("***" if "KEY" in k or "TOKEN" in k or k == "FACTREG_DB" and "@" in v else v)
+                        for k, v in sorted(os.environ.items()) if k.startswith("FACTREG_")},
+    }
+    if json_out:
+        emit_json(data)
+        return
+    out = console()
+    for key, value in data.items():
+        if key == "environment":
+            value = ", ".join(f"{k}={v}" for k, v in value.items()) or "none set"  # type: ignore[attr-defined]
+        out.print(f"{key:>16}: {value}")
+
+
+def _llama_bench_or_none() -> str | None:
+    try:
+        from factreg.verify.llamabench import find_binary
+
+        return str(find_binary(None))
+    except Exception:
+        return None
+
+
+@handles_errors
+def metrics(json_out: JsonFlag = False) -> None:
+    """List the metric vocabulary: unit, direction, meaning and required conditions."""
+    from factreg.metrics import VOCABULARY
+
+    rows = [{"name": m.name, "unit": m.unit, "direction": m.direction, "family": m.family, "meaning": m.meaning,
+             "required_conditions": ["|".join(a) for a in m.required]} for m in VOCABULARY.values()]
+    if json_out:
+        emit_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("metric", "unit", "better", "requires", "meaning"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], r["unit"], r["direction"] or "—", ", ".join(r["required_conditions"]) or "—",
+                      r["meaning"])
+    console().print(table)
+
+
+@handles_errors
+def export(
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (atomically).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Export the whole registry as JSONL (lossless; `factreg import` reads it back)."""
+    from factreg import jsonl
+    from factreg.atomic import atomic_write_text
+
+    _, reg = open_registry(db, create=False)
+    if out is None:
+        n = jsonl.export(reg, sys.stdout)
+    else:
+        lines = list(jsonl.export_lines(reg))
+        atomic_write_text(out, "".join(line + "\n" for line in lines))
+        n = len(lines)
+        info(f"Exported {n} line(s) to {out}")
+
+
+@handles_errors
+def import_(
+    files: Annotated[list[str], typer.Argument(metavar="[FORMAT] FILE...",
+                                               help="Files to import; FORMAT is jsonl (default) or llama-bench.")],
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Import facts: JSONL (an export, or record lines), or llama-bench output (`import llama-bench FILE...`)."""
+    import importlib
+
+    from factreg.errors import UsageError
+
+    fmt = "jsonl"
+    if files and files[0] in IMPORTERS:
+        fmt, files = files[0], files[1:]
+    if not files:
+        raise UsageError("give at least one file to import")
+    paths = [Path(f) for f in files]
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"no such file: {p}")
+    module, func = IMPORTERS[fmt].split(":")
+    s, reg = open_registry(db)
+    result = getattr(importlib.import_module(module), func)(reg, paths, min_uptime_s=min_uptime(s))
+    if json_out:
+        emit_json(result)
+        return
+    info("Imported: " + ", ".join(f"{v} {k}" for k, v in result.items() if not isinstance(v, list) and v))

@@ -1,0 +1,171 @@
+"""Configuration, resolved in one place: flag > FACTREG_* environment > project `.factreg/` > user data dir."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factreg.errors import ConfigError
+
+PROJECT_DIR_NAME = ".factreg"
+REGISTRY_FILE = "registry.db"
+CONFIG_FILE = "config.toml"
+
+
+def user_data_dir() -> Path:
+    """The per-user data directory (XDG on Linux, Application Support on macOS, APPDATA on Windows)."""
+    override = os.environ.get("FACTREG_USER_DIR")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "factreg"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "factreg"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "factreg"
+
+
+def find_project_dir(start: Path | None = None) -> Path | None:
+    """The nearest `.factreg/` folder at or above `start` (the current directory by default)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / PROJECT_DIR_NAME
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def hostname() -> str:
+    """This machine's name as facts record it; FACTREG_HOSTNAME overrides (fleets, tests)."""
+    return os.environ.get("FACTREG_HOSTNAME") or socket.gethostname()
+
+
+@dataclass
+class Settings:
+    """Everything factreg resolved about where it works, and why."""
+
+    db_url: str
+    db_source: str
+    project_dir: Path | None
+    config_path: Path | None
+    hostname: str
+    file_config: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, dotted: str, default: Any = None) -> Any:
+        """A value from the config file by dotted path (`freshness.warn_after`)."""
+        node: Any = self.file_config
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    @property
+    def root(self) -> Path:
+        """The project root: the folder holding `.factreg/`, else the current directory."""
+        return self.project_dir.parent if self.project_dir else Path.cwd()
+
+    def redacted_db_url(self) -> str:
+        return redact_url(self.db_url)
+
+
+def redact_url(url: str) -> str:
+    """A database URL with any password replaced by `***`."""
+    if "://" not in url or "@" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    if ":" in creds:
+        user = creds.split(":", 1)[0]
+        return f"{scheme}://{user}:***@{host}"
+    return url
+
+
+def _load_config_file(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+
+
+def resolve(db: str | None = None, cwd: Path | None = None) -> Settings:
+    """Resolve the database URL and configuration: flag, then env, then project, then user dir."""
+    project_dir = find_project_dir(cwd)
+    config_path = None
+    file_config: dict[str, Any] = {}
+    if project_dir is not None and (project_dir / CONFIG_FILE).is_file():
+        config_path = project_dir / CONFIG_FILE
+        file_config = _load_config_file(config_path)
+
+    if db:
+        url, source = _as_url(db), "--db"
+    elif os.environ.get("FACTREG_DB"):
+        url, source = _as_url(os.environ["FACTREG_DB"]), "FACTREG_DB"
+    elif project_dir is not None:
+        url, source = sqlite_url(project_dir / REGISTRY_FILE), f"project ({project_dir})"
+    else:
+        url, source = sqlite_url(user_data_dir() / REGISTRY_FILE), "user data dir"
+    return Settings(
+        db_url=url,
+        db_source=source,
+        project_dir=project_dir,
+        config_path=config_path,
+        hostname=hostname(),
+        file_config=file_config,
+    )
+
+
+def _as_url(value: str) -> str:
+    """Accept a SQLAlchemy URL or a plain file path (taken as SQLite)."""
+    if "://" in value:
+        return value
+    return sqlite_url(Path(value).expanduser().resolve())
+
+
+DEFAULT_CONFIG = """\
+# factreg configuration for this project. Durations: 30m, 12h, 30d, 2w.
+[freshness]
+warn_after = "30d"
+error_after = "90d"
+
+# Per-metric defaults override the registry default; a fact's own thresholds override both.
+# [freshness.metrics.tg_rate]
+# warn_after = "14d"
+# error_after = "60d"
+
+[verify]
+# Practical tolerance: a difference inside it never refutes a fact.
+tolerance = 0.10
+# [verify.tolerance_by_metric]
+# ttft = 0.15
+
+[docs]
+# Folders whose Markdown cites facts; `factreg correct` syncs them.
+roots = ["."]
+"""
+
+
+def init_project(where: Path) -> Path:
+    """Create `.factreg/` with a default config; return the folder."""
+    folder = where / PROJECT_DIR_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg = folder / CONFIG_FILE
+    if not cfg.exists():
+        cfg.write_text(DEFAULT_CONFIG, encoding="utf-8")
+    gitignore = folder / ".gitignore"
+    if not gitignore.exists():
+        gitignore.write_text("registry.db-wal\nregistry.db-shm\n", encoding="utf-8")
+    return folder

@@ -1,0 +1,440 @@
+"""Facts: recording a measurement with its conditions and statistics, and reading facts back as data."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, insert, select, update
+
+from factreg import conditions as cond
+from factreg import freshness, stats
+from factreg.errors import NotFound, UsageError
+from factreg.ids import check_id
+from factreg.metrics import get_metric, missing_required
+from factreg.models import Condition, Fact, FactVersion, Sample, Verification
+from factreg.store import Registry, to_iso, utcnow
+
+FACT = Fact.__table__  # type: ignore[attr-defined]
+VERSION = FactVersion.__table__  # type: ignore[attr-defined]
+SAMPLE = Sample.__table__  # type: ignore[attr-defined]
+CONDITION = Condition.__table__  # type: ignore[attr-defined]
+VERIFICATION = Verification.__table__  # type: ignore[attr-defined]
+
+DEFAULT_MIN_UPTIME_S = 300.0
+METHOD_KINDS = ("manual", "llama-bench", "probe", "derived")
+
+
+@dataclass
+class NewFact:
+    """What a caller knows about one measurement; `build_rows` turns it into registry rows."""
+
+    id: str
+    metric: str
+    value: float | None = None
+    samples: Sequence[float] | None = None
+    unit: str | None = None
+    spread: float | None = None
+    n: int | None = None
+    identity: Mapping[str, Any] = field(default_factory=dict)
+    info: Mapping[str, Any] = field(default_factory=dict)
+    subject: str | None = None
+    measured_at: str | None = None
+    warn_after: str | None = None
+    error_after: str | None = None
+    tolerance: float | None = None
+    note: str | None = None
+    method: Mapping[str, Any] | None = None
+    raw: str | None = None
+    direction: str | None = None
+    derived_from: list[dict] | None = None
+    extra_flags: Sequence[str] = ()
+
+
+def _finite(x: Any, what: str) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise UsageError(f"{what} must be a number, got {x!r}") from None
+    if not math.isfinite(v):
+        raise UsageError(f"{what} must be a finite number, got {x!r}")
+    return v
+
+
+def parse_number(text: str, what: str) -> float:
+    """A finite number from the command line."""
+    return _finite(text.strip(), what)
+
+
+def parse_samples(text: str) -> list[float]:
+    """`"0.43,0.73,0.85"` → floats; empty, non-numeric, NaN and inf are refused."""
+    parts = [p.strip() for p in text.replace(";", ",").split(",")]
+    if not text.strip() or any(p == "" for p in parts):
+        raise UsageError(f"--samples takes comma-separated numbers, got {text!r}")
+    return [_finite(p, "every sample") for p in parts]
+
+
+def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
+    """Validate a measurement and compute its statistics and flags; no database access."""
+    fact_id = check_id(new.id)
+    metric = get_metric(new.metric, new.unit, new.direction)
+    if (new.value is None) == (new.samples is None or len(new.samples) == 0) and new.samples is None:
+        raise UsageError("give --value or --samples")
+    if new.samples is not None and len(new.samples) == 0:
+        raise UsageError("--samples is empty: give at least one number")
+    samples = [_finite(x, "every sample") for x in new.samples] if new.samples is not None else []
+    spread = None if new.spread is None else _finite(new.spread, "--spread")
+    if spread is not None and spread < 0:
+        raise UsageError("--spread cannot be negative")
+    if new.n is not None and (not isinstance(new.n, int) or new.n < 1):
+        raise UsageError(f"--n must be a whole number of at least 1, got {new.n!r}")
+    if samples and new.n is not None and new.n != len(samples):
+        raise UsageError(f"--n {new.n} does not match the {len(samples)} samples given")
+    if new.tolerance is not None and not (0 < _finite(new.tolerance, "--tolerance") < 10):
+        raise UsageError("--tolerance is a fraction, e.g. 0.1 for ±10%")
+    for dur in (new.warn_after, new.error_after):
+        if dur is not None:
+            freshness.parse_duration(dur)
+    if new.warn_after and new.error_after and (
+        freshness.parse_duration(new.warn_after) > freshness.parse_duration(new.error_after)
+    ):
+        raise UsageError("--warn-after cannot be longer than --error-after")
+    method = dict(new.method or {"kind": "manual"})
+    if method.get("kind") not in METHOD_KINDS:
+        raise UsageError(f"unknown method kind {method.get('kind')!r}")
+    identity, info = cond.split(new.identity, new.info)
+    measured_at = to_iso(freshness.parse_time(new.measured_at)) if new.measured_at else utcnow()
+
+    if samples:
+        summary: stats.Summary | None = stats.summarize(samples)
+        assert summary is not None
+        value = _finite(new.value, "--value") if new.value is not None else summary.median
+        if spread is None:
+            spread = summary.stdev
+        n: int | None = summary.n
+        row_stats = {
+            "mean": summary.mean, "median": summary.median, "stdev": summary.stdev, "min": summary.min,
+            "max": summary.max, "iqr": summary.iqr, "cv": summary.cv,
+            "ci_lo": summary.ci95[0] if summary.ci95 else None,
+            "ci_hi": summary.ci95[1] if summary.ci95 else None,
+        }
+    else:
+        value = _finite(new.value, "--value")
+        n = new.n
+        summary = None
+        row_stats = {k: None for k in ("mean", "median", "stdev", "min", "max", "iqr", "cv", "ci_lo", "ci_hi")}
+        row_stats["mean"] = value
+        if spread is not None:
+            row_stats["stdev"] = spread
+            row_stats["cv"] = spread / abs(value) if value else None
+            if n and n >= 2:
+                half = stats.t_ppf(0.975, n - 1) * spread / math.sqrt(n)
+                row_stats["ci_lo"], row_stats["ci_hi"] = value - half, value + half
+
+    flags: list[str] = []
+    if n is None or n < stats.FEW_SAMPLES:
+        flags.append("few_samples")
+    if row_stats["cv"] is not None and row_stats["cv"] > stats.HIGH_CV:
+        flags.append("high_variance")
+    if not identity or missing_required(metric, identity):
+        flags.append("no_conditions")
+    if cond.is_cold(identity, info, min_uptime_s):
+        flags.append("cold")
+    merged = {**info, **identity}
+    if merged.get("thinking", "").lower() in ("on", "true", "1", "yes"):
+        flags.append("thinking_on")
+    if merged.get("cache_hit", "").lower() in ("true", "1", "yes"):
+        flags.append("cache_hit")
+    for extra in new.extra_flags:
+        if extra not in flags:
+            flags.append(extra)
+
+    subject = new.subject if new.subject is not None else (fact_id.rsplit("/", 1)[0] if "/" in fact_id else None)
+    version_row = {
+        "fact_id": fact_id, "subject": subject, "metric": metric.name, "unit": metric.unit,
+        "direction": metric.direction, "value": value, "spread": spread, "n": n, **row_stats,
+        "flags": json.dumps(flags), "measured_at": measured_at, "recorded_at": utcnow(),
+        "method": json.dumps(method, sort_keys=True), "warn_after": new.warn_after,
+        "error_after": new.error_after, "tolerance": new.tolerance, "note": new.note, "raw": new.raw,
+        "derived_from": json.dumps(new.derived_from) if new.derived_from else None,
+    }
+    return {
+        "version": version_row,
+        "samples": samples,
+        "conditions": [(k, v, cond.IDENTITY) for k, v in identity.items()]
+        + [(k, v, cond.INFO) for k, v in info.items()],
+    }
+
+
+def _chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def current_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -> dict[str, int]:
+    """id → current version for those of `ids` that exist (rows locked for update when asked)."""
+    out: dict[str, int] = {}
+    for part in _chunks(sorted(set(ids))):
+        q = select(FACT.c.id, FACT.c.current_version).where(FACT.c.id.in_(list(part)))
+        if lock:
+            q = q.with_for_update()
+        out.update({fid: ver for fid, ver in conn.execute(q)})
+    return out
+
+
+def insert_rows(conn: Connection, facts: list[dict], versions: list[dict], samples: list[dict],
+                conds: list[dict], bumps: list[dict]) -> None:
+    """Bulk-insert prepared rows, one statement per table (executemany)."""
+    if facts:
+        conn.execute(insert(FACT), facts)
+    if bumps:
+        from sqlalchemy import bindparam
+
+        conn.execute(update(FACT).where(FACT.c.id == bindparam("fid"))
+                     .values(current_version=bindparam("cv")), bumps)
+    if versions:
+        conn.execute(insert(VERSION), versions)
+    if samples:
+        conn.execute(insert(SAMPLE), samples)
+    if conds:
+        conn.execute(insert(CONDITION), conds)
+
+
+def write_versions(conn: Connection, all_rows: Sequence[dict[str, Any]]) -> list[int]:
+    """Add each prepared measurement as the next version of its fact (creating facts as needed)."""
+    current = current_versions(conn, [r["version"]["fact_id"] for r in all_rows], lock=True)
+    new_facts: list[dict] = []
+    versions: list[dict] = []
+    samples: list[dict] = []
+    conds: list[dict] = []
+    numbers: list[int] = []
+    for rows in all_rows:
+        vrow = rows["version"]
+        fid = vrow["fact_id"]
+        if fid in current:
+            number = current[fid] + 1
+        else:
+            number = 1
+            new_facts.append({"id": fid, "current_version": 1, "created_at": vrow["recorded_at"]})
+        current[fid] = number
+        numbers.append(number)
+        versions.append({**vrow, "version": number})
+        samples.extend({"fact_id": fid, "version": number, "idx": i, "value": v} for i, v in enumerate(rows["samples"]))
+        conds.extend({"fact_id": fid, "version": number, "key": k, "value": v, "kind": kind}
+                     for k, v, kind in rows["conditions"])
+    created = {f["id"] for f in new_facts}
+    bumps = [{"fid": fid, "cv": ver} for fid, ver in current.items() if fid not in created or ver > 1]
+    insert_rows(conn, new_facts, versions, samples, conds, bumps)
+    return numbers
+
+
+def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
+    """Record one measurement as a new version of its fact; return the fact as JSON data."""
+    rows = build_rows(new, min_uptime_s)
+    registry.write_retrying(lambda conn: write_versions(conn, [rows]))
+    return get(registry, rows["version"]["fact_id"])
+
+
+def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> list[str]:
+    """Record several measurements in one transaction: all land or none do. Return `id@version`s."""
+    all_rows = [build_rows(n, min_uptime_s) for n in news]
+
+    def work(conn: Connection) -> list[str]:
+        numbers = write_versions(conn, all_rows)
+        return [f"{r['version']['fact_id']}@{n}" for r, n in zip(all_rows, numbers)]
+
+    return registry.write_retrying(work)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _version_json(row: Mapping[str, Any], samples: list[float], conds: list[tuple[str, str, str]]) -> dict:
+    ident = {k: v for k, v, kind in conds if kind == cond.IDENTITY}
+    info = {k: v for k, v, kind in conds if kind == cond.INFO}
+    ci = [row["ci_lo"], row["ci_hi"]] if row["ci_lo"] is not None else None
+    return {
+        "id": row["fact_id"],
+        "version": row["version"],
+        "subject": row["subject"],
+        "metric": row["metric"],
+        "unit": row["unit"],
+        "direction": row["direction"],
+        "value": row["value"],
+        "spread": row["spread"],
+        "n": row["n"],
+        "samples": samples,
+        "stats": {
+            "mean": row["mean"], "median": row["median"], "stdev": row["stdev"], "min": row["min"],
+            "max": row["max"], "iqr": row["iqr"], "cv": row["cv"], "ci95": ci,
+        },
+        "conditions": {"identity": dict(sorted(ident.items())), "info": dict(sorted(info.items()))},
+        "flags": json.loads(row["flags"]),
+        "measured_at": row["measured_at"],
+        "recorded_at": row["recorded_at"],
+        "method": json.loads(row["method"]),
+        "warn_after": row["warn_after"],
+        "error_after": row["error_after"],
+        "tolerance": row["tolerance"],
+        "note": row["note"],
+        "derived_from": json.loads(row["derived_from"]) if row["derived_from"] else None,
+    }
+
+
+def _current_filter(metric: str | None, subject: str | None, conds: Mapping[str, str] | None,
+                    ids: Sequence[str] | None):
+    clauses = [VERSION.c.fact_id == FACT.c.id, VERSION.c.version == FACT.c.current_version]
+    if metric:
+        clauses.append(VERSION.c.metric == metric)
+    if subject:
+        clauses.append(VERSION.c.subject == subject)
+    if ids is not None:
+        clauses.append(FACT.c.id.in_(list(ids)))
+    for key, value in (conds or {}).items():
+        c = CONDITION.alias()
+        clauses.append(
+            select(c.c.fact_id).where(
+                c.c.fact_id == VERSION.c.fact_id, c.c.version == VERSION.c.version, c.c.key == key,
+                c.c.value == value,
+            ).exists()
+        )
+    return and_(*clauses)
+
+
+def load_current(
+    conn: Connection,
+    *,
+    metric: str | None = None,
+    subject: str | None = None,
+    conds: Mapping[str, str] | None = None,
+    ids: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The current version of every matching fact as JSON data (without status), ordered by id."""
+    where = _current_filter(metric, subject, conds, ids)
+    vcols = [c for c in VERSION.c if c.name != "raw"]
+    rows = conn.execute(select(*vcols, FACT.c.superseded_by, FACT.c.ended_at).where(where)
+                        .order_by(FACT.c.id)).mappings().all()
+    if not rows:
+        return []
+    keyed = select(VERSION.c.fact_id, VERSION.c.version).select_from(VERSION.join(FACT, VERSION.c.fact_id == FACT.c.id)).where(where)
+    filtered = metric or subject or conds or ids is not None
+    samples: dict[str, list[float]] = defaultdict(list)
+    sq = select(SAMPLE.c.fact_id, SAMPLE.c.value).join(
+        FACT, and_(SAMPLE.c.fact_id == FACT.c.id, SAMPLE.c.version == FACT.c.current_version))
+    if filtered:
+        sq = sq.where(SAMPLE.c.fact_id.in_(keyed.with_only_columns(VERSION.c.fact_id)))
+    for fid, value in conn.execute(sq.order_by(SAMPLE.c.fact_id, SAMPLE.c.idx)):
+        samples[fid].append(value)
+    condmap: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    cq = select(CONDITION.c.fact_id, CONDITION.c.key, CONDITION.c.value, CONDITION.c.kind).join(
+        FACT, and_(CONDITION.c.fact_id == FACT.c.id, CONDITION.c.version == FACT.c.current_version))
+    if filtered:
+        cq = cq.where(CONDITION.c.fact_id.in_(keyed.with_only_columns(VERSION.c.fact_id)))
+    for fid, key, value, kind in conn.execute(cq):
+        condmap[fid].append((key, value, kind))
+    out = []
+    for row in rows:
+        data = _version_json(row, samples.get(row["fact_id"], []), condmap.get(row["fact_id"], []))
+        data["superseded_by"] = row["superseded_by"]
+        data["ended_at"] = row["ended_at"]
+        out.append(data)
+    return out
+
+
+def last_verifications(conn: Connection, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The newest verification of each fact's current version."""
+    q = select(VERIFICATION.c.fact_id, VERIFICATION.c.verdict, VERIFICATION.c.verified_at,
+               VERIFICATION.c.message, VERIFICATION.c.pk).join(
+        FACT, and_(VERIFICATION.c.fact_id == FACT.c.id, VERIFICATION.c.fact_version == FACT.c.current_version))
+    if ids is not None:
+        q = q.where(VERIFICATION.c.fact_id.in_(list(ids)))
+    out: dict[str, dict[str, Any]] = {}
+    for row in conn.execute(q.order_by(VERIFICATION.c.pk)).mappings():
+        out[row["fact_id"]] = dict(row)
+    return out
+
+
+def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[dict[str, Any]]:
+    """Current facts matching the filters, with their status."""
+    with registry.read() as conn:
+        facts = load_current(conn, **filters)
+        ver = last_verifications(conn)
+        # Condition-change staleness needs the whole registry's newest observations, not just the filtered set.
+        if filters.get("metric") or filters.get("subject") or filters.get("conds") or filters.get("ids") is not None:
+            context = load_current(conn)
+        else:
+            context = facts
+    invalid = freshness.invalidations(context, ver)
+    for fact in facts:
+        fact["status"], fact["status_reason"] = freshness.status_of(
+            fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]))
+    return facts
+
+
+def get(registry: Registry, fact_id: str, version: int | None = None,
+        config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One fact (its current version, or `version`) with its status; NotFound when absent."""
+    check_id(fact_id)
+    if version is None:
+        found = list_facts(registry, config, ids=[fact_id])
+        if not found:
+            raise NotFound(f"no fact {fact_id!r} in the registry")
+        return found[0]
+    versions = history(registry, fact_id)
+    for v in versions:
+        if v["version"] == version:
+            return v
+    raise NotFound(f"fact {fact_id!r} has no version {version}")
+
+
+def history(registry: Registry, fact_id: str) -> list[dict[str, Any]]:
+    """Every version of a fact, oldest first, each with the verifications made of it."""
+    check_id(fact_id)
+    with registry.read() as conn:
+        fact = conn.execute(select(FACT).where(FACT.c.id == fact_id)).mappings().first()
+        if fact is None:
+            raise NotFound(f"no fact {fact_id!r} in the registry")
+        vcols = [c for c in VERSION.c if c.name != "raw"]
+        rows = conn.execute(select(*vcols).where(VERSION.c.fact_id == fact_id).order_by(VERSION.c.version)).mappings().all()
+        samples: dict[int, list[float]] = defaultdict(list)
+        for ver, value in conn.execute(select(SAMPLE.c.version, SAMPLE.c.value).where(SAMPLE.c.fact_id == fact_id)
+                                       .order_by(SAMPLE.c.version, SAMPLE.c.idx)):
+            samples[ver].append(value)
+        conds: dict[int, list] = defaultdict(list)
+        for ver, key, value, kind in conn.execute(select(CONDITION.c.version, CONDITION.c.key, CONDITION.c.value,
+                                                         CONDITION.c.kind).where(CONDITION.c.fact_id == fact_id)):
+            conds[ver].append((key, value, kind))
+        verifs: dict[int, list] = defaultdict(list)
+        for v in conn.execute(select(VERIFICATION).where(VERIFICATION.c.fact_id == fact_id)
+                              .order_by(VERIFICATION.c.pk)).mappings():
+            verifs[v["fact_version"]].append(verification_json(v))
+    out = []
+    for row in rows:
+        data = _version_json(row, samples[row["version"]], conds[row["version"]])
+        data["current"] = row["version"] == fact["current_version"]
+        data["superseded_by"] = fact["superseded_by"] if data["current"] else None
+        data["verifications"] = verifs[row["version"]]
+        out.append(data)
+    return out
+
+
+def verification_json(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A verification row as JSON data (raw output left out)."""
+    return {
+        "pk": row["pk"], "fact_id": row["fact_id"], "fact_version": row["fact_version"],
+        "verified_at": row["verified_at"], "verdict": row["verdict"], "method_kind": row["method_kind"],
+        "hostname": row["hostname"], "value": row["value"], "spread": row["spread"], "n": row["n"],
+        "samples": json.loads(row["samples"]), "p_value": row["p_value"], "rel_diff": row["rel_diff"],
+        "needed_n": row["needed_n"], "observed": json.loads(row["observed"]), "diff": json.loads(row["diff"]),
+        "message": row["message"],
+    }
+
+
+def count(registry: Registry) -> int:
+    with registry.read() as conn:
+        return int(conn.execute(select(func.count()).select_from(FACT)).scalar() or 0)

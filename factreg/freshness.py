@@ -1,0 +1,150 @@
+"""Freshness: how old a fact may get before it is `aging` or `stale`, and a fact's status with its reason."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from factreg.errors import UsageError
+
+DEFAULT_WARN = "30d"
+DEFAULT_ERROR = "90d"
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
+
+# Status order, from best to worst; `--fail-on` compares against it.
+ORDER = ["fresh", "aging", "stale", "unverifiable", "conditions_changed", "superseded", "refuted"]
+FAIL_LEVELS = {"aging": 1, "stale": 2, "refuted": 6}
+MEASUREMENT_FAILED = {"auth_failed", "unreachable", "error"}
+
+
+def parse_duration(text: str) -> float:
+    """`30d` → seconds. Units: s, m, h, d, w, y."""
+    match = _DURATION.match(text or "")
+    if not match:
+        raise UsageError(f"invalid duration {text!r}: use a number and a unit, e.g. 30m, 12h, 30d, 2w")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO-8601 time; a time without zone is taken as UTC."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        raise UsageError(f"invalid time {text!r}: use ISO-8601, e.g. 2026-10-26T02:30:00Z") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    warn_after: str
+    error_after: str
+    source: str
+
+
+def thresholds(fact: Mapping[str, Any], config: Mapping[str, Any] | None) -> Thresholds:
+    """A fact's own thresholds, else its metric's default, else the registry default."""
+    section = (config or {}).get("freshness", {}) or {}
+    per_metric = (section.get("metrics", {}) or {}).get(fact.get("metric", ""), {}) or {}
+    warn, error, source = DEFAULT_WARN, DEFAULT_ERROR, "default"
+    if section.get("warn_after") or section.get("error_after"):
+        warn = section.get("warn_after", warn)
+        error = section.get("error_after", error)
+        source = "registry"
+    if per_metric:
+        warn = per_metric.get("warn_after", warn)
+        error = per_metric.get("error_after", error)
+        source = "metric"
+    if fact.get("warn_after") or fact.get("error_after"):
+        warn = fact.get("warn_after") or warn
+        error = fact.get("error_after") or error
+        source = "fact"
+    return Thresholds(warn, error, source)
+
+
+def human_age(seconds: float) -> str:
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400 * 2:
+        return f"{int(seconds // 3600)}h"
+    return f"{int(seconds // 86400)}d"
+
+
+def status_of(
+    fact: Mapping[str, Any],
+    last_verification: Mapping[str, Any] | None,
+    config: Mapping[str, Any] | None,
+    now: datetime | None = None,
+    invalidated_by: str | None = None,
+) -> tuple[str, str]:
+    """(status, reason) of a fact's current version.
+
+    `last_verification` is the newest verification of that version; `invalidated_by` says why a
+    newer observation on the same machine (another build or driver) makes it stale regardless of age.
+    """
+    now = now or datetime.now(timezone.utc)
+    if fact.get("superseded_by"):
+        return "superseded", f"superseded by {fact['superseded_by']}"
+    if last_verification is not None:
+        verdict = last_verification["verdict"]
+        when = last_verification["verified_at"][:10]
+        if verdict == "refuted":
+            return "refuted", f"refuted by a verification on {when}: {last_verification.get('message') or ''}".rstrip(": ")
+        if verdict == "conditions_changed":
+            return "conditions_changed", f"conditions changed ({when}): {last_verification.get('message') or ''}".rstrip(": ")
+        if verdict in MEASUREMENT_FAILED:
+            return "unverifiable", f"last verification ({when}) could not measure: {verdict}"
+    if fact.get("ended_at"):
+        return "stale", f"ended at {fact['ended_at']}"
+    if invalidated_by:
+        return "stale", invalidated_by
+    limits = thresholds(fact, config)
+    base = parse_time(fact["measured_at"])
+    if last_verification is not None and last_verification["verdict"] == "confirmed":
+        base = max(base, parse_time(last_verification["verified_at"]))
+    age = (now - base).total_seconds()
+    if age > parse_duration(limits.error_after):
+        return "stale", f"last measured or confirmed {human_age(age)} ago (error_after {limits.error_after})"
+    if age > parse_duration(limits.warn_after):
+        return "aging", f"last measured or confirmed {human_age(age)} ago (warn_after {limits.warn_after})"
+    return "fresh", f"measured or confirmed {human_age(max(age, 0))} ago"
+
+
+# Conditions that describe a machine's state: a newer measurement that sees another value makes the older
+# facts of that machine which depend on it stale.
+ENVIRONMENT_KEYS = ("build_commit", "build", "gpu_driver", "driver_version")
+
+
+def invalidations(facts: list[Mapping[str, Any]], verifications: Mapping[str, Mapping[str, Any]] | None = None
+                  ) -> dict[str, str]:
+    """fact id → reason, for facts whose machine was seen since on another build or driver."""
+    newest: dict[tuple[str, str], tuple[str, str, str]] = {}  # (machine, key) -> (measured_at, value, fact id)
+    for fact in facts:
+        ident = fact["conditions"]["identity"]
+        machine = ident.get("machine")
+        if not machine or fact.get("superseded_by"):
+            continue
+        for key in ENVIRONMENT_KEYS:
+            if key in ident:
+                seen = newest.get((machine, key))
+                if seen is None or fact["measured_at"] > seen[0]:
+                    newest[(machine, key)] = (fact["measured_at"], ident[key], fact["id"])
+    out: dict[str, str] = {}
+    for fact in facts:
+        ident = fact["conditions"]["identity"]
+        machine = ident.get("machine")
+        if not machine:
+            continue
+        for key in ENVIRONMENT_KEYS:
+            seen = newest.get((machine, key))
+            if key in ident and seen and seen[1] != ident[key] and seen[0] > fact["measured_at"]:
+                out[fact["id"]] = (f"{machine} now runs {key} {seen[1]} (seen in {seen[2]} on {seen[0][:10]}); "
+                                   f"this was measured with {ident[key]}")
+                break
+    return out

@@ -1,0 +1,32 @@
+"""Fact ids are slugs: they name files under the docs root, so they must never escape it."""
+
+from __future__ import annotations
+
+import re
+
+from factreg.errors import UsageError
+
+MAX_ID = 200
+_SLUG = re.compile(r"^[a-z0-9._/-]+$")
+
+
+def check_id(fact_id: str) -> str:
+    """Return `fact_id` when it is a valid slug, else raise a UsageError saying why."""
+    if not fact_id:
+        raise UsageError("a fact id cannot be empty")
+    if len(fact_id) > MAX_ID:
+        raise UsageError(f"fact id is {len(fact_id)} characters long; at most {MAX_ID} are allowed")
+    if not _SLUG.match(fact_id):
+        raise UsageError(f"invalid fact id {fact_id!r}: use lower-case letters, digits and . _ / -")
+    if fact_id.startswith("/") or fact_id.endswith("/"):
+        raise UsageError(f"invalid fact id {fact_id!r}: it cannot start or end with '/'")
+    parts = fact_id.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise UsageError(f"invalid fact id {fact_id!r}: empty, '.' and '..' segments are not allowed")
+    return fact_id
+
+
+def slugify(text: str, max_len: int = 60) -> str:
+    """A slug part from free text (`Voice front end → 35B-A3B` → `voice-front-end-35b-a3b`)."""
+    slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
+    return (slug[:max_len].rstrip("-.")) or "x"

@@ -1,0 +1,319 @@
+"""JSONL export and import: lossless backups and git-based sync of a registry.
+
+Each line is one JSON object with a `kind`:
+- `fact`: a fact with every version (samples, conditions, raw output) and every verification, as exported;
+- `decision`, `correction`: decision records and corrections, as exported;
+- `record` (or no kind): one new measurement in the shape of `factreg record`'s options — the
+  reviewable format of hand-written data such as the case study in `facts/`.
+Export → import into an empty registry → export gives identical bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy import Connection, insert, select
+
+from factreg.errors import BadInput, UsageError
+from factreg.facts import (
+    CONDITION, FACT, SAMPLE, VERIFICATION, VERSION, NewFact, build_rows, current_versions, insert_rows,
+    write_versions,
+)
+from factreg.ids import check_id
+from factreg.models import Correction, Decision, DecisionCite
+from factreg.store import Registry
+
+DECISION = Decision.__table__  # type: ignore[attr-defined]
+CITE = DecisionCite.__table__  # type: ignore[attr-defined]
+CORRECTION = Correction.__table__  # type: ignore[attr-defined]
+
+MAX_LINE = 50 * 1024 * 1024
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+# ---------------------------------------------------------------- export
+
+
+def export_lines(registry: Registry) -> Iterator[str]:
+    """Every fact, decision and correction as JSONL lines, in a stable order."""
+    with registry.read() as conn:
+        facts = conn.execute(select(FACT).order_by(FACT.c.id)).mappings().all()
+        versions: dict[str, list[dict]] = {}
+        for row in conn.execute(select(VERSION).order_by(VERSION.c.fact_id, VERSION.c.version)).mappings():
+            versions.setdefault(row["fact_id"], []).append(dict(row))
+        samples: dict[tuple[str, int], list[float]] = {}
+        for fid, ver, value in conn.execute(select(SAMPLE.c.fact_id, SAMPLE.c.version, SAMPLE.c.value)
+                                            .order_by(SAMPLE.c.fact_id, SAMPLE.c.version, SAMPLE.c.idx)):
+            samples.setdefault((fid, ver), []).append(value)
+        conds: dict[tuple[str, int], dict[str, dict[str, str]]] = {}
+        for fid, ver, key, value, kind in conn.execute(select(CONDITION.c.fact_id, CONDITION.c.version,
+                                                              CONDITION.c.key, CONDITION.c.value, CONDITION.c.kind)):
+            conds.setdefault((fid, ver), {"identity": {}, "info": {}})[kind][key] = value
+        verifs: dict[str, list[dict]] = {}
+        for row in conn.execute(select(VERIFICATION).order_by(VERIFICATION.c.pk)).mappings():
+            verifs.setdefault(row["fact_id"], []).append(dict(row))
+        decisions = conn.execute(select(DECISION).order_by(DECISION.c.number)).mappings().all()
+        cites: dict[int, list[dict]] = {}
+        for row in conn.execute(select(CITE).order_by(CITE.c.decision, CITE.c.fact_id)).mappings():
+            cites.setdefault(row["decision"], []).append({k: v for k, v in row.items() if k != "decision"})
+        corrections = conn.execute(select(CORRECTION).order_by(CORRECTION.c.pk)).mappings().all()
+
+    for fact in facts:
+        out_versions = []
+        for v in versions.get(fact["id"], []):
+            key = (v["fact_id"], v["version"])
+            row = {k: val for k, val in v.items() if k != "fact_id"}
+            row["samples"] = samples.get(key, [])
+            c = conds.get(key, {"identity": {}, "info": {}})
+            row["conditions"] = {"identity": dict(sorted(c["identity"].items())), "info": dict(sorted(c["info"].items()))}
+            out_versions.append(row)
+        yield dumps({"kind": "fact", **dict(fact), "versions": out_versions,
+                     "verifications": [{k: v for k, v in r.items() if k != "fact_id"}
+                                       for r in verifs.get(fact["id"], [])]})
+    for d in decisions:
+        yield dumps({"kind": "decision", **dict(d), "cites": cites.get(d["number"], [])})
+    for c in corrections:
+        yield dumps({"kind": "correction", **dict(c)})
+
+
+def export(registry: Registry, out: IO[str]) -> int:
+    """Write the JSONL export to `out`; return the number of lines."""
+    n = 0
+    for line in export_lines(registry):
+        out.write(line + "\n")
+        n += 1
+    return n
+
+
+# ---------------------------------------------------------------- import
+
+
+def read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Parse a JSONL file strictly: every non-blank line must be a JSON object."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path}: not UTF-8 (byte {exc.start})") from None
+    return parse_text(text, str(path))
+
+
+def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            raise BadInput(f"{name}:{lineno}: line longer than {MAX_LINE} bytes")
+        try:
+            obj = json.loads(line, parse_constant=_no_constant)
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise BadInput(f"{name}:{lineno}: not valid JSON ({exc})") from None
+        if not isinstance(obj, dict):
+            raise BadInput(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        out.append((lineno, obj))
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number factreg accepts")
+
+
+def record_line(obj: Mapping[str, Any]) -> NewFact:
+    """A `record` line → NewFact (the same fields as `factreg record`'s options)."""
+    allowed = {"kind", "id", "metric", "value", "samples", "unit", "spread", "n", "cond", "identity", "info",
+               "conditions", "subject", "measured_at", "warn_after", "error_after", "tolerance", "note", "method",
+               "raw", "direction"}
+    unknown = set(obj) - allowed
+    if unknown:
+        raise UsageError(f"unknown field {sorted(unknown)[0]!r}")
+    if not isinstance(obj.get("id"), str) or not isinstance(obj.get("metric"), str):
+        raise UsageError("a record needs string fields 'id' and 'metric'")
+    conditions = obj.get("conditions") or {}
+    identity = {**(conditions.get("identity") or {}), **(obj.get("cond") or {}), **(obj.get("identity") or {})}
+    info = {**(conditions.get("info") or {}), **(obj.get("info") or {})}
+    samples = obj.get("samples")
+    if samples is not None and not isinstance(samples, list):
+        raise UsageError("'samples' must be a list of numbers")
+    for name in ("n",):
+        if obj.get(name) is not None and (not isinstance(obj[name], int) or isinstance(obj[name], bool)):
+            raise UsageError(f"'{name}' must be a whole number")
+    for name in ("value", "spread", "tolerance"):
+        if obj.get(name) is not None and (isinstance(obj[name], bool) or not isinstance(obj[name], (int, float))):
+            raise UsageError(f"'{name}' must be a number")
+    method = obj.get("method")
+    if method is not None and not isinstance(method, dict):
+        raise UsageError("'method' must be an object")
+    return NewFact(
+        id=obj["id"], metric=obj["metric"], value=obj.get("value"), samples=samples, unit=obj.get("unit"),
+        spread=obj.get("spread"), n=obj.get("n"), identity=identity, info=info, subject=obj.get("subject"),
+        measured_at=obj.get("measured_at"), warn_after=obj.get("warn_after"), error_after=obj.get("error_after"),
+        tolerance=obj.get("tolerance"), note=obj.get("note"), method=method, raw=obj.get("raw"),
+        direction=obj.get("direction"),
+    )
+
+
+_VERSION_COLS = [c.name for c in VERSION.c]
+_VERIF_COLS = [c.name for c in VERIFICATION.c]
+
+
+def _fact_rows(obj: Mapping[str, Any]) -> dict[str, Any]:
+    fid = check_id(obj["id"])
+    versions, samples, conds = [], [], []
+    for v in obj["versions"]:
+        row = {c: v.get(c) for c in _VERSION_COLS if c != "fact_id"}
+        row["fact_id"] = fid
+        if not isinstance(row["version"], int) or row["version"] < 1:
+            raise UsageError(f"fact {fid}: bad version {row['version']!r}")
+        for c in ("metric", "unit", "measured_at", "recorded_at"):
+            if not isinstance(row[c], str):
+                raise UsageError(f"fact {fid}: version {row['version']} has no {c}")
+        if isinstance(row["value"], bool) or not isinstance(row["value"], (int, float)):
+            raise UsageError(f"fact {fid}: version {row['version']} value must be a number")
+        versions.append(row)
+        samples.extend({"fact_id": fid, "version": row["version"], "idx": i, "value": float(x)}
+                       for i, x in enumerate(v.get("samples") or []))
+        c = v.get("conditions") or {}
+        for kind in ("identity", "info"):
+            conds.extend({"fact_id": fid, "version": row["version"], "key": k, "value": str(val), "kind": kind}
+                         for k, val in (c.get(kind) or {}).items())
+    fact = {k: obj.get(k) for k in ("id", "current_version", "created_at", "superseded_by", "superseded_at",
+                                    "supersede_reason", "ended_at")}
+    verifs = []
+    for r in obj.get("verifications") or []:
+        row = {c: r.get(c) for c in _VERIF_COLS}
+        row["fact_id"] = fid
+        verifs.append(row)
+    return {"fact": fact, "versions": versions, "samples": samples, "conds": conds, "verifs": verifs}
+
+
+def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any]]], name: str = "<input>",
+                 min_uptime_s: float = 300.0) -> dict[str, int]:
+    """Import parsed lines in one transaction; nothing is written when any line is bad."""
+    records: list[dict] = []
+    full: list[dict] = []
+    decisions: list[Mapping[str, Any]] = []
+    corrections: list[Mapping[str, Any]] = []
+    for lineno, obj in lines:
+        kind = obj.get("kind", "record")
+        try:
+            if kind == "record":
+                records.append(build_rows(record_line(obj), min_uptime_s))
+            elif kind == "fact":
+                if not isinstance(obj.get("versions"), list) or not isinstance(obj.get("id"), str):
+                    raise UsageError("a fact line needs 'id' and a list of 'versions'")
+                full.append(_fact_rows(obj))
+            elif kind == "decision":
+                decisions.append(obj)
+            elif kind == "correction":
+                corrections.append(obj)
+            else:
+                raise UsageError(f"unknown kind {kind!r}")
+        except UsageError as exc:
+            raise BadInput(f"{name}:{lineno}: {exc.message}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise BadInput(f"{name}:{lineno}: malformed {kind} line ({type(exc).__name__}: {exc})") from None
+
+    def work(conn: Connection) -> dict[str, int]:
+        counts = {"facts": 0, "versions": 0, "skipped": 0, "verifications": 0, "decisions": 0, "corrections": 0}
+        _import_full(conn, full, counts, name)
+        if records:
+            write_versions(conn, records)
+            counts["versions"] += len(records)
+        _import_simple(conn, DECISION, "number", decisions, counts, "decisions", extra=_decision_cites)
+        _import_simple(conn, CORRECTION, "pk", corrections, counts, "corrections")
+        return counts
+
+    return registry.write_retrying(work)
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any], keys: Iterable[str]) -> bool:
+    return all(a.get(k) == b.get(k) for k in keys)
+
+
+def _import_full(conn: Connection, full: list[dict], counts: dict[str, int], name: str) -> None:
+    if not full:
+        return
+    existing = current_versions(conn, [f["fact"]["id"] for f in full], lock=True)
+    new_facts, versions, samples, conds, bumps, verifs = [], [], [], [], [], []
+    for f in full:
+        fid = f["fact"]["id"]
+        if fid not in existing:
+            new_facts.append(f["fact"])
+            versions.extend(f["versions"])
+            samples.extend(f["samples"])
+            conds.extend(f["conds"])
+            counts["facts"] += 1
+            counts["versions"] += len(f["versions"])
+            verifs.extend(f["verifs"])
+            continue
+        have = {r["version"]: dict(r) for r in conn.execute(select(VERSION).where(VERSION.c.fact_id == fid)).mappings()}
+        top = existing[fid]
+        for v in f["versions"]:
+            old = have.get(v["version"])
+            if old is not None:
+                if not _same(old, v, ("metric", "value", "measured_at", "unit")):
+                    raise BadInput(f"{name}: fact {fid} version {v['version']} differs from the registry's; "
+                                   "nothing imported")
+                counts["skipped"] += 1
+                continue
+            versions.append(v)
+            samples.extend(s for s in f["samples"] if s["version"] == v["version"])
+            conds.extend(c for c in f["conds"] if c["version"] == v["version"])
+            top = max(top, v["version"])
+            counts["versions"] += 1
+        if top != existing[fid]:
+            bumps.append({"fid": fid, "cv": top})
+        seen = {(r["fact_version"], r["verified_at"], r["verdict"]) for r in conn.execute(
+            select(VERIFICATION.c.fact_version, VERIFICATION.c.verified_at, VERIFICATION.c.verdict)
+            .where(VERIFICATION.c.fact_id == fid)).mappings()}
+        verifs.extend(r for r in f["verifs"] if (r["fact_version"], r["verified_at"], r["verdict"]) not in seen)
+    insert_rows(conn, new_facts, versions, samples, conds, bumps)
+    if verifs:
+        taken = {pk for (pk,) in conn.execute(select(VERIFICATION.c.pk))}
+        for r in verifs:
+            if r.get("pk") in taken:
+                r = {k: v for k, v in r.items() if k != "pk"}
+            conn.execute(insert(VERIFICATION), [r])
+        counts["verifications"] += len(verifs)
+
+
+def _decision_cites(conn: Connection, obj: Mapping[str, Any]) -> None:
+    rows = [{**c, "decision": obj["number"]} for c in obj.get("cites") or []]
+    if rows:
+        conn.execute(insert(CITE), rows)
+
+
+def _import_simple(conn: Connection, table, key: str, objs: list[Mapping[str, Any]], counts: dict[str, int],
+                   label: str, extra=None) -> None:  # type: ignore[no-untyped-def]
+    cols = [c.name for c in table.c]
+    for obj in objs:
+        row = {c: obj.get(c) for c in cols}
+        found = conn.execute(select(table).where(table.c[key] == row[key])).mappings().first()
+        if found is not None:
+            if dict(found) != row:
+                raise BadInput(f"{label[:-1]} {row[key]} differs from the registry's; nothing imported")
+            continue
+        conn.execute(insert(table), [row])
+        if extra:
+            extra(conn, obj)
+        counts[label] += 1
+
+
+def import_files(registry: Registry, paths: list[Path], min_uptime_s: float = 300.0) -> dict[str, int]:
+    """Import JSONL files, all in one transaction."""
+    lines: list[tuple[int, Mapping[str, Any]]] = []
+    name = ", ".join(str(p) for p in paths)
+    for path in paths:
+        lines.extend(read_lines(path) if len(paths) == 1 else
+                     [(n, {**o}) for n, o in read_lines(path)])
+    return import_lines(registry, lines, name, min_uptime_s)

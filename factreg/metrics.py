@@ -1,0 +1,79 @@
+"""The metric vocabulary: name, unit, direction, meaning, and the conditions each family needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from factreg.errors import UsageError
+
+HIGHER = "higher"
+LOWER = "lower"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: a value of it is only comparable with values of the same metric."""
+
+    name: str
+    unit: str
+    direction: str | None  # "higher" or "lower" is better; None when neither
+    family: str
+    meaning: str
+    # Each entry is a tuple of alternatives: at least one of them must be an identity condition.
+    required: tuple[tuple[str, ...], ...] = field(default=())
+    custom: bool = False
+
+
+_LATENCY_REQUIRED = (("model",), ("endpoint", "machine"))
+_RATE_REQUIRED = (("machine",), ("model", "model_filename", "model_type"))
+
+VOCABULARY: dict[str, Metric] = {
+    m.name: m
+    for m in [
+        Metric("ttft", "s", LOWER, "latency",
+               "request sent → first answer (visible content) token; reasoning does not count", _LATENCY_REQUIRED),
+        Metric("ttft_any", "s", LOWER, "latency",
+               "request sent → first token of any kind (reasoning included)", _LATENCY_REQUIRED),
+        Metric("ttfb", "s", LOWER, "latency", "request sent → first byte of the response", _LATENCY_REQUIRED),
+        Metric("reasoning_time", "s", LOWER, "latency",
+               "first reasoning token → first answer token (thinking preamble)", _LATENCY_REQUIRED),
+        Metric("e2e", "s", LOWER, "latency", "request sent → last answer token (the whole reply)", _LATENCY_REQUIRED),
+        Metric("decode_rate", "tok/s", HIGHER, "rate",
+               "generated tokens / generation span, (n−1)/span for n tokens", _RATE_REQUIRED),
+        Metric("prefill_rate", "tok/s", HIGHER, "rate", "prompt tokens / prefill time", _RATE_REQUIRED),
+        Metric("tg_rate", "tok/s", HIGHER, "rate", "llama-bench tg<N>: avg_ts of the text-generation test",
+               _RATE_REQUIRED),
+        Metric("pp_rate", "tok/s", HIGHER, "rate", "llama-bench pp<N>: avg_ts of the prompt-processing test",
+               _RATE_REQUIRED),
+        Metric("pptg_rate", "tok/s", HIGHER, "rate",
+               "llama-bench pp<N>+tg<M>: (n_prompt + n_gen) / total time of the combined test", _RATE_REQUIRED),
+        Metric("reachable", "bool", HIGHER, "availability",
+               "endpoint answered an authenticated request with 2xx (1) or not (0)", (("endpoint",),)),
+        Metric("ratio", "×", None, "derived", "ratio of the medians of two comparable facts (derived fact)"),
+    ]
+}
+
+# Conditions that never decide comparability even when given with --cond.
+ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp"})
+
+
+def get_metric(name: str, unit: str | None = None, direction: str | None = None) -> Metric:
+    """The vocabulary entry for `name`, or a custom metric when a unit is given."""
+    known = VOCABULARY.get(name)
+    if known is not None:
+        if unit and unit != known.unit:
+            raise UsageError(f"metric {name!r} is measured in {known.unit!r}, not {unit!r}")
+        return known
+    if not unit:
+        raise UsageError(
+            f"unknown metric {name!r}: use one of {', '.join(sorted(VOCABULARY))}, "
+            "or give --unit for a custom metric"
+        )
+    if direction not in (None, HIGHER, LOWER):
+        raise UsageError(f"--direction must be {HIGHER!r} or {LOWER!r}")
+    return Metric(name, unit, direction, "custom", "custom metric", (), custom=True)
+
+
+def missing_required(metric: Metric, identity: dict[str, str]) -> list[str]:
+    """Required identity conditions of the metric's family that are absent (each as `a|b`)."""
+    return ["|".join(alts) for alts in metric.required if not any(a in identity for a in alts)]

@@ -1,0 +1,175 @@
+"""The registry's storage: the one place that opens database connections and runs migrations."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
+
+from factreg.config import redact_url
+from factreg.errors import ConfigError
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def utcnow() -> str:
+    """Now, as the registry stores times."""
+    return to_iso(datetime.now(timezone.utc))
+
+
+def to_iso(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    moment = moment.astimezone(timezone.utc)
+    if moment.microsecond:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _sqlite_hooks(engine: Engine) -> None:
+    """WAL, busy timeout and transactional DDL for pysqlite (SQLAlchemy's documented recipe)."""
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy emit BEGIN itself, so DDL is transactional too.
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA foreign_keys = ON")
+        mode = cur.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode != "wal":
+            cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = NORMAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):  # type: ignore[no-untyped-def]
+        # Writers take the lock up front: a deferred transaction that upgrades later can fail with
+        # "database is locked" regardless of the busy timeout.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN")
+
+
+class Registry:
+    """An open registry: an engine whose schema is migrated to the newest version."""
+
+    def __init__(self, url: str, *, migrate: bool = True, create: bool = True):
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        if self.is_sqlite:
+            path = url.split("sqlite:///", 1)[-1]
+            if path and path != ":memory:":
+                db_path = Path(path)
+                if not db_path.exists() and not create:
+                    raise ConfigError(f"no registry at {db_path}: run `factreg init` or pass --db")
+                try:
+                    db_path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise ConfigError(f"cannot create the registry folder {db_path.parent}: {exc.strerror}") from None
+            self.engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+            _sqlite_hooks(self.engine)
+        else:
+            try:
+                self.engine = create_engine(url, pool_pre_ping=True)
+            except Exception as exc:  # bad URL, missing driver
+                raise ConfigError(f"cannot use database {redact_url(url)}: {exc}") from None
+        if migrate:
+            self.migrate()
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A connection in a read transaction."""
+        with self._guard(), self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A connection in a write transaction: all of it lands, or none of it."""
+        with self._guard(), self.engine.connect() as conn:
+            conn = conn.execution_options(write=True)
+            with conn.begin():
+                yield conn
+
+    def write_retrying(self, work, attempts: int = 8):  # type: ignore[no-untyped-def]
+        """Run `work(conn)` in a write transaction, retrying on a lost race for the same key."""
+        for attempt in range(attempts):
+            try:
+                with self.write() as conn:
+                    return work(conn)
+            except IntegrityError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+        return None
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except OperationalError as exc:
+            raise ConfigError(f"cannot use the registry at {redact_url(self.url)}: {_short(exc)}") from None
+        except DatabaseError as exc:
+            if isinstance(exc, IntegrityError):
+                raise
+            raise ConfigError(f"the registry at {redact_url(self.url)} is not usable: {_short(exc)}") from None
+
+    def applied_migrations(self) -> list[str]:
+        with self.read() as conn:
+            if not self._has_table(conn, "factreg_migration"):
+                return []
+            return [r[0] for r in conn.execute(text("SELECT name FROM factreg_migration ORDER BY name"))]
+
+    @staticmethod
+    def _has_table(conn: Connection, name: str) -> bool:
+        from sqlalchemy import inspect
+
+        return inspect(conn).has_table(name)
+
+    def migrate(self, migrations=None) -> list[str]:  # type: ignore[no-untyped-def]
+        """Apply the migrations not yet applied, each in its own transaction; return their names."""
+        from factreg.migrations import MIGRATIONS
+        from factreg.models import Migration
+
+        todo = MIGRATIONS if migrations is None else migrations
+        applied: list[str] = []
+        with self.write() as conn:
+            if not self._has_table(conn, "factreg_migration"):
+                Migration.__table__.create(conn)  # type: ignore[attr-defined]
+        done = set(self.applied_migrations())
+        for name, step in todo:
+            if name in done:
+                continue
+            with self.write() as conn:
+                # Another process may have applied it while we waited for the lock.
+                if conn.execute(text("SELECT 1 FROM factreg_migration WHERE name = :n"), {"n": name}).first():
+                    continue
+                step(conn)
+                conn.execute(text("INSERT INTO factreg_migration (name, applied_at) VALUES (:n, :t)"),
+                             {"n": name, "t": utcnow()})
+            applied.append(name)
+        return applied
+
+    def integrity_check(self) -> str:
+        """SQLite's `PRAGMA integrity_check` ("ok" when sound); a trivial query elsewhere."""
+        with self.read() as conn:
+            if self.is_sqlite:
+                return str(conn.exec_driver_sql("PRAGMA integrity_check").scalar())
+            conn.execute(text("SELECT count(*) FROM fact"))
+            return "ok"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _short(exc: Exception) -> str:
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc).splitlines()[0]
+
+
+def open_registry(url: str, *, create: bool = True) -> Registry:
+    """Open (and migrate) the registry at `url`."""
+    return Registry(url, create=create)
