@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Index, Table
+from sqlalchemy import Connection, Table
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from factreg import models  # noqa: F401  (registers the tables)
@@ -40,9 +40,6 @@ def m001_core(conn: Connection) -> None:
     """Facts, their versions, samples, conditions and verifications."""
     for name in ("fact", "fact_version", "sample", "condition", "verification"):
         _create(conn, name)
-    # Lookups by condition (list --cond, verify --here) go through this index.
-    conn.execute(CreateIndex(Index("ix_condition_key_value", SQLModel.metadata.tables["condition"].c.key,
-                                   SQLModel.metadata.tables["condition"].c.value)))
 
 
 def m002_decisions(conn: Connection) -> None:

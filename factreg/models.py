@@ -3,6 +3,7 @@ SQLite and PostgreSQL store, sort and export them identically; JSON columns are 
 
 from __future__ import annotations
 
+from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
 
@@ -67,6 +68,8 @@ class Condition(SQLModel, table=True):
     """A condition of a fact version: `identity` decides comparability, `info` is kept alongside."""
 
     __tablename__ = "condition"
+    # Lookups by condition (list --cond, verify --here) go through this index.
+    __table_args__ = (Index("ix_condition_key_value", "key", "value"),)
     fact_id: str = Field(primary_key=True, max_length=200)
     version: int = Field(primary_key=True)
     key: str = Field(primary_key=True)

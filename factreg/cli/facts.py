@@ -100,7 +100,9 @@ def list_(
 
     table = Table(box=None, pad_edge=False)
     for col in ("id", "metric", "value", "n", "status", "flags", "measured"):
-        table.add_column(col, justify="right" if col in ("value", "n") else "left")
+        # ids and values are what people copy: never cut them
+        table.add_column(col, justify="right" if col in ("value", "n") else "left",
+                         no_wrap=col in ("id", "value", "metric", "status"), overflow="fold")
     for f in data:
         table.add_row(f["id"], f["metric"], fmt.value(f["value"], f["spread"], f["unit"]), str(f["n"] or "—"),
                       f["status"], ",".join(f["flags"]), f["measured_at"][:16].replace("T", " "))
