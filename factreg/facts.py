@@ -7,7 +7,6 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, select, update
@@ -246,7 +245,7 @@ def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float
 
     def work(conn: Connection) -> list[str]:
         numbers = write_versions(conn, all_rows)
-        return [f"{r['version']['fact_id']}@{n}" for r, n in zip(all_rows, numbers)]
+        return [f"{r['version']['fact_id']}@{n}" for r, n in zip(all_rows, numbers, strict=True)]
 
     return registry.write_retrying(work)
 
@@ -254,7 +253,7 @@ def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float
 # ---------------------------------------------------------------- reading
 
 
-def _version_json(row: Mapping[str, Any], samples: list[float], conds: list[tuple[str, str, str]]) -> dict:
+def _version_json(row: Any, samples: list[float], conds: list[tuple[str, str, str]]) -> dict:
     ident = {k: v for k, v, kind in conds if kind == cond.IDENTITY}
     info = {k: v for k, v, kind in conds if kind == cond.INFO}
     ci = [row["ci_lo"], row["ci_hi"]] if row["ci_lo"] is not None else None
@@ -423,7 +422,7 @@ def history(registry: Registry, fact_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def verification_json(row: Mapping[str, Any]) -> dict[str, Any]:
+def verification_json(row: Any) -> dict[str, Any]:
     """A verification row as JSON data (raw output left out)."""
     return {
         "pk": row["pk"], "fact_id": row["fact_id"], "fact_version": row["fact_version"],

@@ -19,7 +19,15 @@ from sqlalchemy import Connection, insert, select
 
 from factreg.errors import BadInput, UsageError
 from factreg.facts import (
-    CONDITION, FACT, SAMPLE, VERIFICATION, VERSION, NewFact, build_rows, current_versions, insert_rows,
+    CONDITION,
+    FACT,
+    SAMPLE,
+    VERIFICATION,
+    VERSION,
+    NewFact,
+    build_rows,
+    current_versions,
+    insert_rows,
     write_versions,
 )
 from factreg.ids import check_id
@@ -68,18 +76,19 @@ def export_lines(registry: Registry) -> Iterator[str]:
         out_versions = []
         for v in versions.get(fact["id"], []):
             key = (v["fact_id"], v["version"])
-            row = {k: val for k, val in v.items() if k != "fact_id"}
-            row["samples"] = samples.get(key, [])
-            c = conds.get(key, {"identity": {}, "info": {}})
-            row["conditions"] = {"identity": dict(sorted(c["identity"].items())), "info": dict(sorted(c["info"].items()))}
-            out_versions.append(row)
+            out: dict[str, Any] = {k: val for k, val in v.items() if k != "fact_id"}
+            out["samples"] = samples.get(key, [])
+            kinds = conds.get(key, {"identity": {}, "info": {}})
+            out["conditions"] = {"identity": dict(sorted(kinds["identity"].items())),
+                                 "info": dict(sorted(kinds["info"].items()))}
+            out_versions.append(out)
         yield dumps({"kind": "fact", **dict(fact), "versions": out_versions,
                      "verifications": [{k: v for k, v in r.items() if k != "fact_id"}
                                        for r in verifs.get(fact["id"], [])]})
-    for d in decisions:
-        yield dumps({"kind": "decision", **dict(d), "cites": cites.get(d["number"], [])})
-    for c in corrections:
-        yield dumps({"kind": "correction", **dict(c)})
+    for dec in decisions:
+        yield dumps({"kind": "decision", **dict(dec), "cites": cites.get(dec["number"], [])})
+    for cor in corrections:
+        yield dumps({"kind": "correction", **dict(cor)})
 
 
 def export(registry: Registry, out: IO[str]) -> int:
@@ -168,7 +177,9 @@ _VERIF_COLS = [c.name for c in VERIFICATION.c]
 
 def _fact_rows(obj: Mapping[str, Any]) -> dict[str, Any]:
     fid = check_id(obj["id"])
-    versions, samples, conds = [], [], []
+    versions: list[dict[str, Any]] = []
+    samples: list[dict[str, Any]] = []
+    conds: list[dict[str, Any]] = []
     for v in obj["versions"]:
         row = {c: v.get(c) for c in _VERSION_COLS if c != "fact_id"}
         row["fact_id"] = fid
@@ -182,10 +193,10 @@ def _fact_rows(obj: Mapping[str, Any]) -> dict[str, Any]:
         versions.append(row)
         samples.extend({"fact_id": fid, "version": row["version"], "idx": i, "value": float(x)}
                        for i, x in enumerate(v.get("samples") or []))
-        c = v.get("conditions") or {}
+        given = v.get("conditions") or {}
         for kind in ("identity", "info"):
             conds.extend({"fact_id": fid, "version": row["version"], "key": k, "value": str(val), "kind": kind}
-                         for k, val in (c.get(kind) or {}).items())
+                         for k, val in (given.get(kind) or {}).items())
     fact = {k: obj.get(k) for k in ("id", "current_version", "created_at", "superseded_by", "superseded_at",
                                     "supersede_reason", "ended_at")}
     verifs = []

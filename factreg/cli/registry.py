@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -48,7 +48,7 @@ def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
     from factreg import config
 
     s = config.resolve(db)
-    data = {
+    data: dict[str, Any] = {
         "db": s.redacted_db_url(),
         "db_source": s.db_source,
         "project_dir": str(s.project_dir) if s.project_dir else None,
@@ -66,7 +66,7 @@ def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
     out = console()
     for key, value in data.items():
         if key == "environment":
-            value = ", ".join(f"{k}={v}" for k, v in value.items()) or "none set"  # type: ignore[attr-defined]
+            value = ", ".join(f"{k}={v}" for k, v in value.items()) or "none set"
         out.print(f"{key:>16}: {value}")
 
 
@@ -84,7 +84,7 @@ def metrics(json_out: JsonFlag = False) -> None:
     """List the metric vocabulary: unit, direction, meaning and required conditions."""
     from factreg.metrics import VOCABULARY
 
-    rows = [{"name": m.name, "unit": m.unit, "direction": m.direction, "family": m.family, "meaning": m.meaning,
+    rows: list[dict[str, Any]] = [{"name": m.name, "unit": m.unit, "direction": m.direction, "family": m.family, "meaning": m.meaning,
              "required_conditions": ["|".join(a) for a in m.required]} for m in VOCABULARY.values()]
     if json_out:
         emit_json(rows)
