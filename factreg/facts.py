@@ -437,3 +437,39 @@ def verification_json(row: Any) -> dict[str, Any]:
 def count(registry: Registry) -> int:
     with registry.read() as conn:
         return int(conn.execute(select(func.count()).select_from(FACT)).scalar() or 0)
+
+
+def supersede(registry: Registry, old_id: str, new_id: str, reason: str | None = None) -> dict[str, Any]:
+    """Mark fact `old_id` as superseded by `new_id` (kept, linked to its successor); return the old fact.
+
+    Both facts must exist; a fact cannot supersede itself, a link that would make a loop is refused, and a fact
+    already superseded by another fact is refused (recording the same link again changes nothing).
+    """
+    check_id(old_id)
+    check_id(new_id)
+    if old_id == new_id:
+        raise UsageError(f"{old_id} cannot supersede itself")
+
+    def work(conn: Connection) -> None:
+        def link(fid: str) -> tuple[bool, str | None]:
+            row = conn.execute(select(FACT.c.superseded_by).where(FACT.c.id == fid)).first()
+            return (row is not None, row[0] if row is not None else None)
+
+        for fid in (old_id, new_id):
+            if not link(fid)[0]:
+                raise NotFound(f"no fact {fid!r} in the registry")
+        current = link(old_id)[1]
+        if current == new_id:
+            return
+        if current:
+            raise UsageError(f"{old_id} is already superseded by {current}")
+        nxt: str | None = new_id
+        while nxt:
+            if nxt == old_id:
+                raise UsageError(f"{new_id} is (transitively) superseded by {old_id}: that would make a loop")
+            nxt = link(nxt)[1]
+        conn.execute(update(FACT).where(FACT.c.id == old_id).values(
+            superseded_by=new_id, superseded_at=utcnow(), supersede_reason=reason))
+
+    registry.write_retrying(work)
+    return get(registry, old_id)

@@ -1,9 +1,190 @@
-"""Commands: docs (filled in by its issue)."""
+"""Commands: docs check, docs sync, docs cites, docs lint — citations of facts in Markdown documents.
+
+Exit codes: 0 clean, 1 findings, 2 usage or configuration error, 3 could not verify.
+"""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from factreg.cli.common import DbOption, JsonFlag, emit_json, handles_errors, info, open_registry, settings
+
+docs_app = typer.Typer(
+    help="Citations of facts in Markdown (<!-- fact: ID -->text<!-- /fact -->): check, sync, cites, lint.",
+    no_args_is_help=True,
+)
+
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        metavar="PATH...",
+        help="Markdown files or folders (any depth). Default: [docs] roots in "
+        ".factreg/config.toml, else the current folder.",
+        show_default=False,
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    docs_app.command("check")(check)
+    docs_app.command("sync")(sync)
+    docs_app.command("cites")(cites)
+    docs_app.command("lint")(lint)
+    app.add_typer(docs_app, name="docs")
+
+
+def _paths(paths: list[Path] | None, s) -> list[Path]:  # type: ignore[no-untyped-def]
+    if paths:
+        return list(paths)
+    roots = s.get("docs.roots", ["."])
+    if isinstance(roots, str):
+        roots = [roots]
+    return [s.root / r for r in roots]
+
+
+def _registry_opener(db: str | None):  # type: ignore[no-untyped-def]
+    def opener():  # type: ignore[no-untyped-def]
+        return open_registry(db, create=False)[1]
+
+    return opener
+
+
+@handles_errors
+def check(paths: PathsArg = None, json_out: JsonFlag = False, db: DbOption = None) -> None:
+    """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
+
+    Exit 1 when a cited fact is stale, refuted, superseded, unknown or its conditions changed, when a marker's
+    text differs from the registry, or a file or marker cannot be read.
+    """
+    from factreg.docs import check as chk
+
+    s = settings(db)
+    docs = chk.scan(_paths(paths, s), s.file_config)
+    index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
+    problems = chk.check_scanned(docs, index)
+    n_markers = sum(len(d.markers) for d in docs)
+    if json_out:
+        emit_json(
+            {
+                "problems": [p.as_json() for p in problems],
+                "markers": n_markers,
+                "documents_with_markers": sum(1 for d in docs if d.markers),
+            }
+        )
+    else:
+        out = []
+        for p in problems:
+            head = f"{p.path}:{p.line}:{p.col}: " + (f"{p.fact_id}: " if p.fact_id else "") + f"{p.kind}: {p.message}"
+            out.append(head)
+            out.extend(f"    {d}" for d in p.diff)
+            if p.fix:
+                out.append(f"    fix: {p.fix}")
+        if out:
+            sys.stdout.write("\n".join(out) + "\n")
+    files = len({p.path for p in problems})
+    info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
+    if problems:
+        raise typer.Exit(1)
+
+
+@handles_errors
+def sync(
+    paths: PathsArg = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List the files that would change; write nothing.")
+    ] = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Rewrite every marker's text from the registry, in place and atomically; only files that change.
+
+    A marker citing a superseded fact is rewritten to cite its successor (id and text). Exit 1 when some
+    markers could not be rewritten (unknown fact, bad marker or format, unreadable file).
+    """
+    from factreg.docs import check as chk
+    from factreg.docs import sync as sy
+
+    s = settings(db)
+    docs = chk.scan(_paths(paths, s), s.file_config)
+    index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
+    result = sy.sync_scanned(docs, index, dry_run=dry_run)
+    if json_out:
+        emit_json(
+            {
+                "changed": [str(p) for p in result.changed],
+                "dry_run": dry_run,
+                "markers": result.markers,
+                "problems": [p.as_json() for p in result.problems],
+            }
+        )
+    else:
+        if result.changed:
+            sys.stdout.write("".join(f"{p}\n" for p in result.changed))
+        for p in result.problems:
+            info(f"{p.path}:{p.line}:{p.col}: " + (f"{p.fact_id}: " if p.fact_id else "") + f"{p.kind}: {p.message}")
+    verb = "would change" if dry_run else "changed"
+    info(
+        f"docs sync: {result.markers} citation(s), {len(result.changed)} file(s) {verb}, "
+        f"{len(result.problems)} problem(s) left"
+    )
+    if result.problems:
+        raise typer.Exit(1)
+
+
+@handles_errors
+def cites(
+    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact id.")],
+    paths: PathsArg = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """List the documents (path:line) that cite a fact."""
+    from factreg.docs.markers import find_citations
+    from factreg.ids import check_id
+
+    check_id(fact_id)
+    s = settings(db)
+    found = find_citations(_paths(paths, s), fact_id)
+    if json_out:
+        emit_json([{"path": str(c.path), "line": c.line, "fact_id": c.fact_id, "text": c.text} for c in found])
+    elif found:
+        sys.stdout.write("".join(f"{c.path}:{c.line}: {c.text}\n" for c in found))
+    info(f"{fact_id}: cited {len(found)} time(s) in {len({c.path for c in found})} document(s)")
+
+
+@handles_errors
+def lint(
+    paths: PathsArg = None,
+    include_code: Annotated[
+        bool, typer.Option("--include-code", help="Also look inside code blocks and spans.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Find unsourced claims: performance numbers (durations, rates, ratios, spreads) outside fact markers.
+
+    Exit 1 when there are any; cite them with <!-- fact: ID -->…<!-- /fact --> or reword them.
+    """
+    from factreg.docs.lint import lint_paths
+
+    s = settings(None)
+    findings = lint_paths(_paths(paths, s), include_code=include_code)
+    if json_out:
+        from dataclasses import asdict
+
+        emit_json([{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(f).items()} for f in findings])
+    elif findings:
+        sys.stdout.write("".join(f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)})\n" for f in findings))
+    info(f"docs lint: {len(findings)} unsourced claim(s) in {len({str(f.path) for f in findings})} file(s)")
+    if findings:
+        raise typer.Exit(1)
+
+
+def _value_unit(f) -> str:  # type: ignore[no-untyped-def]
+    value = f.value
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value} {f.unit}".strip() if value is not None else str(f.unit or "")

@@ -1,0 +1,232 @@
+"""`docs check`: render every citation from the registry in memory and report what no longer holds.
+
+A marker is a problem when its fact is unknown, stale, refuted, whose conditions changed, superseded, or when
+its text differs from the current rendering. Unreadable files and broken markers are problems too. Nothing is
+written: `docs sync` (factreg.docs.sync) applies the same plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factreg.docs import markers as mk
+from factreg.docs import walk
+from factreg.errors import UsageError
+
+# Statuses of a cited (live) fact that make `docs check` fail. `aging` and `unverifiable` are reported by
+# `factreg status`, not here: the value may still hold.
+FAILING = ("stale", "refuted", "conditions_changed")
+
+FIX = {
+    "unknown_fact": "record the fact (`factreg record ID …`) or correct the id in the marker",
+    "stale": "re-measure it (`factreg verify ID`, or record a new value), then run `factreg docs sync`",
+    "refuted": "record the corrected value and supersede this fact (`factreg correct ID …`), then run "
+    "`factreg docs sync`",
+    "conditions_changed": "re-measure under today's conditions, record it and supersede ID, then run "
+    "`factreg docs sync`",
+    "superseded": "run `factreg docs sync PATH`: it rewrites the marker to cite the successor",
+    "text_differs": "run `factreg docs sync PATH` to rewrite the marker text from the registry",
+    "bad_marker": 'fix the marker: <!-- fact: ID -->text<!-- /fact --> (options: format="…", asof)',
+    "bad_format": 'fix the marker\'s format="…" to use fields the fact has',
+    "supersede_chain": "fix the registry's superseded_by links for ID",
+    "binary": "give only text files, or move it out of the documents folder",
+    "encoding": "save the file as UTF-8",
+    "too_big": "split the file, or raise [docs] max_file_mb in .factreg/config.toml",
+    "unreadable": "make the file readable, or leave it out of the paths given",
+    "symlink_loop": "remove the symbolic link loop, or leave it out of the paths given",
+}
+
+
+@dataclass
+class Problem:
+    """One thing `docs check` found: where, which fact, what is wrong, and how to fix it."""
+
+    path: str
+    line: int
+    col: int
+    kind: str
+    message: str
+    fact_id: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    diff: list[str] = field(default_factory=list)
+
+    @property
+    def fix(self) -> str:
+        return FIX.get(self.kind, "").replace("PATH", self.path).replace("ID", self.fact_id or "the fact")
+
+    def as_json(self) -> dict[str, Any]:
+        return {**asdict(self), "fix": self.fix}
+
+
+@dataclass
+class Scanned:
+    """A document read and parsed: its text (None when unreadable), markers and problems so far."""
+
+    path: Path
+    text: str | None
+    markers: list[mk.Marker]
+    problems: list[Problem]
+
+
+def max_bytes(config: Mapping[str, Any] | None) -> int:
+    """The size cap per document: `[docs] max_file_mb` in the config file, default 50 MB."""
+    raw = ((config or {}).get("docs") or {}).get("max_file_mb", walk.MAX_FILE_BYTES / 1048576)
+    try:
+        mb = float(raw)
+    except (TypeError, ValueError):
+        raise UsageError(f"[docs] max_file_mb must be a number, got {raw!r}") from None
+    if mb <= 0:
+        raise UsageError("[docs] max_file_mb must be positive")
+    return int(mb * 1048576)
+
+
+def scan(paths: Iterable[Path | str], config: Mapping[str, Any] | None = None) -> list[Scanned]:
+    """Walk and parse the documents under `paths` (no registry needed)."""
+    out: list[Scanned] = []
+    for path, text in walk.documents(paths, max_bytes(config)):
+        if isinstance(text, walk.Problem):
+            out.append(Scanned(path, None, [], [Problem(str(path), text.line, 0, text.kind, text.message)]))
+            continue
+        found, bad = mk.parse(text)
+        problems = [Problem(str(path), b.line, b.col, "bad_marker", b.message, b.fact_id) for b in bad]
+        if found or problems:
+            out.append(Scanned(path, text, found, problems))
+    return out
+
+
+def load_index(registry, config: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """Every current fact with its status, by id."""
+    from factreg import facts
+
+    return {f["id"]: f for f in facts.list_facts(registry, config)}
+
+
+def live_fact(fact: Mapping[str, Any], index: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
+    """Follow `superseded_by` to the fact that replaces `fact` now; UsageError on a loop or a missing successor."""
+    seen = [fact["id"]]
+    while fact.get("superseded_by"):
+        nxt = fact["superseded_by"]
+        if nxt in seen:
+            raise UsageError(f"superseded_by links loop: {' → '.join([*seen, nxt])}")
+        if nxt not in index:
+            raise UsageError(f"{fact['id']} is superseded by {nxt}, which is not in the registry")
+        seen.append(nxt)
+        fact = index[nxt]
+    return fact
+
+
+@dataclass
+class Plan:
+    """What a document's markers should become: span edits, and the problems found on the way."""
+
+    edits: list[tuple[int, int, str]]
+    problems: list[Problem]
+
+
+def plan(doc: Scanned, index: Mapping[str, Mapping[str, Any]]) -> Plan:
+    """The edits that make every marker of `doc` cite the live fact with its current rendering."""
+    edits: list[tuple[int, int, str]] = []
+    problems = list(doc.problems)
+    path = str(doc.path)
+    assert doc.text is not None or not doc.markers
+    for m in doc.markers:
+        here: dict[str, Any] = {"path": path, "line": m.line, "col": m.col, "fact_id": m.fact_id}
+        fact = index.get(m.fact_id)
+        if fact is None:
+            problems.append(
+                Problem(
+                    **here,
+                    kind="unknown_fact",
+                    message=f"cites {m.fact_id}, which is not in the registry",
+                    actual=m.text,
+                )
+            )
+            continue
+        try:
+            live = live_fact(fact, index)
+        except UsageError as exc:
+            problems.append(Problem(**here, kind="supersede_chain", message=exc.message, actual=m.text))
+            continue
+        try:
+            expected = mk.render(live, m.format, m.asof)
+        except UsageError as exc:
+            problems.append(Problem(**here, kind="bad_format", message=exc.message, actual=m.text))
+            continue
+        mine: list[tuple[int, int, str]] = []
+        if live["id"] != m.fact_id:
+            mine.append((m.id_start, m.id_end, str(live["id"])))
+        if m.text != expected:
+            mine.append((m.text_start, m.text_end, expected))
+        diff = _diff(doc.text or "", m, mine) if mine else []
+        if live["id"] != m.fact_id:
+            problems.append(
+                Problem(
+                    **here,
+                    kind="superseded",
+                    message=f"cites {m.fact_id}, superseded by {live['id']} "
+                    f"({fact.get('status_reason') or 'superseded'})",
+                    expected=expected,
+                    actual=m.text,
+                    diff=diff,
+                )
+            )
+        elif m.text != expected:
+            problems.append(
+                Problem(
+                    **here,
+                    kind="text_differs",
+                    message=f"text differs from {m.fact_id}'s current rendering {expected!r}",
+                    expected=expected,
+                    actual=m.text,
+                    diff=diff,
+                )
+            )
+        if live.get("status") in FAILING:
+            problems.append(
+                Problem(
+                    **{**here, "fact_id": str(live["id"])},
+                    kind=str(live["status"]),
+                    message=f"cites {live['id']}, which is {live['status']}: {live.get('status_reason')}",
+                    expected=expected,
+                    actual=m.text,
+                )
+            )
+        edits.extend(mine)
+    return Plan(edits, problems)
+
+
+def _diff(text: str, m: mk.Marker, edits: list[tuple[int, int, str]]) -> list[str]:
+    """The marker's line(s) before and after the edits, as `- old` / `+ new`."""
+    lo = text.rfind("\n", 0, m.start) + 1
+    hi = text.find("\n", m.end)
+    hi = len(text) if hi == -1 else hi
+    old = text[lo:hi].rstrip("\r")
+    new = mk.replace_spans(text[lo:hi], [(a - lo, b - lo, s) for a, b, s in edits]).rstrip("\r")
+    return [f"- {line}" for line in old.split("\n")] + [f"+ {line}" for line in new.split("\n")]
+
+
+def check_scanned(docs: list[Scanned], index: Mapping[str, Mapping[str, Any]]) -> list[Problem]:
+    """Every problem of already scanned documents against a loaded index."""
+    out: list[Problem] = []
+    for doc in docs:
+        out.extend(plan(doc, index).problems)
+    out.sort(key=lambda p: (p.path, p.line, p.col))
+    return out
+
+
+def needs_registry(docs: list[Scanned]) -> bool:
+    return any(d.markers for d in docs)
+
+
+def check(registry: Any, paths: Iterable[Path | str], config: Mapping[str, Any] | None = None) -> list[Problem]:
+    """Check the citations under `paths`; `registry` may be a callable that opens it (only called when needed)."""
+    docs = scan(paths, config)
+    index: dict[str, dict[str, Any]] = {}
+    if needs_registry(docs):
+        reg = registry() if callable(registry) else registry
+        index = load_index(reg, config)
+    return check_scanned(docs, index)

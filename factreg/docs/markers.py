@@ -1,0 +1,367 @@
+"""Citation markers in Markdown: `<!-- fact: ID -->text<!-- /fact -->`, parsed, rendered and found.
+
+Syntax (HTML comments, so the text stays readable in raw Markdown and on GitHub):
+
+    decoding runs at <!-- fact: gamebox/a3b/tg32 -->11.9 ± 7.2 tok/s<!-- /fact --> here.
+    <!-- fact: gamebox/a3b/tg32 format="{value:.1f} tok/s (n={n})" -->11.9 tok/s (n=5)<!-- /fact -->
+    <!-- fact: gamebox/a3b/tg32 asof -->11.9 ± 7.2 tok/s (as of 2026-10-26)<!-- /fact -->
+
+`format` is a Python format string over the fields in `FIELDS`; `asof` appends the measurement date. Markers in
+YAML front matter, fenced code blocks (``` or ~~~), indented code blocks and inline code spans are examples, not
+citations, and are ignored. An unclosed, nested or stray marker, a bad id or an unknown option is a
+`MarkerProblem` with its line, never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from factreg import fmt
+from factreg.errors import UsageError
+from factreg.ids import check_id
+
+NEEDLE = "<!--"
+FIELDS = ("value", "spread", "unit", "n", "median", "mean", "min", "max", "ci_lo", "ci_hi", "measured_at", "date", "id")
+
+# An opening marker: `<!-- fact: ID [format="..."] [asof] -->`; a closing one: `<!-- /fact -->`.
+_TAG = re.compile(r"<!--\s*(?:(?P<close>/fact)\s*-->|fact\s*:\s*(?P<body>(?:[^\"\n-]|\"[^\"\n]*\"|-(?!->))*?)\s*-->)")
+_ATTR = re.compile(r"\s*(?:(?P<key>[A-Za-z_][\w-]*)\s*=\s*\"(?P<val>[^\"]*)\"|(?P<flag>[A-Za-z_][\w-]*))")
+_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(?:.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One citation: where it is, which fact it cites, how it renders, and the text it holds now."""
+
+    fact_id: str
+    format: str | None
+    asof: bool
+    text: str
+    line: int  # 1-based line of the opening marker
+    col: int  # 1-based column of the opening marker
+    start: int  # offset of `<!--` of the opening marker
+    end: int  # offset just after the closing marker
+    text_start: int
+    text_end: int
+    id_start: int  # offsets of the id inside the document, to rewrite it
+    id_end: int
+
+
+@dataclass(frozen=True)
+class MarkerProblem:
+    """A marker that cannot be used, and why."""
+
+    line: int
+    col: int
+    message: str
+    fact_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A place in a document that cites a fact."""
+
+    path: Path
+    line: int
+    fact_id: str
+    text: str
+
+
+def front_matter_end(text: str) -> int:
+    """Offset just after YAML front matter (`---` … `---` at the very top), or 0 when there is none."""
+    if not text.startswith(("---", "\ufeff---")):
+        return 0
+    match = _FRONT.match(text)
+    return match.end() if match else 0
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    pos = find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = find("\n", pos + 1)
+    return starts
+
+
+def _code_ranges(text: str, begin: int, starts: list[int]) -> list[tuple[int, int]]:
+    """Offsets of fenced and indented code blocks and inline code spans: markers there are examples."""
+    ranges: list[tuple[int, int]] = []
+    fence: str | None = None
+    fence_start = 0
+    prev_blank = True
+    prev_text_line = ""  # the last non-blank line outside code, to tell a list continuation from code
+    in_indented = False
+    para: list[tuple[int, int]] = []  # consecutive non-code lines, for inline code spans across lines
+
+    def flush() -> None:
+        if para:
+            lo, hi = para[0][0], para[-1][1]
+            chunk = text[lo:hi]
+            if "`" in chunk:
+                for m in _CODE_SPAN.finditer(chunk):
+                    ranges.append((lo + m.start(), lo + m.end()))
+            para.clear()
+
+    first = next((i for i, s in enumerate(starts) if s >= begin), len(starts))
+    for i in range(first, len(starts)):
+        lo = starts[i]
+        hi = starts[i + 1] if i + 1 < len(starts) else len(text)
+        line = text[lo:hi].rstrip("\r\n")
+        if fence is not None:
+            stripped = line.strip()
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                ranges.append((fence_start, hi))
+                fence = None
+                prev_blank = False
+            continue
+        m = _FENCE.match(line)
+        if m:
+            flush()
+            fence, fence_start = m.group(1), lo
+            in_indented = False
+            continue
+        blank = not line.strip()
+        indented = line.startswith(("    ", "\t"))
+        if (
+            indented
+            and not blank
+            and (
+                in_indented
+                or (prev_blank and not _LIST_ITEM.match(prev_text_line) and not prev_text_line.startswith((" ", "\t")))
+            )
+        ):
+            flush()
+            in_indented = True
+            ranges.append((lo, hi))
+            prev_blank = False
+            continue
+        if not blank:
+            in_indented = False
+            prev_text_line = line
+            para.append((lo, hi))
+        else:
+            flush()
+        prev_blank = blank
+    flush()
+    if fence is not None:  # an unclosed fence runs to the end, as in CommonMark
+        ranges.append((fence_start, len(text)))
+    return ranges
+
+
+def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(lo <= pos < hi for lo, hi in ranges)
+
+
+def parse(text: str) -> tuple[list[Marker], list[MarkerProblem]]:
+    """Every marker in a document, and the problems of those that cannot be used."""
+    if "fact" not in text or NEEDLE not in text:
+        return [], []
+    begin = front_matter_end(text)
+    tags = [m for m in _TAG.finditer(text, begin)]
+    if not tags:
+        return [], []
+    starts = _line_starts(text)
+    code = _code_ranges(text, begin, starts)
+    if code:
+        tags = [m for m in tags if not _inside(m.start(), code)]
+
+    from bisect import bisect_right
+
+    def where(offset: int) -> tuple[int, int]:
+        line = bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    markers: list[Marker] = []
+    problems: list[MarkerProblem] = []
+    open_tag: re.Match[str] | None = None
+    broken = False  # the open marker already has a problem (nested): drop it at its close
+    for tag in tags:
+        if tag.group("close"):
+            if open_tag is None:
+                line, col = where(tag.start())
+                problems.append(MarkerProblem(line, col, "closing <!-- /fact --> without an opening marker"))
+                continue
+            if not broken:
+                made = _marker(text, open_tag, tag, where)
+                if isinstance(made, MarkerProblem):
+                    problems.append(made)
+                else:
+                    markers.append(made)
+            open_tag, broken = None, False
+            continue
+        if open_tag is not None:
+            line, col = where(tag.start())
+            oline, _ = where(open_tag.start())
+            problems.append(
+                MarkerProblem(
+                    line,
+                    col,
+                    f"nested marker: a fact marker inside the one opened on line "
+                    f"{oline}; close each marker with <!-- /fact --> before opening another",
+                    _raw_id(tag),
+                )
+            )
+            broken = True
+            continue
+        open_tag = tag
+    if open_tag is not None and not broken:
+        line, col = where(open_tag.start())
+        problems.append(MarkerProblem(line, col, "unclosed marker: no <!-- /fact --> after it", _raw_id(open_tag)))
+    return markers, problems
+
+
+def _raw_id(tag: re.Match[str]) -> str | None:
+    body = (tag.group("body") or "").split()
+    return body[0] if body else None
+
+
+def _marker(text: str, open_tag: re.Match[str], close_tag: re.Match[str], where) -> Marker | MarkerProblem:  # type: ignore[no-untyped-def]
+    line, col = where(open_tag.start())
+    body = open_tag.group("body") or ""
+    body_start = open_tag.start("body")
+    parts = body.split(None, 1)
+    if not parts:
+        return MarkerProblem(line, col, "marker without a fact id: write <!-- fact: ID -->")
+    fact_id = parts[0]
+    try:
+        check_id(fact_id)
+    except UsageError as exc:
+        return MarkerProblem(line, col, exc.message, fact_id)
+    id_start = body_start + body.index(fact_id)
+    rest = body[len(parts[0]) :]
+    fmt_text: str | None = None
+    asof = False
+    pos = 0
+    while pos < len(rest):
+        m = _ATTR.match(rest, pos)
+        if not m or m.end() == pos:
+            if not rest[pos:].strip():
+                break
+            return MarkerProblem(
+                line, col, f'cannot read marker option {rest[pos:].strip()!r}: use format="..." and asof', fact_id
+            )
+        pos = m.end()
+        if m.group("flag"):
+            if m.group("flag") != "asof":
+                return MarkerProblem(
+                    line, col, f"unknown marker option {m.group('flag')!r} (known: format, asof)", fact_id
+                )
+            asof = True
+        elif m.group("key") == "format":
+            fmt_text = m.group("val")
+            bad = check_format(fmt_text)
+            if bad:
+                return MarkerProblem(line, col, bad, fact_id)
+        else:
+            return MarkerProblem(line, col, f"unknown marker option {m.group('key')!r} (known: format, asof)", fact_id)
+    return Marker(
+        fact_id=fact_id,
+        format=fmt_text,
+        asof=asof,
+        text=text[open_tag.end() : close_tag.start()],
+        line=line,
+        col=col,
+        start=open_tag.start(),
+        end=close_tag.end(),
+        text_start=open_tag.end(),
+        text_end=close_tag.start(),
+        id_start=id_start,
+        id_end=id_start + len(fact_id),
+    )
+
+
+def check_format(template: str) -> str | None:
+    """Why a marker's format string cannot be used (only plain fields from FIELDS), or None."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        return f"bad format string {template!r}: {exc}"
+    for _, field, spec, _conv in parsed:
+        if field is None:
+            continue
+        if field not in FIELDS:
+            return f"format field {{{field}}} is not one of: {', '.join(FIELDS)}"
+        if spec and "{" in spec:
+            return f"bad format string {template!r}: nested fields are not allowed"
+    return None
+
+
+def fields(fact: Mapping[str, Any]) -> dict[str, Any]:
+    """The values a marker's format string may use."""
+    st = fact.get("stats") or {}
+    ci = st.get("ci95") or [None, None]
+    measured = fact.get("measured_at") or ""
+    return {
+        "value": fact.get("value"),
+        "spread": fact.get("spread"),
+        "unit": fact.get("unit") or "",
+        "n": fact.get("n"),
+        "median": st.get("median"),
+        "mean": st.get("mean"),
+        "min": st.get("min"),
+        "max": st.get("max"),
+        "ci_lo": ci[0],
+        "ci_hi": ci[1],
+        "measured_at": measured,
+        "date": measured[:10],
+        "id": fact.get("id"),
+    }
+
+
+def render(fact: Mapping[str, Any], template: str | None = None, asof: bool = False) -> str:
+    """A marker's text for a fact: `11.9 ± 7.2 tok/s` by default; raises UsageError when the format cannot apply."""
+    if template is None:
+        text = fmt.value(fact.get("value"), fact.get("spread"), fact.get("unit"))
+    else:
+        values = fields(fact)
+        try:
+            text = template.format_map(values)
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
+            missing = [k for k in FIELDS if "{" + k in template and values.get(k) is None]
+            why = f"fact {fact.get('id')} has no {', '.join(missing)}" if missing else str(exc)
+            raise UsageError(f"format {template!r} cannot be rendered: {why}") from None
+    if asof:
+        text += f" (as of {(fact.get('measured_at') or '')[:10]})"
+    return text
+
+
+def replace_spans(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end, new) span replaced; spans must not overlap."""
+    out: list[str] = []
+    pos = 0
+    for start, end, new in sorted(edits):
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def find_citations(paths: Iterable[Path | str], fact_id: str | None = None) -> list[Citation]:
+    """Every citation in the Markdown under `paths` (only those of `fact_id` when given), in path/line order.
+
+    Unreadable files and broken markers are passed over silently here; `docs check` reports them.
+    """
+    from factreg.docs import walk
+
+    out: list[Citation] = []
+    for path, text in walk.documents(paths):
+        if isinstance(text, walk.Problem):
+            continue
+        if fact_id is not None and fact_id not in text:
+            continue
+        markers, _ = parse(text)
+        out.extend(
+            Citation(path, m.line, m.fact_id, m.text) for m in markers if fact_id is None or m.fact_id == fact_id
+        )
+    return out
