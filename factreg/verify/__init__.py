@@ -1,0 +1,286 @@
+"""Re-verifying facts: group facts by method, call each method's verifier once, decide and record verdicts.
+
+Verifiers are looked up by method kind in VERIFIERS; each is
+`remeasure(method: dict, facts: list[dict], settings) -> dict[str, Measurement]`, where `facts` share `method`
+apart from its "select" key. Methods of kind `manual` and `derived` cannot be re-run and are reported as
+skipped. A stored method is data: nothing in it is run except through a known verifier.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from factreg import conditions as cond
+from factreg import verdicts
+from factreg.errors import FactregError, UsageError
+
+
+@dataclass
+class Measurement:
+    """One re-measurement of one fact (what a verifier observed)."""
+
+    samples: list[float] = field(default_factory=list)  # samples in the fact's metric/unit
+    value: float | None = None  # summary value (median of samples, or llama-bench avg_ts)
+    spread: float | None = None  # standard deviation
+    n: int | None = None
+    observed: dict[str, str] = field(default_factory=dict)  # identity conditions as observed now
+    failure: str | None = None  # "auth_failed" | "unreachable" | "error": could not measure
+    message: str | None = None  # one line, no secrets
+    raw: str | None = None  # raw tool output (secrets redacted)
+    flags: list[str] = field(default_factory=list)  # e.g. "cold", "cache_hit", "thinking_on"
+
+
+VERIFIERS = {"llama-bench": "factreg.verify.llamabench:remeasure", "probe": "factreg.verify.probe:remeasure"}
+NOT_RERUNNABLE = ("manual", "derived")
+SKIPPED = "skipped"
+# Verdicts that make `factreg verify` exit 1, and those that make it exit 3.
+FINDING_VERDICTS = (verdicts.REFUTED, verdicts.CONDITIONS_CHANGED)
+FAILED_VERDICTS = verdicts.FAILURES
+
+
+def method_key(method: Mapping[str, Any]) -> str:
+    """Facts whose methods are equal apart from "select" share one re-run."""
+    return json.dumps({k: v for k, v in method.items() if k != "select"}, sort_keys=True, default=str)
+
+
+def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
+    """The `remeasure` function for a method kind (only the known ones)."""
+    target = VERIFIERS.get(kind)
+    if target is None:
+        raise UsageError(f"no verifier for method kind {kind!r}")
+    module, func = target.split(":")
+    try:
+        return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+    except (ImportError, AttributeError):
+        raise UsageError(f"the {kind} verifier is not available in this installation") from None
+
+
+def select_facts(
+    registry: Any,
+    settings: Any,
+    ids: Sequence[str] = (),
+    *,
+    all_: bool = False,
+    stale: bool = False,
+    here: bool = False,
+) -> list[dict[str, Any]]:
+    """The facts to verify: the given ids, or all/stale ones, optionally only those measured on this host."""
+    from factreg import facts
+
+    if not ids and not (all_ or stale or here):
+        raise UsageError("name facts to verify, or use --all, --stale or --here")
+    if ids:
+        wanted = list(dict.fromkeys(ids))
+        found = facts.list_facts(registry, settings.file_config, ids=wanted)
+        missing = sorted(set(wanted) - {f["id"] for f in found})
+        if missing:
+            from factreg.errors import NotFound
+
+            raise NotFound(f"no fact {missing[0]!r} in the registry")
+        chosen = found
+    else:
+        chosen = [f for f in facts.list_facts(registry, settings.file_config) if f["status"] != "superseded"]
+    if stale:
+        chosen = [f for f in chosen if f["status"] not in ("fresh", "superseded")]
+    if here:
+        chosen = [f for f in chosen if f["conditions"]["identity"].get("machine") == settings.hostname]
+    return chosen
+
+
+def _old(fact: Mapping[str, Any]) -> dict[str, Any]:
+    return {"value": fact["value"], "spread": fact["spread"], "n": fact["n"]}
+
+
+def judge(fact: Mapping[str, Any], m: Measurement, settings: Any = None) -> dict[str, Any]:
+    """Compare one measurement with its fact: failure, changed conditions, or the statistics decide."""
+    base: dict[str, Any] = {
+        "id": fact["id"],
+        "version": fact["version"],
+        "metric": fact["metric"],
+        "unit": fact["unit"],
+        "old": _old(fact),
+        "new": {"value": m.value, "spread": m.spread, "n": m.n},
+        "p_value": None,
+        "rel_diff": None,
+        "needed_n": None,
+        "diff": {},
+        "observed": dict(m.observed),
+        "flags": list(m.flags),
+    }
+    if m.failure:
+        verdict = m.failure if m.failure in verdicts.FAILURES else verdicts.ERROR
+        base["new"] = {"value": None, "spread": None, "n": None}
+        return {**base, "verdict": verdict, "message": m.message or verdict}
+    ident = fact["conditions"]["identity"]
+    shared = [k for k in m.observed if k in ident]
+    changed = cond.diff(ident, m.observed, keys=shared)
+    if changed:
+        return {
+            **base,
+            "verdict": verdicts.CONDITIONS_CHANGED,
+            "diff": changed,
+            "message": verdicts.condition_message(changed),
+        }
+    new = verdicts.new_side(m.samples, m.value, m.spread, m.n)
+    if new is None:
+        return {**base, "verdict": verdicts.ERROR, "message": "the verifier returned no value"}
+    if m.value is None:
+        base["new"]["value"] = new.mean
+    tolerance = verdicts.tolerance_for(fact, settings)
+    alpha = float(settings.get("verify.alpha", verdicts.DEFAULT_ALPHA)) if settings is not None else 0.05
+    outcome = verdicts.compare(verdicts.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
+    return {
+        **base,
+        "verdict": outcome.verdict,
+        "p_value": outcome.p_value,
+        "rel_diff": outcome.rel_diff,
+        "needed_n": outcome.needed_n,
+        "tolerance": tolerance,
+        "message": outcome.message,
+    }
+
+
+def _measure_group(
+    kind: str, method: Mapping[str, Any], group: Sequence[dict[str, Any]], settings: Any
+) -> dict[str, Measurement]:
+    try:
+        remeasure = load_verifier(kind)
+        result = remeasure(dict(method), list(group), settings)
+    except FactregError as exc:
+        return {f["id"]: Measurement(failure="error", message=exc.message) for f in group}
+    except Exception as exc:  # a verifier bug must not lose the other groups' verdicts
+        return {f["id"]: Measurement(failure="error", message=f"{type(exc).__name__}: {exc}") for f in group}
+    out = {}
+    for f in group:
+        m = result.get(f["id"])
+        if not isinstance(m, Measurement):
+            m = Measurement(failure="error", message="the verifier returned nothing for this fact")
+        out[f["id"]] = m
+    return out
+
+
+def verify(
+    registry: Any,
+    settings: Any,
+    fact_list: Sequence[dict[str, Any]],
+    progress: Callable[[int, str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Re-run every fact's method (once per group), judge and record one verification per re-runnable fact.
+
+    A refutation must reproduce: a group with a refuted fact is measured once more (`verify.confirm_refutes`,
+    default 1 re-run), and the fact is refuted only when the re-run refutes it too.
+    """
+    results: dict[str, dict[str, Any]] = {}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for fact in fact_list:
+        method = fact.get("method")
+        if not isinstance(method, dict):
+            results[fact["id"]] = _unrunnable(fact, "its method is not structured data; it is never executed")
+            continue
+        kind = method.get("kind")
+        if kind in NOT_RERUNNABLE:
+            results[fact["id"]] = {**_unrunnable(fact, f"method {kind!r} cannot be re-run"), "verdict": SKIPPED}
+            continue
+        if kind not in VERIFIERS:
+            results[fact["id"]] = _unrunnable(fact, f"no verifier for method kind {kind!r}")
+            continue
+        groups.setdefault((str(kind), method_key(method)), []).append(fact)
+
+    reruns = int(settings.get("verify.confirm_refutes", 1)) if settings is not None else 1
+    done = 0
+    for (kind, _key), group in groups.items():
+        method = group[0]["method"]
+        measured = _measure_group(kind, method, group, settings)
+        judged = {f["id"]: (judge(f, measured[f["id"]], settings), measured[f["id"]]) for f in group}
+        for attempt in range(reruns):
+            refuted = [f for f in group if judged[f["id"]][0]["verdict"] == verdicts.REFUTED]
+            if not refuted:
+                break
+            again = _measure_group(kind, method, refuted, settings)
+            for f in refuted:
+                second = judge(f, again[f["id"]], settings)
+                if second["verdict"] == verdicts.REFUTED:
+                    second["message"] += f" (reproduced in {attempt + 2} runs)"
+                else:
+                    second["message"] += " (a first run refuted it; the re-run did not reproduce that)"
+                judged[f["id"]] = (second, again[f["id"]])
+        _record(registry, settings, [(f, *judged[f["id"]]) for f in group])
+        for f in group:
+            results[f["id"]] = judged[f["id"]][0]
+            done += 1
+            if progress:
+                progress(done, f["id"])
+    return [results[f["id"]] for f in fact_list]
+
+
+def _unrunnable(fact: Mapping[str, Any], message: str) -> dict[str, Any]:
+    return {
+        "id": fact["id"],
+        "version": fact["version"],
+        "metric": fact["metric"],
+        "unit": fact["unit"],
+        "verdict": verdicts.ERROR,
+        "old": _old(fact),
+        "new": {"value": None, "spread": None, "n": None},
+        "p_value": None,
+        "rel_diff": None,
+        "needed_n": None,
+        "diff": {},
+        "observed": {},
+        "flags": [],
+        "message": message,
+        "recorded": False,
+    }
+
+
+def _record(
+    registry: Any, settings: Any, rows: Sequence[tuple[Mapping[str, Any], dict[str, Any], Measurement]]
+) -> None:
+    """One Verification row per judged fact, in one transaction."""
+    from sqlalchemy import insert
+
+    from factreg.facts import VERIFICATION
+    from factreg.store import utcnow
+
+    now = utcnow()
+    values = []
+    for fact, res, m in rows:
+        failed = res["verdict"] in verdicts.FAILURES
+        values.append(
+            {
+                "fact_id": fact["id"],
+                "fact_version": fact["version"],
+                "verified_at": now,
+                "verdict": res["verdict"],
+                "method_kind": fact["method"].get("kind"),
+                "hostname": getattr(settings, "hostname", None),
+                "value": None if failed else res["new"]["value"],
+                "spread": None if failed else m.spread,
+                "n": None if failed else res["new"]["n"],
+                "samples": json.dumps([] if failed else list(m.samples)),
+                "p_value": res["p_value"],
+                "rel_diff": res["rel_diff"],
+                "needed_n": res["needed_n"],
+                "observed": json.dumps(m.observed, sort_keys=True),
+                "diff": json.dumps(res["diff"], sort_keys=True),
+                "message": res["message"],
+                "raw": m.raw,
+            }
+        )
+        res["recorded"] = True
+    if values:
+        registry.write_retrying(lambda conn: conn.execute(insert(VERIFICATION), values))
+
+
+def exit_code(results: Sequence[Mapping[str, Any]]) -> int:
+    """1 when anything was refuted or its conditions changed, else 3 when something could not run, else 0."""
+    verdict_set = {r["verdict"] for r in results}
+    if verdict_set & set(FINDING_VERDICTS):
+        return 1
+    if verdict_set & set(FAILED_VERDICTS):
+        return 3
+    return 0
