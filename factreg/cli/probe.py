@@ -1,9 +1,204 @@
-"""Commands: probe (filled in by its issue)."""
+"""Command: probe — time an OpenAI-compatible streaming endpoint the way a user hears it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info
+
+MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("probe")(probe)
+
+
+def read_body(path: str) -> dict:
+    """The request body from a JSON file (`-` for stdin); bad input → BadInput (exit 2)."""
+    import json
+    import sys
+
+    from factreg.errors import BadInput
+
+    try:
+        data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1) if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise BadInput(f"--body: cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_BODY_BYTES:
+        raise BadInput(f"--body: {path} is larger than {MAX_BODY_BYTES // (1024 * 1024)} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"--body: {path} is not UTF-8 (byte {exc.start})") from None
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        raise BadInput(f"--body: {path} is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise BadInput(f"--body: {path} must hold a JSON object (a chat completions request)")
+    return body
+
+
+@handles_errors
+def probe(
+    url: Annotated[
+        str, typer.Argument(help="The streaming chat completions URL, e.g. http://127.0.0.1:8080/v1/chat/completions.")
+    ],
+    body: Annotated[str, typer.Option("--body", help="JSON file with the real request body ('-': stdin).")],
+    n: Annotated[int, typer.Option("--n", help="Measured requests.")] = 5,
+    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.")] = 2,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header", "-H", help="'Name: value' (repeat); values may name ${ENV_VAR}s, expanded at run time."
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option("--api-key-env", help="Send 'Authorization: Bearer ${VAR}' from this environment variable."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds one request (and the identity check) may take, start to end.")
+    ] = 60.0,
+    min_uptime: Annotated[
+        float | None,
+        typer.Option(
+            "--min-uptime", help="Seconds a server must have been up to count as warm (default: config, 300)."
+        ),
+    ] = None,
+    wait_for_uptime: Annotated[
+        bool, typer.Option("--wait-for-uptime", help="Wait until the server has been up --min-uptime seconds.")
+    ] = False,
+    server_started_at: Annotated[
+        str | None,
+        typer.Option("--server-started-at", help="ISO-8601 time the server started (when /proc cannot tell)."),
+    ] = None,
+    spacing: Annotated[float, typer.Option("--spacing", help="Seconds between measured requests.")] = 0.0,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Send cache_prompt: false (bust prompt caches).")
+    ] = False,
+    expect: Annotated[
+        list[str] | None,
+        typer.Option("--expect", help="Expected condition key=value (model, build, thinking=on|off, warm...); repeat."),
+    ] = None,
+    record: Annotated[
+        str | None,
+        typer.Option("--record", help="Record facts PREFIX/ttft, PREFIX/e2e, ... with this probe as their method."),
+    ] = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Probe a streaming endpoint: identity check, warm-up, n timed requests; ttft, ttft_any, ttfb, e2e...
+
+    Exit codes: 0 ok, 1 conditions changed (--expect not met), 2 bad usage or input,
+    3 auth_failed / unreachable / error (nothing is recorded then).
+    """
+    from factreg import conditions, config, secrets
+    from factreg.errors import CouldNotVerify, Findings, UsageError
+    from factreg.freshness import parse_time
+    from factreg.verify import probe as core
+
+    headers: dict[str, str] = {}
+    for text in header or []:
+        name, value = secrets.parse_header(text)
+        if any(k.lower() == name.lower() for k in headers):
+            raise UsageError(f"--header {name} given twice")
+        headers[name] = value
+    if api_key_env:
+        if not api_key_env.replace("_", "a").isalnum() or api_key_env[0].isdigit():
+            raise UsageError("--api-key-env takes an environment variable name, e.g. MY_API_KEY")
+        if any(k.lower() == "authorization" for k in headers):
+            raise UsageError("give either --api-key-env or an Authorization --header, not both")
+        headers["Authorization"] = "Bearer ${" + api_key_env + "}"
+    if record:
+        from factreg.ids import check_id
+
+        check_id(record.rstrip("/"))
+        literal = secrets.literal_secret_headers(headers)
+        if literal:
+            raise UsageError(
+                f"--record stores the probe recipe, so header {literal[0]} must name an environment variable "
+                "instead of holding a literal secret: --header 'Authorization: Bearer ${MY_TOKEN}' or "
+                "--api-key-env MY_TOKEN"
+            )
+    settings = config.resolve(db)
+    if min_uptime is None:
+        min_uptime = float(settings.get("probe.min_uptime_s", 300))
+    spec = core.ProbeSpec(
+        url=url,
+        body=read_body(body),
+        n=n,
+        warmup=warmup,
+        headers=headers,
+        timeout=timeout,
+        min_uptime=min_uptime,
+        wait_for_uptime=wait_for_uptime,
+        server_started_at=parse_time(server_started_at) if server_started_at else None,
+        spacing=spacing,
+        no_cache=no_cache,
+        expect=conditions.parse_pairs(expect or [], "--expect"),
+        max_bytes=int(float(settings.get("probe.max_response_mb", 32)) * 1024 * 1024),
+    )
+    spec.check()
+    result = core.probe(spec, hostname=settings.hostname, progress=info)
+    data = result.as_json()
+    recorded: list[str] = []
+    if record and result.verdict == core.OK:
+        from factreg import facts
+        from factreg.store import Registry
+
+        news = core.new_facts(result, record, spec.method())
+        recorded = facts.record_many(Registry(settings.db_url), news, min_uptime)
+    data["recorded"] = recorded
+    if json_out:
+        emit_json(data)
+    else:
+        _print(data)
+    for warning in data["warnings"]:
+        info(f"warning: {warning}")
+    if recorded:
+        info(f"recorded {', '.join(recorded)}")
+    elif record:
+        info("nothing recorded")
+    if result.failed:
+        raise CouldNotVerify(f"{result.verdict}: {result.message}")
+    if result.verdict == core.CONDITIONS_CHANGED:
+        raise Findings(f"conditions_changed: {result.message}")
+
+
+def _print(data: dict) -> None:
+    from factreg import fmt
+
+    out = console()
+    obs = data["observed"]
+    out.print(f"[bold]{data['verdict']}[/bold]  {obs.get('endpoint', '')}")
+    shown = [f"{k}={obs[k]}" for k in ("model", "build", "thinking", "warm", "machine") if k in obs]
+    if shown:
+        out.print("  observed: " + "  ".join(shown))
+    if data["info"].get("uptime_s"):
+        out.print(f"  server uptime: {data['info']['uptime_s']} s ({data['info'].get('uptime_source', '')})")
+    metrics = data["metrics"]
+    if metrics:
+        from rich.table import Table
+
+        from factreg.metrics import VOCABULARY
+
+        table = Table(box=None, pad_edge=False)
+        for col in ("metric", "median", "mean ± sd", "min", "max", "n"):
+            table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
+        for name, m in metrics.items():
+            unit = VOCABULARY[name].unit
+            table.add_row(
+                name,
+                fmt.value(m["median"], None, unit),
+                fmt.value(m["mean"], m["stdev"]),
+                fmt.num(m["min"]),
+                fmt.num(m["max"]),
+                str(m["n"]),
+            )
+        out.print(table)
+    if data["flags"]:
+        out.print("  flags: " + ", ".join(data["flags"]))

@@ -1,0 +1,46 @@
+"""The one HTTP client factory: time-outs always set, redirects never followed, factreg's user agent."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from factreg import __version__
+
+if TYPE_CHECKING:  # httpx is imported lazily so that `factreg show` stays fast
+    import httpx
+
+USER_AGENT = f"factreg/{__version__}"
+
+
+def make_client(timeout: float, *, keepalive: bool = True) -> httpx.Client:
+    """An httpx client with every time-out set to `timeout` seconds and redirects off.
+
+    Redirects are never followed: a 3xx answer reaches the caller, which reports it with the Location host
+    (credentials must not travel to another host). `keepalive=False` opens one connection per request, as
+    curl does, so that time to first byte includes connection set-up.
+    """
+    import httpx
+
+    if not timeout or timeout <= 0:
+        raise ValueError("a time-out must be positive")
+    limits = httpx.Limits(max_keepalive_connections=None if keepalive else 0)
+    return httpx.Client(
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=False,
+        headers={"User-Agent": USER_AGENT},
+        limits=limits,
+        trust_env=True,
+    )
+
+
+def redirect_message(status: int, location: str | None, url: str) -> str:
+    """One line naming where a 3xx answer pointed, without following it."""
+    if not location:
+        return f"HTTP {status} redirect without a Location; not followed"
+    target = urlsplit(location)
+    here = urlsplit(url)
+    host = target.hostname or here.hostname or "?"
+    if target.hostname and (target.hostname, target.port) != (here.hostname, here.port):
+        return f"HTTP {status} redirect to another host ({host}); not followed, credentials stay here"
+    return f"HTTP {status} redirect to {target.path or '/'} on the same host; not followed, probe that URL instead"

@@ -1,0 +1,307 @@
+"""A fault-injection server for the probe's tests: a real threaded HTTP server on 127.0.0.1, free port.
+
+It speaks the OpenAI-compatible streaming protocol (`/v1/chat/completions`, `/v1/models`, `/props`) and does,
+on demand, what a real server cannot be made to do: exact delays, reasoning before the answer, `<think>` inside
+content, a missing `[DONE]`, a mid-stream disconnect, a stall, garbage lines, error statuses, a redirect to
+another host, bytes that are not UTF-8, a 50 MB stream, and a warm-graph effect (fast first requests).
+
+The behaviour is chosen by the first path segment, `mode,key=value,...`:
+
+    http://127.0.0.1:PORT/ok,first=0.3,gap=0.02,tokens=10/v1/chat/completions
+
+so that `/v1/models` and `/props` under the same prefix behave the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    "first": None,  # seconds after the request to the first answer token (default: think + gap, else 0.05)
+    "gap": 0.01,  # seconds between answer tokens
+    "tokens": 5,  # answer tokens
+    "think": 0.0,  # seconds of reasoning before the answer
+    "thinkgap": 0.02,  # seconds between reasoning tokens
+    "tags": 0,  # 1: reasoning inside `content` between <think> and </think>
+    "key": "reasoning_content",  # the delta field that carries reasoning
+    "role": 1,  # 1: a role-only first chunk right away
+    "done": 1,  # 0: no data: [DONE]
+    "usage": 1,
+    "model": "fault-model",
+    "fp": "b4242-abcdef0",
+    "cache_n": 0,
+    "garbage": 0,  # 1: garbage lines between the chunks
+    "fast": 0,  # the first `fast` chat requests after start are `fastdiv` times faster (warm-graph effect)
+    "fastdiv": 5.0,
+    "after": 2,  # disconnect/stall: after this many answer tokens
+    "status": 0,  # answer every route with this HTTP status
+    "auth": 0,  # 1: require `Authorization: Bearer <server.token>`
+    "mb": 50,  # huge: megabytes to stream
+}
+
+
+def _value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(segment: str) -> tuple[str, dict[str, Any]]:
+    """`"ok,first=0.3,gap=0.02"` → ("ok", parameters over the defaults)."""
+    mode, *pairs = segment.split(",")
+    params = dict(DEFAULTS)
+    for pair in pairs:
+        key, value = pair.split("=", 1)
+        params[key] = _value(value)
+    return mode, params
+
+
+class FaultServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.stopping = threading.Event()
+        self.token = "fault-server-token-0123456789"
+        self.lock = threading.Lock()
+        self.counts: dict[str, int] = {}
+        self.requests: list[dict[str, Any]] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hangs up mid-stream is part of the tests, not an error
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    def url(self, spec: str = "ok", path: str = "/v1/chat/completions") -> str:
+        return f"http://127.0.0.1:{self.port}/{spec}{path}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FaultServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read stderr
+        pass
+
+    # ------------------------------------------------------------ routing
+
+    def _route(self) -> tuple[str, dict[str, Any], str] | None:
+        parts = self.path.split("?", 1)[0].split("/", 2)
+        if len(parts) < 3:
+            self._json(404, {"error": {"code": 404, "message": "no such route", "type": "not_found_error"}})
+            return None
+        mode, params = parse_spec(parts[1])
+        return mode, params, "/" + parts[2]
+
+    def _precheck(self, params: dict[str, Any]) -> bool:
+        status = int(params["status"])
+        if status:
+            self._json(
+                status, {"error": {"code": status, "message": f"injected status {status}", "type": "server_error"}}
+            )
+            return False
+        if params["auth"] and self.headers.get("Authorization") != f"Bearer {self.server.token}":
+            self._json(401, {"error": {"code": 401, "message": "Invalid API Key", "type": "authentication_error"}})
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        route = self._route()
+        if route is None:
+            return
+        mode, params, path = route
+        if mode == "redirect":
+            return self._redirect(path)
+        if not self._precheck(params):
+            return
+        if path == "/v1/models":
+            self._json(200, {"object": "list", "data": [{"id": params["model"], "object": "model"}]})
+        elif path == "/props":
+            self._json(200, {"build_info": params["fp"], "model_path": f"/models/{params['model']}.gguf"})
+        elif path == "/health":
+            self._json(200, {"status": "ok"})
+        else:
+            self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        t0 = time.perf_counter()
+        route = self._route()
+        if route is None:
+            return
+        mode, params, path = route
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        with self.server.lock:
+            key = self.path.split("/")[1]
+            self.server.counts[key] = self.server.counts.get(key, 0) + 1
+            index = self.server.counts[key]
+            record = {"mode": mode, "body": body, "headers": dict(self.headers), "index": index, "t0": t0, "sent": []}
+            self.server.requests.append(record)
+        if mode == "redirect":
+            return self._redirect(path)
+        if not self._precheck(params):
+            return
+        if path != "/v1/chat/completions":
+            return self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
+        if mode == "json":
+            return self._json(200, {"choices": [{"message": {"role": "assistant", "content": "hi"}}]})
+        self._stream(mode, params, body if isinstance(body, dict) else {}, t0, index, record)
+
+    # ------------------------------------------------------------ answers
+
+    def _json(self, status: int, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _redirect(self, path: str) -> None:
+        self.send_response(307)
+        self.send_header("Location", f"http://elsewhere.invalid:8080{path}")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _wait_until(self, deadline: float) -> None:
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0 or self.server.stopping.is_set():
+                return
+            if remaining > 0.03:
+                self.server.stopping.wait(remaining - 0.02)
+            else:
+                time.sleep(remaining)
+
+    def _stream(self, mode: str, p: dict[str, Any], body: dict, t0: float, index: int, record: dict) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        base = {
+            "id": "chatcmpl-fault",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": p["model"],
+            "system_fingerprint": p["fp"],
+        }
+
+        def event(delta: dict | None = None, finish: str | None = None, extra: dict | None = None) -> bytes:
+            choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+            return b"data: " + json.dumps({**base, "choices": choices, **(extra or {})}).encode() + b"\n\n"
+
+        def send(data: bytes) -> None:
+            self._chunk(data)
+            record["sent"].append(time.perf_counter() - t0)
+            if p["garbage"]:
+                self._chunk(b"this is not an event\ndata: {broken json\n: keep-alive comment\n\n")
+
+        if mode == "huge":
+            return self._huge(p, event)
+        limit = int(body.get("max_tokens") or 10**9)
+        speed = float(p["fastdiv"]) if index <= int(p["fast"]) else 1.0
+        think, thinkgap, gap = float(p["think"]) / speed, float(p["thinkgap"]) / speed, float(p["gap"]) / speed
+        first = float(p["first"]) / speed if p["first"] is not None else (think + gap if think else 0.05 / speed)
+        if p["role"]:
+            send(event({"role": "assistant", "content": None}))
+        plan: list[tuple[float, str, str, bool]] = []
+        if think:
+            t = thinkgap
+            if p["tags"]:
+                plan.append((t, "content", "<think>", False))
+            while t < think:
+                plan.append((t, "content" if p["tags"] else p["key"], "hmm ", False))
+                t += thinkgap
+            if p["tags"]:
+                plan.append((t, "content", "</think>\n\n", False))
+        for i in range(int(p["tokens"])):
+            plan.append((first + i * gap, "content", f"tok{i} ", True))
+        emitted = answered = 0
+        for at, key, text, is_answer in plan:
+            if emitted >= limit:
+                break
+            self._wait_until(t0 + at)
+            if mode == "nonutf8" and answered == 1:
+                self._chunk(b'data: {"choices":[{"index":0,"delta":{"content":"\xff\xfe bad"}}]}\n\n')
+            send(event({key: text}))
+            emitted += 1
+            answered += is_answer
+            if mode in ("disconnect", "stall") and answered >= int(p["after"]):
+                if mode == "stall":
+                    self.server.stopping.wait(120)
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+        timings = {
+            "cache_n": int(p["cache_n"]),
+            "prompt_n": 10,
+            "prompt_ms": 5.0,
+            "predicted_n": emitted,
+            "predicted_ms": 1000.0 * (plan[min(emitted, len(plan)) - 1][0] if plan else 0),
+        }
+        send(event({}, "length" if emitted >= limit else "stop", {"timings": timings}))
+        if p["usage"]:
+            send(
+                event(
+                    None,
+                    None,
+                    {"usage": {"prompt_tokens": 10, "completion_tokens": emitted, "total_tokens": 10 + emitted}},
+                )
+            )
+        if p["done"]:
+            send(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _huge(self, p: dict[str, Any], event: Any) -> None:
+        line = event({"content": "x" * 2000})
+        total = int(p["mb"]) * 1024 * 1024
+        sent = 0
+        try:
+            self._chunk(event({"role": "assistant", "content": None}))
+            while sent < total and not self.server.stopping.is_set():
+                block = line * 32
+                self._chunk(block)
+                sent += len(block)
+            self._chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass
+
+
+@contextmanager
+def running() -> Iterator[FaultServer]:
+    """A started fault server; stopped (and every stalled handler released) on exit."""
+    server = FaultServer()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
