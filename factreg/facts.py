@@ -369,6 +369,8 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
         else:
             context = facts
     invalid = freshness.invalidations(context, ver)
+    for fid, why in freshness.derived_invalidations(context, ver).items():
+        invalid.setdefault(fid, why)
     for fact in facts:
         fact["status"], fact["status_reason"] = freshness.status_of(
             fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]))

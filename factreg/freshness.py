@@ -182,3 +182,37 @@ def derived_invalidations(facts: list[Mapping[str, Any]],
             if why:
                 out[fact["id"]] = why
     return out
+
+
+def derived_invalidation(fact: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]],
+                         verifications: Mapping[str, Mapping[str, Any]] | None = None) -> str | None:
+    """Why a derived fact no longer holds — a source has a newer version, was superseded or refuted — or None.
+
+    `sources` maps fact id → that fact's current version (JSON data); `verifications` maps fact id → the
+    newest verification of its current version.
+    """
+    for ref in fact.get("derived_from") or []:
+        src = sources.get(ref["id"])
+        if src is None:
+            return f"derived from {ref['id']}, which is not in the registry"
+        if src.get("superseded_by"):
+            return f"derived from {ref['id']}, since superseded by {src['superseded_by']}"
+        if src["version"] != ref["version"]:
+            return f"derived from {ref['id']} v{ref['version']}; it is now at v{src['version']}"
+        verdict = (verifications or {}).get(ref["id"], {}).get("verdict")
+        if verdict == "refuted":
+            return f"derived from {ref['id']}, since refuted by a verification"
+    return None
+
+
+def derived_invalidations(facts: list[Mapping[str, Any]],
+                          verifications: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
+    """fact id → reason, for derived facts whose sources changed (see `derived_invalidation`)."""
+    by_id = {f["id"]: f for f in facts}
+    out: dict[str, str] = {}
+    for fact in facts:
+        if fact.get("derived_from"):
+            why = derived_invalidation(fact, by_id, verifications)
+            if why:
+                out[fact["id"]] = why
+    return out

@@ -1,9 +1,319 @@
-"""Commands: decisions (filled in by its issue)."""
+"""Commands: compare, decision (add, list, show, revert, supersede), correct, report."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, open_registry
+
+OutOption = Annotated[
+    Path | None,
+    typer.Option("--out", help="Folder to write into (default: the project root, the folder holding .factreg/).",
+                 show_default=False),
+]
+TemplatesOption = Annotated[
+    Path | None,
+    typer.Option("--templates", help="Folder of templates overriding the shipped ones, file by file.",
+                 show_default=False),
+]
+CommitFlag = Annotated[
+    bool, typer.Option("--commit", help="Commit exactly the files written (and changed) to the git repo holding them."),
+]
+
+decision_app = typer.Typer(help="Decision records that cite facts with the values they relied on.",
+                           no_args_is_help=True, rich_markup_mode=None)
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("compare")(compare)
+    app.add_typer(decision_app, name="decision")
+    app.command("correct")(correct)
+    app.command("report")(report)
+
+
+def _split_ref(ref: str) -> tuple[str, int | None]:
+    from factreg.errors import UsageError
+
+    fid, _, ver = ref.partition("@")
+    if ver:
+        if not ver.lstrip("v").isdigit():
+            raise UsageError(f"{ref!r}: the version after @ must be a number")
+        return fid, int(ver.lstrip("v"))
+    return fid, None
+
+
+def _out(s: Any, out: Path | None) -> Path:
+    return Path(out) if out is not None else Path(s.root)
+
+
+@handles_errors
+def compare(
+    a: Annotated[str, typer.Argument(metavar="A", help="Fact id (optionally ID@VERSION): the numerator.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="Fact id (optionally ID@VERSION): the denominator.")],
+    allow_different: Annotated[list[str] | None, typer.Option(
+        "--allow-different", help="Identity condition allowed to differ, e.g. model (repeat, or comma-separated; "
+        "`cold` allows cold vs warm).")] = None,
+    record: Annotated[str | None, typer.Option(
+        "--record", metavar="ID", help="Store the ratio as a derived fact that goes stale when A or B changes.")] = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Compare two facts: ratio of medians with a 95% interval; refuses (exit 1) incomparable facts."""
+    from factreg import compare as cmp
+    from factreg import facts
+    from factreg.errors import Findings
+
+    if record is not None:
+        from factreg.ids import check_id
+
+        check_id(record)
+    s, reg = open_registry(db, create=False)
+    fa = facts.get(reg, *_split_ref(a), config=s.file_config)
+    fb = facts.get(reg, *_split_ref(b), config=s.file_config)
+    result = cmp.compare(fa, fb, allow_different or [])
+    recorded = None
+    if record is not None and not result["refused"]:
+        recorded = facts.record(reg, cmp.derived_fact(result, fa, fb, record))
+        result["recorded"] = f"{recorded['id']}@v{recorded['version']}"
+    if json_out:
+        emit_json(result)
+    else:
+        out = console()
+        if result["refused"]:
+            out.print(cmp.summary_line(result))
+            for r in result["reasons"]:
+                out.print(f"  - {r['message']}")
+        else:
+            out.print(cmp.summary_line(result))
+        for w in result["warnings"]:
+            info(f"warning: {w['message']}")
+        if recorded is not None:
+            info(f"recorded {result['recorded']} (derived from {result['a']} and {result['b']})")
+    if result["refused"]:
+        if record is not None:
+            info("nothing recorded: the comparison was refused")
+        raise Findings(f"not comparable: {'; '.join(r['key'] for r in result['reasons'])}")
+
+
+@decision_app.command("add")
+@handles_errors
+def decision_add(
+    title: Annotated[str, typer.Argument(metavar="TITLE", help="What was decided, e.g. 'voice front end → 35B-A3B'.")],
+    cites: Annotated[list[str], typer.Option("--cites", help="Fact ids relied on (ID or ID@VERSION; comma-separated "
+                                             "or repeated). The current value of each is stored.")],
+    context: Annotated[str | None, typer.Option("--context", help="Context and problem statement.")] = None,
+    outcome: Annotated[str | None, typer.Option("--outcome", help="The decision outcome, in words.")] = None,
+    status: Annotated[str, typer.Option("--status", help="proposed or accepted.")] = "accepted",
+    by: Annotated[list[str] | None, typer.Option("--by", help="Decision maker (repeat).")] = None,
+    date: Annotated[str | None, typer.Option("--date", help="Date of the decision, YYYY-MM-DD (default: today).")] = None,
+    out: OutOption = None,
+    templates: TemplatesOption = None,
+    commit: CommitFlag = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Record a decision that cites facts, and write decisions/NNNN-<slug>.md."""
+    from factreg import decisions, render
+
+    render.environment(templates)  # a bad --templates folder fails before anything is recorded
+    s, reg = open_registry(db, create=False)
+    _check_repo(s, out, commit)
+    number = decisions.add(reg, title, decisions.parse_cites(cites), context=context, outcome=outcome,
+                           status=status, by=by or [], date=date)
+    _write_decisions(reg, s, out, templates, commit, f"factreg decision {number}: {title}", [number])
+    data = decisions.get(reg, number, s.file_config)
+    if json_out:
+        emit_json(data)
+    else:
+        info(f"decision {number} recorded: {data['path']} ({data['status']})")
+
+
+def _check_repo(s: Any, out: Path | None, commit: bool) -> None:
+    if commit:
+        from factreg import publish
+
+        publish.find_repo(_out(s, out))
+
+
+def _write_decisions(reg: Any, s: Any, out: Path | None, templates: Path | None, commit: bool, message: str,
+                     numbers: list[int]) -> None:
+    from factreg import decisions, publish
+
+    root = _out(s, out)
+    written, changed = decisions.write_files(reg, s.file_config, root, templates, numbers=numbers)
+    for p in changed:
+        info(f"wrote {p}")
+    if commit:
+        sha = publish.commit(written, message, root)
+        info(f"committed {sha[:10]}" if sha else "nothing to commit")
+
+
+@decision_app.command("list")
+@handles_errors
+def decision_list(
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """List decisions with their status (`needs review` when a cited fact changed)."""
+    from factreg import decisions
+
+    s, reg = open_registry(db, create=False)
+    data = decisions.list_decisions(reg, s.file_config)
+    if json_out:
+        emit_json(data)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("#", "date", "status", "title", "cites"):
+        table.add_column(col)
+    for d in data:
+        table.add_row(str(d["number"]), d["date"], d["status"], d["title"],
+                      ", ".join(f"{c['id']}@v{c['version']}" for c in d["cites"]))
+    console().print(table)
+    info(f"{len(data)} decision(s), {sum(d['status'] == 'needs review' for d in data)} needing review")
+
+
+@decision_app.command("show")
+@handles_errors
+def decision_show(
+    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.")],
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Show a decision, the values it relied on, their current state and why it needs review."""
+    from factreg import decisions
+
+    s, reg = open_registry(db, create=False)
+    d = decisions.get(reg, number, s.file_config)
+    if json_out:
+        emit_json(d)
+        return
+    out = console()
+    out.print(f"{d['number']}. {d['title']}  [{d['status']}]  {d['date']}  {d['path']}")
+    for c in d["cites"]:
+        now = c["current"]
+        out.print(f"  cites {c['id']}@v{c['version']}: relied on {c['relied_on']}; now "
+                  + (f"{now['text']} (v{now['version']}, {now['status']})" if now else "missing"))
+    for r in d["review_reasons"]:
+        out.print(f"  needs review: {r}")
+    if d["reverted"]:
+        why = d["reverted"]["because_fact"] or d["reverted"]["because"]
+        out.print(f"  reverted {d['reverted']['date']} because {why}")
+    if d["superseded_by"]:
+        out.print(f"  superseded by decision {d['superseded_by']['number']}")
+
+
+@decision_app.command("revert")
+@handles_errors
+def decision_revert(
+    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.")],
+    because: Annotated[str, typer.Option("--because", help="The fact id that showed it wrong, or a reason.")],
+    date: Annotated[str | None, typer.Option("--date", help="Date of the revert, YYYY-MM-DD (default: today).")] = None,
+    out: OutOption = None,
+    templates: TemplatesOption = None,
+    commit: CommitFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Record that a decision was reverted, and why (a fact or words); re-render its file."""
+    from factreg import decisions, render
+
+    render.environment(templates)
+    s, reg = open_registry(db, create=False)
+    _check_repo(s, out, commit)
+    decisions.revert(reg, number, because, date)
+    _write_decisions(reg, s, out, templates, commit, f"factreg decision {number} reverted", [number])
+    info(f"decision {number} reverted")
+
+
+@decision_app.command("supersede")
+@handles_errors
+def decision_supersede(
+    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.")],
+    by: Annotated[int, typer.Option("--by", metavar="M", help="The decision that replaces it.")],
+    out: OutOption = None,
+    templates: TemplatesOption = None,
+    commit: CommitFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Record that decision N is superseded by decision M; re-render both files."""
+    from factreg import decisions, render
+
+    render.environment(templates)
+    s, reg = open_registry(db, create=False)
+    _check_repo(s, out, commit)
+    decisions.supersede(reg, number, by)
+    _write_decisions(reg, s, out, templates, commit, f"factreg decision {number} superseded by {by}",
+                     [number, by])
+    info(f"decision {number} superseded by decision {by}")
+
+
+@handles_errors
+def correct(
+    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact that was wrong or outdated.")],
+    by: Annotated[str | None, typer.Option("--by", metavar="NEW_ID", help="The fact that replaces it.")] = None,
+    verification: Annotated[int | None, typer.Option(
+        "--verification", metavar="V", help="Replace it by what verification V measured (recorded as a new fact "
+        "<ID>-<YYYYMMDD>, or --as).")] = None,
+    as_id: Annotated[str | None, typer.Option("--as", metavar="NEW_ID",
+                                              help="Id of the fact made from --verification.")] = None,
+    cause: Annotated[str | None, typer.Option("--cause", help="What went wrong, in words.")] = None,
+    out: OutOption = None,
+    templates: TemplatesOption = None,
+    commit: CommitFlag = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Supersede a fact, write its correction note, sync the docs; --commit commits exactly those files."""
+    from factreg import corrections, publish, render
+
+    render.environment(templates)
+    s, reg = open_registry(db, create=False)
+    root = _out(s, out)
+    if commit:
+        publish.find_repo(root)  # no repository: fail before anything is recorded
+    result = corrections.correct(reg, s, fact_id, by=by, verification=verification, new_id=as_id, cause=cause,
+                                 out=root, templates=templates)
+    sha = None
+    if commit:
+        paths = [Path(p) for p in (*result["written"], *result["synced"])]
+        sha = publish.commit(paths, f"factreg correct {fact_id}: superseded by {result['new']}", root)
+    result["commit"] = sha
+    if json_out:
+        emit_json(result)
+        return
+    info(f"{result['old']} superseded by {result['new']}; note {result['note']}")
+    for p in result["changed"]:
+        info(f"wrote {p}")
+    if commit:
+        info(f"committed {sha[:10]}" if sha else "nothing to commit")
+
+
+@handles_errors
+def report(
+    out: OutOption = None,
+    templates: TemplatesOption = None,
+    commit: CommitFlag = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Write facts/STALE.md, a page and SVG chart per fact, facts/README.md, facts/llms.txt, decision files."""
+    from factreg import report as rep
+
+    s, reg = open_registry(db, create=False)
+    if commit:
+        from factreg import publish
+
+        publish.find_repo(_out(s, out))
+    result = rep.write(reg, s, _out(s, out), templates, commit)
+    if json_out:
+        emit_json(result)
+        return
+    for p in result["changed"]:
+        info(f"wrote {p}")
+    info(f"{len(result['written'])} file(s) rendered, {len(result['changed'])} changed")
+    if commit:
+        info(f"committed {result['commit'][:10]}" if result["commit"] else "nothing to commit")

@@ -1,0 +1,290 @@
+"""Decisions: MADR-compatible decision records that cite facts as data, with the value each relied on.
+
+A decision is `needs review` when a fact it cites has since been refuted, superseded, gone stale, become
+unverifiable, changed conditions, or moved outside its tolerance in a newer version. Revert and supersede
+links are stored as data and rendered into the front matter of `decisions/NNNN-<slug>.md`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from factreg import conditions as cond
+from factreg import facts as factmod
+from factreg import fmt
+from factreg.errors import NotFound, UsageError
+from factreg.ids import check_id, slugify
+from factreg.models import Decision, DecisionCite
+from factreg.store import Registry, utcnow
+
+DECISION = Decision.__table__  # type: ignore[attr-defined]
+CITE = DecisionCite.__table__  # type: ignore[attr-defined]
+
+STATUSES = ("proposed", "accepted")
+OPEN = ("proposed", "accepted")
+NEEDS_REVIEW = "needs review"
+REVIEW_STATUSES = ("refuted", "superseded", "stale", "conditions_changed", "unverifiable")
+DEFAULT_TOLERANCE = 0.10
+FOLDER = "decisions"
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def parse_cites(values: Iterable[str]) -> list[tuple[str, int | None]]:
+    """`--cites a,b@2` (repeatable) → [(id, version or None)]; duplicates are refused."""
+    out: list[tuple[str, int | None]] = []
+    seen: set[str] = set()
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            fid, _, ver = part.partition("@")
+            check_id(fid)
+            version = None
+            if ver:
+                if not ver.lstrip("v").isdigit():
+                    raise UsageError(f"--cites: version of {fid!r} must be a number, got {ver!r}")
+                version = int(ver.lstrip("v"))
+            if fid in seen:
+                raise UsageError(f"--cites: {fid!r} given twice")
+            seen.add(fid)
+            out.append((fid, version))
+    if not out:
+        raise UsageError("--cites needs at least one fact id")
+    return out
+
+
+def _today() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+
+
+def add(registry: Registry, title: str, cites: Sequence[tuple[str, int | None]], *, context: str | None = None,
+        outcome: str | None = None, status: str = "accepted", by: Sequence[str] = (),
+        date: str | None = None) -> int:
+    """Record a decision citing facts (each with the value relied on); return its number."""
+    title = " ".join((title or "").split())
+    if not title:
+        raise UsageError("a decision needs a title")
+    if status not in STATUSES:
+        raise UsageError(f"--status must be one of {', '.join(STATUSES)}, got {status!r}")
+    if date is not None and not _DATE.match(date):
+        raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}")
+    rows = []
+    for fid, version in cites:
+        data = factmod.get(registry, fid, version)
+        rows.append({"fact_id": fid, "fact_version": data["version"], "value": data["value"],
+                     "spread": data["spread"], "unit": data["unit"]})
+    names = list(dict.fromkeys(n.strip() for n in by if n and n.strip()))
+
+    def work(conn: Connection) -> int:
+        number = int(conn.execute(select(func.coalesce(func.max(DECISION.c.number), 0))).scalar() or 0) + 1
+        conn.execute(insert(DECISION), [{
+            "number": number, "title": title, "slug": slugify(title), "status": status,
+            "date": date or _today(), "decided_by": json.dumps(names, ensure_ascii=False),
+            "context": context, "outcome": outcome, "created_at": utcnow(),
+        }])
+        conn.execute(insert(CITE), [{"decision": number, **r} for r in rows])
+        return number
+
+    return int(registry.write_retrying(work))
+
+
+def _row(conn: Connection, number: int) -> Mapping[str, Any]:
+    row = conn.execute(select(DECISION).where(DECISION.c.number == number)).mappings().first()
+    if row is None:
+        raise NotFound(f"no decision {number}")
+    return row
+
+
+def revert(registry: Registry, number: int, because: str, date: str | None = None) -> None:
+    """Mark decision `number` reverted, because of a fact (when `because` names one) or a reason in words."""
+    because = " ".join((because or "").split())
+    if not because:
+        raise UsageError("--because needs a fact id or a reason")
+    fact_id = None
+    try:
+        check_id(because)
+        factmod.get(registry, because)
+        fact_id = because
+    except UsageError:
+        fact_id = None
+    if date is not None and not _DATE.match(date):
+        raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}")
+
+    def work(conn: Connection) -> None:
+        row = _row(conn, number)
+        if row["status"] in ("reverted", "superseded"):
+            raise UsageError(f"decision {number} is already {row['status']}")
+        conn.execute(update(DECISION).where(DECISION.c.number == number).values(
+            status="reverted", reverted_at=date or _today(),
+            revert_reason=None if fact_id else because, revert_fact=fact_id))
+
+    registry.write_retrying(work)
+
+
+def supersede(registry: Registry, number: int, by: int) -> None:
+    """Mark decision `number` superseded by decision `by`."""
+    if number == by:
+        raise UsageError("a decision cannot supersede itself")
+
+    def work(conn: Connection) -> None:
+        row = _row(conn, number)
+        _row(conn, by)
+        if row["status"] in ("reverted", "superseded"):
+            raise UsageError(f"decision {number} is already {row['status']}")
+        conn.execute(update(DECISION).where(DECISION.c.number == number).values(
+            status="superseded", superseded_by=by))
+
+    registry.write_retrying(work)
+
+
+# ---------------------------------------------------------------- reading and review
+
+
+def stable_reason(fact: Mapping[str, Any]) -> str:
+    """A fact's status reason without a moving age, so rendered files only change when the status does."""
+    reason = fact.get("status_reason") or ""
+    if fact.get("status") in ("stale", "aging", "fresh") and reason.startswith(("last measured", "measured or")):
+        limit = re.search(r"\((?:warn|error)_after [^)]+\)", reason)
+        return f"not measured or confirmed since {fact['measured_at'][:10]}" + (f" {limit.group(0)}" if limit else "")
+    return reason
+
+
+def cite_review(cite: Mapping[str, Any], current: Mapping[str, Any] | None,
+                cited: Mapping[str, Any] | None) -> list[str]:
+    """Why a decision should review what it relied on in `cite` (empty when nothing changed)."""
+    fid = cite["fact_id"]
+    if current is None:
+        return [f"{fid} is no longer in the registry"]
+    status = current.get("status")
+    out: list[str] = []
+    if status in REVIEW_STATUSES:
+        out.append(f"{fid} is {status.replace('_', ' ')}: {stable_reason(current)}")
+    if cited is not None and current["version"] != cite["fact_version"]:
+        changed = cond.diff(cited["conditions"]["identity"], current["conditions"]["identity"])
+        if changed:
+            parts = ", ".join(f"{k} {a if a is not None else '(none)'} → {b if b is not None else '(none)'}"
+                              for k, (a, b) in changed.items())
+            out.append(f"{fid} v{current['version']} was measured under other conditions: {parts}")
+        tolerance = current.get("tolerance") or DEFAULT_TOLERANCE
+        old = cite["value"]
+        if old and abs(current["value"] - old) / abs(old) > tolerance:
+            out.append(f"{fid} is now {fmt.value(current['value'], current['spread'], current['unit'])} "
+                       f"(v{current['version']}); the decision relied on {fmt.value(old, cite['spread'], cite['unit'])}")
+    return out
+
+
+def _load(registry: Registry, config: Mapping[str, Any] | None, numbers: Sequence[int] | None = None,
+          current: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    with registry.read() as conn:
+        q = select(DECISION).order_by(DECISION.c.number)
+        rows = [dict(r) for r in conn.execute(q).mappings()]
+        cites: dict[int, list[dict[str, Any]]] = {}
+        for c in conn.execute(select(CITE).order_by(CITE.c.decision, CITE.c.fact_id)).mappings():
+            cites.setdefault(c["decision"], []).append(dict(c))
+    if numbers is not None:
+        wanted = set(numbers)
+        missing = wanted - {r["number"] for r in rows}
+        if missing:
+            raise NotFound(f"no decision {min(missing)}")
+    if current is None:
+        ids = sorted({c["fact_id"] for cs in cites.values() for c in cs})
+        current = {f["id"]: f for f in factmod.list_facts(registry, config, ids=ids)} if ids else {}
+    histories: dict[str, dict[int, dict[str, Any]]] = {}
+    by_number = {r["number"]: r for r in rows}
+    out = []
+    for row in rows:
+        if numbers is not None and row["number"] not in numbers:
+            continue
+        entries = []
+        reasons: list[str] = []
+        for c in cites.get(row["number"], []):
+            cur = current.get(c["fact_id"])
+            cited = None
+            if cur is not None and cur["version"] != c["fact_version"]:
+                if c["fact_id"] not in histories:
+                    histories[c["fact_id"]] = {v["version"]: v for v in factmod.history(registry, c["fact_id"])}
+                cited = histories[c["fact_id"]].get(c["fact_version"])
+            review = cite_review(c, cur, cited)
+            reasons.extend(review)
+            entries.append({
+                "id": c["fact_id"], "version": c["fact_version"], "value": c["value"], "spread": c["spread"],
+                "unit": c["unit"], "relied_on": fmt.value(c["value"], c["spread"], c["unit"]),
+                "current": None if cur is None else {
+                    "version": cur["version"], "value": cur["value"], "spread": cur["spread"], "unit": cur["unit"],
+                    "text": fmt.value(cur["value"], cur["spread"], cur["unit"]), "status": cur["status"],
+                    "status_reason": stable_reason(cur), "superseded_by": cur.get("superseded_by"),
+                    "metric": cur["metric"],
+                },
+                "review": review,
+            })
+        recorded = row["status"]
+        effective = NEEDS_REVIEW if recorded in OPEN and reasons else recorded
+        supersedes = sorted(n for n, r in by_number.items() if r["superseded_by"] == row["number"])
+        out.append({
+            "number": row["number"], "title": row["title"], "slug": row["slug"],
+            "status": effective, "recorded_status": recorded, "date": row["date"],
+            "decision_makers": json.loads(row["decided_by"] or "[]"), "context": row["context"],
+            "outcome": row["outcome"], "cites": entries, "review_reasons": reasons,
+            "reverted": None if recorded != "reverted" else {
+                "date": row["reverted_at"], "because_fact": row["revert_fact"], "because": row["revert_reason"]},
+            "superseded_by": None if row["superseded_by"] is None else {
+                "number": row["superseded_by"], "path": file_name(by_number[row["superseded_by"]])},
+            "supersedes": [{"number": n, "path": file_name(by_number[n])} for n in supersedes],
+            "path": f"{FOLDER}/{file_name(row)}",
+        })
+    return out
+
+
+def file_name(row: Mapping[str, Any]) -> str:
+    """`0001-voice-front-end-35b-a3b.md`."""
+    return f"{int(row['number']):04d}-{row['slug']}.md"
+
+
+def list_decisions(registry: Registry, config: Mapping[str, Any] | None = None,
+                   current: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Every decision with its effective status (`needs review` when a cited fact changed)."""
+    return _load(registry, config, current=current)
+
+
+def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One decision with its cited facts, their current state and any review reasons."""
+    return _load(registry, config, [number])[0]
+
+
+def needing_review(registry: Registry, config: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Open decisions (proposed or accepted) that rely on a fact that has since changed."""
+    return [d for d in _load(registry, config) if d["status"] == NEEDS_REVIEW]
+
+
+def citing(decisions: Iterable[Mapping[str, Any]], fact_id: str) -> list[Mapping[str, Any]]:
+    """The decisions among `decisions` that cite `fact_id`."""
+    return [d for d in decisions if any(c["id"] == fact_id for c in d["cites"])]
+
+
+def render(decision: Mapping[str, Any], templates: Path | str | None = None) -> str:
+    """The MADR-compatible Markdown of one decision."""
+    from factreg import render as rendering
+
+    return rendering.render("decision.md.j2", {"d": decision}, templates)
+
+
+def write_files(registry: Registry, config: Mapping[str, Any] | None, out: Path,
+                templates: Path | str | None = None, numbers: Sequence[int] | None = None,
+                decisions: Sequence[Mapping[str, Any]] | None = None) -> tuple[list[Path], list[Path]]:
+    """Render decision files under `out/decisions/`; return (every file rendered, the files that changed)."""
+    from factreg.atomic import write_if_changed
+
+    items = list(decisions) if decisions is not None else _load(registry, config, numbers)
+    if numbers is not None:
+        items = [d for d in items if d["number"] in set(numbers)]
+    texts = {Path(out) / d["path"]: render(d, templates) for d in items}  # render all before writing any
+    changed = [p for p, text in texts.items() if write_if_changed(p, text)]
+    return list(texts), changed

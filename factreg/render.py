@@ -1,0 +1,138 @@
+"""Rendering: the one jinja2 environment for every report, note and decision file factreg writes.
+
+Templates come from the top-level `templates/` folder (shipped as the package `factreg.templates`); a
+`--templates DIR` folder overrides them file by file. Undefined names are errors (StrictUndefined), output
+keeps its trailing newline, and nothing time-dependent is added: the same data renders the same bytes.
+Document text is always passed as data, never compiled as template source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from factreg import fmt
+from factreg.errors import ConfigError
+
+_BEARER = re.compile(r"(?i)\b(bearer\s+)(?!\$\{)[A-Za-z0-9._~+/=-]{8,}")
+_SECRETISH = re.compile(r"\b(sk|pk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{10,}\b")
+
+
+def default_dir() -> Path:
+    """The folder of the shipped templates."""
+    import factreg.templates
+
+    return Path(factreg.templates.__file__).resolve().parent
+
+
+def redact(text: Any) -> str:
+    """Text with anything that looks like a bearer token or API key replaced by `***`."""
+    out = _BEARER.sub(lambda m: m.group(1) + "***", str(text))
+    return _SECRETISH.sub("***", out)
+
+
+def md_cell(text: Any) -> str:
+    """Text that stays inside one Markdown table cell."""
+    if text is None:
+        return "—"
+    return redact(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def md_inline(text: Any) -> str:
+    """Free text on one line (newlines folded)."""
+    return " ".join(redact("" if text is None else text).split())
+
+
+def yaml_str(text: Any) -> str:
+    """A YAML scalar for front matter: a JSON string, which YAML reads back unchanged."""
+    return json.dumps(redact("" if text is None else text), ensure_ascii=False)
+
+
+def xml(text: Any) -> str:
+    """Text escaped for XML (SVG) content and attribute values."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return fmt.num(x, digits)
+
+
+def _value(v: float | None, spread: float | None = None, unit: str | None = None, digits: int = 3) -> str:
+    return fmt.value(v, spread, unit, digits)
+
+
+def _interval(ci: Any, unit: str | None = None) -> str:
+    """`[0.41, 1.26] s`, or `—` when there is no interval."""
+    if not ci or ci[0] is None:
+        return "—"
+    text = f"[{fmt.num(ci[0])}, {fmt.num(ci[1])}]"
+    if unit and unit != "bool":
+        text += f" {unit}" if unit not in ("×", "%") else unit
+    return text
+
+
+def _json(x: Any) -> str:
+    """A JSON (and YAML flow) scalar or list; strings are redacted."""
+    if isinstance(x, str):
+        x = redact(x)
+    return json.dumps(x, ensure_ascii=False, sort_keys=True)
+
+
+def _fixed(x: float, decimals: int = 1) -> str:
+    """A coordinate with fixed decimals (SVG geometry)."""
+    return f"{x:.{decimals}f}"
+
+
+@lru_cache(maxsize=8)
+def _environment(override: str | None):  # type: ignore[no-untyped-def]
+    import jinja2
+
+    loaders: list[jinja2.BaseLoader] = []
+    if override is not None:
+        loaders.append(jinja2.FileSystemLoader(override, encoding="utf-8"))
+    loaders.append(jinja2.FileSystemLoader(str(default_dir()), encoding="utf-8"))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # Markdown; the `xml` filter escapes SVG text explicitly
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(num=_num, value=_value, interval=_interval, cell=md_cell, inline=md_inline,
+                       yaml=yaml_str, xml=xml, fixed=_fixed, redact=redact, json=_json)
+    return env
+
+
+def environment(templates: Path | str | None = None):  # type: ignore[no-untyped-def]
+    """The jinja2 environment: `templates` (a folder) overrides the shipped templates file by file."""
+    if templates is not None:
+        folder = Path(templates).expanduser()
+        if not folder.is_dir():
+            raise ConfigError(f"--templates {templates}: no such folder")
+        return _environment(str(folder.resolve()))
+    return _environment(None)
+
+
+def render(name: str, data: Mapping[str, Any], templates: Path | str | None = None) -> str:
+    """Render template `name` with `data` (plain values only); errors become one-line ConfigErrors."""
+    import jinja2
+
+    env = environment(templates)
+    try:
+        template = env.get_template(name)
+        text = template.render(**data)
+    except jinja2.TemplateNotFound:
+        raise ConfigError(f"template {name!r} not found") from None
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"template {name!r}: {exc.message}") from None
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(f"template {exc.name or name!r} line {exc.lineno}: {exc.message}") from None
+    except jinja2.TemplateError as exc:
+        raise ConfigError(f"template {name!r}: {exc}") from None
+    return text if text.endswith("\n") else text + "\n"
