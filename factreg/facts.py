@@ -7,23 +7,35 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from sqlalchemy import Connection, and_, func, insert, select, update
+from typing import TYPE_CHECKING, Any
 
 from factreg import conditions as cond
 from factreg import freshness, stats
 from factreg.errors import NotFound, UsageError
 from factreg.ids import check_id
 from factreg.metrics import get_metric, missing_required
-from factreg.models import Condition, Fact, FactVersion, Sample, Verification
-from factreg.store import Registry, to_iso, utcnow
+from factreg.store import Registry, in_list, rows, to_iso, utcnow
 
-FACT = Fact.__table__  # type: ignore[attr-defined]
-VERSION = FactVersion.__table__  # type: ignore[attr-defined]
-SAMPLE = Sample.__table__  # type: ignore[attr-defined]
-CONDITION = Condition.__table__  # type: ignore[attr-defined]
-VERIFICATION = Verification.__table__  # type: ignore[attr-defined]
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Table
+
+    FACT: Table
+    VERSION: Table
+    SAMPLE: Table
+    CONDITION: Table
+    VERIFICATION: Table
+
+_TABLES = {"FACT": "Fact", "VERSION": "FactVersion", "SAMPLE": "Sample", "CONDITION": "Condition",
+           "VERIFICATION": "Verification"}
+
+
+def __getattr__(name: str) -> Any:
+    """The SQLAlchemy tables (FACT, VERSION, …), imported on first use so that read commands start fast."""
+    if name in _TABLES:
+        from factreg import models
+
+        return getattr(models, _TABLES[name]).__table__
+    raise AttributeError(name)
 
 DEFAULT_MIN_UPTIME_S = 300.0
 METHOD_KINDS = ("manual", "llama-bench", "probe", "derived")
@@ -177,6 +189,9 @@ def _chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
 
 def current_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -> dict[str, int]:
     """id → current version for those of `ids` that exist (rows locked for update when asked)."""
+    from sqlalchemy import select
+
+    FACT = __getattr__("FACT")
     out: dict[str, int] = {}
     for part in _chunks(sorted(set(ids))):
         q = select(FACT.c.id, FACT.c.current_version).where(FACT.c.id.in_(list(part)))
@@ -186,22 +201,29 @@ def current_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -
     return out
 
 
+def _bulk_insert(conn: Connection, table: str, rows_: list[dict]) -> None:
+    """executemany at the driver level: SQLAlchemy's per-row parameter processing costs more than the insert."""
+    cols = list(rows_[0])
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})"
+    conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows_])
+
+
 def insert_rows(conn: Connection, facts: list[dict], versions: list[dict], samples: list[dict],
                 conds: list[dict], bumps: list[dict]) -> None:
-    """Bulk-insert prepared rows, one statement per table (executemany)."""
+    """Bulk-insert prepared rows, one executemany per table."""
     if facts:
-        conn.execute(insert(FACT), facts)
+        _bulk_insert(conn, "fact", facts)
     if bumps:
-        from sqlalchemy import bindparam
-
-        conn.execute(update(FACT).where(FACT.c.id == bindparam("fid"))
-                     .values(current_version=bindparam("cv")), bumps)
+        mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+        conn.exec_driver_sql(f"UPDATE fact SET current_version = {mark} WHERE id = {mark}",
+                             [(b["cv"], b["fid"]) for b in bumps])
     if versions:
-        conn.execute(insert(VERSION), versions)
+        _bulk_insert(conn, "fact_version", versions)
     if samples:
-        conn.execute(insert(SAMPLE), samples)
+        _bulk_insert(conn, "sample", samples)
     if conds:
-        conn.execute(insert(CONDITION), conds)
+        _bulk_insert(conn, "condition", conds)
 
 
 def write_versions(conn: Connection, all_rows: Sequence[dict[str, Any]]) -> list[int]:
@@ -212,8 +234,8 @@ def write_versions(conn: Connection, all_rows: Sequence[dict[str, Any]]) -> list
     samples: list[dict] = []
     conds: list[dict] = []
     numbers: list[int] = []
-    for rows in all_rows:
-        vrow = rows["version"]
+    for prepared in all_rows:
+        vrow = prepared["version"]
         fid = vrow["fact_id"]
         if fid in current:
             number = current[fid] + 1
@@ -223,9 +245,9 @@ def write_versions(conn: Connection, all_rows: Sequence[dict[str, Any]]) -> list
         current[fid] = number
         numbers.append(number)
         versions.append({**vrow, "version": number})
-        samples.extend({"fact_id": fid, "version": number, "idx": i, "value": v} for i, v in enumerate(rows["samples"]))
+        samples.extend({"fact_id": fid, "version": number, "idx": i, "value": v} for i, v in enumerate(prepared["samples"]))
         conds.extend({"fact_id": fid, "version": number, "key": k, "value": v, "kind": kind}
-                     for k, v, kind in rows["conditions"])
+                     for k, v, kind in prepared["conditions"])
     created = {f["id"] for f in new_facts}
     bumps = [{"fid": fid, "cv": ver} for fid, ver in current.items() if fid not in created or ver > 1]
     insert_rows(conn, new_facts, versions, samples, conds, bumps)
@@ -285,59 +307,64 @@ def _version_json(row: Any, samples: list[float], conds: list[tuple[str, str, st
     }
 
 
-def _current_filter(metric: str | None, subject: str | None, conds: Mapping[str, str] | None,
-                    ids: Sequence[str] | None):
-    clauses = [VERSION.c.fact_id == FACT.c.id, VERSION.c.version == FACT.c.current_version]
+_VERSION_COLS = ("fact_id, version, subject, metric, unit, direction, value, spread, n, mean, median, stdev, min, "
+                 "max, iqr, cv, ci_lo, ci_hi, flags, measured_at, recorded_at, method, warn_after, error_after, "
+                 "tolerance, note, derived_from")
+
+
+def _current_where(metric: str | None, subject: str | None, conds: Mapping[str, str] | None,
+                   ids: Sequence[str] | None) -> tuple[str, dict[str, Any]]:
+    """WHERE clause (over `v`, the current fact_version) and parameters for the list filters."""
+    clauses, params = ["1 = 1"], {}
     if metric:
-        clauses.append(VERSION.c.metric == metric)
+        clauses.append("v.metric = :metric")
+        params["metric"] = metric
     if subject:
-        clauses.append(VERSION.c.subject == subject)
+        clauses.append("v.subject = :subject")
+        params["subject"] = subject
     if ids is not None:
-        clauses.append(FACT.c.id.in_(list(ids)))
-    for key, value in (conds or {}).items():
-        c = CONDITION.alias()
-        clauses.append(
-            select(c.c.fact_id).where(
-                c.c.fact_id == VERSION.c.fact_id, c.c.version == VERSION.c.version, c.c.key == key,
-                c.c.value == value,
-            ).exists()
-        )
-    return and_(*clauses)
+        sql, p = in_list("id", list(ids) or [""])
+        clauses.append(f"v.fact_id IN {sql}")
+        params.update(p)
+    for i, (key, value) in enumerate((conds or {}).items()):
+        clauses.append(f"EXISTS (SELECT 1 FROM condition c{i} WHERE c{i}.fact_id = v.fact_id AND "
+                       f"c{i}.version = v.version AND c{i}.key = :ck{i} AND c{i}.value = :cv{i})")
+        params[f"ck{i}"], params[f"cv{i}"] = key, value
+    return " AND ".join(clauses), params
+
+
+_CURRENT = "fact f JOIN fact_version v ON v.fact_id = f.id AND v.version = f.current_version"
 
 
 def load_current(
-    conn: Connection,
+    conn: Any,
     *,
     metric: str | None = None,
     subject: str | None = None,
     conds: Mapping[str, str] | None = None,
     ids: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The current version of every matching fact as JSON data (without status), ordered by id."""
-    where = _current_filter(metric, subject, conds, ids)
-    vcols = [c for c in VERSION.c if c.name != "raw"]
-    rows = conn.execute(select(*vcols, FACT.c.superseded_by, FACT.c.ended_at).where(where)
-                        .order_by(FACT.c.id)).mappings().all()
-    if not rows:
+    """The current version of every matching fact as JSON data (without status), ordered by id.
+
+    `conn` is a connection from `Registry.reader()` or `Registry.read()`."""
+    where, params = _current_where(metric, subject, conds, ids)
+    cols = ", ".join(f"v.{c.strip()}" for c in _VERSION_COLS.split(","))
+    found = rows(conn, f"SELECT {cols}, f.superseded_by, f.ended_at FROM {_CURRENT} WHERE {where} ORDER BY f.id",
+                 params)
+    if not found:
         return []
-    keyed = select(VERSION.c.fact_id, VERSION.c.version).select_from(VERSION.join(FACT, VERSION.c.fact_id == FACT.c.id)).where(where)
-    filtered = metric or subject or conds or ids is not None
+    filtered = bool(metric or subject or conds or ids is not None)
+    keyed = f" AND v.fact_id IN (SELECT v.fact_id FROM {_CURRENT} WHERE {where})" if filtered else ""
     samples: dict[str, list[float]] = defaultdict(list)
-    sq = select(SAMPLE.c.fact_id, SAMPLE.c.value).join(
-        FACT, and_(SAMPLE.c.fact_id == FACT.c.id, SAMPLE.c.version == FACT.c.current_version))
-    if filtered:
-        sq = sq.where(SAMPLE.c.fact_id.in_(keyed.with_only_columns(VERSION.c.fact_id)))
-    for fid, value in conn.execute(sq.order_by(SAMPLE.c.fact_id, SAMPLE.c.idx)):
-        samples[fid].append(value)
+    for r in rows(conn, f"SELECT s.fact_id, s.value FROM {_CURRENT} JOIN sample s ON s.fact_id = v.fact_id AND "
+                        f"s.version = v.version WHERE 1 = 1{keyed} ORDER BY s.fact_id, s.idx", params):
+        samples[r["fact_id"]].append(r["value"])
     condmap: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    cq = select(CONDITION.c.fact_id, CONDITION.c.key, CONDITION.c.value, CONDITION.c.kind).join(
-        FACT, and_(CONDITION.c.fact_id == FACT.c.id, CONDITION.c.version == FACT.c.current_version))
-    if filtered:
-        cq = cq.where(CONDITION.c.fact_id.in_(keyed.with_only_columns(VERSION.c.fact_id)))
-    for fid, key, value, kind in conn.execute(cq):
-        condmap[fid].append((key, value, kind))
+    for r in rows(conn, f"SELECT c.fact_id, c.key, c.value, c.kind FROM {_CURRENT} JOIN condition c ON "
+                        f"c.fact_id = v.fact_id AND c.version = v.version WHERE 1 = 1{keyed}", params):
+        condmap[r["fact_id"]].append((r["key"], r["value"], r["kind"]))
     out = []
-    for row in rows:
+    for row in found:
         data = _version_json(row, samples.get(row["fact_id"], []), condmap.get(row["fact_id"], []))
         data["superseded_by"] = row["superseded_by"]
         data["ended_at"] = row["ended_at"]
@@ -345,31 +372,56 @@ def load_current(
     return out
 
 
-def last_verifications(conn: Connection, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+def last_verifications(conn: Any, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """The newest verification of each fact's current version."""
-    q = select(VERIFICATION.c.fact_id, VERIFICATION.c.verdict, VERIFICATION.c.verified_at,
-               VERIFICATION.c.message, VERIFICATION.c.pk).join(
-        FACT, and_(VERIFICATION.c.fact_id == FACT.c.id, VERIFICATION.c.fact_version == FACT.c.current_version))
+    sql = ("SELECT r.fact_id, r.verdict, r.verified_at, r.message, r.pk FROM verification r JOIN fact f ON "
+           "r.fact_id = f.id AND r.fact_version = f.current_version")
+    params: dict[str, Any] = {}
     if ids is not None:
-        q = q.where(VERIFICATION.c.fact_id.in_(list(ids)))
-    out: dict[str, dict[str, Any]] = {}
-    for row in conn.execute(q.order_by(VERIFICATION.c.pk)).mappings():
-        out[row["fact_id"]] = dict(row)
-    return out
+        clause, params = in_list("id", list(ids) or [""])
+        sql += f" WHERE r.fact_id IN {clause}"
+    return {r["fact_id"]: r for r in rows(conn, sql + " ORDER BY r.pk", params)}
+
+
+def environment_observations(conn: Any, machines: Sequence[str]) -> list[dict[str, Any]]:
+    """Current facts of these machines that carry a build or driver condition (for condition-change staleness)."""
+    if not machines:
+        return []
+    mclause, params = in_list("m", sorted(set(machines)))
+    eclause, eparams = in_list("k", freshness.ENVIRONMENT_KEYS)
+    params.update(eparams)
+    found = rows(conn, f"SELECT v.fact_id AS id, v.measured_at, f.superseded_by, c.key, c.value FROM {_CURRENT} "
+                       "JOIN condition c ON c.fact_id = v.fact_id AND c.version = v.version "
+                       f"WHERE c.kind = 'identity' AND (c.key = 'machine' AND c.value IN {mclause} OR c.key IN "
+                       f"{eclause}) ORDER BY v.fact_id", params)
+    by_fact: dict[str, dict[str, Any]] = {}
+    for r in found:
+        fact = by_fact.setdefault(r["id"], {"id": r["id"], "measured_at": r["measured_at"],
+                                            "superseded_by": r["superseded_by"], "conditions": {"identity": {}}})
+        fact["conditions"]["identity"][r["key"]] = r["value"]
+    return [f for f in by_fact.values() if f["conditions"]["identity"].get("machine") in machines]
 
 
 def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[dict[str, Any]]:
     """Current facts matching the filters, with their status."""
-    with registry.read() as conn:
+    filtered = bool(filters.get("metric") or filters.get("subject") or filters.get("conds")
+                    or filters.get("ids") is not None)
+    with registry.reader() as conn:
         facts = load_current(conn, **filters)
-        ver = last_verifications(conn)
-        # Condition-change staleness needs the whole registry's newest observations, not just the filtered set.
-        if filters.get("metric") or filters.get("subject") or filters.get("conds") or filters.get("ids") is not None:
-            context = load_current(conn)
+        if filtered:
+            ver = last_verifications(conn, [f["id"] for f in facts])
+            # Staleness by condition change looks at every fact of the same machines, not just the listed ones.
+            machines = [f["conditions"]["identity"]["machine"] for f in facts if "machine" in f["conditions"]["identity"]]
+            context: list[dict[str, Any]] = environment_observations(conn, machines)
+            derived_sources = [d["id"] for f in facts for d in (f.get("derived_from") or [])]
+            if derived_sources:
+                context += load_current(conn, ids=derived_sources)
+                ver.update(last_verifications(conn, derived_sources))
         else:
+            ver = last_verifications(conn)
             context = facts
     invalid = freshness.invalidations(context, ver)
-    for fid, why in freshness.derived_invalidations(context, ver).items():
+    for fid, why in freshness.derived_invalidations([*facts, *context], ver).items():
         invalid.setdefault(fid, why)
     for fact in facts:
         fact["status"], fact["status_reason"] = freshness.status_of(
@@ -396,29 +448,27 @@ def get(registry: Registry, fact_id: str, version: int | None = None,
 def history(registry: Registry, fact_id: str) -> list[dict[str, Any]]:
     """Every version of a fact, oldest first, each with the verifications made of it."""
     check_id(fact_id)
-    with registry.read() as conn:
-        fact = conn.execute(select(FACT).where(FACT.c.id == fact_id)).mappings().first()
-        if fact is None:
+    p = {"id": fact_id}
+    with registry.reader() as conn:
+        fact = rows(conn, "SELECT current_version, superseded_by FROM fact WHERE id = :id", p)
+        if not fact:
             raise NotFound(f"no fact {fact_id!r} in the registry")
-        vcols = [c for c in VERSION.c if c.name != "raw"]
-        rows = conn.execute(select(*vcols).where(VERSION.c.fact_id == fact_id).order_by(VERSION.c.version)).mappings().all()
+        found = rows(conn, f"SELECT {_VERSION_COLS} FROM fact_version WHERE fact_id = :id ORDER BY version", p)
         samples: dict[int, list[float]] = defaultdict(list)
-        for ver, value in conn.execute(select(SAMPLE.c.version, SAMPLE.c.value).where(SAMPLE.c.fact_id == fact_id)
-                                       .order_by(SAMPLE.c.version, SAMPLE.c.idx)):
-            samples[ver].append(value)
+        for r in rows(conn, "SELECT version, value FROM sample WHERE fact_id = :id ORDER BY version, idx", p):
+            samples[r["version"]].append(r["value"])
         conds: dict[int, list] = defaultdict(list)
-        for ver, key, value, kind in conn.execute(select(CONDITION.c.version, CONDITION.c.key, CONDITION.c.value,
-                                                         CONDITION.c.kind).where(CONDITION.c.fact_id == fact_id)):
-            conds[ver].append((key, value, kind))
+        for r in rows(conn, "SELECT version, key, value, kind FROM condition WHERE fact_id = :id", p):
+            conds[r["version"]].append((r["key"], r["value"], r["kind"]))
         verifs: dict[int, list] = defaultdict(list)
-        for v in conn.execute(select(VERIFICATION).where(VERIFICATION.c.fact_id == fact_id)
-                              .order_by(VERIFICATION.c.pk)).mappings():
-            verifs[v["fact_version"]].append(verification_json(v))
+        for r in rows(conn, "SELECT * FROM verification WHERE fact_id = :id ORDER BY pk", p):
+            verifs[r["fact_version"]].append(verification_json(r))
+    current = fact[0]["current_version"]
     out = []
-    for row in rows:
+    for row in found:
         data = _version_json(row, samples[row["version"]], conds[row["version"]])
-        data["current"] = row["version"] == fact["current_version"]
-        data["superseded_by"] = fact["superseded_by"] if data["current"] else None
+        data["current"] = row["version"] == current
+        data["superseded_by"] = fact[0]["superseded_by"] if data["current"] else None
         data["verifications"] = verifs[row["version"]]
         out.append(data)
     return out
@@ -437,8 +487,8 @@ def verification_json(row: Any) -> dict[str, Any]:
 
 
 def count(registry: Registry) -> int:
-    with registry.read() as conn:
-        return int(conn.execute(select(func.count()).select_from(FACT)).scalar() or 0)
+    """How many facts the registry holds."""
+    return int(registry.query("SELECT count(*) AS n FROM fact")[0]["n"])
 
 
 def supersede(registry: Registry, old_id: str, new_id: str, reason: str | None = None) -> dict[str, Any]:
@@ -451,6 +501,10 @@ def supersede(registry: Registry, old_id: str, new_id: str, reason: str | None =
     check_id(new_id)
     if old_id == new_id:
         raise UsageError(f"{old_id} cannot supersede itself")
+
+    from sqlalchemy import select, update
+
+    FACT = __getattr__("FACT")
 
     def work(conn: Connection) -> None:
         def link(fid: str) -> tuple[bool, str | None]:

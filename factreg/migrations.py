@@ -8,18 +8,20 @@ to a model later must be listed in `ADDED_LATER` (so the create step leaves it o
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, Table
-from sqlalchemy.schema import CreateIndex, CreateTable
-
-from factreg import models  # noqa: F401  (registers the tables)
-from factreg.models import SQLModel
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Table
 
 # table name -> columns that a later migration adds
 ADDED_LATER: dict[str, set[str]] = {}
 
 
 def _create(conn: Connection, name: str) -> None:
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    from factreg.models import SQLModel
+
     table: Table = SQLModel.metadata.tables[name]
     later = ADDED_LATER.get(name, set())
     columns = [c for c in table.columns if c.name not in later]
@@ -30,7 +32,8 @@ def _create(conn: Connection, name: str) -> None:
 
 
 def _create_subset(table: Table, columns: list, conn: Connection):  # pragma: no cover - no such table yet
-    from sqlalchemy import MetaData
+    from sqlalchemy import MetaData, Table
+    from sqlalchemy.schema import CreateTable
 
     copy = Table(table.name, MetaData(), *[c._copy() for c in columns])
     return CreateTable(copy)
@@ -58,3 +61,5 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m002_decisions", m002_decisions),
     ("m003_corrections", m003_corrections),
 ]
+
+NAMES = [name for name, _ in MIGRATIONS]

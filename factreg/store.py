@@ -1,18 +1,25 @@
-"""The registry's storage: the one place that opens database connections and runs migrations."""
+"""The registry's storage: the one place that opens database connections and runs migrations.
+
+SQLAlchemy is imported only when a write, a migration or a non-SQLite database needs it: reading a SQLite
+registry (`show`, `list`, `history`, `status`) goes through `Registry.query`, which uses the standard
+library's sqlite3 with the same settings, so read commands start fast."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
-
-from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
+from typing import TYPE_CHECKING, Any
 
 from factreg.config import redact_url
 from factreg.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -33,6 +40,7 @@ def to_iso(moment: datetime) -> str:
 
 def _sqlite_hooks(engine: Engine) -> None:
     """WAL, busy timeout and transactional DDL for pysqlite (SQLAlchemy's documented recipe)."""
+    from sqlalchemy import event
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
@@ -55,13 +63,15 @@ def _sqlite_hooks(engine: Engine) -> None:
 
 
 class Registry:
-    """An open registry: an engine whose schema is migrated to the newest version."""
+    """An open registry: a database whose schema is migrated to the newest version."""
 
     def __init__(self, url: str, *, migrate: bool = True, create: bool = True):
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        self.sqlite_path: str | None = None
         if self.is_sqlite:
             path = url.split("sqlite:///", 1)[-1]
+            self.sqlite_path = path or ":memory:"
             if path and path != ":memory:":
                 db_path = Path(path)
                 if not db_path.exists() and not create:
@@ -70,15 +80,69 @@ class Registry:
                     db_path.parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
                     raise ConfigError(f"cannot create the registry folder {db_path.parent}: {exc.strerror}") from None
-            self.engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
-            _sqlite_hooks(self.engine)
         else:
-            try:
-                self.engine = create_engine(url, pool_pre_ping=True)
-            except Exception as exc:  # bad URL, missing driver
-                raise ConfigError(f"cannot use database {redact_url(url)}: {exc}") from None
-        if migrate:
+            self.engine  # noqa: B018 - a bad URL or a missing driver fails here, as a ConfigError
+        if migrate and not self._up_to_date():
             self.migrate()
+
+    @cached_property
+    def engine(self) -> Engine:
+        from sqlalchemy import create_engine
+
+        if self.is_sqlite:
+            engine = create_engine(self.url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+            _sqlite_hooks(engine)
+            return engine
+        try:
+            return create_engine(self.url, pool_pre_ping=True)
+        except Exception as exc:  # bad URL, missing driver
+            raise ConfigError(f"cannot use database {redact_url(self.url)}: {exc}") from None
+
+    def _up_to_date(self) -> bool:
+        """Whether every migration is applied (checked without SQLAlchemy for SQLite)."""
+        if not self.is_sqlite or self.sqlite_path == ":memory:":
+            return False
+        from factreg.migrations import NAMES
+
+        try:
+            rows = self.query("SELECT name FROM factreg_migration")
+        except ConfigError:
+            return False  # no bookkeeping table yet (or unusable: migrate() will say why)
+        return set(NAMES) <= {r["name"] for r in rows}
+
+    def _sqlite_connect(self) -> sqlite3.Connection:
+        assert self.sqlite_path is not None
+        con = sqlite3.connect(self.sqlite_path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        con.row_factory = sqlite3.Row
+        con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return con
+
+    def query(self, sql: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run one read-only SQL statement (named `:params`) and return its rows as dicts."""
+        with self.reader() as conn:
+            return rows(conn, sql, params)
+
+    @contextmanager
+    def reader(self) -> Iterator[Any]:
+        """A read connection for `rows()`: sqlite3 for SQLite files, SQLAlchemy elsewhere. One snapshot."""
+        if not self.is_sqlite or self.sqlite_path == ":memory:":
+            with self.read() as conn:
+                yield conn
+            return
+        try:
+            con = self._sqlite_connect()
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot use the registry at {self.url}: {exc}") from None
+        try:
+            con.execute("BEGIN")
+            yield con
+            con.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            raise ConfigError(f"cannot use the registry at {self.url}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"the registry at {self.url} is not usable: {exc}") from None
+        finally:
+            con.close()
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -96,6 +160,8 @@ class Registry:
 
     def write_retrying(self, work, attempts: int = 8):  # type: ignore[no-untyped-def]
         """Run `work(conn)` in a write transaction, retrying on a lost race for the same key."""
+        from sqlalchemy.exc import IntegrityError
+
         for attempt in range(attempts):
             try:
                 with self.write() as conn:
@@ -108,6 +174,8 @@ class Registry:
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
+        from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
+
         try:
             yield
         except OperationalError as exc:
@@ -121,7 +189,7 @@ class Registry:
         with self.read() as conn:
             if not self._has_table(conn, "factreg_migration"):
                 return []
-            return [r[0] for r in conn.execute(text("SELECT name FROM factreg_migration ORDER BY name"))]
+            return [r[0] for r in conn.exec_driver_sql("SELECT name FROM factreg_migration ORDER BY name")]
 
     @staticmethod
     def _has_table(conn: Connection, name: str) -> bool:
@@ -131,6 +199,8 @@ class Registry:
 
     def migrate(self, migrations=None) -> list[str]:  # type: ignore[no-untyped-def]
         """Apply the migrations not yet applied, each in its own transaction; return their names."""
+        from sqlalchemy import text
+
         from factreg.migrations import MIGRATIONS
         from factreg.models import Migration
 
@@ -158,11 +228,26 @@ class Registry:
         with self.read() as conn:
             if self.is_sqlite:
                 return str(conn.exec_driver_sql("PRAGMA integrity_check").scalar())
-            conn.execute(text("SELECT count(*) FROM fact"))
+            conn.exec_driver_sql("SELECT count(*) FROM fact")
             return "ok"
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def rows(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Rows of a read query as dicts, on a sqlite3 connection or a SQLAlchemy one alike."""
+    if isinstance(conn, sqlite3.Connection):
+        return [dict(r) for r in conn.execute(sql, dict(params or {}))]
+    from sqlalchemy import text
+
+    return [dict(r) for r in conn.execute(text(sql), dict(params or {})).mappings()]
+
+
+def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
+    """`(:name0, :name1, …)` and its parameters, for an IN clause that works on every driver."""
+    keys = [f"{name}{i}" for i in range(len(values))]
+    return "(" + ", ".join(f":{k}" for k in keys) + ")", dict(zip(keys, values, strict=True))
 
 
 def _short(exc: Exception) -> str:
