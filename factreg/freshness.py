@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,12 +17,33 @@ DEFAULT_ERROR = "90d"
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
 
-# Status order, from best to worst; `--fail-on` compares against it.
-ORDER = ["fresh", "aging", "stale", "unverifiable", "conditions_changed", "superseded", "refuted"]
-FAIL_LEVELS = {"aging": 1, "stale": 2, "refuted": 6}
+# Severity of each status, the order `factreg status --fail-on` compares against (0 is nothing to do):
+#   0 fresh, superseded   — holds, or is history with a live successor (docs citing it are `docs check`'s job)
+#   1 aging               — past warn_after: re-measure soon
+#   2 stale, unverifiable, conditions_changed — not known to hold now (too old, could not be measured,
+#                           or measured under conditions that no longer exist)
+#   3 refuted             — a re-measurement contradicts it
+SEVERITY = {"fresh": 0, "superseded": 0, "aging": 1, "stale": 2, "unverifiable": 2, "conditions_changed": 2,
+            "refuted": 3}
+# Status order, from best to worst (by severity).
+ORDER = ["fresh", "superseded", "aging", "stale", "unverifiable", "conditions_changed", "refuted"]
+FAIL_LEVELS = {"aging": 1, "stale": 2, "refuted": 3}
 MEASUREMENT_FAILED = {"auth_failed", "unreachable", "error"}
 
 
+def severity(status: str) -> int:
+    """How bad a status is (see SEVERITY); unknown statuses count as the worst."""
+    return SEVERITY.get(status, max(SEVERITY.values()))
+
+
+def fails(status: str, fail_on: str = "stale") -> bool:
+    """Whether a fact with `status` is at or above the `--fail-on` level (aging, stale or refuted)."""
+    if fail_on not in FAIL_LEVELS:
+        raise UsageError(f"--fail-on takes one of {', '.join(FAIL_LEVELS)}, got {fail_on!r}")
+    return severity(status) >= FAIL_LEVELS[fail_on]
+
+
+@functools.lru_cache(maxsize=256)
 def parse_duration(text: str) -> float:
     """`30d` → seconds. Units: s, m, h, d, w, y."""
     match = _DURATION.match(text or "")
@@ -82,11 +104,13 @@ def status_of(
     config: Mapping[str, Any] | None,
     now: datetime | None = None,
     invalidated_by: str | None = None,
+    limits: Thresholds | None = None,
 ) -> tuple[str, str]:
     """(status, reason) of a fact's current version.
 
     `last_verification` is the newest verification of that version; `invalidated_by` says why a
     newer observation on the same machine (another build or driver) makes it stale regardless of age.
+    `limits` saves looking the thresholds up again when the caller has them (`thresholds(fact, config)`).
     """
     now = now or datetime.now(timezone.utc)
     if fact.get("superseded_by"):
@@ -104,7 +128,7 @@ def status_of(
         return "stale", f"ended at {fact['ended_at']}"
     if invalidated_by:
         return "stale", invalidated_by
-    limits = thresholds(fact, config)
+    limits = limits or thresholds(fact, config)
     base = parse_time(fact["measured_at"])
     if last_verification is not None and last_verification["verdict"] == "confirmed":
         base = max(base, parse_time(last_verification["verified_at"]))
@@ -147,40 +171,6 @@ def invalidations(facts: Sequence[Mapping[str, Any]], verifications: Mapping[str
                 out[fact["id"]] = (f"{machine} now runs {key} {seen[1]} (seen in {seen[2]} on {seen[0][:10]}); "
                                    f"this was measured with {ident[key]}")
                 break
-    return out
-
-
-def derived_invalidation(fact: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]],
-                         verifications: Mapping[str, Mapping[str, Any]] | None = None) -> str | None:
-    """Why a derived fact no longer holds — a source has a newer version, was superseded or refuted — or None.
-
-    `sources` maps fact id → that fact's current version (JSON data); `verifications` maps fact id → the
-    newest verification of its current version.
-    """
-    for ref in fact.get("derived_from") or []:
-        src = sources.get(ref["id"])
-        if src is None:
-            return f"derived from {ref['id']}, which is not in the registry"
-        if src.get("superseded_by"):
-            return f"derived from {ref['id']}, since superseded by {src['superseded_by']}"
-        if src["version"] != ref["version"]:
-            return f"derived from {ref['id']} v{ref['version']}; it is now at v{src['version']}"
-        verdict = (verifications or {}).get(ref["id"], {}).get("verdict")
-        if verdict == "refuted":
-            return f"derived from {ref['id']}, since refuted by a verification"
-    return None
-
-
-def derived_invalidations(facts: list[Mapping[str, Any]],
-                          verifications: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
-    """fact id → reason, for derived facts whose sources changed (see `derived_invalidation`)."""
-    by_id = {f["id"]: f for f in facts}
-    out: dict[str, str] = {}
-    for fact in facts:
-        if fact.get("derived_from"):
-            why = derived_invalidation(fact, by_id, verifications)
-            if why:
-                out[fact["id"]] = why
     return out
 
 

@@ -1,0 +1,131 @@
+"""Status of every fact in the registry, fast: what `factreg status` lists and its exit code decides on.
+
+The statuses are the same as `facts.list_facts` gives (freshness.status_of with condition-change and
+derived-source staleness) but loaded with three narrow queries — no samples, only the conditions that
+staleness depends on — so a registry of 100,000 facts is checked in about a second.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from factreg import freshness
+from factreg.facts import last_verifications
+from factreg.store import Registry
+
+# Identity conditions that staleness looks at (the machine and its build/driver).
+_KEYS = ("machine", *freshness.ENVIRONMENT_KEYS)
+
+
+_FACTS_SQL = (
+    "SELECT f.id, f.superseded_by, f.ended_at, v.version, v.subject, v.metric, v.unit, v.value, v.spread, v.n, "
+    "v.measured_at, v.warn_after, v.error_after, v.derived_from "
+    "FROM fact f JOIN fact_version v ON v.fact_id = f.id AND v.version = f.current_version"
+)
+_NAMES = (
+    "id",
+    "superseded_by",
+    "ended_at",
+    "version",
+    "subject",
+    "metric",
+    "unit",
+    "value",
+    "spread",
+    "n",
+    "measured_at",
+    "warn_after",
+    "error_after",
+    "derived_from",
+)
+# No join: filtering on the current version in Python is faster than letting SQLite join 100,000 facts.
+_CONDS_SQL = (
+    "SELECT fact_id, version, key, value FROM condition "
+    "WHERE kind = 'identity' AND key IN (" + ", ".join(f"'{k}'" for k in _KEYS) + ")"
+)
+
+
+def _first(row: Any) -> Any:
+    return row[0]
+
+
+def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The current version of every fact, reduced to what status needs, and each one's last verification."""
+    with registry.read() as conn:
+        # Plain DB-API cursors on constant SQL: 100,000 rows without building a Row object for each.
+        cur = conn.connection.cursor()
+        try:
+            cur.execute(_FACTS_SQL)
+            rows = cur.fetchall()
+            rows.sort(key=_first)  # sorting here is cheaper than ORDER BY over the join
+            cur.execute(_CONDS_SQL)
+            cond_rows = cur.fetchall()
+        finally:
+            cur.close()
+        verifications = last_verifications(conn)
+    current = {row[0]: row[3] for row in rows}
+    conds: dict[str, dict[str, str]] = {}
+    for fid, version, key, value in cond_rows:
+        if current.get(fid) != version:
+            continue
+        got = conds.get(fid)
+        if got is None:
+            conds[fid] = {key: value}
+        else:
+            got[key] = value
+    empty: dict[str, str] = {}
+    facts = []
+    for row in rows:
+        fact = dict(zip(_NAMES, row))
+        if fact["derived_from"]:
+            fact["derived_from"] = json.loads(fact["derived_from"])
+        fact["conditions"] = {"identity": conds.get(fact["id"], empty)}
+        facts.append(fact)
+    return facts, verifications
+
+
+def statuses(
+    registry: Registry, config: Mapping[str, Any] | None = None, now: datetime | None = None
+) -> list[dict[str, Any]]:
+    """Every current fact with `status`, `status_reason` and `severity`, ordered by id."""
+    facts, verifications = load(registry)
+    now = now or datetime.now(timezone.utc)
+    invalid = freshness.invalidations(facts, verifications)
+    for fid, why in freshness.derived_invalidations(facts, verifications).items():
+        invalid.setdefault(fid, why)
+    limits: dict[tuple[Any, Any, Any], freshness.Thresholds] = {}  # thresholds depend only on these three
+    severity = freshness.SEVERITY
+    for fact in facts:
+        key = (fact["metric"], fact["warn_after"], fact["error_after"])
+        lim = limits.get(key)
+        if lim is None:
+            lim = limits[key] = freshness.thresholds(fact, config)
+        fact["status"], fact["status_reason"] = freshness.status_of(
+            fact, verifications.get(fact["id"]), config, now=now, invalidated_by=invalid.get(fact["id"]), limits=lim
+        )
+        fact["severity"] = severity.get(fact["status"], 3)
+        del fact["conditions"]
+    return facts
+
+
+def summary(facts: list[Mapping[str, Any]], fail_on: str = "stale") -> dict[str, Any]:
+    """Counts per status (in severity order) and how many facts are at or above the fail level."""
+    counts = Counter(f["status"] for f in facts)
+    ordered = {s: counts[s] for s in freshness.ORDER if counts[s]}
+    ordered.update({s: n for s, n in counts.items() if s not in ordered})
+    level = freshness.FAIL_LEVELS.get(fail_on)
+    if level is None:
+        freshness.fails("fresh", fail_on)  # raises the usage error
+    failing = sum(1 for f in facts if freshness.severity(f["status"]) >= (level or 0))
+    return {"facts": len(facts), "counts": ordered, "fail_on": fail_on, "failing": failing}
+
+
+def summary_line(s: Mapping[str, Any]) -> str:
+    """`12 facts: 9 fresh, 2 aging, 1 refuted; 1 at or above stale → exit 1`."""
+    parts = ", ".join(f"{n} {status}" for status, n in s["counts"].items()) or "none"
+    verdict = f"{s['failing']} at or above {s['fail_on']}" + (" → exit 1" if s["failing"] else "")
+    return f"{s['facts']} fact(s): {parts}; {verdict}"
