@@ -8,6 +8,7 @@ staleness depends on — so a registry of 100,000 facts is checked in about a se
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -53,19 +54,24 @@ def _first(row: Any) -> Any:
     return row[0]
 
 
-def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The current version of every fact, reduced to what status needs, and each one's last verification."""
-    with registry.read() as conn:
-        # Plain DB-API cursors on constant SQL: 100,000 rows without building a Row object for each.
-        cur = conn.connection.cursor()
+def _fetch(conn: Any, sql: str) -> list[Any]:
+    """All rows of a constant SQL statement as tuples (no per-row dict: 100,000 rows stay cheap)."""
+    if isinstance(conn, sqlite3.Connection):
+        cur = conn.cursor()
+        cur.row_factory = None  # plain tuples
         try:
-            cur.execute(_FACTS_SQL)
-            rows = cur.fetchall()
-            rows.sort(key=_first)  # sorting here is cheaper than ORDER BY over the join
-            cur.execute(_CONDS_SQL)
-            cond_rows = cur.fetchall()
+            return cur.execute(sql).fetchall()
         finally:
             cur.close()
+    return [tuple(r) for r in conn.exec_driver_sql(sql).fetchall()]
+
+
+def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The current version of every fact, reduced to what status needs, and each one's last verification."""
+    with registry.reader() as conn:
+        rows = _fetch(conn, _FACTS_SQL)
+        rows.sort(key=_first)  # sorting here is cheaper than ORDER BY over the join
+        cond_rows = _fetch(conn, _CONDS_SQL)
         verifications = last_verifications(conn)
     current = {row[0]: row[3] for row in rows}
     conds: dict[str, dict[str, str]] = {}
@@ -80,7 +86,7 @@ def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, 
     empty: dict[str, str] = {}
     facts = []
     for row in rows:
-        fact = dict(zip(_NAMES, row))
+        fact = dict(zip(_NAMES, row, strict=True))
         if fact["derived_from"]:
             fact["derived_from"] = json.loads(fact["derived_from"])
         fact["conditions"] = {"identity": conds.get(fact["id"], empty)}
