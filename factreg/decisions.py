@@ -152,8 +152,10 @@ def stable_reason(fact: Mapping[str, Any]) -> str:
     """A fact's status reason without a moving age, so rendered files only change when the status does."""
     reason = fact.get("status_reason") or ""
     if fact.get("status") in ("stale", "aging", "fresh") and reason.startswith(("last measured", "measured or")):
-        limit = re.search(r"\((?:warn|error)_after [^)]+\)", reason)
-        return f"not measured or confirmed since {fact['measured_at'][:10]}" + (f" {limit.group(0)}" if limit else "")
+        limit = re.search(r"\(((?:warn|error)_after [^)]+)\)", reason)
+        if fact["status"] == "fresh" or not limit:
+            return "within its freshness thresholds"
+        return f"last measured or confirmed longer ago than {limit.group(1)}"
     return reason
 
 
@@ -165,7 +167,9 @@ def cite_review(cite: Mapping[str, Any], current: Mapping[str, Any] | None,
         return [f"{fid} is no longer in the registry"]
     status = current.get("status")
     out: list[str] = []
-    if status in REVIEW_STATUSES:
+    if status == "superseded":
+        out.append(f"{fid} was superseded by {current['superseded_by']}")
+    elif status in REVIEW_STATUSES:
         out.append(f"{fid} is {status.replace('_', ' ')}: {stable_reason(current)}")
     if cited is not None and current["version"] != cite["fact_version"]:
         changed = cond.diff(cited["conditions"]["identity"], current["conditions"]["identity"])
@@ -195,8 +199,7 @@ def _load(registry: Registry, config: Mapping[str, Any] | None, numbers: Sequenc
         if missing:
             raise NotFound(f"no decision {min(missing)}")
     if current is None:
-        ids = sorted({c["fact_id"] for cs in cites.values() for c in cs})
-        current = {f["id"]: f for f in factmod.list_facts(registry, config, ids=ids)} if ids else {}
+        current = {f["id"]: f for f in factmod.list_facts(registry, config)} if cites else {}
     histories: dict[str, dict[int, dict[str, Any]]] = {}
     by_number = {r["number"]: r for r in rows}
     out = []
@@ -223,6 +226,7 @@ def _load(registry: Registry, config: Mapping[str, Any] | None, numbers: Sequenc
                     "status_reason": stable_reason(cur), "superseded_by": cur.get("superseded_by"),
                     "metric": cur["metric"],
                 },
+                "successor": _successor(current, cur),
                 "review": review,
             })
         recorded = row["status"]
@@ -241,6 +245,18 @@ def _load(registry: Registry, config: Mapping[str, Any] | None, numbers: Sequenc
             "path": f"{FOLDER}/{file_name(row)}",
         })
     return out
+
+
+def _successor(current: Mapping[str, Mapping[str, Any]], fact: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The fact that holds now at the end of a superseded fact's chain, if any."""
+    seen: set[str] = set()
+    while fact is not None and fact.get("superseded_by") and fact["id"] not in seen:
+        seen.add(fact["id"])
+        fact = current.get(fact["superseded_by"])
+    if fact is None or not seen:
+        return None
+    return {"id": fact["id"], "version": fact["version"], "status": fact["status"],
+            "text": fmt.value(fact["value"], fact["spread"], fact["unit"])}
 
 
 def file_name(row: Mapping[str, Any]) -> str:

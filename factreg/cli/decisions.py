@@ -81,13 +81,9 @@ def compare(
     if json_out:
         emit_json(result)
     else:
-        out = console()
-        if result["refused"]:
-            out.print(cmp.summary_line(result))
-            for r in result["reasons"]:
-                out.print(f"  - {r['message']}")
-        else:
-            out.print(cmp.summary_line(result))
+        print(cmp.summary_line(result))
+        for r in result["reasons"]:
+            print(f"  - {r['message']}")
         for w in result["warnings"]:
             info(f"warning: {w['message']}")
         if recorded is not None:
