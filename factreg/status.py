@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -118,7 +118,7 @@ def statuses(
     return facts
 
 
-def summary(facts: list[Mapping[str, Any]], fail_on: str = "stale") -> dict[str, Any]:
+def summary(facts: Sequence[Mapping[str, Any]], fail_on: str = "stale") -> dict[str, Any]:
     """Counts per status (in severity order) and how many facts are at or above the fail level."""
     counts = Counter(f["status"] for f in facts)
     ordered = {s: counts[s] for s in freshness.ORDER if counts[s]}
