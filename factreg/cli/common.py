@@ -69,7 +69,10 @@ def min_uptime(s) -> float:  # type: ignore[no-untyped-def]
 def console(stderr: bool = False):  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    out = Console(stderr=stderr, highlight=False, soft_wrap=False)
+    if not out.is_terminal:
+        out.width = max(out.width, 160)  # piped output: whole lines, not an 80-column wrap
+    return out
 
 
 def info(message: str) -> None:

@@ -1,9 +1,27 @@
-"""Commands: demo (filled in by its issue)."""
+"""Command: demo — the case study replayed on a temporary registry."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from factreg.cli.common import handles_errors
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("demo")(demo)
+
+
+@handles_errors
+def demo(
+    directory: Annotated[Path | None, typer.Option("--dir", help="Work here instead of a new temp dir.")] = None,
+    live: Annotated[bool | None, typer.Option("--live/--no-live",
+                                              help="Also run the real llama-bench and llama-server (default: when "
+                                                   "installed).")] = None,
+) -> None:
+    """Replay the case study: record the facts, catch the wrong claims, flag and correct the stale doc."""
+    from factreg import demo as demo_mod
+
+    demo_mod.run(directory, live=live)

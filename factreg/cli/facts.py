@@ -102,10 +102,10 @@ def list_(
     for col in ("id", "metric", "value", "n", "status", "flags", "measured"):
         # ids and values are what people copy: never cut them
         table.add_column(col, justify="right" if col in ("value", "n") else "left",
-                         no_wrap=col in ("id", "value", "metric", "status"), overflow="fold")
+                         no_wrap=col != "flags")
     for f in data:
         table.add_row(f["id"], f["metric"], fmt.value(f["value"], f["spread"], f["unit"]), str(f["n"] or "—"),
-                      f["status"], ",".join(f["flags"]), f["measured_at"][:16].replace("T", " "))
+                      f["status"], ", ".join(f["flags"]), f["measured_at"][:10])
     console().print(table)
     console(stderr=True).print(f"{len(data)} fact(s)")
 
