@@ -154,6 +154,7 @@ def wording(ratio: float, direction: str | None, family: str | None = None) -> s
         return f"A/B = {fmt.num(ratio, 2)}"
     bigger = ratio > 1
     factor = fmt.num(ratio if bigger else 1 / ratio, 2)
+    factor = factor[:-2] if factor.endswith(".0") else factor
     if direction == LOWER:
         word = "slower" if bigger else "faster"
         if family not in ("latency", None):

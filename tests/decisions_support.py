@@ -68,3 +68,27 @@ def init_repo(path: Path) -> Path:
     git(path, "add", "README.md")
     git(path, "commit", "-q", "-m", "start")
     return path
+
+
+def add_verification(registry, fact_id: str, verdict: str, *, value: float | None = None,  # type: ignore[no-untyped-def]
+                     samples: list[float] | None = None, observed: dict | None = None,
+                     verified_at: str = "2026-10-27T10:00:00Z", message: str | None = None) -> int:
+    """Insert a verification of the fact's current version, as the verify engine would; return its number."""
+    import json
+
+    from sqlalchemy import insert
+
+    from factreg import stats
+
+    current = facts.get(registry, fact_id)
+    spread = n = None
+    if samples:
+        s = stats.summarize(samples)
+        value, spread, n = s.median, s.stdev, s.n
+    row = {"fact_id": fact_id, "fact_version": current["version"], "verified_at": verified_at, "verdict": verdict,
+           "method_kind": "manual", "hostname": "testhost", "value": value, "spread": spread, "n": n,
+           "samples": json.dumps(samples or []), "observed": json.dumps(observed or {}),
+           "diff": json.dumps({}), "message": message}
+    with registry.write() as conn:
+        result = conn.execute(insert(facts.VERIFICATION).values(**row))
+        return int(result.inserted_primary_key[0])
