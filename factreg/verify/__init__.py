@@ -74,7 +74,9 @@ def select_facts(
     if not ids and not (all_ or stale or here):
         raise UsageError("name facts to verify, or use --all, --stale or --here")
     if ids:
-        wanted = list(dict.fromkeys(ids))
+        from factreg.ids import check_id
+
+        wanted = [check_id(i) for i in dict.fromkeys(ids)]
         found = facts.list_facts(registry, settings.file_config, ids=wanted)
         missing = sorted(set(wanted) - {f["id"] for f in found})
         if missing:
