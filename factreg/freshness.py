@@ -195,7 +195,7 @@ def derived_invalidation(fact: Mapping[str, Any], sources: Mapping[str, Mapping[
     return None
 
 
-def derived_invalidations(facts: list[Mapping[str, Any]],
+def derived_invalidations(facts: Sequence[Mapping[str, Any]],
                           verifications: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
     """fact id → reason, for derived facts whose sources changed (see `derived_invalidation`)."""
     by_id = {f["id"]: f for f in facts}

@@ -85,6 +85,8 @@ def _walk_dir(
         except OSError as exc:
             problems.append(Problem(folder, _kind(exc), _why(exc)))
             continue
+        # Real folders before links to them, so a link to a folder walked anyway is the one passed over.
+        entries.sort(key=lambda e: (e.is_symlink(), e.name))
         for entry in entries:
             path = Path(entry.path)
             try:
@@ -102,10 +104,10 @@ def _walk_dir(
                     continue
                 key = (st.st_dev, st.st_ino)
                 if key in seen_dirs:
-                    if entry.is_symlink():
+                    if entry.is_symlink() and _is_loop(folder, path):
                         problems.append(
                             Problem(
-                                path, "symlink_loop", "symbolic link to a folder already walked (a link loop?): skipped"
+                                path, "symlink_loop", "symbolic link loop (links to a folder containing it): skipped"
                             )
                         )
                     continue
@@ -119,6 +121,13 @@ def _walk_dir(
                     continue
                 if stat.S_ISREG(st.st_mode):
                     add_file(path, st)
+
+
+def _is_loop(folder: Path, link: Path) -> bool:
+    """Whether `link` (in `folder`) points at `folder` itself or one of its ancestors."""
+    target = os.path.realpath(link)
+    here = os.path.realpath(folder)
+    return here == target or here.startswith(target.rstrip(os.sep) + os.sep)
 
 
 def _kind(exc: OSError) -> str:

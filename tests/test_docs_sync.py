@@ -1,0 +1,167 @@
+"""`docs sync`: rewrites marker text in place (following superseded facts), only changed files, atomically."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from factreg import facts
+from factreg.docs import sync as sy
+from tests.docs_support import record, verify
+
+FRONT = "---\nname: gamebox-llm\ndescription: >\n  Local LLM on gamebox: 28 tok/s decode, see below.\nmetadata: {a: 1}\n---\n"
+SKILL = FRONT + (
+    "# Gamebox\r\n\r\nDecoding runs at <!-- fact: gamebox/a3b/tg32 -->28.0 tok/s<!-- /fact --> here;\r\n"
+    'median <!-- fact: gamebox/a3b/tg32 format="{value:.0f} {unit}" asof -->28 tok/s (as of 2026-09-01)<!-- /fact -->.\r\n'
+)
+
+
+def test_case_study_refuted_then_corrected(registry, cli, tmp_path: Path) -> None:
+    """The acceptance scenario: 28 tok/s cited, refuted at 11.9 ± 7.2, corrected, synced, clean."""
+    record(registry, "gamebox/a3b/tg32", 28.0, measured_at="2026-09-01T00:00:00Z", machine="gamebox")
+    skill = tmp_path / "skills" / "gamebox" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_bytes(SKILL.encode("utf-8"))
+    first = cli("docs", "check", str(tmp_path / "skills"))
+    assert first.exit_code == 0, first.stdout  # (aging is not a docs problem)
+
+    verify(registry, "gamebox/a3b/tg32", "refuted", 11.9, 7.2, "tg32 11.9 ± 7.2 tok/s, n=5")
+    refuted = cli("docs", "check", str(tmp_path / "skills"))
+    assert refuted.exit_code == 1
+    assert f"{skill}:9:18: gamebox/a3b/tg32: refuted" in refuted.stdout
+    assert f"{skill}:10:8: gamebox/a3b/tg32: refuted" in refuted.stdout
+
+    record(registry, "gamebox/a3b/tg32-b6012", 11.9, 7.2, machine="gamebox")
+    facts.supersede(registry, "gamebox/a3b/tg32", "gamebox/a3b/tg32-b6012", "refuted by llama-bench tg32")
+    superseded = cli("docs", "check", str(tmp_path / "skills"))
+    assert superseded.exit_code == 1
+    assert "superseded by gamebox/a3b/tg32-b6012" in superseded.stdout
+
+    synced = cli("docs", "sync", str(tmp_path / "skills"))
+    assert synced.exit_code == 0, synced.stderr
+    assert synced.stdout == f"{skill}\n"
+    data = skill.read_bytes().decode("utf-8")
+    assert data.startswith(FRONT)  # front matter byte-identical
+    today = facts.get(registry, "gamebox/a3b/tg32-b6012")["measured_at"][:10]
+    assert data[len(FRONT) :] == (
+        "# Gamebox\r\n\r\nDecoding runs at <!-- fact: gamebox/a3b/tg32-b6012 -->11.9 ± 7.2 tok/s<!-- /fact --> here;\r\n"
+        f'median <!-- fact: gamebox/a3b/tg32-b6012 format="{{value:.0f}} {{unit}}" asof -->12 tok/s (as of {today})'
+        "<!-- /fact -->.\r\n"
+    )
+    clean = cli("docs", "check", str(tmp_path / "skills"))
+    assert clean.exit_code == 0, clean.stdout
+    again = cli("docs", "sync", str(tmp_path / "skills"))
+    assert again.exit_code == 0 and again.stdout == ""
+
+
+def test_only_changed_files_are_written(registry, tmp_path: Path) -> None:
+    record(registry, "a/b", 11.9, 7.2)
+    good = tmp_path / "good.md"
+    bad = tmp_path / "bad.md"
+    plain = tmp_path / "plain.md"
+    good.write_text("<!-- fact: a/b -->11.9 ± 7.2 tok/s<!-- /fact -->\n", encoding="utf-8")
+    bad.write_text("<!-- fact: a/b -->28 tok/s<!-- /fact -->\n", encoding="utf-8")
+    plain.write_text("nothing\n", encoding="utf-8")
+    for p in (good, bad, plain):
+        os.utime(p, ns=(1_000_000_000, 1_000_000_000))
+    inode = good.stat().st_ino
+    changed = sy.sync(registry, [tmp_path], {})
+    assert changed == [bad]
+    assert bad.read_text(encoding="utf-8") == "<!-- fact: a/b -->11.9 ± 7.2 tok/s<!-- /fact -->\n"
+    assert good.stat().st_mtime_ns == 1_000_000_000 and good.stat().st_ino == inode
+    assert plain.stat().st_mtime_ns == 1_000_000_000
+
+
+def test_dry_run_writes_nothing_and_unfixable_markers_exit_1(registry, cli, tmp_path: Path) -> None:
+    record(registry, "a/b", 1.0)
+    doc = tmp_path / "a.md"
+    text = "<!-- fact: a/b -->9<!-- /fact --> <!-- fact: zz -->?<!-- /fact -->\n"
+    doc.write_text(text, encoding="utf-8")
+    run = cli("docs", "sync", "--dry-run", "--json", str(doc))
+    assert run.exit_code == 1
+    assert run.json()["changed"] == [str(doc)] and run.json()["dry_run"] is True
+    assert [p["kind"] for p in run.json()["problems"]] == ["unknown_fact"]
+    assert doc.read_text(encoding="utf-8") == text
+    run = cli("docs", "sync", str(doc))
+    assert run.exit_code == 1  # the unknown fact is still there
+    assert (
+        doc.read_text(encoding="utf-8")
+        == "<!-- fact: a/b -->1.00 tok/s<!-- /fact --> <!-- fact: zz -->?<!-- /fact -->\n"
+    )
+
+
+def test_chain_of_successors_and_loop(registry, tmp_path: Path) -> None:
+    for fid, v in (("c/one", 1.0), ("c/two", 2.0), ("c/three", 3.0)):
+        record(registry, fid, v)
+    facts.supersede(registry, "c/one", "c/two")
+    facts.supersede(registry, "c/two", "c/three")
+    doc = tmp_path / "a.md"
+    doc.write_text("<!-- fact: c/one -->1<!-- /fact -->\n", encoding="utf-8")
+    assert sy.sync(registry, [doc], {}) == [doc]
+    assert doc.read_text(encoding="utf-8") == "<!-- fact: c/three -->3.00 tok/s<!-- /fact -->\n"
+
+
+def test_supersede_guards(registry) -> None:
+    import pytest
+
+    from factreg.errors import NotFound, UsageError
+
+    record(registry, "s/a", 1.0)
+    record(registry, "s/b", 2.0)
+    with pytest.raises(UsageError, match="itself"):
+        facts.supersede(registry, "s/a", "s/a")
+    with pytest.raises(NotFound):
+        facts.supersede(registry, "s/a", "s/none")
+    old = facts.supersede(registry, "s/a", "s/b", "re-measured")
+    assert old["superseded_by"] == "s/b" and old["status"] == "superseded"
+    facts.supersede(registry, "s/a", "s/b")  # the same link again: no change
+    with pytest.raises(UsageError, match="loop"):
+        facts.supersede(registry, "s/b", "s/a")
+    record(registry, "s/c", 3.0)
+    with pytest.raises(UsageError, match="already superseded by s/b"):
+        facts.supersede(registry, "s/a", "s/c")
+
+
+def test_sigkill_mid_sync_leaves_every_file_old_or_new(registry, db_url: str, tmp_path: Path) -> None:
+    record(registry, "k/fact", 11.9, 7.2)
+    root = tmp_path / "tree"
+    filler = "Lorem ipsum dolor sit amet, decoding 여러 번 measured.\n" * 400  # ~20 KB
+    old, new = {}, {}
+    for i in range(2000):
+        path = root / f"d{i % 20:02d}" / f"doc{i:04d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = f"# Doc {i}\n\n{filler}Speed: <!-- fact: k/fact -->28 tok/s<!-- /fact -->.\n{filler}"
+        path.write_text(body, encoding="utf-8")
+        old[path] = body
+        new[path] = body.replace("28 tok/s", "11.9 ± 7.2 tok/s")
+    first = sorted(old)[0]
+    env = {**os.environ, "FACTREG_DB": db_url}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "factreg", "docs", "sync", str(root)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if first.read_text(encoding="utf-8") == new[first]:
+            break
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    states = {"old": 0, "new": 0}
+    for path in old:
+        text = path.read_text(encoding="utf-8")
+        assert text in (old[path], new[path]), f"{path} is half-written"
+        states["old" if text == old[path] else "new"] += 1
+    assert states["new"] >= 1 and states["old"] >= 1, states  # killed mid-run
+    leftovers = [p for p in root.rglob("*") if p.is_file() and p not in old]
+    assert all(p.name.startswith(".") and p.name.endswith(".tmp") for p in leftovers)
+    # A second run finishes the job.
+    still_old = sorted(p for p in old if p.read_text(encoding="utf-8") == old[p])
+    assert sorted(sy.sync(registry, [root], {})) == still_old
+    assert all(p.read_text(encoding="utf-8") == new[p] for p in old)
