@@ -54,12 +54,18 @@ def reasons_to_refuse(a: Mapping[str, Any], b: Mapping[str, Any], allowed: set[s
     """Every difference that makes A and B incomparable, as {key, a, b, message}."""
     reasons: list[dict[str, Any]] = []
     if a["metric"] != b["metric"]:
-        reasons.append({"key": "metric", "a": a["metric"], "b": b["metric"],
-                        "message": f"different metrics: {a['metric']} vs {b['metric']} "
-                                   "(never compared with each other)"})
+        reasons.append(
+            {
+                "key": "metric",
+                "a": a["metric"],
+                "b": b["metric"],
+                "message": f"different metrics: {a['metric']} vs {b['metric']} (never compared with each other)",
+            }
+        )
     if a["unit"] != b["unit"]:
-        reasons.append({"key": "unit", "a": a["unit"], "b": b["unit"],
-                        "message": f"different units: {a['unit']} vs {b['unit']}"})
+        reasons.append(
+            {"key": "unit", "a": a["unit"], "b": b["unit"], "message": f"different units: {a['unit']} vs {b['unit']}"}
+        )
     ia, ib = a["conditions"]["identity"], b["conditions"]["identity"]
     for key in sorted(set(ia) | set(ib)):
         if key in WARM_KEYS or key in allowed or ia.get(key) == ib.get(key):
@@ -67,14 +73,24 @@ def reasons_to_refuse(a: Mapping[str, Any], b: Mapping[str, Any], allowed: set[s
         va, vb = ia.get(key), ib.get(key)
         shown_a = va if va is not None else "(not recorded)"
         shown_b = vb if vb is not None else "(not recorded)"
-        reasons.append({"key": key, "a": va, "b": vb,
-                        "message": f"{key} differs: {shown_a} vs {shown_b} "
-                                   f"(allow with --allow-different {key})"})
+        reasons.append(
+            {
+                "key": key,
+                "a": va,
+                "b": vb,
+                "message": f"{key} differs: {shown_a} vs {shown_b} (allow with --allow-different {key})",
+            }
+        )
     wa, wb = warm_state(a), warm_state(b)
     if wa != wb and "cold" not in allowed:
-        reasons.append({"key": "cold", "a": wa, "b": wb,
-                        "message": f"cold vs warm: A was measured {wa}, B {wb} "
-                                   "(allow with --allow-different cold)"})
+        reasons.append(
+            {
+                "key": "cold",
+                "a": wa,
+                "b": wb,
+                "message": f"cold vs warm: A was measured {wa}, B {wb} (allow with --allow-different cold)",
+            }
+        )
     return reasons
 
 
@@ -89,8 +105,10 @@ def warnings_for(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, A
                 flagged = flagged or (fact.get("n") or 0) < stats.FEW_SAMPLES
             if flagged:
                 cv = (fact.get("stats") or {}).get("cv")
-                which.append(f"{name} {fact['id']}: " + text.format(
-                    n=fact.get("n") or "unknown", cv=f"{cv:.0%}" if cv is not None else "unknown"))
+                which.append(
+                    f"{name} {fact['id']}: "
+                    + text.format(n=fact.get("n") or "unknown", cv=f"{cv:.0%}" if cv is not None else "unknown")
+                )
         if which:
             hint = {
                 "few_samples": "trust the direction, not the exact factor",
@@ -108,8 +126,9 @@ def _percentile(sorted_xs: list[float], q: float) -> float:
     return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
 
 
-def bootstrap_ci(xs: list[float], ys: list[float], resamples: int = BOOTSTRAP_RESAMPLES,
-                 seed: int = BOOTSTRAP_SEED) -> tuple[float, float] | None:
+def bootstrap_ci(
+    xs: list[float], ys: list[float], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float] | None:
     """Percentile bootstrap 95% interval of median(xs)/median(ys); fixed seed, so it is deterministic."""
     rng = random.Random(seed)
     ratios: list[float] = []
@@ -178,33 +197,47 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any], allowed: Iterable[str] =
     except Exception:  # a custom metric whose unit clashes: family is only used for wording
         family = None
     result: dict[str, Any] = {
-        "a": _label(a), "b": _label(b), "metric": a["metric"] if a["metric"] == b["metric"] else None,
-        "unit": a["unit"] if a["unit"] == b["unit"] else None, "direction": direction,
-        "a_median": median_of(a), "b_median": median_of(b), "allowed": sorted(allow),
-        "ratio": None, "ci95": None, "interval_method": None, "wording": None,
-        "refused": bool(reasons), "reasons": reasons, "warnings": warnings_for(a, b),
+        "a": _label(a),
+        "b": _label(b),
+        "metric": a["metric"] if a["metric"] == b["metric"] else None,
+        "unit": a["unit"] if a["unit"] == b["unit"] else None,
+        "direction": direction,
+        "a_median": median_of(a),
+        "b_median": median_of(b),
+        "allowed": sorted(allow),
+        "ratio": None,
+        "ci95": None,
+        "interval_method": None,
+        "wording": None,
+        "refused": bool(reasons),
+        "reasons": reasons,
+        "warnings": warnings_for(a, b),
     }
     if reasons:
         return result
     mb = result["b_median"]
     if mb == 0:
         result["refused"] = True
-        result["reasons"] = [{"key": "zero", "a": result["a_median"], "b": 0,
-                              "message": "B's median is 0: a ratio is undefined"}]
+        result["reasons"] = [
+            {"key": "zero", "a": result["a_median"], "b": 0, "message": "B's median is 0: a ratio is undefined"}
+        ]
         return result
     ratio = result["a_median"] / mb
     xs, ys = list(a.get("samples") or []), list(b.get("samples") or [])
     ci: tuple[float, float] | None
+    method: str | None
     if len(xs) >= 2 and len(ys) >= 2:
         ci, method = bootstrap_ci(xs, ys), "bootstrap"
     else:
         ci, method = delta_ci(a, b, ratio), "delta"
     if ci is None:
         method = None
-        result["warnings"].append({"code": "no_interval",
-                                   "message": "no_interval: a spread or n is missing, so there is no interval"})
-    result.update(ratio=ratio, ci95=list(ci) if ci else None, interval_method=method,
-                  wording=wording(ratio, direction, family))
+        result["warnings"].append(
+            {"code": "no_interval", "message": "no_interval: a spread or n is missing, so there is no interval"}
+        )
+    result.update(
+        ratio=ratio, ci95=list(ci) if ci else None, interval_method=method, wording=wording(ratio, direction, family)
+    )
     return result
 
 
@@ -212,8 +245,10 @@ def summary_line(result: Mapping[str, Any]) -> str:
     """One line for people: `A is 3.1× slower than B (ratio 3.11, 95% interval 2.4–9.5, bootstrap)`."""
     if result["refused"]:
         return f"refused: {result['a']} and {result['b']} are not comparable"
-    text = f"{result['a']} is {result['wording']} than {result['b']} ({result['metric']}, ratio of medians " \
-           f"{fmt.num(result['ratio'])}"
+    text = (
+        f"{result['a']} is {result['wording']} than {result['b']} ({result['metric']}, ratio of medians "
+        f"{fmt.num(result['ratio'])}"
+    )
     if result["ci95"]:
         lo, hi = result["ci95"]
         text += f", 95% interval {fmt.num(lo)}–{fmt.num(hi)} ({result['interval_method']})"
@@ -232,13 +267,21 @@ def derived_fact(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str
         info["allowed_differences"] = ",".join(result["allowed"])
     flags = [w["code"] for w in result["warnings"] if w["code"] in ("few_samples", "high_variance", "cold")]
     return NewFact(
-        id=fact_id, metric="ratio", value=float(result["ratio"]),
+        id=fact_id,
+        metric="ratio",
+        value=float(result["ratio"]),
         n=min(a.get("n") or 1, b.get("n") or 1),
         identity={"numerator": a["id"], "denominator": b["id"], "of_metric": str(a["metric"])},
-        info=info, subject=None,
+        info=info,
+        subject=None,
         measured_at=max(a["measured_at"], b["measured_at"]),
-        method={"kind": "derived", "op": "ratio_of_medians", "a": a["id"], "b": b["id"],
-                "allow_different": list(result["allowed"])},
+        method={
+            "kind": "derived",
+            "op": "ratio_of_medians",
+            "a": a["id"],
+            "b": b["id"],
+            "allow_different": list(result["allowed"]),
+        },
         derived_from=[{"id": a["id"], "version": a["version"]}, {"id": b["id"], "version": b["version"]}],
         note=f"{a['id']} is {result['wording']} than {b['id']}",
         extra_flags=flags,

@@ -48,12 +48,22 @@ def fact_from_verification(old: Mapping[str, Any], ver: Mapping[str, Any], new_i
     identity = {**old["conditions"]["identity"], **{k: str(v) for k, v in (ver.get("observed") or {}).items()}}
     samples = list(ver.get("samples") or [])
     return factmod.NewFact(
-        id=new_id, metric=old["metric"], unit=old["unit"], direction=old["direction"],
-        samples=samples or None, value=None if samples else ver["value"],
-        spread=None if samples else ver.get("spread"), n=None if samples else ver.get("n"),
-        identity=identity, info={k: v for k, v in old["conditions"]["info"].items() if k not in identity},
-        subject=old.get("subject"), measured_at=ver["verified_at"], method=old["method"],
-        warn_after=old.get("warn_after"), error_after=old.get("error_after"), tolerance=old.get("tolerance"),
+        id=new_id,
+        metric=old["metric"],
+        unit=old["unit"],
+        direction=old["direction"],
+        samples=samples or None,
+        value=None if samples else ver["value"],
+        spread=None if samples else ver.get("spread"),
+        n=None if samples else ver.get("n"),
+        identity=identity,
+        info={k: v for k, v in old["conditions"]["info"].items() if k not in identity},
+        subject=old.get("subject"),
+        measured_at=ver["verified_at"],
+        method=old["method"],
+        warn_after=old.get("warn_after"),
+        error_after=old.get("error_after"),
+        tolerance=old.get("tolerance"),
         note=f"re-measured by verification {ver['pk']} of {old['id']} v{old['version']}",
     )
 
@@ -78,8 +88,11 @@ def probable_causes(old: Mapping[str, Any], new: Mapping[str, Any], cause: str |
     info = {**old["conditions"]["info"], **old["conditions"]["identity"]}
     if "cold" in flags:
         uptime = info.get("uptime_s")
-        when = f"{fmt.num(float(uptime), 2)} s after a server restart" if _is_number(uptime) else \
-            "cold (right after a restart or without warm-up)"
+        when = (
+            f"{fmt.num(float(str(uptime)), 2)} s after a server restart"
+            if _is_number(uptime)
+            else "cold (right after a restart or without warm-up)"
+        )
         out.append(f"old value measured {when}")
     if "few_samples" in flags:
         n = old.get("n")
@@ -145,18 +158,36 @@ def _rel(path: Path, base: Path) -> str:
 def fact_summary(f: Mapping[str, Any]) -> dict[str, Any]:
     """What a note shows of a fact: value with spread, interval, n, flags, conditions."""
     return {
-        "id": f["id"], "version": f["version"], "metric": f["metric"], "unit": f["unit"],
-        "text": fmt.value(f["value"], f["spread"], f["unit"]), "value": f["value"], "n": f.get("n"),
-        "ci95": (f.get("stats") or {}).get("ci95"), "flags": list(f.get("flags") or []),
-        "measured_at": f["measured_at"], "samples": list(f.get("samples") or []),
-        "identity": dict(f["conditions"]["identity"]), "info": dict(f["conditions"]["info"]),
+        "id": f["id"],
+        "version": f["version"],
+        "metric": f["metric"],
+        "unit": f["unit"],
+        "text": fmt.value(f["value"], f["spread"], f["unit"]),
+        "value": f["value"],
+        "n": f.get("n"),
+        "ci95": (f.get("stats") or {}).get("ci95"),
+        "flags": list(f.get("flags") or []),
+        "measured_at": f["measured_at"],
+        "samples": list(f.get("samples") or []),
+        "identity": dict(f["conditions"]["identity"]),
+        "info": dict(f["conditions"]["info"]),
     }
 
 
-def correct(registry: Registry, settings: Any, old_id: str, *, by: str | None = None,
-            verification: int | None = None, new_id: str | None = None, cause: str | None = None,
-            out: Path | None = None, templates: Path | str | None = None, date: str | None = None,
-            sync_docs: bool = True) -> dict[str, Any]:
+def correct(
+    registry: Registry,
+    settings: Any,
+    old_id: str,
+    *,
+    by: str | None = None,
+    verification: int | None = None,
+    new_id: str | None = None,
+    cause: str | None = None,
+    out: Path | None = None,
+    templates: Path | str | None = None,
+    date: str | None = None,
+    sync_docs: bool = True,
+) -> dict[str, Any]:
     """Supersede `old_id` by a fact (or by a verification recorded as a new fact), write the correction note,
     re-render the decisions citing it and sync the docs. Return what was done, with every file written."""
     from factreg import decisions as decmod
@@ -188,10 +219,15 @@ def correct(registry: Registry, settings: Any, old_id: str, *, by: str | None = 
         if ver_data["fact_id"] != old_id:
             raise UsageError(f"verification {verification} is of {ver_data['fact_id']}, not {old_id}")
         if ver_data["verdict"] in FAILED or ver_data["value"] is None:
-            raise UsageError(f"verification {verification} could not measure ({ver_data['verdict']}): "
-                             "there is no value to correct with")
-        target = check_id(new_id) if new_id else _free_id(
-            registry, f"{old_id}-{ver_data['verified_at'][:10].replace('-', '')}")
+            raise UsageError(
+                f"verification {verification} could not measure ({ver_data['verdict']}): "
+                "there is no value to correct with"
+            )
+        target = (
+            check_id(new_id)
+            if new_id
+            else _free_id(registry, f"{old_id}-{ver_data['verified_at'][:10].replace('-', '')}")
+        )
         if new_id:
             try:
                 factmod.get(registry, new_id)
@@ -202,8 +238,10 @@ def correct(registry: Registry, settings: Any, old_id: str, *, by: str | None = 
         factmod.build_rows(pending)  # validate before writing anything
         new = None
     if new is not None and (new["metric"], new["unit"]) != (old["metric"], old["unit"]):
-        raise UsageError(f"{old_id} is {old['metric']} ({old['unit']}) but {new['id']} is "
-                         f"{new['metric']} ({new['unit']}): a correction replaces a value of the same metric")
+        raise UsageError(
+            f"{old_id} is {old['metric']} ({old['unit']}) but {new['id']} is "
+            f"{new['metric']} ({new['unit']}): a correction replaces a value of the same metric"
+        )
 
     # Affected documents and decisions, as they are before the correction.
     roots = [r for r in doc_roots(settings) if r.exists()]
@@ -217,8 +255,11 @@ def correct(registry: Registry, settings: Any, old_id: str, *, by: str | None = 
     if pending is not None:
         new = factmod.record(registry, pending)
     assert new is not None
-    reason = " ".join(cause.split()) if cause else (
-        f"corrected by verification {verification}" if verification is not None else f"corrected by {new['id']}")
+    reason = (
+        " ".join(cause.split())
+        if cause
+        else (f"corrected by verification {verification}" if verification is not None else f"corrected by {new['id']}")
+    )
     factmod.supersede(registry, old_id, new["id"], reason)
     note_date = date or _today()
     folder = out / FOLDER
@@ -230,28 +271,49 @@ def correct(registry: Registry, settings: Any, old_id: str, *, by: str | None = 
     note_path = folder / name
 
     def work(conn: Connection) -> int:
-        result = conn.execute(insert(CORRECTION).values(
-            old_fact_id=old_id, old_version=old["version"], new_fact_id=new["id"], new_version=new["version"],
-            verification=verification, cause=cause, created_at=utcnow(),
-            note_path=_rel(note_path, out)))
-        return int(result.inserted_primary_key[0])
+        result = conn.execute(
+            insert(CORRECTION).values(
+                old_fact_id=old_id,
+                old_version=old["version"],
+                new_fact_id=new["id"],
+                new_version=new["version"],
+                verification=verification,
+                cause=cause,
+                created_at=utcnow(),
+                note_path=_rel(note_path, out),
+            )
+        )
+        return int(result.inserted_primary_key[0])  # type: ignore[index]
 
     pk = int(registry.write_retrying(work))
     after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
     affected_decisions = [after[d["number"]] for d in before]
     data = {
-        "date": note_date, "old": fact_summary(old), "new": fact_summary(new),
-        "verification": None if ver_data is None else {
-            "pk": ver_data["pk"], "verdict": ver_data["verdict"], "verified_at": ver_data["verified_at"],
-            "message": ver_data["message"]},
+        "date": note_date,
+        "old": fact_summary(old),
+        "new": fact_summary(new),
+        "verification": None
+        if ver_data is None
+        else {
+            "pk": ver_data["pk"],
+            "verdict": ver_data["verdict"],
+            "verified_at": ver_data["verified_at"],
+            "message": ver_data["message"],
+        },
         "change": _change(old, new),
-        "conditions": [{"key": k, "kind": kind, "old": a, "new": b} for kind in ("identity", "info")
-                       for k, (a, b) in cond.diff(old["conditions"][kind], new["conditions"][kind]).items()],
+        "conditions": [
+            {"key": k, "kind": kind, "old": a, "new": b}
+            for kind in ("identity", "info")
+            for k, (a, b) in cond.diff(old["conditions"][kind], new["conditions"][kind]).items()
+        ],
         "causes": probable_causes(old, new, cause),
-        "documents": [{"path": _rel(c.path, out), "link": _rel(c.path, folder), "line": c.line, "text": c.text}
-                      for c in citations],
-        "decisions": [{"number": d["number"], "title": d["title"], "status": d["status"],
-                       "link": _rel(out / d["path"], folder)} for d in affected_decisions],
+        "documents": [
+            {"path": _rel(c.path, out), "link": _rel(c.path, folder), "line": c.line, "text": c.text} for c in citations
+        ],
+        "decisions": [
+            {"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], folder)}
+            for d in affected_decisions
+        ],
     }
     text = rendering.render("correction.md.j2", {"c": data}, templates)
     written: list[Path] = []
@@ -261,8 +323,7 @@ def correct(registry: Registry, settings: Any, old_id: str, *, by: str | None = 
     written.append(note_path)
     # Decisions citing the old fact now say `needs review`: re-render their files.
     if affected_decisions:
-        dec_written, dec_changed = decmod.write_files(registry, config, out, templates,
-                                                      decisions=affected_decisions)
+        dec_written, dec_changed = decmod.write_files(registry, config, out, templates, decisions=affected_decisions)
         written.extend(dec_written)
         changed.extend(dec_changed)
     synced: list[Path] = []
@@ -271,10 +332,18 @@ def correct(registry: Registry, settings: Any, old_id: str, *, by: str | None = 
 
         synced = sync(registry, roots, config)
         changed.extend(p for p in synced if p not in changed)
-    return {"correction": pk, "old": f"{old_id}@v{old['version']}", "new": f"{new['id']}@v{new['version']}",
-            "note": str(note_path), "written": [str(p) for p in written], "synced": [str(p) for p in synced],
-            "changed": [str(p) for p in changed], "causes": data["causes"],
-            "documents": data["documents"], "decisions": [d["number"] for d in affected_decisions]}
+    return {
+        "correction": pk,
+        "old": f"{old_id}@v{old['version']}",
+        "new": f"{new['id']}@v{new['version']}",
+        "note": str(note_path),
+        "written": [str(p) for p in written],
+        "synced": [str(p) for p in synced],
+        "changed": [str(p) for p in changed],
+        "causes": data["causes"],
+        "documents": data["documents"],
+        "decisions": [d["number"] for d in affected_decisions],
+    }
 
 
 def _marker(old_id: str, version: int) -> str:
@@ -323,11 +392,19 @@ def list_corrections(registry: Registry) -> list[dict[str, Any]]:
     for r in rows:
         old = version(r["old_fact_id"], r["old_version"])
         new = version(r["new_fact_id"], r["new_version"])
-        out.append({
-            "pk": r["pk"], "date": r["created_at"][:10], "old_id": r["old_fact_id"], "old_version": r["old_version"],
-            "new_id": r["new_fact_id"], "new_version": r["new_version"], "verification": r["verification"],
-            "cause": r["cause"], "note_path": r["note_path"],
-            "old_text": fmt.value(old["value"], old["spread"], old["unit"]) if old else "—",
-            "new_text": fmt.value(new["value"], new["spread"], new["unit"]) if new else "—",
-        })
+        out.append(
+            {
+                "pk": r["pk"],
+                "date": r["created_at"][:10],
+                "old_id": r["old_fact_id"],
+                "old_version": r["old_version"],
+                "new_id": r["new_fact_id"],
+                "new_version": r["new_version"],
+                "verification": r["verification"],
+                "cause": r["cause"],
+                "note_path": r["note_path"],
+                "old_text": fmt.value(old["value"], old["spread"], old["unit"]) if old else "—",
+                "new_text": fmt.value(new["value"], new["spread"], new["unit"]) if new else "—",
+            }
+        )
     return out

@@ -65,9 +65,17 @@ def _today() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d")
 
 
-def add(registry: Registry, title: str, cites: Sequence[tuple[str, int | None]], *, context: str | None = None,
-        outcome: str | None = None, status: str = "accepted", by: Sequence[str] = (),
-        date: str | None = None) -> int:
+def add(
+    registry: Registry,
+    title: str,
+    cites: Sequence[tuple[str, int | None]],
+    *,
+    context: str | None = None,
+    outcome: str | None = None,
+    status: str = "accepted",
+    by: Sequence[str] = (),
+    date: str | None = None,
+) -> int:
     """Record a decision citing facts (each with the value relied on); return its number."""
     title = " ".join((title or "").split())
     if not title:
@@ -79,17 +87,35 @@ def add(registry: Registry, title: str, cites: Sequence[tuple[str, int | None]],
     rows = []
     for fid, version in cites:
         data = factmod.get(registry, fid, version)
-        rows.append({"fact_id": fid, "fact_version": data["version"], "value": data["value"],
-                     "spread": data["spread"], "unit": data["unit"]})
+        rows.append(
+            {
+                "fact_id": fid,
+                "fact_version": data["version"],
+                "value": data["value"],
+                "spread": data["spread"],
+                "unit": data["unit"],
+            }
+        )
     names = list(dict.fromkeys(n.strip() for n in by if n and n.strip()))
 
     def work(conn: Connection) -> int:
         number = int(conn.execute(select(func.coalesce(func.max(DECISION.c.number), 0))).scalar() or 0) + 1
-        conn.execute(insert(DECISION), [{
-            "number": number, "title": title, "slug": slugify(title), "status": status,
-            "date": date or _today(), "decided_by": json.dumps(names, ensure_ascii=False),
-            "context": context, "outcome": outcome, "created_at": utcnow(),
-        }])
+        conn.execute(
+            insert(DECISION),
+            [
+                {
+                    "number": number,
+                    "title": title,
+                    "slug": slugify(title),
+                    "status": status,
+                    "date": date or _today(),
+                    "decided_by": json.dumps(names, ensure_ascii=False),
+                    "context": context,
+                    "outcome": outcome,
+                    "created_at": utcnow(),
+                }
+            ],
+        )
         conn.execute(insert(CITE), [{"decision": number, **r} for r in rows])
         return number
 
@@ -100,7 +126,7 @@ def _row(conn: Connection, number: int) -> Mapping[str, Any]:
     row = conn.execute(select(DECISION).where(DECISION.c.number == number)).mappings().first()
     if row is None:
         raise NotFound(f"no decision {number}")
-    return row
+    return dict(row)
 
 
 def revert(registry: Registry, number: int, because: str, date: str | None = None) -> None:
@@ -122,9 +148,16 @@ def revert(registry: Registry, number: int, because: str, date: str | None = Non
         row = _row(conn, number)
         if row["status"] in ("reverted", "superseded"):
             raise UsageError(f"decision {number} is already {row['status']}")
-        conn.execute(update(DECISION).where(DECISION.c.number == number).values(
-            status="reverted", reverted_at=date or _today(),
-            revert_reason=None if fact_id else because, revert_fact=fact_id))
+        conn.execute(
+            update(DECISION)
+            .where(DECISION.c.number == number)
+            .values(
+                status="reverted",
+                reverted_at=date or _today(),
+                revert_reason=None if fact_id else because,
+                revert_fact=fact_id,
+            )
+        )
 
     registry.write_retrying(work)
 
@@ -139,8 +172,7 @@ def supersede(registry: Registry, number: int, by: int) -> None:
         _row(conn, by)
         if row["status"] in ("reverted", "superseded"):
             raise UsageError(f"decision {number} is already {row['status']}")
-        conn.execute(update(DECISION).where(DECISION.c.number == number).values(
-            status="superseded", superseded_by=by))
+        conn.execute(update(DECISION).where(DECISION.c.number == number).values(status="superseded", superseded_by=by))
 
     registry.write_retrying(work)
 
@@ -159,8 +191,9 @@ def stable_reason(fact: Mapping[str, Any]) -> str:
     return reason
 
 
-def cite_review(cite: Mapping[str, Any], current: Mapping[str, Any] | None,
-                cited: Mapping[str, Any] | None) -> list[str]:
+def cite_review(
+    cite: Mapping[str, Any], current: Mapping[str, Any] | None, cited: Mapping[str, Any] | None
+) -> list[str]:
     """Why a decision should review what it relied on in `cite` (empty when nothing changed)."""
     fid = cite["fact_id"]
     if current is None:
@@ -174,25 +207,35 @@ def cite_review(cite: Mapping[str, Any], current: Mapping[str, Any] | None,
     if cited is not None and current["version"] != cite["fact_version"]:
         changed = cond.diff(cited["conditions"]["identity"], current["conditions"]["identity"])
         if changed:
-            parts = ", ".join(f"{k} {a if a is not None else '(none)'} → {b if b is not None else '(none)'}"
-                              for k, (a, b) in changed.items())
+            parts = ", ".join(
+                f"{k} {a if a is not None else '(none)'} → {b if b is not None else '(none)'}"
+                for k, (a, b) in changed.items()
+            )
             out.append(f"{fid} v{current['version']} was measured under other conditions: {parts}")
         tolerance = current.get("tolerance") or DEFAULT_TOLERANCE
         old = cite["value"]
         if old and abs(current["value"] - old) / abs(old) > tolerance:
-            out.append(f"{fid} is now {fmt.value(current['value'], current['spread'], current['unit'])} "
-                       f"(v{current['version']}); the decision relied on {fmt.value(old, cite['spread'], cite['unit'])}")
+            out.append(
+                f"{fid} is now {fmt.value(current['value'], current['spread'], current['unit'])} "
+                f"(v{current['version']}); the decision relied on {fmt.value(old, cite['spread'], cite['unit'])}"
+            )
     return out
 
 
-def _load(registry: Registry, config: Mapping[str, Any] | None, numbers: Sequence[int] | None = None,
-          current: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+def _load(
+    registry: Registry,
+    config: Mapping[str, Any] | None,
+    numbers: Sequence[int] | None = None,
+    current: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     with registry.read() as conn:
         q = select(DECISION).order_by(DECISION.c.number)
         rows = [dict(r) for r in conn.execute(q).mappings()]
         cites: dict[int, list[dict[str, Any]]] = {}
-        for c in conn.execute(select(CITE).order_by(CITE.c.decision, CITE.c.fact_id)).mappings():
-            cites.setdefault(c["decision"], []).append(dict(c))
+        for crow in conn.execute(select(CITE).order_by(CITE.c.decision, CITE.c.fact_id)).mappings():
+            cites.setdefault(crow["decision"], []).append(dict(crow))
+        for cited in cites.values():
+            cited.sort(key=lambda c: c["fact_id"])  # byte order whatever the server's collation
     if numbers is not None:
         wanted = set(numbers)
         missing = wanted - {r["number"] for r in rows}
@@ -210,40 +253,64 @@ def _load(registry: Registry, config: Mapping[str, Any] | None, numbers: Sequenc
         reasons: list[str] = []
         for c in cites.get(row["number"], []):
             cur = current.get(c["fact_id"])
-            cited = None
+            cited_version: Mapping[str, Any] | None = None
             if cur is not None and cur["version"] != c["fact_version"]:
                 if c["fact_id"] not in histories:
                     histories[c["fact_id"]] = {v["version"]: v for v in factmod.history(registry, c["fact_id"])}
-                cited = histories[c["fact_id"]].get(c["fact_version"])
-            review = cite_review(c, cur, cited)
+                cited_version = histories[c["fact_id"]].get(c["fact_version"])
+            review = cite_review(c, cur, cited_version)
             reasons.extend(review)
-            entries.append({
-                "id": c["fact_id"], "version": c["fact_version"], "value": c["value"], "spread": c["spread"],
-                "unit": c["unit"], "relied_on": fmt.value(c["value"], c["spread"], c["unit"]),
-                "current": None if cur is None else {
-                    "version": cur["version"], "value": cur["value"], "spread": cur["spread"], "unit": cur["unit"],
-                    "text": fmt.value(cur["value"], cur["spread"], cur["unit"]), "status": cur["status"],
-                    "status_reason": stable_reason(cur), "superseded_by": cur.get("superseded_by"),
-                    "metric": cur["metric"],
-                },
-                "successor": _successor(current, cur),
-                "review": review,
-            })
+            entries.append(
+                {
+                    "id": c["fact_id"],
+                    "version": c["fact_version"],
+                    "value": c["value"],
+                    "spread": c["spread"],
+                    "unit": c["unit"],
+                    "relied_on": fmt.value(c["value"], c["spread"], c["unit"]),
+                    "current": None
+                    if cur is None
+                    else {
+                        "version": cur["version"],
+                        "value": cur["value"],
+                        "spread": cur["spread"],
+                        "unit": cur["unit"],
+                        "text": fmt.value(cur["value"], cur["spread"], cur["unit"]),
+                        "status": cur["status"],
+                        "status_reason": stable_reason(cur),
+                        "superseded_by": cur.get("superseded_by"),
+                        "metric": cur["metric"],
+                    },
+                    "successor": _successor(current, cur),
+                    "review": review,
+                }
+            )
         recorded = row["status"]
         effective = NEEDS_REVIEW if recorded in OPEN and reasons else recorded
         supersedes = sorted(n for n, r in by_number.items() if r["superseded_by"] == row["number"])
-        out.append({
-            "number": row["number"], "title": row["title"], "slug": row["slug"],
-            "status": effective, "recorded_status": recorded, "date": row["date"],
-            "decision_makers": json.loads(row["decided_by"] or "[]"), "context": row["context"],
-            "outcome": row["outcome"], "cites": entries, "review_reasons": reasons,
-            "reverted": None if recorded != "reverted" else {
-                "date": row["reverted_at"], "because_fact": row["revert_fact"], "because": row["revert_reason"]},
-            "superseded_by": None if row["superseded_by"] is None else {
-                "number": row["superseded_by"], "path": file_name(by_number[row["superseded_by"]])},
-            "supersedes": [{"number": n, "path": file_name(by_number[n])} for n in supersedes],
-            "path": f"{FOLDER}/{file_name(row)}",
-        })
+        out.append(
+            {
+                "number": row["number"],
+                "title": row["title"],
+                "slug": row["slug"],
+                "status": effective,
+                "recorded_status": recorded,
+                "date": row["date"],
+                "decision_makers": json.loads(row["decided_by"] or "[]"),
+                "context": row["context"],
+                "outcome": row["outcome"],
+                "cites": entries,
+                "review_reasons": reasons,
+                "reverted": None
+                if recorded != "reverted"
+                else {"date": row["reverted_at"], "because_fact": row["revert_fact"], "because": row["revert_reason"]},
+                "superseded_by": None
+                if row["superseded_by"] is None
+                else {"number": row["superseded_by"], "path": file_name(by_number[row["superseded_by"]])},
+                "supersedes": [{"number": n, "path": file_name(by_number[n])} for n in supersedes],
+                "path": f"{FOLDER}/{file_name(row)}",
+            }
+        )
     return out
 
 
@@ -255,8 +322,12 @@ def _successor(current: Mapping[str, Mapping[str, Any]], fact: Mapping[str, Any]
         fact = current.get(fact["superseded_by"])
     if fact is None or not seen:
         return None
-    return {"id": fact["id"], "version": fact["version"], "status": fact["status"],
-            "text": fmt.value(fact["value"], fact["spread"], fact["unit"])}
+    return {
+        "id": fact["id"],
+        "version": fact["version"],
+        "status": fact["status"],
+        "text": fmt.value(fact["value"], fact["spread"], fact["unit"]),
+    }
 
 
 def file_name(row: Mapping[str, Any]) -> str:
@@ -264,8 +335,9 @@ def file_name(row: Mapping[str, Any]) -> str:
     return f"{int(row['number']):04d}-{row['slug']}.md"
 
 
-def list_decisions(registry: Registry, config: Mapping[str, Any] | None = None,
-                   current: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+def list_decisions(
+    registry: Registry, config: Mapping[str, Any] | None = None, current: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Every decision with its effective status (`needs review` when a cited fact changed)."""
     return _load(registry, config, current=current)
 
@@ -292,9 +364,14 @@ def render(decision: Mapping[str, Any], templates: Path | str | None = None) -> 
     return rendering.render("decision.md.j2", {"d": decision}, templates)
 
 
-def write_files(registry: Registry, config: Mapping[str, Any] | None, out: Path,
-                templates: Path | str | None = None, numbers: Sequence[int] | None = None,
-                decisions: Sequence[Mapping[str, Any]] | None = None) -> tuple[list[Path], list[Path]]:
+def write_files(
+    registry: Registry,
+    config: Mapping[str, Any] | None,
+    out: Path,
+    templates: Path | str | None = None,
+    numbers: Sequence[int] | None = None,
+    decisions: Sequence[Mapping[str, Any]] | None = None,
+) -> tuple[list[Path], list[Path]]:
     """Render decision files under `out/decisions/`; return (every file rendered, the files that changed)."""
     from factreg.atomic import write_if_changed
 

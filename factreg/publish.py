@@ -81,8 +81,9 @@ def commit(paths: Iterable[Path], message: str, repo_dir: Path | None = None) ->
             parents = ["-p", head] if head is not None else []
             sha = repo.git.commit_tree(tree, *parents, "-m", message)
             # Move the current branch (or an unborn one) to the new commit, refusing a lost race.
-            repo.git.update_ref("-m", f"factreg: {message.splitlines()[0]}", "HEAD", sha,
-                                head if head is not None else "")
+            repo.git.update_ref(
+                "-m", f"factreg: {message.splitlines()[0]}", "HEAD", sha, head if head is not None else ""
+            )
         # The real index: only the committed paths are refreshed, to the content just committed.
         repo.git.add("--", *rel)
     except git.GitCommandError as exc:
@@ -91,8 +92,9 @@ def commit(paths: Iterable[Path], message: str, repo_dir: Path | None = None) ->
     return sha
 
 
-def write_and_commit(files: Mapping[Path, str], message: str, do_commit: bool, root: Path | None = None,
-                     extra: Iterable[Path] = ()) -> tuple[list[Path], str | None]:
+def write_and_commit(
+    files: Mapping[Path, str], message: str, do_commit: bool, root: Path | None = None, extra: Iterable[Path] = ()
+) -> tuple[list[Path], str | None]:
     """Write `files` (only those that changed); with `do_commit`, commit them and `extra` where they differ
     from HEAD — a file rendered earlier without `--commit` is committed now, an unchanged one never."""
     changed = write(files, root)

@@ -54,8 +54,14 @@ def yaml_str(text: Any) -> str:
 
 def xml(text: Any) -> str:
     """Text escaped for XML (SVG) content and attribute values."""
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&#39;"))
+    return (
+        str(text)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+    )
 
 
 def _num(x: float | None, digits: int = 3) -> str:
@@ -104,8 +110,18 @@ def _environment(override: str | None):  # type: ignore[no-untyped-def]
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=_num, value=_value, interval=_interval, cell=md_cell, inline=md_inline,
-                       yaml=yaml_str, xml=xml, fixed=_fixed, redact=redact, json=_json)
+    env.filters.update(
+        num=_num,
+        value=_value,
+        interval=_interval,
+        cell=md_cell,
+        inline=md_inline,
+        yaml=yaml_str,
+        xml=xml,
+        fixed=_fixed,
+        redact=redact,
+        json=_json,
+    )
     return env
 
 

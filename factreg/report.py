@@ -61,14 +61,31 @@ def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]]) -> dict[
 
     drawn = []
     for p, t, low, high in zip(pts, times, lows, highs, strict=True):
-        drawn.append({"x": x(t), "y": y(p["value"]), "y_lo": y(low), "y_hi": y(high),
-                      "has_bar": bool(p.get("spread")), "kind": p["kind"], "label": p["label"]})
+        drawn.append(
+            {
+                "x": x(t),
+                "y": y(p["value"]),
+                "y_lo": y(low),
+                "y_hi": y(high),
+                "has_bar": bool(p.get("spread")),
+                "kind": p["kind"],
+                "label": p["label"],
+            }
+        )
     versions = [d for d in drawn if d["kind"] == "version"]
     return {
-        "id": fact_id, "unit": unit, "width": CHART_W, "height": CHART_H, "points": drawn,
+        "id": fact_id,
+        "unit": unit,
+        "width": CHART_W,
+        "height": CHART_H,
+        "points": drawn,
         "trend": " ".join(f"{d['x']:.1f},{d['y']:.1f}" for d in versions) if len(versions) > 1 else "",
-        "left": PAD_L, "right": CHART_W - PAD_R, "top": PAD_T, "bottom": CHART_H - PAD_B,
-        "y_max_label": fmt.num(hi), "y_min_label": fmt.num(lo),
+        "left": PAD_L,
+        "right": CHART_W - PAD_R,
+        "top": PAD_T,
+        "bottom": CHART_H - PAD_B,
+        "y_max_label": fmt.num(hi),
+        "y_min_label": fmt.num(lo),
         "x_first_label": pts[times.index(t0)]["at"][:10] if pts else "",
         "x_last_label": pts[times.index(t1)]["at"][:10] if pts else "",
     }
@@ -78,16 +95,29 @@ def history_points(history: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     """Every version and every verification with a value, as chart points, oldest first."""
     pts: list[dict[str, Any]] = []
     for v in history:
-        pts.append({"at": v["measured_at"], "value": v["value"], "spread": v["spread"], "kind": "version",
-                    "label": f"v{v['version']} {v['measured_at'][:16].replace('T', ' ')}: "
-                             f"{fmt.value(v['value'], v['spread'], v['unit'])}"})
+        pts.append(
+            {
+                "at": v["measured_at"],
+                "value": v["value"],
+                "spread": v["spread"],
+                "kind": "version",
+                "label": f"v{v['version']} {v['measured_at'][:16].replace('T', ' ')}: "
+                f"{fmt.value(v['value'], v['spread'], v['unit'])}",
+            }
+        )
         for ver in v.get("verifications") or []:
             if ver.get("value") is None:
                 continue
-            pts.append({"at": ver["verified_at"], "value": ver["value"], "spread": ver["spread"],
-                        "kind": "verification",
-                        "label": f"verification {ver['pk']} {ver['verified_at'][:16].replace('T', ' ')} "
-                                 f"({ver['verdict']}): {fmt.value(ver['value'], ver['spread'], v['unit'])}"})
+            pts.append(
+                {
+                    "at": ver["verified_at"],
+                    "value": ver["value"],
+                    "spread": ver["spread"],
+                    "kind": "verification",
+                    "label": f"verification {ver['pk']} {ver['verified_at'][:16].replace('T', ' ')} "
+                    f"({ver['verdict']}): {fmt.value(ver['value'], ver['spread'], v['unit'])}",
+                }
+            )
     pts.sort(key=lambda p: (parse_time(p["at"]), p["kind"] != "version"))
     return pts
 
@@ -101,17 +131,23 @@ def what_to_do(fact: Mapping[str, Any], last_verification: Mapping[str, Any] | N
         allow = "".join(f" --allow-different {k}" for k in m.get("allow_different") or [])
         return f"re-run `factreg compare {m.get('a')} {m.get('b')}{allow} --record {fid}`"
     if status == "superseded":
-        return (f"cite `{fact['superseded_by']}` instead: `factreg docs sync` rewrites the markers; "
-                "review the decisions listed")
+        return (
+            f"cite `{fact['superseded_by']}` instead: `factreg docs sync` rewrites the markers; "
+            "review the decisions listed"
+        )
     if status == "refuted":
         pk = last_verification["pk"] if last_verification else "V"
         return f"correct it from the refuting measurement: `factreg correct {fid} --verification {pk}`"
     if status == "conditions_changed":
-        return ("it describes a situation that no longer exists: record the current one as a new fact and "
-                f"`factreg correct {fid} --by NEW_ID`, or keep it if the old situation still matters")
+        return (
+            "it describes a situation that no longer exists: record the current one as a new fact and "
+            f"`factreg correct {fid} --by NEW_ID`, or keep it if the old situation still matters"
+        )
     if status == "unverifiable":
-        return (f"the measurement could not be made: fix the endpoint or credentials, then `factreg verify {fid}`; "
-                "documents citing it may point at a dead service")
+        return (
+            f"the measurement could not be made: fix the endpoint or credentials, then `factreg verify {fid}`; "
+            "documents citing it may point at a dead service"
+        )
     if kind in ("llama-bench", "probe"):
         return f"re-verify it: `factreg verify {fid}`"
     return f"re-measure it and record a new version: `factreg record {fid} …`"
@@ -129,8 +165,9 @@ def _citations(settings: Any) -> dict[str, list[Any]]:
     return out
 
 
-def build(registry: Registry, settings: Any, out: Path | None = None,
-          templates: Path | str | None = None) -> dict[Path, str]:
+def build(
+    registry: Registry, settings: Any, out: Path | None = None, templates: Path | str | None = None
+) -> dict[Path, str]:
     """Render every report file: path → text. Also renders the decision files (their status can change)."""
     from factreg import facts as factmod
     from factreg import render as rendering
@@ -148,21 +185,33 @@ def build(registry: Registry, settings: Any, out: Path | None = None,
     files: dict[Path, str] = {}
 
     def docs_for(fid: str, page_dir: Path) -> list[dict[str, Any]]:
-        return [{"path": _rel(c.path.resolve(), out.resolve()), "link": _rel(c.path.resolve(), page_dir.resolve()),
-                 "line": c.line, "text": c.text} for c in cites.get(fid, [])]
+        return [
+            {
+                "path": _rel(c.path.resolve(), out.resolve()),
+                "link": _rel(c.path.resolve(), page_dir.resolve()),
+                "line": c.line,
+                "text": c.text,
+            }
+            for c in cites.get(fid, [])
+        ]
 
-    def decisions_for(fid: str, page_dir: Path) -> list[dict[str, Any]]:
-        return [{"number": d["number"], "title": d["title"], "status": d["status"],
-                 "link": _rel(out / d["path"], page_dir)} for d in decmod.citing(decisions, fid)]
+    def decisions_for(fid: str, page_dir: Path) -> list[Mapping[str, Any]]:
+        return [
+            {"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], page_dir)}
+            for d in decmod.citing(decisions, fid)
+        ]
 
     open_corrections = []
     for c in corrections:
         still = [x.path for x in cites.get(c["old_id"], [])]
         relying = [d for d in decmod.citing(decisions, c["old_id"]) if d["status"] == decmod.NEEDS_REVIEW]
-        c = {**c, "open": bool(still or relying),
-             "note_link": _rel(out / c["note_path"], folder) if c["note_path"] else None,
-             "still_cited_in": [_rel(p.resolve(), out.resolve()) for p in still],
-             "decisions": [d["number"] for d in relying]}
+        c = {
+            **c,
+            "open": bool(still or relying),
+            "note_link": _rel(out / c["note_path"], folder) if c["note_path"] else None,
+            "still_cited_in": [_rel(p.resolve(), out.resolve()) for p in still],
+            "decisions": [d["number"] for d in relying],
+        }
         open_corrections.append(c)
 
     pages = []
@@ -174,35 +223,55 @@ def build(registry: Registry, settings: Any, out: Path | None = None,
         files[svg] = rendering.render("chart.svg.j2", {"chart": geometry}, templates)
         lv = last.get(f["id"])
         entry = {
-            "fact": f, "reason": decmod.stable_reason(f), "page": _rel(page, folder), "svg": svg.name,
-            "text": fmt.value(f["value"], f["spread"], f["unit"]), "history": history,
-            "docs": docs_for(f["id"], page.parent), "decisions": decisions_for(f["id"], page.parent),
+            "fact": f,
+            "reason": decmod.stable_reason(f),
+            "page": _rel(page, folder),
+            "svg": svg.name,
+            "text": fmt.value(f["value"], f["spread"], f["unit"]),
+            "history": history,
+            "docs": docs_for(f["id"], page.parent),
+            "decisions": decisions_for(f["id"], page.parent),
             "corrections": [c for c in open_corrections if f["id"] in (c["old_id"], c["new_id"])],
-            "todo": what_to_do(f, lv), "index_link": _rel(folder / "README.md", page.parent),
-            "successor_link": (_rel(folder / page_name(f["superseded_by"]), page.parent)
-                               if f.get("superseded_by") else None),
+            "todo": what_to_do(f, lv),
+            "index_link": _rel(folder / "README.md", page.parent),
+            "successor_link": (
+                _rel(folder / page_name(f["superseded_by"]), page.parent) if f.get("superseded_by") else None
+            ),
         }
         pages.append(entry)
         files[page] = rendering.render("fact.md.j2", {"p": entry}, templates)
 
     problems = []
     for entry in pages:
-        f = entry["fact"]
-        docs = docs_for(f["id"], folder)
-        relying = decisions_for(f["id"], folder)
+        fact: dict[str, Any] = entry["fact"]  # type: ignore[assignment]
+        docs = docs_for(fact["id"], folder)
+        relying = decisions_for(fact["id"], folder)
         open_relying = [d for d in relying if d["status"] in (*decmod.OPEN, decmod.NEEDS_REVIEW)]
-        if f["status"] in PROBLEM_STATUSES or (f["status"] == "superseded" and (docs or open_relying)):
+        if fact["status"] in PROBLEM_STATUSES or (fact["status"] == "superseded" and (docs or open_relying)):
             problems.append({**entry, "docs": docs, "decisions": relying})
-    review = [{"number": d["number"], "title": d["title"], "reasons": d["review_reasons"],
-               "link": _rel(out / d["path"], folder)} for d in decisions if d["status"] == decmod.NEEDS_REVIEW]
+    review = [
+        {
+            "number": d["number"],
+            "title": d["title"],
+            "reasons": d["review_reasons"],
+            "link": _rel(out / d["path"], folder),
+        }
+        for d in decisions
+        if d["status"] == decmod.NEEDS_REVIEW
+    ]
     counts: dict[str, int] = {}
     for f in facts:
         counts[f["status"]] = counts.get(f["status"], 0) + 1
     common = {
-        "pages": pages, "problems": problems, "review": review, "corrections": open_corrections,
+        "pages": pages,
+        "problems": problems,
+        "review": review,
+        "corrections": open_corrections,
         "counts": sorted(counts.items()),
-        "decisions": [{"number": d["number"], "title": d["title"], "status": d["status"],
-                       "link": _rel(out / d["path"], folder)} for d in decisions],
+        "decisions": [
+            {"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], folder)}
+            for d in decisions
+        ],
     }
     files[folder / "STALE.md"] = rendering.render("stale.md.j2", common, templates)
     files[folder / "README.md"] = rendering.render("index.md.j2", common, templates)
@@ -212,13 +281,19 @@ def build(registry: Registry, settings: Any, out: Path | None = None,
     return files
 
 
-def write(registry: Registry, settings: Any, out: Path | None = None, templates: Path | str | None = None,
-          do_commit: bool = False) -> dict[str, Any]:
+def write(
+    registry: Registry,
+    settings: Any,
+    out: Path | None = None,
+    templates: Path | str | None = None,
+    do_commit: bool = False,
+) -> dict[str, Any]:
     """Render and write the reports (only files that changed); with `do_commit`, commit exactly them."""
     from factreg import publish
 
     out = Path(out) if out is not None else Path(settings.root)
     files = build(registry, settings, out, templates)
-    changed, sha = publish.write_and_commit(files, "factreg report: stale facts, fact pages, index",
-                                            do_commit, root=out)
+    changed, sha = publish.write_and_commit(
+        files, "factreg report: stale facts, fact pages, index", do_commit, root=out
+    )
     return {"written": sorted(str(p) for p in files), "changed": sorted(str(p) for p in changed), "commit": sha}

@@ -10,8 +10,13 @@ from factreg.conditions import body_sha256
 from factreg.facts import NewFact
 
 SHORT_BODY = body_sha256({"messages": [{"role": "user", "content": "hi"}], "stream": True})
-REAL_BODY = body_sha256({"messages": [{"role": "system", "content": "voice terminal…"},
-                                      {"role": "user", "content": "고마워"}], "tools": ["t"], "stream": True})
+REAL_BODY = body_sha256(
+    {
+        "messages": [{"role": "system", "content": "voice terminal…"}, {"role": "user", "content": "고마워"}],
+        "tools": ["t"],
+        "stream": True,
+    }
+)
 NIGHT = "2026-10-26T02:30:00Z"
 DAY = "2026-10-26T14:05:00Z"
 
@@ -32,21 +37,45 @@ def night_facts() -> list[NewFact]:
     out = []
     for prefix, ident, thinking, ttft, e2e, info in rows:
         for metric, value in (("ttft", ttft), ("e2e", e2e)):
-            out.append(NewFact(id=f"{prefix}/{metric}", metric=metric, value=value, n=1,
-                               identity={**ident, "thinking": thinking, "body_sha256": SHORT_BODY},
-                               info=info, measured_at=NIGHT, error_after="3650d", warn_after="3600d"))
+            out.append(
+                NewFact(
+                    id=f"{prefix}/{metric}",
+                    metric=metric,
+                    value=value,
+                    n=1,
+                    identity={**ident, "thinking": thinking, "body_sha256": SHORT_BODY},
+                    info=info,
+                    measured_at=NIGHT,
+                    error_after="3650d",
+                    warn_after="3600d",
+                )
+            )
     return out
 
 
 def day_facts() -> list[NewFact]:
     """The daytime re-measurement: the real body, 3 runs per model, long after the servers settled."""
     return [
-        NewFact(id="day/27b/e2e", metric="e2e", samples=[0.43, 0.73, 0.85],
-                identity={**REMOTE, "thinking": "off", "body_sha256": REAL_BODY}, info={"uptime_s": "36000"},
-                measured_at=DAY, error_after="3650d", warn_after="3600d"),
-        NewFact(id="day/35b-a3b/e2e", metric="e2e", samples=[2.0, 2.27, 4.1],
-                identity={**GAMEBOX, "thinking": "off", "body_sha256": REAL_BODY}, info={"uptime_s": "36000"},
-                measured_at=DAY, error_after="3650d", warn_after="3600d"),
+        NewFact(
+            id="day/27b/e2e",
+            metric="e2e",
+            samples=[0.43, 0.73, 0.85],
+            identity={**REMOTE, "thinking": "off", "body_sha256": REAL_BODY},
+            info={"uptime_s": "36000"},
+            measured_at=DAY,
+            error_after="3650d",
+            warn_after="3600d",
+        ),
+        NewFact(
+            id="day/35b-a3b/e2e",
+            metric="e2e",
+            samples=[2.0, 2.27, 4.1],
+            identity={**GAMEBOX, "thinking": "off", "body_sha256": REAL_BODY},
+            info={"uptime_s": "36000"},
+            measured_at=DAY,
+            error_after="3650d",
+            warn_after="3600d",
+        ),
     ]
 
 
@@ -70,9 +99,17 @@ def init_repo(path: Path) -> Path:
     return path
 
 
-def add_verification(registry, fact_id: str, verdict: str, *, value: float | None = None,  # type: ignore[no-untyped-def]
-                     samples: list[float] | None = None, observed: dict | None = None,
-                     verified_at: str = "2026-10-27T10:00:00Z", message: str | None = None) -> int:
+def add_verification(
+    registry,
+    fact_id: str,
+    verdict: str,
+    *,
+    value: float | None = None,  # type: ignore[no-untyped-def]
+    samples: list[float] | None = None,
+    observed: dict | None = None,
+    verified_at: str = "2026-10-27T10:00:00Z",
+    message: str | None = None,
+) -> int:
     """Insert a verification of the fact's current version, as the verify engine would; return its number."""
     import json
 
@@ -85,10 +122,21 @@ def add_verification(registry, fact_id: str, verdict: str, *, value: float | Non
     if samples:
         s = stats.summarize(samples)
         value, spread, n = s.median, s.stdev, s.n
-    row = {"fact_id": fact_id, "fact_version": current["version"], "verified_at": verified_at, "verdict": verdict,
-           "method_kind": "manual", "hostname": "testhost", "value": value, "spread": spread, "n": n,
-           "samples": json.dumps(samples or []), "observed": json.dumps(observed or {}),
-           "diff": json.dumps({}), "message": message}
+    row = {
+        "fact_id": fact_id,
+        "fact_version": current["version"],
+        "verified_at": verified_at,
+        "verdict": verdict,
+        "method_kind": "manual",
+        "hostname": "testhost",
+        "value": value,
+        "spread": spread,
+        "n": n,
+        "samples": json.dumps(samples or []),
+        "observed": json.dumps(observed or {}),
+        "diff": json.dumps({}),
+        "message": message,
+    }
     with registry.write() as conn:
         result = conn.execute(insert(facts.VERIFICATION).values(**row))
         return int(result.inserted_primary_key[0])

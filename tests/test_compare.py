@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from tests.decisions_support import add_verification, seed
 from factreg import compare, facts, freshness
 from factreg.facts import NewFact
+from tests.decisions_support import add_verification, seed
 
 DAY_ALLOW = ("--allow-different", "model,machine", "--allow-different", "endpoint")
 
@@ -37,12 +37,26 @@ def test_case_study_28x_claim_is_refused_naming_thinking_and_cold(cli, seeded):
 
 
 def test_allowing_the_model_still_refuses_thinking_and_cold(cli, seeded):
-    r = cli("compare", "night/35b-a3b/ttft", "night/flash-next-thinking/ttft", "--allow-different",
-            "model,endpoint", "--json")
+    r = cli(
+        "compare",
+        "night/35b-a3b/ttft",
+        "night/flash-next-thinking/ttft",
+        "--allow-different",
+        "model,endpoint",
+        "--json",
+    )
     assert r.exit_code == 1
     assert [x["key"] for x in r.json()["reasons"]] == ["thinking", "cold"]
-    r = cli("compare", "night/35b-a3b/ttft", "night/flash-next-thinking/ttft", "--allow-different",
-            "model,endpoint,thinking", "--allow-different", "warm", "--json")
+    r = cli(
+        "compare",
+        "night/35b-a3b/ttft",
+        "night/flash-next-thinking/ttft",
+        "--allow-different",
+        "model,endpoint,thinking",
+        "--allow-different",
+        "warm",
+        "--json",
+    )
     assert r.exit_code == 0, r.stdout
     assert math.isclose(r.json()["ratio"], 0.13 / 3.75)
     assert r.json()["wording"] == "29× faster"
@@ -69,8 +83,7 @@ def test_daytime_e2e_is_3_1x_slower_with_interval_and_few_samples(cli, seeded):
 
 
 def test_different_metrics_are_refused_even_with_everything_allowed(cli, seeded):
-    r = cli("compare", "night/35b-a3b/ttft", "night/35b-a3b/e2e", "--allow-different", "metric,unit,cold",
-            "--json")
+    r = cli("compare", "night/35b-a3b/ttft", "night/35b-a3b/e2e", "--allow-different", "metric,unit,cold", "--json")
     assert r.exit_code == 1
     assert r.json()["reasons"][0]["key"] == "metric"
     assert "never compared" in r.json()["reasons"][0]["message"]
@@ -121,9 +134,11 @@ def test_bootstrap_matches_an_independent_resampling(seeded):
     import itertools
     import statistics
 
-    ratios = sorted(statistics.median(x) / statistics.median(y)
-                    for x in itertools.product(a["samples"], repeat=3)
-                    for y in itertools.product(b["samples"], repeat=3))
+    ratios = sorted(
+        statistics.median(x) / statistics.median(y)
+        for x in itertools.product(a["samples"], repeat=3)
+        for y in itertools.product(b["samples"], repeat=3)
+    )
     q = lambda p: ratios[round(p * (len(ratios) - 1))]  # noqa: E731
     assert abs(lo - q(0.025)) / q(0.025) < 0.08
     assert abs(hi - q(0.975)) / q(0.975) < 0.08
@@ -140,9 +155,16 @@ def test_record_stores_a_derived_fact_that_goes_stale_with_its_sources(cli, seed
     assert f["status"] == "fresh" or f["status"] == "aging"
     assert f["status"] != "stale"
     # A newer version of B makes the ratio stale.
-    facts.record(seeded, NewFact(id="day/27b/e2e", metric="e2e", samples=[0.5, 0.6, 0.7],
-                                 identity=facts.get(seeded, "day/27b/e2e")["conditions"]["identity"],
-                                 measured_at="2026-10-27T10:00:00Z"))
+    facts.record(
+        seeded,
+        NewFact(
+            id="day/27b/e2e",
+            metric="e2e",
+            samples=[0.5, 0.6, 0.7],
+            identity=facts.get(seeded, "day/27b/e2e")["conditions"]["identity"],
+            measured_at="2026-10-27T10:00:00Z",
+        ),
+    )
     f = facts.get(seeded, "day/ratio")
     assert f["status"] == "stale" and "day/27b/e2e v1; it is now at v2" in f["status_reason"]
     assert next(x for x in facts.list_facts(seeded) if x["id"] == "day/ratio")["status"] == "stale"
@@ -153,8 +175,18 @@ def test_derived_fact_stale_when_a_source_is_refuted_or_superseded(cli, seeded):
     add_verification(seeded, "day/35b-a3b/e2e", "refuted", samples=[1.0, 1.1, 1.2])
     f = facts.get(seeded, "day/ratio")
     assert f["status"] == "stale" and "refuted" in f["status_reason"]
-    assert cli("compare", "day/27b/e2e", "night/27b-gateway/e2e", "--allow-different",
-               "body_sha256,endpoint", "--record", "r2").exit_code == 0
+    assert (
+        cli(
+            "compare",
+            "day/27b/e2e",
+            "night/27b-gateway/e2e",
+            "--allow-different",
+            "body_sha256,endpoint",
+            "--record",
+            "r2",
+        ).exit_code
+        == 0
+    )
     assert facts.get(seeded, "r2")["status"] != "stale"
     facts.supersede(seeded, "night/27b-gateway/e2e", "day/27b/e2e", "gateway gone")
     f = facts.get(seeded, "r2")

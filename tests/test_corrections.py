@@ -33,15 +33,24 @@ def project(tmp_path: Path, registry, monkeypatch):  # type: ignore[no-untyped-d
 
 
 def add_decision(cli) -> None:  # type: ignore[no-untyped-def]
-    r = cli("decision", "add", "Voice front end → 35B-A3B", "--cites", "night/35b-a3b/e2e,night/35b-a3b/ttft",
-            "--date", "2026-10-26", "--commit")
+    r = cli(
+        "decision",
+        "add",
+        "Voice front end → 35B-A3B",
+        "--cites",
+        "night/35b-a3b/e2e,night/35b-a3b/ttft",
+        "--date",
+        "2026-10-26",
+        "--commit",
+    )
     assert r.exit_code == 0, r.stderr
 
 
 def test_correct_by_fact_writes_note_syncs_docs_and_flags_decision(cli, project, registry):
     add_decision(cli)
-    r = cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--cause", "measured cold with a toy body",
-            "--json")
+    r = cli(
+        "correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--cause", "measured cold with a toy body", "--json"
+    )
     assert r.exit_code == 0, r.stderr
     out = r.json()
     note = project / "facts/corrections" / f"{today()}-night-35b-a3b-e2e.md"
@@ -56,8 +65,10 @@ def test_correct_by_fact_writes_note_syncs_docs_and_flags_decision(cli, project,
     assert "- old value rests on few samples (n=1)" in text
     assert "- another request body (sha256 " in text
     assert "- [docs/voice.md](../../docs/voice.md) line 3: cited 1.07 s" in text
-    assert "[decision 1: Voice front end → 35B-A3B](../../decisions/0001-voice-front-end-35b-a3b.md) — needs review" \
+    assert (
+        "[decision 1: Voice front end → 35B-A3B](../../decisions/0001-voice-front-end-35b-a3b.md) — needs review"
         in text
+    )
     old = facts.get(registry, "night/35b-a3b/e2e")
     assert old["status"] == "superseded" and old["superseded_by"] == "day/35b-a3b/e2e"
     # docs sync rewrote the citation to the successor.
@@ -65,8 +76,10 @@ def test_correct_by_fact_writes_note_syncs_docs_and_flags_decision(cli, project,
     dec = (project / "decisions/0001-voice-front-end-35b-a3b.md").read_text()
     assert 'status: "needs review"' in dec
     assert sorted(Path(p).relative_to(project).as_posix() for p in out["changed"]) == [
-        "decisions/0001-voice-front-end-35b-a3b.md", "docs/voice.md",
-        f"facts/corrections/{today()}-night-35b-a3b-e2e.md"]
+        "decisions/0001-voice-front-end-35b-a3b.md",
+        "docs/voice.md",
+        f"facts/corrections/{today()}-night-35b-a3b-e2e.md",
+    ]
     assert out["decisions"] == [1]
 
 
@@ -80,17 +93,26 @@ def test_commit_touches_only_correction_files_and_not_the_users(cli, project):
     assert r.exit_code == 0, r.stderr
     assert git(project, "rev-parse", "HEAD~1").strip() == head
     committed = sorted(git(project, "show", "--name-only", "--format=", "HEAD").split())
-    assert committed == ["decisions/0001-voice-front-end-35b-a3b.md", "docs/voice.md",
-                         f"facts/corrections/{today()}-night-35b-a3b-e2e.md"]
+    assert committed == [
+        "decisions/0001-voice-front-end-35b-a3b.md",
+        "docs/voice.md",
+        f"facts/corrections/{today()}-night-35b-a3b-e2e.md",
+    ]
     status = git(project, "status", "--porcelain").splitlines()
     assert "A  unrelated.md" in status and " M README.md" in status
     assert not any(s.endswith((".md",)) and ("facts/" in s or "docs/" in s or "decisions/" in s) for s in status)
 
 
 def test_correct_from_verification_records_a_new_fact(cli, project, registry):
-    pk = add_verification(registry, "night/35b-a3b/ttft", "refuted", samples=[0.42, 0.45, 0.47, 0.44, 0.46],
-                          observed={"build": "b6100"}, verified_at="2026-10-27T10:00:00Z",
-                          message="warm ttft is 0.45 s")
+    pk = add_verification(
+        registry,
+        "night/35b-a3b/ttft",
+        "refuted",
+        samples=[0.42, 0.45, 0.47, 0.44, 0.46],
+        observed={"build": "b6100"},
+        verified_at="2026-10-27T10:00:00Z",
+        message="warm ttft is 0.45 s",
+    )
     r = cli("correct", "night/35b-a3b/ttft", "--verification", str(pk), "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["new"] == "night/35b-a3b/ttft-20261027@v1"

@@ -28,9 +28,25 @@ def front_matter(path: Path) -> dict:
 
 
 def add_voice_decision(cli, *extra: str):  # type: ignore[no-untyped-def]
-    return cli("decision", "add", TITLE, "--cites", "night/35b-a3b/ttft,night/35b-a3b/e2e",
-               "--cites", "night/flash-next-thinking/ttft", "--context", "First audio took 3.75 s.",
-               "--by", "alice", "--by", "bob", "--date", "2026-10-26", "--json", *extra)
+    return cli(
+        "decision",
+        "add",
+        TITLE,
+        "--cites",
+        "night/35b-a3b/ttft,night/35b-a3b/e2e",
+        "--cites",
+        "night/flash-next-thinking/ttft",
+        "--context",
+        "First audio took 3.75 s.",
+        "--by",
+        "alice",
+        "--by",
+        "bob",
+        "--date",
+        "2026-10-26",
+        "--json",
+        *extra,
+    )
 
 
 def test_case_study_decision_needs_review_then_revert(cli, seeded, isolated):
@@ -43,8 +59,13 @@ def test_case_study_decision_needs_review_then_revert(cli, seeded, isolated):
     assert fm["status"] == "accepted" and str(fm["date"]) == "2026-10-26"
     assert fm["decision-makers"] == ["alice", "bob"]
     cites = {c["id"]: c for c in fm["factreg-cites"]}
-    assert cites["night/35b-a3b/ttft"] == {"id": "night/35b-a3b/ttft", "version": 1, "value": 0.13,
-                                           "spread": None, "unit": "s"}
+    assert cites["night/35b-a3b/ttft"] == {
+        "id": "night/35b-a3b/ttft",
+        "version": 1,
+        "value": 0.13,
+        "spread": None,
+        "unit": "s",
+    }
     assert cites["night/35b-a3b/e2e"]["value"] == 1.07
     assert decisions.needing_review(seeded) == []
 
@@ -66,8 +87,11 @@ def test_case_study_decision_needs_review_then_revert(cli, seeded, isolated):
     text = path.read_text(encoding="utf-8")
     fm = front_matter(path)
     assert fm["status"] == "reverted"
-    assert fm["factreg-reverted"] == {"date": __import__("datetime").date(2026, 10, 26),
-                                      "because-fact": "day/35b-a3b/e2e", "because": None}
+    assert fm["factreg-reverted"] == {
+        "date": __import__("datetime").date(2026, 10, 26),
+        "because-fact": "day/35b-a3b/e2e",
+        "because": None,
+    }
     assert fm["factreg-cited-facts-changed"] == ["night/35b-a3b/e2e was superseded by day/35b-a3b/e2e"]
     assert "**Reverted** on 2026-10-26, because of fact `day/35b-a3b/e2e`" in text
     assert "| `night/35b-a3b/e2e` v1 | 1.07 s | `day/35b-a3b/e2e`: 2.27 ± 1.14 s (v1) | superseded |" in text
@@ -78,8 +102,9 @@ def test_case_study_decision_needs_review_then_revert(cli, seeded, isolated):
 
 def test_needs_review_when_refuted_stale_or_conditions_changed(cli, seeded):
     assert add_voice_decision(cli).exit_code == 0
-    add_verification(seeded, "night/35b-a3b/ttft", "refuted", samples=[0.4, 0.5, 0.45],
-                     message="0.45 s warm, not 0.13 s")
+    add_verification(
+        seeded, "night/35b-a3b/ttft", "refuted", samples=[0.4, 0.5, 0.45], message="0.45 s warm, not 0.13 s"
+    )
     reasons = decisions.get(seeded, 1)["review_reasons"]
     assert any(r.startswith("night/35b-a3b/ttft is refuted") for r in reasons)
 
@@ -87,21 +112,47 @@ def test_needs_review_when_refuted_stale_or_conditions_changed(cli, seeded):
 def test_new_version_with_other_conditions_or_value(cli, seeded, registry):
     assert add_voice_decision(cli).exit_code == 0
     old = facts.get(registry, "night/flash-next-thinking/ttft")
-    facts.record(registry, NewFact(id="night/flash-next-thinking/ttft", metric="ttft", value=3.8, n=1,
-                                   identity={**old["conditions"]["identity"], "build": "b7000"},
-                                   measured_at="2026-10-27T09:00:00Z"))
+    facts.record(
+        registry,
+        NewFact(
+            id="night/flash-next-thinking/ttft",
+            metric="ttft",
+            value=3.8,
+            n=1,
+            identity={**old["conditions"]["identity"], "build": "b7000"},
+            measured_at="2026-10-27T09:00:00Z",
+        ),
+    )
     reasons = decisions.get(registry, 1)["review_reasons"]
     assert reasons == ["night/flash-next-thinking/ttft v2 was measured under other conditions: build (none) → b7000"]
-    facts.record(registry, NewFact(id="night/flash-next-thinking/ttft", metric="ttft", value=1.0, n=1,
-                                   identity={**old["conditions"]["identity"], "build": "b7000"},
-                                   measured_at="2026-10-28T09:00:00Z"))
+    facts.record(
+        registry,
+        NewFact(
+            id="night/flash-next-thinking/ttft",
+            metric="ttft",
+            value=1.0,
+            n=1,
+            identity={**old["conditions"]["identity"], "build": "b7000"},
+            measured_at="2026-10-28T09:00:00Z",
+        ),
+    )
     reasons = decisions.get(registry, 1)["review_reasons"]
     assert any("is now 1.00 s (v3); the decision relied on 3.75 s" in r for r in reasons)
 
 
 def test_stale_cited_fact_needs_review(cli, registry):
-    facts.record(registry, NewFact(id="old/tg", metric="tg_rate", value=28.0, identity={"machine": "gamebox",
-                 "model": "a3b"}, measured_at="2026-09-01T00:00:00Z", warn_after="1d", error_after="2d"))
+    facts.record(
+        registry,
+        NewFact(
+            id="old/tg",
+            metric="tg_rate",
+            value=28.0,
+            identity={"machine": "gamebox", "model": "a3b"},
+            measured_at="2026-09-01T00:00:00Z",
+            warn_after="1d",
+            error_after="2d",
+        ),
+    )
     assert cli("decision", "add", "Use gamebox for batch", "--cites", "old/tg", "--status", "proposed").exit_code == 0
     d = decisions.get(registry, 1)
     assert d["status"] == "needs review" and d["recorded_status"] == "proposed"
@@ -110,8 +161,12 @@ def test_stale_cited_fact_needs_review(cli, registry):
 
 def test_supersede_links_both_files(cli, seeded, isolated):
     assert add_voice_decision(cli).exit_code == 0
-    assert cli("decision", "add", "Voice front end → 27B direct", "--cites", "day/27b/e2e",
-               "--date", "2026-10-26").exit_code == 0
+    assert (
+        cli(
+            "decision", "add", "Voice front end → 27B direct", "--cites", "day/27b/e2e", "--date", "2026-10-26"
+        ).exit_code
+        == 0
+    )
     r = cli("decision", "supersede", "1", "--by", "2")
     assert r.exit_code == 0, r.stderr
     fm1 = front_matter(isolated / "decisions/0001-voice-front-end-35b-a3b.md")
@@ -139,14 +194,23 @@ def test_add_with_commit_and_out(cli, seeded, tmp_path):
     repo = init_repo(tmp_path / "docsrepo")
     r = add_voice_decision(cli, "--out", str(repo), "--commit")
     assert r.exit_code == 0, r.stderr
-    assert git(repo, "show", "--name-only", "--format=%s", "HEAD").split() [-1] == \
-        "decisions/0001-voice-front-end-35b-a3b.md"
+    assert (
+        git(repo, "show", "--name-only", "--format=%s", "HEAD").split()[-1]
+        == "decisions/0001-voice-front-end-35b-a3b.md"
+    )
     assert git(repo, "status", "--porcelain") == ""
 
 
 def test_document_text_is_data_not_template(cli, seeded, isolated):
-    r = cli("decision", "add", "Use {{ 7*7 }} {% if x %}", "--cites", "day/27b/e2e",
-            "--context", "{{ config }} Bearer sk-abcdefghijklmnop123")
+    r = cli(
+        "decision",
+        "add",
+        "Use {{ 7*7 }} {% if x %}",
+        "--cites",
+        "day/27b/e2e",
+        "--context",
+        "{{ config }} Bearer sk-abcdefghijklmnop123",
+    )
     assert r.exit_code == 0, r.stderr
     text = next((isolated / "decisions").glob("0001-*.md")).read_text(encoding="utf-8")
     assert "Use {{ 7*7 }} {% if x %}" in text and "49" not in text

@@ -17,8 +17,9 @@ def test_commit_only_given_paths_leaves_user_changes_alone(tmp_path):
     git(repo, "add", "mine.txt")
     (repo / "README.md").write_text("# project\nunstaged edit\n")
     (repo / "scratch.txt").write_text("untracked\n")
-    changed, sha = publish.write_and_commit({repo / "facts/STALE.md": "# Stale\n", repo / "facts/a/b.md": "b\n"},
-                                            "factreg report", True, root=repo)
+    changed, sha = publish.write_and_commit(
+        {repo / "facts/STALE.md": "# Stale\n", repo / "facts/a/b.md": "b\n"}, "factreg report", True, root=repo
+    )
     assert sorted(p.relative_to(repo).as_posix() for p in changed) == ["facts/STALE.md", "facts/a/b.md"]
     assert sha is not None and git(repo, "rev-parse", "HEAD").strip() == sha
     committed = git(repo, "show", "--name-only", "--format=", "HEAD").split()

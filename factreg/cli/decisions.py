@@ -11,20 +11,26 @@ from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_e
 
 OutOption = Annotated[
     Path | None,
-    typer.Option("--out", help="Folder to write into (default: the project root, the folder holding .factreg/).",
-                 show_default=False),
+    typer.Option(
+        "--out",
+        help="Folder to write into (default: the project root, the folder holding .factreg/).",
+        show_default=False,
+    ),
 ]
 TemplatesOption = Annotated[
     Path | None,
-    typer.Option("--templates", help="Folder of templates overriding the shipped ones, file by file.",
-                 show_default=False),
+    typer.Option(
+        "--templates", help="Folder of templates overriding the shipped ones, file by file.", show_default=False
+    ),
 ]
 CommitFlag = Annotated[
-    bool, typer.Option("--commit", help="Commit exactly the files written (and changed) to the git repo holding them."),
+    bool,
+    typer.Option("--commit", help="Commit exactly the files written (and changed) to the git repo holding them."),
 ]
 
-decision_app = typer.Typer(help="Decision records that cite facts with the values they relied on.",
-                           no_args_is_help=True, rich_markup_mode=None)
+decision_app = typer.Typer(
+    help="Decision records that cite facts with the values they relied on.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -53,11 +59,20 @@ def _out(s: Any, out: Path | None) -> Path:
 def compare(
     a: Annotated[str, typer.Argument(metavar="A", help="Fact id (optionally ID@VERSION): the numerator.")],
     b: Annotated[str, typer.Argument(metavar="B", help="Fact id (optionally ID@VERSION): the denominator.")],
-    allow_different: Annotated[list[str] | None, typer.Option(
-        "--allow-different", help="Identity condition allowed to differ, e.g. model (repeat, or comma-separated; "
-        "`cold` allows cold vs warm).")] = None,
-    record: Annotated[str | None, typer.Option(
-        "--record", metavar="ID", help="Store the ratio as a derived fact that goes stale when A or B changes.")] = None,
+    allow_different: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-different",
+            help="Identity condition allowed to differ, e.g. model (repeat, or comma-separated; "
+            "`cold` allows cold vs warm).",
+        ),
+    ] = None,
+    record: Annotated[
+        str | None,
+        typer.Option(
+            "--record", metavar="ID", help="Store the ratio as a derived fact that goes stale when A or B changes."
+        ),
+    ] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -98,13 +113,21 @@ def compare(
 @handles_errors
 def decision_add(
     title: Annotated[str, typer.Argument(metavar="TITLE", help="What was decided, e.g. 'voice front end → 35B-A3B'.")],
-    cites: Annotated[list[str], typer.Option("--cites", help="Fact ids relied on (ID or ID@VERSION; comma-separated "
-                                             "or repeated). The current value of each is stored.")],
+    cites: Annotated[
+        list[str],
+        typer.Option(
+            "--cites",
+            help="Fact ids relied on (ID or ID@VERSION; comma-separated "
+            "or repeated). The current value of each is stored.",
+        ),
+    ],
     context: Annotated[str | None, typer.Option("--context", help="Context and problem statement.")] = None,
     outcome: Annotated[str | None, typer.Option("--outcome", help="The decision outcome, in words.")] = None,
     status: Annotated[str, typer.Option("--status", help="proposed or accepted.")] = "accepted",
     by: Annotated[list[str] | None, typer.Option("--by", help="Decision maker (repeat).")] = None,
-    date: Annotated[str | None, typer.Option("--date", help="Date of the decision, YYYY-MM-DD (default: today).")] = None,
+    date: Annotated[
+        str | None, typer.Option("--date", help="Date of the decision, YYYY-MM-DD (default: today).")
+    ] = None,
     out: OutOption = None,
     templates: TemplatesOption = None,
     commit: CommitFlag = False,
@@ -117,8 +140,16 @@ def decision_add(
     render.environment(templates)  # a bad --templates folder fails before anything is recorded
     s, reg = open_registry(db, create=False)
     _check_repo(s, out, commit)
-    number = decisions.add(reg, title, decisions.parse_cites(cites), context=context, outcome=outcome,
-                           status=status, by=by or [], date=date)
+    number = decisions.add(
+        reg,
+        title,
+        decisions.parse_cites(cites),
+        context=context,
+        outcome=outcome,
+        status=status,
+        by=by or [],
+        date=date,
+    )
     _write_decisions(reg, s, out, templates, commit, f"factreg decision {number}: {title}", [number])
     data = decisions.get(reg, number, s.file_config)
     if json_out:
@@ -134,8 +165,9 @@ def _check_repo(s: Any, out: Path | None, commit: bool) -> None:
         publish.find_repo(_out(s, out))
 
 
-def _write_decisions(reg: Any, s: Any, out: Path | None, templates: Path | None, commit: bool, message: str,
-                     numbers: list[int]) -> None:
+def _write_decisions(
+    reg: Any, s: Any, out: Path | None, templates: Path | None, commit: bool, message: str, numbers: list[int]
+) -> None:
     from factreg import decisions, publish
 
     root = _out(s, out)
@@ -167,8 +199,13 @@ def decision_list(
     for col in ("#", "date", "status", "title", "cites"):
         table.add_column(col)
     for d in data:
-        table.add_row(str(d["number"]), d["date"], d["status"], d["title"],
-                      ", ".join(f"{c['id']}@v{c['version']}" for c in d["cites"]))
+        table.add_row(
+            str(d["number"]),
+            d["date"],
+            d["status"],
+            d["title"],
+            ", ".join(f"{c['id']}@v{c['version']}" for c in d["cites"]),
+        )
     console().print(table)
     info(f"{len(data)} decision(s), {sum(d['status'] == 'needs review' for d in data)} needing review")
 
@@ -192,8 +229,10 @@ def decision_show(
     out.print(f"{d['number']}. {d['title']}  [{d['status']}]  {d['date']}  {d['path']}")
     for c in d["cites"]:
         now = c["current"]
-        out.print(f"  cites {c['id']}@v{c['version']}: relied on {c['relied_on']}; now "
-                  + (f"{now['text']} (v{now['version']}, {now['status']})" if now else "missing"))
+        out.print(
+            f"  cites {c['id']}@v{c['version']}: relied on {c['relied_on']}; now "
+            + (f"{now['text']} (v{now['version']}, {now['status']})" if now else "missing")
+        )
     for r in d["review_reasons"]:
         out.print(f"  needs review: {r}")
     if d["reverted"]:
@@ -242,8 +281,7 @@ def decision_supersede(
     s, reg = open_registry(db, create=False)
     _check_repo(s, out, commit)
     decisions.supersede(reg, number, by)
-    _write_decisions(reg, s, out, templates, commit, f"factreg decision {number} superseded by {by}",
-                     [number, by])
+    _write_decisions(reg, s, out, templates, commit, f"factreg decision {number} superseded by {by}", [number, by])
     info(f"decision {number} superseded by decision {by}")
 
 
@@ -251,11 +289,17 @@ def decision_supersede(
 def correct(
     fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact that was wrong or outdated.")],
     by: Annotated[str | None, typer.Option("--by", metavar="NEW_ID", help="The fact that replaces it.")] = None,
-    verification: Annotated[int | None, typer.Option(
-        "--verification", metavar="V", help="Replace it by what verification V measured (recorded as a new fact "
-        "<ID>-<YYYYMMDD>, or --as).")] = None,
-    as_id: Annotated[str | None, typer.Option("--as", metavar="NEW_ID",
-                                              help="Id of the fact made from --verification.")] = None,
+    verification: Annotated[
+        int | None,
+        typer.Option(
+            "--verification",
+            metavar="V",
+            help="Replace it by what verification V measured (recorded as a new fact <ID>-<YYYYMMDD>, or --as).",
+        ),
+    ] = None,
+    as_id: Annotated[
+        str | None, typer.Option("--as", metavar="NEW_ID", help="Id of the fact made from --verification.")
+    ] = None,
     cause: Annotated[str | None, typer.Option("--cause", help="What went wrong, in words.")] = None,
     out: OutOption = None,
     templates: TemplatesOption = None,
@@ -271,8 +315,9 @@ def correct(
     root = _out(s, out)
     if commit:
         publish.find_repo(root)  # no repository: fail before anything is recorded
-    result = corrections.correct(reg, s, fact_id, by=by, verification=verification, new_id=as_id, cause=cause,
-                                 out=root, templates=templates)
+    result = corrections.correct(
+        reg, s, fact_id, by=by, verification=verification, new_id=as_id, cause=cause, out=root, templates=templates
+    )
     sha = None
     if commit:
         paths = [Path(p) for p in (*result["written"], *result["synced"])]

@@ -1,0 +1,219 @@
+"""report: STALE.md, a page and SVG chart per fact, README.md, llms.txt; deterministic; commits only its files."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from factreg import facts, report
+from factreg.facts import NewFact
+from tests.decisions_support import add_verification, git, init_repo, seed
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def project(tmp_path: Path, registry, monkeypatch):  # type: ignore[no-untyped-def]
+    repo = init_repo(tmp_path / "proj")
+    (repo / ".factreg").mkdir()
+    (repo / ".factreg/config.toml").write_text('[docs]\nroots = ["docs"]\n')
+    (repo / "docs").mkdir()
+    (repo / "docs/skill.md").write_text(
+        "# gamebox\n\nDecodes at <!-- fact: gamebox/a3b/decode -->28 tok/s<!-- /fact -->.\n"
+        "Gateway: <!-- fact: night/27b-gateway/ttft -->0.450 s<!-- /fact -->\n"
+    )
+    git(repo, "add", ".factreg/config.toml", "docs/skill.md")
+    git(repo, "commit", "-q", "-m", "docs")
+    monkeypatch.chdir(repo)
+    seed(registry)
+    # The September skill-doc number: stale by age.
+    facts.record(
+        registry,
+        NewFact(
+            id="gamebox/a3b/decode",
+            metric="tg_rate",
+            value=28.0,
+            identity={"machine": "gamebox", "model": "35b-a3b"},
+            measured_at="2026-09-10T12:00:00Z",
+            warn_after="14d",
+            error_after="30d",
+        ),
+    )
+    # A fact with history: three versions and a verification.
+    ident = {"machine": "gamebox", "model_type": "qwen3moe 35B.A3B", "build": "b6012"}
+    for when, value, spread in (
+        ("2026-09-01T00:00:00Z", 14.0, 1.0),
+        ("2026-10-01T00:00:00Z", 12.5, 3.0),
+        ("2026-10-26T12:00:00Z", 11.9, 7.2),
+    ):
+        facts.record(
+            registry,
+            NewFact(
+                id="gamebox/a3b/tg32",
+                metric="tg_rate",
+                value=value,
+                spread=spread,
+                n=5,
+                identity=ident,
+                measured_at=when,
+                error_after="3650d",
+                warn_after="3600d",
+            ),
+        )
+    add_verification(
+        registry,
+        "gamebox/a3b/tg32",
+        "confirmed",
+        samples=[11.0, 12.0, 13.0, 12.5, 11.5],
+        verified_at="2026-10-27T00:00:00Z",
+    )
+    # The dead gateway: unverifiable.
+    add_verification(registry, "night/27b-gateway/ttft", "auth_failed", message="HTTP 401 from the gateway")
+    # A refuted fact, relied on by a decision.
+    add_verification(
+        registry, "night/35b-a3b/ttft", "refuted", samples=[0.44, 0.45, 0.46, 0.45, 0.47], message="warm ttft is 0.45 s"
+    )
+    return repo
+
+
+def run_report(cli, *extra: str):  # type: ignore[no-untyped-def]
+    r = cli("report", "--json", *extra)
+    assert r.exit_code == 0, r.stderr
+    return r.json()
+
+
+def section(text: str, fact_id: str) -> str:
+    start = text.index(f"## `{fact_id}`")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else None]
+
+
+def test_stale_report_says_why_who_and_what_to_do(cli, project):
+    assert (
+        cli(
+            "decision",
+            "add",
+            "Voice front end → 35B-A3B",
+            "--cites",
+            "night/35b-a3b/ttft,night/35b-a3b/e2e",
+            "--date",
+            "2026-10-26",
+        ).exit_code
+        == 0
+    )
+    run_report(cli)
+    text = (project / "facts/STALE.md").read_text()
+    stale = section(text, "gamebox/a3b/decode")
+    assert "— stale" in stale and "longer ago than error_after 30d" in stale
+    assert "[docs/skill.md](../docs/skill.md) line 3" in stale
+    assert "re-measure it and record a new version: `factreg record gamebox/a3b/decode …`" in stale
+    refuted = section(text, "night/35b-a3b/ttft")
+    assert "— refuted" in refuted and "warm ttft is 0.45 s" in refuted
+    assert (
+        "[decision 1: Voice front end → 35B-A3B](../decisions/0001-voice-front-end-35b-a3b.md) (needs review)"
+        in refuted
+    )
+    assert "`factreg correct night/35b-a3b/ttft --verification 3`" in refuted
+    gateway = section(text, "night/27b-gateway/ttft")
+    assert "— unverifiable" in gateway and "auth_failed" in gateway and "docs/skill.md" in gateway
+    assert "## `gamebox/a3b/tg32`" not in text and "## `day/27b/e2e`" not in text
+    assert "## Decisions needing review" in text and "night/35b-a3b/ttft is refuted" in text
+
+
+def test_superseded_fact_still_cited_is_listed(cli, project, registry):
+    assert cli("decision", "add", "Voice front end → 35B-A3B", "--cites", "night/35b-a3b/e2e").exit_code == 0
+    facts.supersede(registry, "night/35b-a3b/e2e", "day/35b-a3b/e2e", "daytime")
+    run_report(cli)
+    entry = section((project / "facts/STALE.md").read_text(), "night/35b-a3b/e2e")
+    assert "— superseded" in entry and "cite `day/35b-a3b/e2e` instead" in entry
+
+
+def test_fact_page_and_svg_chart(cli, project):
+    run_report(cli)
+    page = (project / "facts/gamebox/a3b/tg32.md").read_text()
+    assert "tg_rate = **11.9 ± 7.2 tok/s** (n=5)" in page
+    assert "![history of gamebox/a3b/tg32](tg32.svg)" in page
+    assert "| build | identity | b6012 |" in page
+    assert "| v1 | 2026-09-01T00:00:00Z | 14.0 ± 1.0 tok/s | 5 |" in page
+    assert "| confirmed |" in page
+    root = ET.parse(project / "facts/gamebox/a3b/tg32.svg").getroot()
+    assert root.tag == f"{SVG}svg"
+    circles = root.findall(f".//{SVG}circle")
+    assert [c.get("class") for c in circles] == ["version", "version", "version", "verification"]
+    xs = [float(c.get("cx")) for c in circles]
+    ys = [float(c.get("cy")) for c in circles]
+    assert xs == sorted(xs) and xs[0] == 56.0 and xs[-1] == 464.0  # time runs left to right, edge to edge
+    assert ys[0] < ys[1] < ys[2]  # 14.0 above 12.5 above 11.9 (SVG y grows downwards)
+    bars = root.findall(f".//{SVG}g[@class='errorbar']")
+    assert len(bars) == 4
+    spans = [abs(float(g[0].get("y1")) - float(g[0].get("y2"))) for g in bars]
+    assert spans[2] > spans[1] > spans[0]  # ±7.2 drawn longer than ±3.0 than ±1.0
+    assert circles[0].find(f"{SVG}title").text == "v1 2026-09-01 00:00: 14.0 ± 1.0 tok/s"
+    one = ET.parse(project / "facts/day/27b/e2e.svg").getroot()
+    assert len(one.findall(f".//{SVG}circle")) == 1
+
+
+def test_index_and_llms_txt(cli, project, registry):
+    assert cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e").exit_code == 0
+    (project / "docs/old.md").write_text("Was <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact -->.\n")
+    run_report(cli)
+    index = (project / "facts/README.md").read_text()
+    assert "| [`gamebox/a3b/tg32`](gamebox/a3b/tg32.md) | tg_rate | 11.9 ± 7.2 tok/s | 5 | fresh |" in index
+    assert "[Stale facts](STALE.md)" in index
+    llms = (project / "facts/llms.txt").read_text()
+    assert llms.startswith("# factreg facts\n\n> ")
+    current = llms[llms.index("## Current facts") : llms.index("## Do not rely on")]
+    assert (
+        "- [day/27b/e2e](day/27b/e2e.md): e2e = 0.730 ± 0.216 s (n=3), measured 2026-10-26, fresh; "
+        "conditions: body_sha256="
+    ) in current
+    assert "thinking=off; flags: few_samples, high_variance" in current
+    assert "night/35b-a3b/ttft" not in current and "gamebox/a3b/decode" not in current
+    dont = llms[llms.index("## Do not rely on") : llms.index("## Open corrections")]
+    assert "night/35b-a3b/e2e" in dont and "use day/35b-a3b/e2e" in dont
+    open_ = llms[llms.index("## Open corrections") : llms.index("## Optional")]
+    assert "[night/35b-a3b/e2e → day/35b-a3b/e2e](corrections/" in open_
+    assert "1.07 s → 2.27 ± 1.14 s" in open_ and "still cited in docs/old.md" in open_
+
+
+def test_rerender_changes_no_byte_and_second_commit_makes_none(cli, project):
+    (project / "notes.txt").write_text("staged by the user\n")
+    git(project, "add", "notes.txt")
+    (project / "README.md").write_text("# project\ndirty\n")
+    first = run_report(cli, "--commit")
+    assert first["commit"] and first["changed"]
+    committed = git(project, "show", "--name-only", "--format=", "HEAD").split()
+    assert all(p.startswith("facts/") for p in committed) and "facts/STALE.md" in committed
+    assert "notes.txt" not in committed and "README.md" not in committed
+    snapshot = {p: p.read_bytes() for p in (project / "facts").rglob("*") if p.is_file()}
+    second = run_report(cli, "--commit")
+    assert second["changed"] == [] and second["commit"] is None
+    assert git(project, "rev-parse", "HEAD").strip() == first["commit"]
+    assert {p: p.read_bytes() for p in (project / "facts").rglob("*") if p.is_file()} == snapshot
+    status = git(project, "status", "--porcelain").splitlines()
+    assert "A  notes.txt" in status and " M README.md" in status
+
+
+def test_templates_override_and_out(cli, project, tmp_path):
+    custom = tmp_path / "tpl"
+    custom.mkdir()
+    (custom / "stale.md.j2").write_text("custom {{ problems | length }} problems\n")
+    out = tmp_path / "site"
+    r = cli("report", "--out", str(out), "--templates", str(custom))
+    assert r.exit_code == 0, r.stderr
+    assert (out / "facts/STALE.md").read_text() == "custom 3 problems\n"
+    assert (out / "facts/README.md").read_text().startswith("<!-- generated by factreg")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "stale.md.j2").write_text("{{ no_such_name }}\n")
+    r = cli("report", "--out", str(tmp_path / "site2"), "--templates", str(bad))
+    assert r.exit_code == 2 and "no_such_name" in r.stderr
+    assert cli("report", "--templates", str(tmp_path / "missing")).exit_code == 2
+
+
+def test_page_names_avoid_report_files():
+    assert report.page_name("gamebox/a3b/tg32") == "gamebox/a3b/tg32.md"
+    assert report.page_name("readme") == "readme.fact.md"
+    assert report.page_name("corrections/x") == "corrections/x.fact.md"
