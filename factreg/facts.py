@@ -353,6 +353,8 @@ def load_current(
                  params)
     if not found:
         return []
+    # Byte order on every backend (a PostgreSQL server's collation may sort `a-b` after `a/b`).
+    found.sort(key=lambda r: r["fact_id"])
     filtered = bool(metric or subject or conds or ids is not None)
     keyed = f" AND v.fact_id IN (SELECT v.fact_id FROM {_CURRENT} WHERE {where})" if filtered else ""
     samples: dict[str, list[float]] = defaultdict(list)

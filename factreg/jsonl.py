@@ -51,7 +51,8 @@ def dumps(obj: Any) -> str:
 def export_lines(registry: Registry) -> Iterator[str]:
     """Every fact, decision and correction as JSONL lines, in a stable order."""
     with registry.read() as conn:
-        facts = conn.execute(select(FACT).order_by(FACT.c.id)).mappings().all()
+        # Sorted in Python as well: byte order whatever the server's collation, so exports are identical.
+        facts = sorted(conn.execute(select(FACT).order_by(FACT.c.id)).mappings().all(), key=lambda r: r["id"])
         versions: dict[str, list[dict]] = {}
         for row in conn.execute(select(VERSION).order_by(VERSION.c.fact_id, VERSION.c.version)).mappings():
             versions.setdefault(row["fact_id"], []).append(dict(row))
@@ -70,6 +71,8 @@ def export_lines(registry: Registry) -> Iterator[str]:
         cites: dict[int, list[dict]] = {}
         for row in conn.execute(select(CITE).order_by(CITE.c.decision, CITE.c.fact_id)).mappings():
             cites.setdefault(row["decision"], []).append({k: v for k, v in row.items() if k != "decision"})
+        for cited in cites.values():
+            cited.sort(key=lambda c: c["fact_id"])
         corrections = conn.execute(select(CORRECTION).order_by(CORRECTION.c.pk)).mappings().all()
 
     for fact in facts:

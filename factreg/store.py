@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -94,9 +95,12 @@ class Registry:
             _sqlite_hooks(engine)
             return engine
         try:
-            return create_engine(self.url, pool_pre_ping=True)
+            engine = create_engine(self.url, pool_pre_ping=True)
         except Exception as exc:  # bad URL, missing driver
             raise ConfigError(f"cannot use database {redact_url(self.url)}: {exc}") from None
+        # Pooled server connections are closed when the registry goes away, not left to the garbage collector.
+        weakref.finalize(self, engine.dispose)
+        return engine
 
     def _up_to_date(self) -> bool:
         """Whether every migration is applied (checked without SQLAlchemy for SQLite)."""
@@ -189,7 +193,7 @@ class Registry:
         with self.read() as conn:
             if not self._has_table(conn, "factreg_migration"):
                 return []
-            return [r[0] for r in conn.exec_driver_sql("SELECT name FROM factreg_migration ORDER BY name")]
+            return sorted(r[0] for r in conn.exec_driver_sql("SELECT name FROM factreg_migration"))
 
     @staticmethod
     def _has_table(conn: Connection, name: str) -> bool:

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from factreg.cli import app
 from factreg.store import Registry
 
+pytest_plugins = ["tests.pg_support"]  # the throwaway PostgreSQL server (pg_server, pg_url)
+
 PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "no_proxy",
               "NO_PROXY")
 
