@@ -113,8 +113,12 @@ _NORMAL = {
 _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 _RANGE = rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP}?(?:에서|부터){_SP}?)"
 
+# What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
+# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`).
+_NEXT = r"(?=[ \t\u00a0\u2009\u202f]?[^ \t\n\u00a0\u2009\u202f0-9A-LN-QU-Z.,:;)\]|/(\"'])"
+
 _CLAIM = re.compile(
-    rf"(?P<n1>{_NUM_FIRST})"
+    rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
     rf"(?:"
     rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?P<pu>{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
@@ -145,9 +149,35 @@ _NOT_RATIO_NEXT = re.compile(
 _HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 429, 500, 502, 503, 504})
 # A duration that is a setting, not a measurement.
 _SETTING_BEFORE = re.compile(
-    rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|"
-    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|제한\s?시간)"
+    rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
+    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|제한\s?시간)"
     rf"[^.;,\d\n]{{0,20}}$|(?i:every|each){_SP}+$"
+)
+# Substrings one of which every _SETTING_BEFORE match contains (a fast first test).
+_SETTING_HINTS = (
+    "time",
+    "sleep",
+    "interval",
+    "retr",
+    "cool",
+    "back",
+    "ttl",
+    "deadline",
+    "keep",
+    "default",
+    "fresh",
+    "warn_",
+    "error_",
+    "max_age",
+    "poll",
+    "every",
+    "each",
+    "타임아웃",
+    "주기",
+    "간격",
+    "재시도",
+    "기본값",
+    "제한",
 )
 _SETTING_AFTER = re.compile(
     rf"{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
@@ -159,77 +189,111 @@ _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
 # Regions that are not prose
 
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)$", re.M)
-_INDENTED = re.compile(r"(?:\A|(?<=\n))((?:(?: {4}|\t)[^\n]*(?:\n|\Z)|[ \t]*\n(?=[ \t]*\n|(?: {4}|\t)))+)")
+_FENCE_RUN = re.compile(r"```|~~~")
+_FENCE_AT = re.compile(r"[ \t]*(`{3,}|~{3,})([^\n]*)")
+_INDENT_AT = re.compile(r"\n(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+# Every alternative starts with a plain character, so the search skips to `<`, `` ` `` or `]` at C speed.
 _INLINE = re.compile(
-    r"(?P<marker><!--[ \t\r\n]*fact[ \t]*:.*?-->.*?<!--[ \t\r\n]*/fact[ \t\r\n]*-->)"
-    r"|(?P<comment><!--.*?(?:-->|\Z))"
-    r"|(?P<code>(?P<ticks>`+)(?!`)(?:[^\n`]|`(?!(?P=ticks))|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`))"
-    r"|(?P<element><(?P<tag>pre|code|script|style)\b[^>]*>.*?</(?P=tag)[ \t]*>)"
-    r"|(?P<url>(?i:https?|ftp|file)://[^\s<>()\[\]\"'`]+(?:\([^\s<>()]*\)[^\s<>()\[\]\"'`]*)*)"
-    r"|(?P<target>\]\([^)\s]*(?:[ \t]+\"[^\"\n]*\")?\))",
+    r"<!--(?:(?P<marker>[ \t\r\n]*fact[ \t]*:.*?-->.*?<!--[ \t\r\n]*/fact[ \t\r\n]*-->)|(?P<comment>.*?(?:-->|\Z)))"
+    r"|`(?P<code>(?P<ticks>`*)(?!`)(?:[^\n`]|`(?!(?P=ticks))|\n(?![ \t]*\n))+?(?<!`)`(?P=ticks)(?!`))"
+    r"|<(?P<element>(?P<tag>pre|code|PRE|CODE|script|style)\b[^>]*>.*?</(?P=tag)[ \t]*>)"
+    r"|\](?P<target>\([^)\s]*(?:[ \t]+\"[^\"\n]*\")?\))",
     re.S,
 )
+_URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,15}\Z")
+_URL_REST = re.compile(r"[^\s<>()\[\]\"'`]*(?:\([^\s<>()]*\)[^\s<>()\[\]\"'`]*)*")
 _DIRECTIVE = re.compile(
-    r"<!--[ \t]*factreg[ \t]*:[ \t]*(ignore-file|ignore-next-line|ignore-start|ignore-end|ignore)"
-    r"[ \t]*-->"
+    r"<!--[ \t]*factreg[ \t]*:[ \t]*(ignore-file|ignore-next-line|ignore-start|ignore-end|ignore)[ \t]*-->"
 )
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset of the newline ending the line at `pos` (or the end of the text)."""
+    nl = text.find("\n", pos)
+    return len(text) if nl == -1 else nl
 
 
 def _fences(text: str) -> list[tuple[int, int]]:
     """Offsets of fenced code blocks (an unclosed fence runs to the end, as in CommonMark)."""
     out: list[tuple[int, int]] = []
     open_char = ""
-    open_len = 0
-    open_at = 0
-    for m in _FENCE_LINE.finditer(text):
-        run = m.group(1)
+    open_len = open_at = 0
+    pos = 0
+    while True:
+        m = _FENCE_RUN.search(text, pos)
+        if m is None:
+            break
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = _line_end(text, m.start())
+        pos = line_end + 1
+        if text[line_start : m.start()].strip(" \t"):
+            continue  # not at the start of its line
+        fm = _FENCE_AT.match(text, line_start, line_end)
+        if fm is None:  # pragma: no cover - the search found a fence run here
+            continue
+        run, rest = fm.group(1), fm.group(2)
         if not open_char:
-            if run[0] == "`" and "`" in m.group(2):
+            if run[0] == "`" and "`" in rest:
                 continue  # not a fence: an info string may not hold a backtick
-            open_char, open_len, open_at = run[0], len(run), m.start()
-        elif run[0] == open_char and len(run) >= open_len and not m.group(2).strip():
-            end = m.end() + 1 if m.end() < len(text) else m.end()
-            out.append((open_at, end))
+            open_char, open_len, open_at = run[0], len(run), line_start
+        elif run[0] == open_char and len(run) >= open_len and not rest.strip():
+            out.append((open_at, min(line_end + 1, len(text))))
             open_char = ""
     if open_char:
         out.append((open_at, len(text)))
     return out
 
 
+def _blank(text: str, lo: int, hi: int) -> bool:
+    return not text[lo:hi].strip()
+
+
 def _indented(text: str, fences: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Offsets of indented code blocks: indented by 4 after a blank line, not continuing a list item."""
-    if "\n    " not in text and "\n\t" not in text and not text.startswith(("    ", "\t")):
-        return []
     out: list[tuple[int, int]] = []
-    for m in _INDENTED.finditer(text):
-        start, end = m.start(1), m.end(1)
-        # the block must start with an indented line (not a blank one) after a blank line or the start
-        body = m.group(1)
-        lead = len(body) - len(body.lstrip(" \t\r\n"))
-        first_line_start = text.rfind("\n", 0, start + lead) + 1
-        if _inside(first_line_start, fences):
+    n = len(text)
+    hits: list[int] = [0] if text.startswith(("    ", "\t")) else []
+    pos = 0
+    while True:
+        if hits:
+            line_start = hits.pop()
+        else:
+            m = _INDENT_AT.search(text, pos)
+            if m is None:
+                break
+            line_start = m.start() + 1
+        line_end = _line_end(text, line_start)
+        pos = line_end
+        if _blank(text, line_start, line_end) or _inside(line_start, fences):
             continue
-        prev_end = first_line_start - 1  # the newline before the block's first indented line
-        if prev_end > 0:
-            prev_start = text.rfind("\n", 0, prev_end) + 1
-            if text[prev_start:prev_end].strip():
-                continue  # no blank line before it: a paragraph continuation, not code
+        if line_start > 0:
+            prev_start = text.rfind("\n", 0, line_start - 1) + 1
+            if not _blank(text, prev_start, line_start - 1):
+                continue  # no blank line before it: a paragraph (or list) continuation, not code
             # the last non-blank line before the blank run: a list item or its continuation makes this prose
             k = prev_start
             while k > 0:
                 ls = text.rfind("\n", 0, k - 1) + 1
-                line = text[ls : k - 1]
-                if line.strip():
-                    if _LIST_ITEM.match(line) or line.startswith((" ", "\t")):
-                        break
-                    k = -1
+                if not _blank(text, ls, k - 1):
                     break
                 k = ls
-            if k != -1 and k > 0:
-                continue
-        out.append((first_line_start, end))
+            if k > 0:
+                last = text[ls : k - 1]
+                if _LIST_ITEM.match(last) or last.startswith((" ", "\t")):
+                    continue
+        # the block runs over indented lines and the blank lines between them
+        end = line_end
+        nxt = line_end + 1
+        while nxt < n:
+            nxt_end = _line_end(text, nxt)
+            if text.startswith(("    ", "\t"), nxt) and not _blank(text, nxt, nxt_end):
+                end = nxt_end
+            elif not _blank(text, nxt, nxt_end):
+                break
+            nxt = nxt_end + 1
+        out.append((line_start, end))
+        pos = end
     return out
 
 
@@ -238,38 +302,50 @@ def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
 
 
 def _line_span(text: str, pos: int) -> tuple[int, int]:
-    lo = text.rfind("\n", 0, pos) + 1
-    hi = text.find("\n", pos)
-    return lo, (len(text) if hi == -1 else hi)
+    return text.rfind("\n", 0, pos) + 1, _line_end(text, pos)
+
+
+def _urls(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        i = text.find("://", pos)
+        if i == -1:
+            return out
+        scheme = _URL_SCHEME.search(text, max(0, i - 16), i)
+        rest = _URL_REST.match(text, i + 3)
+        end = rest.end() if rest else i + 3
+        out.append((scheme.start() if scheme else i, end))
+        pos = max(end, i + 3)
 
 
 def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool]:
-    """Sorted regions that are not linted, and whether the file asks to be ignored entirely."""
+    """Regions that are not linted, and whether the file asks to be ignored entirely."""
     skip: list[tuple[int, int]] = []
-    front = _FRONT.match(text) if text.startswith(("---", "\ufeff---")) else None
-    if front:
-        skip.append((0, front.end()))
+    if text.startswith(("---", "\ufeff---")):
+        front = _FRONT.match(text)
+        if front:
+            skip.append((0, front.end()))
     fences = _fences(text) if ("```" in text or "~~~" in text) else []
     code: list[tuple[int, int]] = list(fences)
-    code.extend(_indented(text, fences))
-    code.sort()
+    if "\n    " in text or "\n\t" in text or text.startswith(("    ", "\t")):
+        code.extend(_indented(text, fences))
+        code.sort()
     inline_code: list[tuple[int, int]] = []
-    comments: list[tuple[int, int]] = []
-    if "<" in text or "`" in text or "://" in text or "](" in text:
+    if "<" in text or "`" in text or "](" in text:
         pos = 0
-        segments = [*code, (len(text), len(text))]
-        for lo, hi in segments:
+        for lo, hi in [*code, (len(text), len(text))]:
             if pos < lo:
                 for m in _INLINE.finditer(text, pos, lo):
-                    span = (m.start(), m.end())
-                    if m.lastgroup == "code" or m.group("code") is not None:
-                        inline_code.append(span)
-                    elif m.group("element") is not None:
-                        (inline_code if m.group("tag").lower() in ("pre", "code") else comments).append(span)
+                    if m.group("code") is not None or (
+                        m.group("element") is not None and m.group("tag").lower() in ("pre", "code")
+                    ):
+                        inline_code.append(m.span())
                     else:
-                        comments.append(span)
+                        skip.append(m.span())  # markers, comments, link targets
             pos = max(pos, hi)
-    skip.extend(comments)
+    if "://" in text:
+        skip.extend(_urls(text))
     if not include_code:
         skip.extend(code)
         skip.extend(inline_code)
@@ -278,7 +354,7 @@ def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool
         open_at = -1
         for d in _DIRECTIVE.finditer(text):
             if _inside(d.start(), all_code):
-                continue
+                continue  # a directive shown as an example
             kind = d.group(1)
             if kind == "ignore-file":
                 return [], True
@@ -304,53 +380,52 @@ def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool
 # Finding claims
 
 
-def _unit_of(m: re.Match[str], prefix: str) -> tuple[str, int, int] | None:
-    """(unit kind, start, end) of the unit group that matched, with `prefix` "u" or "p"."""
-    for i, name in enumerate(_UNIT_NAMES):
-        s = m.start(f"{prefix}{i}")
-        if s >= 0:
-            return name, s, m.end(f"{prefix}{i}")
-    return None
+_KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
+_LENIENT = frozenset({"x", "xsp", "times", "pct", "min", "ratio"})  # what follows the unit decides
+_DURATIONS = frozenset({"s", "ms", "min", "us"})
 
 
 def _candidates(text: str) -> list[tuple[int, int, str, str]]:
     """(start, end, value, unit) of every claim in `text`, before skipped regions are removed."""
     out: list[tuple[int, int, str, str]] = []
+    append = out.append
     for m in _CLAIM.finditer(text):
         start = m.start()
-        if m.group("pm") is not None:
-            value = text[start : m.end("n2")]
-            unit = _unit_of(m, "p")
-            if unit is None:
-                out.append((start, m.end("n2"), value, ""))
+        group = m.lastgroup or ""
+        kind = _KIND.get(group)
+        if group[0] == "p" or group == "n2":  # a ± spread, with or without a unit
+            n2_end = m.end("n2")
+            value = text[start:n2_end]
+            if kind is None:
+                append((start, n2_end, value, ""))
                 continue
-            kind, u_start, end = unit
-            if kind in ("x", "xsp", "times", "pct", "min", "ratio"):
-                # keep the spread; a following `x`, `%`… is checked like any other unit below
-                checked = _check(text, start, u_start, end, kind, m.end("n2") == u_start)
-                if checked is None:
-                    out.append((start, m.end("n2"), value, ""))
+            end = m.end()
+            if kind in _LENIENT:
+                checked = _check(text, start, m.start(group), end, kind)
+                if checked is None:  # keep the spread; what follows is not part of it
+                    append((start, n2_end, value, ""))
                     continue
                 end = checked
-            out.append((start, end, value, _NORMAL[kind]))
+            append((start, end, value, _NORMAL[kind]))
             continue
-        unit = _unit_of(m, "u")
-        if unit is None:  # pragma: no cover - the pattern always has a unit here
+        if kind is None:  # pragma: no cover - the pattern always ends with a unit here
             continue
-        kind, u_start, end = unit
-        num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
-        attached = num_end == u_start
-        if attached and kind in ("s", "x") and m.group("n3") is None:
+        u_start = m.start(group)
+        end = m.end()
+        n3_end = m.end("n3")
+        num_end = n3_end if n3_end >= 0 else m.end("n1")
+        if num_end == u_start and n3_end < 0 and (kind == "s" or kind == "x"):
             digits = m.group("n1")
             if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)):
                 continue  # `RTX 2080s`, `3700x`, `the 401s`
-        checked = _check(text, start, u_start, end, kind, attached)
-        if checked is None:
+        if kind in _LENIENT:
+            checked = _check(text, start, u_start, end, kind)
+            if checked is None:
+                continue
+            end = checked
+        if kind in _DURATIONS and _is_setting(text, start, end):
             continue
-        end = checked
-        if _is_setting(text, start, end, kind):
-            continue
-        out.append((start, end, text[start:num_end], _NORMAL[kind]))
+        append((start, end, text[start:num_end], _NORMAL[kind]))
     if "초당" in text:
         for m in _PER_SECOND.finditer(text):
             num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
@@ -366,7 +441,7 @@ def _candidates(text: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def _check(text: str, start: int, u_start: int, end: int, kind: str, attached: bool) -> int | None:
+def _check(text: str, start: int, u_start: int, end: int, kind: str) -> int | None:
     """The claim's end offset after what follows the unit is taken into account, or None if it is no claim."""
     if kind in ("ratio", "x", "xsp", "times", "pct"):
         after = text[end : end + 40]
@@ -393,15 +468,17 @@ def _check(text: str, start: int, u_start: int, end: int, kind: str, attached: b
     return end
 
 
-def _is_setting(text: str, start: int, end: int, kind: str) -> bool:
+def _is_setting(text: str, start: int, end: int) -> bool:
     """Whether a duration is a setting (`timeout 30 s`, `5초마다`, `every 5 seconds`) rather than a measurement."""
-    if kind not in ("s", "ms", "min", "us"):
-        return False
     if _SETTING_AFTER.match(text, end):
         return True
-    line_start = text.rfind("\n", 0, start) + 1
-    before = text[max(line_start, start - 40) : start]
-    return bool(before) and _SETTING_BEFORE.search(before) is not None
+    lo = max(0, start - 40)
+    nl = text.rfind("\n", lo, start)
+    before = text[nl + 1 if nl >= 0 else lo : start]
+    lower = before.lower()
+    if not any(word in lower for word in _SETTING_HINTS):
+        return False  # the common case, decided without a regular expression
+    return _SETTING_BEFORE.search(before) is not None
 
 
 def lint_text(text: str, path: str = "<text>", include_code: bool = False) -> list[Finding]:
@@ -433,12 +510,15 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False) -> li
         found = kept
     out: list[Finding] = []
     line = 1
+    line_start = 0
     last = 0
     for start, end, value, unit in found:
-        line += text.count("\n", last, start)
+        newlines = text.count("\n", last, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", last, start) + 1
         last = start
-        col = start - (text.rfind("\n", 0, start) + 1) + 1
-        out.append(Finding(path, line, col, text[start:end], value, unit))
+        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit))
     return out
 
 
