@@ -65,6 +65,8 @@ class RequestTrace:
 
     kind: str
     status: int | None = None
+    connected: float | None = None  # TCP connection set up (each request opens its own, like curl)
+    written: float | None = None  # request body written: "sent", where the metrics' clocks start
     first_byte: float | None = None
     first_chunk: float | None = None
     first_reasoning: float | None = None
@@ -97,19 +99,24 @@ class RequestTrace:
         return self.n_reasoning + self.n_answer
 
     def metrics(self) -> dict[str, float]:
-        """The metrics this request's events define (a metric without its events is absent)."""
+        """The metrics this request's events define (a metric without its events is absent).
+
+        Latencies count from `written`, the moment the request was on the wire (the client library's own
+        connection bookkeeping is not the server's latency); raw events keep both.
+        """
+        sent = self.written if self.written is not None else 0.0
         out: dict[str, float] = {}
         if self.first_byte is not None:
-            out["ttfb"] = self.first_byte
+            out["ttfb"] = self.first_byte - sent
         if self.first_answer is not None:
-            out["ttft"] = self.first_answer
+            out["ttft"] = self.first_answer - sent
         firsts = [t for t in (self.first_reasoning, self.first_answer) if t is not None]
         if firsts:
-            out["ttft_any"] = min(firsts)
+            out["ttft_any"] = min(firsts) - sent
         if self.first_reasoning is not None and self.first_answer is not None:
             out["reasoning_time"] = self.first_answer - self.first_reasoning
         if self.last_answer is not None:
-            out["e2e"] = self.last_answer
+            out["e2e"] = self.last_answer - sent
         n = self.tokens()
         if firsts and self.last_token is not None and n >= 2 and self.last_token > min(firsts):
             out["decode_rate"] = (n - 1) / (self.last_token - min(firsts))
@@ -119,6 +126,8 @@ class RequestTrace:
         events = {
             k: _r(getattr(self, k))
             for k in (
+                "connected",
+                "written",
                 "first_byte",
                 "first_chunk",
                 "first_reasoning",
@@ -132,7 +141,7 @@ class RequestTrace:
         return {
             "kind": self.kind,
             "status": self.status,
-            "events_s": {"sent": 0.0, **events},
+            "events_s": {"start": 0.0, **events},
             "tokens": {"reasoning_chunks": self.n_reasoning, "answer_chunks": self.n_answer, "usage": self.usage},
             "chunks": self.n_chunks,
             "timings": self.timings,
@@ -260,12 +269,15 @@ class _Watchdog:
 
     def __init__(self, seconds: float):
         self.fired = False
+        self.events: dict[str, int] = {}
         self._sock: socket.socket | None = None
         self._lock = threading.Lock()
         self._timer = threading.Timer(max(seconds, 0.0), self._fire)
         self._timer.daemon = True
 
     def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event in ("connection.connect_tcp.complete", "http11.send_request_body.complete"):
+            self.events.setdefault(event, time.perf_counter_ns())
         if event == "connection.connect_tcp.complete":
             stream = info.get("return_value")
             sock = stream.get_extra_info("socket") if stream is not None else None
@@ -402,6 +414,12 @@ def stream_request(
                 ) from None
             raise ProbeFailure(UNREACHABLE, f"cannot reach {_where(url)}: {_short(exc)}") from None
     trace.garbage = parser.garbage
+    for name, key in (
+        ("connected", "connection.connect_tcp.complete"),
+        ("written", "http11.send_request_body.complete"),
+    ):
+        if key in dog.events:
+            setattr(trace, name, (dog.events[key] - t0) / 1e9)
     if dog.fired:
         raise ProbeFailure(
             ERROR, f"the stream stalled: not finished within --timeout {timeout:g} s ({trace.n_chunks} chunks received)"
