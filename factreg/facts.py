@@ -385,23 +385,30 @@ def last_verifications(conn: Any, ids: Sequence[str] | None = None) -> dict[str,
     return {r["fact_id"]: r for r in rows(conn, sql + " ORDER BY r.pk", params)}
 
 
-def environment_observations(conn: Any, machines: Sequence[str]) -> list[dict[str, Any]]:
-    """Current facts of these machines that carry a build or driver condition (for condition-change staleness)."""
+def newest_environment(conn: Any, machines: Sequence[str]) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """(machine, key) → (measured_at, value, fact id) of the newest current fact observing that build/driver key.
+
+    Aggregated in SQL, so that checking one fact does not read every fact of its machine."""
     if not machines:
-        return []
+        return {}
     mclause, params = in_list("m", sorted(set(machines)))
     eclause, eparams = in_list("k", freshness.ENVIRONMENT_KEYS)
     params.update(eparams)
-    found = rows(conn, f"SELECT v.fact_id AS id, v.measured_at, f.superseded_by, c.key, c.value FROM {_CURRENT} "
-                       "JOIN condition c ON c.fact_id = v.fact_id AND c.version = v.version "
-                       f"WHERE c.kind = 'identity' AND (c.key = 'machine' AND c.value IN {mclause} OR c.key IN "
-                       f"{eclause}) ORDER BY v.fact_id", params)
-    by_fact: dict[str, dict[str, Any]] = {}
+    found = rows(conn, f"SELECT m.value AS machine, c.key AS key, MAX(v.measured_at) AS at FROM {_CURRENT} "
+                       "JOIN condition m ON m.fact_id = v.fact_id AND m.version = v.version AND m.key = 'machine' "
+                       "AND m.kind = 'identity' JOIN condition c ON c.fact_id = v.fact_id AND c.version = v.version "
+                       f"AND c.kind = 'identity' AND c.key IN {eclause} WHERE f.superseded_by IS NULL AND "
+                       f"m.value IN {mclause} GROUP BY m.value, c.key", params)
+    out: dict[tuple[str, str], tuple[str, str, str]] = {}
     for r in found:
-        fact = by_fact.setdefault(r["id"], {"id": r["id"], "measured_at": r["measured_at"],
-                                            "superseded_by": r["superseded_by"], "conditions": {"identity": {}}})
-        fact["conditions"]["identity"][r["key"]] = r["value"]
-    return [f for f in by_fact.values() if f["conditions"]["identity"].get("machine") in machines]
+        newest = rows(conn, f"SELECT v.fact_id AS id, c.value AS value FROM {_CURRENT} JOIN condition m ON "
+                            "m.fact_id = v.fact_id AND m.version = v.version AND m.key = 'machine' AND m.value = :m "
+                            "JOIN condition c ON c.fact_id = v.fact_id AND c.version = v.version AND c.key = :k "
+                            "WHERE v.measured_at = :at AND f.superseded_by IS NULL ORDER BY v.fact_id LIMIT 1",
+                      {"m": r["machine"], "k": r["key"], "at": r["at"]})
+        if newest:
+            out[(r["machine"], r["key"])] = (r["at"], newest[0]["value"], newest[0]["id"])
+    return out
 
 
 def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[dict[str, Any]]:
@@ -414,15 +421,17 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
             ver = last_verifications(conn, [f["id"] for f in facts])
             # Staleness by condition change looks at every fact of the same machines, not just the listed ones.
             machines = [f["conditions"]["identity"]["machine"] for f in facts if "machine" in f["conditions"]["identity"]]
-            context: list[dict[str, Any]] = environment_observations(conn, machines)
+            newest = newest_environment(conn, machines)
+            context: list[dict[str, Any]] = []
             derived_sources = [d["id"] for f in facts for d in (f.get("derived_from") or [])]
             if derived_sources:
                 context += load_current(conn, ids=derived_sources)
                 ver.update(last_verifications(conn, derived_sources))
         else:
             ver = last_verifications(conn)
-            context = facts
-    invalid = freshness.invalidations(context, ver)
+            context = []
+            newest = None
+    invalid = freshness.invalidations(facts, ver, newest=newest)
     for fid, why in freshness.derived_invalidations([*facts, *context], ver).items():
         invalid.setdefault(fid, why)
     for fact in facts:

@@ -145,10 +145,9 @@ def status_of(
 ENVIRONMENT_KEYS = ("build_commit", "build", "gpu_driver", "driver_version")
 
 
-def invalidations(facts: Sequence[Mapping[str, Any]], verifications: Mapping[str, Mapping[str, Any]] | None = None
-                  ) -> dict[str, str]:
-    """fact id → reason, for facts whose machine was seen since on another build or driver."""
-    newest: dict[tuple[str, str], tuple[str, str, str]] = {}  # (machine, key) -> (measured_at, value, fact id)
+def newest_observations(facts: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """(machine, key) → (measured_at, value, fact id) of the newest fact that observed that build/driver key."""
+    newest: dict[tuple[str, str], tuple[str, str, str]] = {}
     for fact in facts:
         ident = fact["conditions"]["identity"]
         machine = ident.get("machine")
@@ -159,6 +158,16 @@ def invalidations(facts: Sequence[Mapping[str, Any]], verifications: Mapping[str
                 seen = newest.get((machine, key))
                 if seen is None or fact["measured_at"] > seen[0]:
                     newest[(machine, key)] = (fact["measured_at"], ident[key], fact["id"])
+    return newest
+
+
+def invalidations(facts: Sequence[Mapping[str, Any]], verifications: Mapping[str, Mapping[str, Any]] | None = None,
+                  newest: Mapping[tuple[str, str], tuple[str, str, str]] | None = None) -> dict[str, str]:
+    """fact id → reason, for facts whose machine was seen since on another build or driver.
+
+    `newest` is what `newest_observations` computes; give it when `facts` are not the whole registry."""
+    if newest is None:
+        newest = newest_observations(facts)
     out: dict[str, str] = {}
     for fact in facts:
         ident = fact["conditions"]["identity"]

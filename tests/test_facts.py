@@ -115,3 +115,22 @@ def test_json_is_pure_and_parseable(cli):
     r = record_27b(cli, "--json")
     json.loads(r.stdout)
     assert r.stderr == ""
+
+
+def test_newer_build_on_the_same_machine_makes_older_facts_stale(cli):
+    common = ["-c", "machine=gamebox", "-c", "model=a3b"]
+    cli("record", "gamebox/a3b/tg32", "-m", "tg_rate", "--value", "28", "-c", "build_commit=8cf427ff", *common,
+        "--measured-at", "2026-11-20T00:00:00Z")
+    cli("record", "gamebox/a3b/pp512", "-m", "pp_rate", "--value", "300", "-c", "build_commit=1a2b3c4", *common,
+        "--measured-at", "2026-11-25T00:00:00Z")
+    cli("record", "remote/27b/tg32", "-m", "tg_rate", "--value", "20", "-c", "machine=remote", "-c", "model=27b",
+        "-c", "build_commit=8cf427ff", "--measured-at", "2026-11-20T00:00:00Z")
+    shown = cli("show", "gamebox/a3b/tg32", "--json").json()
+    assert shown["status"] == "stale"
+    assert "gamebox now runs build_commit 1a2b3c4 (seen in gamebox/a3b/pp512" in shown["status_reason"]
+    listed = {f["id"]: f for f in cli("list", "--json").json()}
+    assert listed["gamebox/a3b/tg32"]["status_reason"] == shown["status_reason"]
+    # another machine, and the newer fact itself, are untouched
+    assert "now runs" not in listed["remote/27b/tg32"]["status_reason"]
+    assert "now runs" not in listed["gamebox/a3b/pp512"]["status_reason"]
+    assert "now runs" not in cli("show", "remote/27b/tg32", "--json").json()["status_reason"]
