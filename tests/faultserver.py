@@ -14,6 +14,7 @@ so that `/v1/models` and `/props` under the same prefix behave the same way.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -305,3 +306,15 @@ def running() -> Iterator[FaultServer]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def main() -> None:
+    """Serve in a process of its own (benchmarks: no shared GIL with the probe); print the port, run until killed."""
+    server = FaultServer()
+    print(server.port, flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever(poll_interval=0.05)
+
+
+if __name__ == "__main__":
+    main()
