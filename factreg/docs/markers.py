@@ -162,6 +162,57 @@ def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
     return any(lo <= pos < hi for lo, hi in ranges)
 
 
+_FENCE_LINE = re.compile(r"(?m)^ {0,3}(`{3,}|~{3,})[^\n]*")
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+
+
+def _fences(text: str, begin: int) -> list[tuple[int, int]]:
+    """Offsets of fenced code blocks, found from their fence lines only (an unclosed fence runs to the end)."""
+    ranges: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    for m in _FENCE_LINE.finditer(text, begin):
+        if opened is None:
+            opened = (m.start(), m.group(1))
+            continue
+        closing = m.group(0).strip()
+        if closing.startswith(opened[1]) and set(closing) == {opened[1][0]}:
+            ranges.append((opened[0], m.end()))
+            opened = None
+    if opened is not None:
+        ranges.append((opened[0], len(text)))
+    return ranges
+
+
+def _outside_code(text: str, begin: int, starts: list[int], tags: list[re.Match[str]]) -> list[re.Match[str]]:
+    """The tags that are not in code. Only the code around the tags is looked at, so big files stay cheap; the
+    line-by-line pass (needed for indented code blocks) runs only when a tag sits on an indented line."""
+    from bisect import bisect_right
+
+    def indented(pos: int) -> bool:
+        lo = starts[bisect_right(starts, pos) - 1]
+        return text.startswith(("    ", "\t"), lo)
+
+    if any(indented(t.start()) for t in tags):
+        code = _code_ranges(text, begin, starts)
+        return [t for t in tags if not _inside(t.start(), code)]
+    fences = _fences(text, begin) if ("```" in text or "~~~" in text) else []
+    kept = []
+    for tag in tags:
+        pos = tag.start()
+        if fences and _inside(pos, fences):
+            continue
+        if "`" in text:
+            before = [m.end() for m in _BLANK_LINE.finditer(text, max(begin, pos - 4000), pos)]
+            lo = before[-1] if before else max(begin, text.rfind("\n\n", begin, pos) + 1)
+            nxt = _BLANK_LINE.search(text, pos)
+            hi = nxt.start() if nxt else len(text)
+            chunk = text[lo:hi]
+            if "`" in chunk and any(lo + m.start() <= pos < lo + m.end() for m in _CODE_SPAN.finditer(chunk)):
+                continue
+        kept.append(tag)
+    return kept
+
+
 def parse(text: str) -> tuple[list[Marker], list[MarkerProblem]]:
     """Every marker in a document, and the problems of those that cannot be used."""
     if "fact" not in text or NEEDLE not in text:
@@ -171,9 +222,7 @@ def parse(text: str) -> tuple[list[Marker], list[MarkerProblem]]:
     if not tags:
         return [], []
     starts = _line_starts(text)
-    code = _code_ranges(text, begin, starts)
-    if code:
-        tags = [m for m in tags if not _inside(m.start(), code)]
+    tags = _outside_code(text, begin, starts, tags)
 
     from bisect import bisect_right
 

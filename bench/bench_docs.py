@@ -1,0 +1,253 @@
+"""Docs and status benchmarks, each against a baseline measured in the same run:
+
+- `factreg docs check` + `factreg docs lint` over 10,000 generated Markdown files (≥ 50 MB, nested folders,
+  English and Korean prose, ~10% citing facts) vs. `grep -rEc` with a comparable number pattern over the same tree;
+- `factreg status` over 100,000 facts vs. the same statuses computed by one `sqlite3` query
+  (bench/status_equivalent.sql).
+
+Writes bench/results/docs.md (assembled into docs/performance.md by run_all.py) and docs/performance-docs.md.
+Run: `python bench/bench_docs.py [--quick]`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, TABLE_HEAD, factreg_cmd, machine, row, write_section  # noqa: E402
+
+# A number followed by a performance unit: what an unsourced-claim search with grep would look for.
+GREP_PATTERN = (
+    r"[0-9]+(\.[0-9]+)?[ ]?(ms|s|sec|seconds|tok/s|t/s|tokens/s|×|x faster|초|밀리초|배)"
+    r"([^A-Za-z0-9]|$)"
+)
+
+PROSE = [
+    "The runbook describes how the {m} server is started, which model file it loads and where its logs go.",
+    "Restart the service with systemctl after changing the unit file; check the journal for errors first.",
+    "We keep one llama-server per GPU and route requests by model name through the small proxy in front.",
+    "On {date} the team moved the voice front end to the 35B-A3B model after a round of measurements.",
+    "The context window is 32768 tokens; prompts longer than that are truncated from the start.",
+    "Decoding on {m} runs at {v:.1f} tok/s with the default batch size, and the first token comes after {t:.2f} s.",
+    "TTFT dropped from {t:.2f} s to {t2:.2f} s after enabling the prompt cache, about {r:.0f}× faster.",
+    "이 서버는 {m}에서 실행되며 모델 파일은 /srv/models 아래에 있습니다.",
+    "첫 토큰까지 {t:.1f}초 정도 걸리고, 디코딩은 초당 {v:.0f} 토큰입니다.",
+    "Use `curl http://127.0.0.1:8080/v1/models` to see which model is actually served (RTX 2080, 27B, q4_k_m).",
+    "Meeting notes from {date}: 3 people attended, 2 action items, next review at 14:30.",
+]
+
+
+def render_doc(rnd: random.Random, i: int, cited: list[tuple[str, str]]) -> str:
+    parts = [f"---\nname: doc-{i}\ndescription: Notes about machine m{i % 40}\n---\n", f"# Document {i}\n\n"]
+    target = rnd.randint(3600, 6800)
+    size = sum(len(p) for p in parts)
+    while size < target:
+        line = rnd.choice(PROSE).format(
+            m=f"m{i % 40}",
+            date=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}",
+            v=rnd.uniform(5, 60),
+            t=rnd.uniform(0.1, 4),
+            t2=rnd.uniform(0.05, 0.5),
+            r=rnd.uniform(2, 30),
+        )
+        if rnd.random() < 0.05:
+            line = "```bash\nllama-bench -m model.gguf -p 512 -n 128 -r 5\n```"
+        parts.append(line + "\n\n")
+        size += len(line) + 2
+    if cited:  # ~10% of the files cite facts; most markers are current, a few are outdated
+        for fid, text in cited:
+            shown = text if rnd.random() > 0.1 else "28 tok/s"
+            parts.append(f"Measured: <!-- fact: {fid} -->{shown}<!-- /fact --> on this machine.\n\n")
+    return "".join(parts)
+
+
+def make_tree(root: Path, n_files: int, registry_url: str, rnd: random.Random) -> int:
+    """Write the document tree and a registry of the facts it cites; return its size in bytes."""
+    from factreg import facts
+    from factreg.docs import markers
+    from factreg.store import Registry
+
+    reg = Registry(registry_url)
+    news = [
+        facts.NewFact(
+            id=f"m{k}/model/tg32",
+            metric="tg_rate",
+            samples=[rnd.uniform(10, 30) for _ in range(5)],
+            identity={"machine": f"m{k}", "build_commit": "b6012"},
+        )
+        for k in range(40)
+    ]
+    facts.record_many(reg, news)
+    current = {f["id"]: markers.render(f) for f in facts.list_facts(reg)}
+    ids = sorted(current)
+    total = 0
+    for i in range(n_files):
+        folder = root.joinpath(*[f"d{(i >> s) % 8}" for s in (0, 3, 6)][: 1 + i % 3])
+        folder.mkdir(parents=True, exist_ok=True)
+        cited = [(fid, current[fid]) for fid in rnd.sample(ids, 2)] if i % 10 == 0 else []
+        if i % 25 == 0:  # agent skill documents live in a folder of their own
+            folder = folder / f"skill-{i:05d}"
+            folder.mkdir()
+        name = "SKILL.md" if i % 25 == 0 else f"doc{i:05d}.md"
+        data = render_doc(rnd, i, cited).encode("utf-8")
+        (folder / name).write_bytes(data)
+        total += len(data)
+    reg.close()
+    return total
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None, ok: tuple[int, ...] = (0, 1)) -> tuple[float, bytes]:
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, env=env)
+    elapsed = time.perf_counter() - t0
+    if r.returncode not in ok:
+        raise SystemExit(f"{cmd[:3]} failed ({r.returncode}): {r.stderr.decode(errors='replace')[-800:]}")
+    return elapsed, r.stdout
+
+
+def make_registry(path: Path, n: int, rnd: random.Random) -> None:
+    """100,000 facts through `factreg import` (JSONL), plus verifications inserted in bulk."""
+    src = path.with_suffix(".jsonl")
+    machines = [f"host{k:02d}" for k in range(50)]
+    with src.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            m = machines[i % len(machines)]
+            day = 1 + (i * 7919) % 300  # spread over ~10 months, so some are fresh, aging and stale
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1767225600 + day * 86400 + i))
+            fh.write(
+                json.dumps(
+                    {
+                        "id": f"{m}/model-{i // len(machines):05d}/tg32",
+                        "metric": "tg_rate",
+                        "samples": [round(rnd.uniform(10, 30), 3) for _ in range(5)],
+                        "cond": {
+                            "machine": m,
+                            "model": f"model-{i // len(machines)}",
+                            "quant": "q4_k_m",
+                            "build_commit": f"b{6000 + (day // 60)}",
+                        },
+                        "measured_at": stamp,
+                    }
+                )
+                + "\n"
+            )
+    env = {**os.environ, "FACTREG_DB": str(path)}
+    subprocess.run([*factreg_cmd(), "import", str(src)], check=True, env=env, capture_output=True)
+    con = sqlite3.connect(path)
+    ids = [r[0] for r in con.execute("select id from fact")]
+    verdicts = ["confirmed"] * 6 + ["refuted", "conditions_changed", "unreachable"]
+    rows = [
+        (fid, 1, "2026-11-20T00:00:00Z", rnd.choice(verdicts), "llama-bench", "[]", "{}", "{}")
+        for fid in rnd.sample(ids, n // 20)
+    ]
+    with con:
+        con.executemany(
+            "insert into verification (fact_id, fact_version, verified_at, verdict, method_kind, "
+            "samples, observed, diff) values (?,?,?,?,?,?,?,?)",
+            rows,
+        )
+    con.close()
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    n_files, n_facts, reps = (2_000, 20_000, 3) if quick else (10_000, 100_000, 5)
+    rnd = random.Random(26)
+    work = Path(tempfile.mkdtemp(prefix="factreg-bench-docs-"))
+    fr = factreg_cmd()
+    try:
+        tree = work / "tree"
+        docs_db = work / "docs.db"
+        size = make_tree(tree, n_files, f"sqlite:///{docs_db}", rnd)
+        env = {**os.environ, "FACTREG_DB": str(docs_db)}
+        grep = ["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(tree)]
+        check_t, lint_t, both_t, grep_t = [], [], [], []
+        for _ in range(reps):  # interleaved, so machine noise hits both sides alike
+            c, check_out = timed([*fr, "docs", "check", "--json", str(tree)], env)
+            lt, lint_out = timed([*fr, "docs", "lint", "--json", str(tree)], env)
+            g, _ = timed(grep, ok=(0, 1))
+            check_t.append(c)
+            lint_t.append(lt)
+            both_t.append(c + lt)
+            grep_t.append(g)
+        problems = json.loads(check_out)["problems"]
+        claims = json.loads(lint_out)
+        cites = json.loads(check_out)["markers"]
+
+        status_db = work / "status.db"
+        make_registry(status_db, n_facts, rnd)
+        senv = {**os.environ, "FACTREG_DB": str(status_db)}
+        sql = (ROOT / "bench" / "status_equivalent.sql").read_text(encoding="utf-8")
+        sqlite = shutil.which("sqlite3")
+        status_t, sql_t = [], []
+        for _ in range(reps):
+            s, status_out = timed([*fr, "status"], senv)
+            t0 = time.perf_counter()
+            if sqlite:
+                r = subprocess.run([sqlite, str(status_db)], input=sql.encode(), stdout=subprocess.PIPE, check=True)
+                sql_out = r.stdout.decode()
+            else:  # no sqlite3 CLI: the same query through Python's sqlite3
+                con = sqlite3.connect(status_db)
+                sql_out = "\n".join("|".join(map(str, r)) for r in con.execute(sql))
+                con.close()
+            sql_t.append(time.perf_counter() - t0)
+            status_t.append(s)
+        ours = Counter(line.split()[0] for line in status_out.decode().splitlines())
+        theirs = Counter(line.split("|")[1] for line in sql_out.splitlines() if line)
+        agree = "the same" if ours == theirs else f"**different** (factreg {dict(ours)}, SQL {dict(theirs)})"
+
+        rows = [
+            row(f"docs check + docs lint, {n_files:,} files ({size / 1e6:.1f} MB) vs grep -rEc", both_t, grep_t, 3),
+            row("— docs check alone vs grep -rEc", check_t, grep_t, None),
+            row("— docs lint alone vs grep -rEc", lint_t, grep_t, None),
+            row(f"status over {n_facts:,} facts vs sqlite3 query", status_t, sql_t, 3),
+        ]
+        text = (
+            "## Documents: docs check, docs lint, status\n\n"
+            f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians.\n\n"
+            f"- Tree: {n_files:,} generated Markdown files, {size / 1e6:.1f} MB, folders up to 3 deep, YAML front "
+            f"matter, English and Korean prose with performance numbers, fenced code; every 10th file cites 2 of "
+            f"40 facts ({cites} citations; `docs check` found {len(problems)} problems — outdated marker texts "
+            f"planted on purpose; `docs lint` found {len(claims):,} unsourced claims).\n"
+            f"- Baseline: `grep -rEc --include=*.md '{GREP_PATTERN}' TREE` (a number followed by a performance "
+            "unit, counted per file; LC_ALL as in the environment: "
+            f"`{os.environ.get('LC_ALL') or os.environ.get('LANG') or 'unset'}`). factreg does more: it parses "
+            "markers, renders each cited fact from the registry, skips front matter and code, and tells claims "
+            "from dates, counts and model names.\n"
+            f"- status: `factreg status` (every fact with status and reason, text output) over {n_facts:,} facts "
+            f"imported from JSONL plus {n_facts // 20:,} verifications, vs. `sqlite3 DB < "
+            "bench/status_equivalent.sql`, one query computing the same statuses (last verification, condition "
+            f"change on the same machine, age against 30d/90d). Status counts of both sides: {agree}.\n\n"
+            + TABLE_HEAD.format(u="s")
+            + "\n"
+            + "\n".join(rows)
+            + "\n"
+        )
+        print(text)
+        write_section("docs", text)
+        (ROOT / "docs" / "performance-docs.md").write_text(
+            "# Performance: documents and status\n\n" + text, encoding="utf-8"
+        )
+        med = statistics.median
+        print(
+            f"check {med(check_t):.3f}s lint {med(lint_t):.3f}s grep {med(grep_t):.3f}s "
+            f"status {med(status_t):.3f}s sqlite {med(sql_t):.3f}s",
+            file=sys.stderr,
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
