@@ -280,3 +280,13 @@ def test_verifier_contract_groups_by_method_without_select(registry, monkeypatch
     out = engine.verify(registry, s, engine.select_facts(registry, s, all_=True))
     assert sorted(seen) == [("u1", ["a/e2e", "a/ttft"]), ("u2", ["b/ttft"])]
     assert {r["verdict"] for r in out} == {"confirmed"}
+
+
+def test_refute_needs_a_gap_beyond_the_drift_between_runs():
+    first = {"rel_diff": -0.30, "message": "m"}
+    drifting = {"rel_diff": -0.12, "tolerance": 0.10, "verdict": "refuted", "message": "m"}
+    assert engine._steady(first, drifting, 0)["verdict"] == "inconclusive"
+    assert "not steady" in engine._steady(first, drifting, 0)["message"]
+    steady = {"rel_diff": -0.55, "tolerance": 0.10, "verdict": "refuted", "message": "m"}
+    out = engine._steady({"rel_diff": -0.57, "message": "m"}, steady, 0)
+    assert out["verdict"] == "refuted" and "reproduced in 2 runs" in out["message"]

@@ -204,9 +204,10 @@ def verify(
                 break
             again = _measure_group(kind, method, refuted, settings)
             for f in refuted:
+                first = judged[f["id"]][0]
                 second = judge(f, again[f["id"]], settings)
                 if second["verdict"] == verdicts.REFUTED:
-                    second["message"] += f" (reproduced in {attempt + 2} runs)"
+                    second = _steady(first, second, attempt)
                 else:
                     second["message"] += " (a first run refuted it; the re-run did not reproduce that)"
                 judged[f["id"]] = (second, again[f["id"]])
@@ -217,6 +218,30 @@ def verify(
             if progress:
                 progress(done, f["id"])
     return [results[f["id"]] for f in fact_list]
+
+
+def _steady(first: dict[str, Any], second: dict[str, Any], attempt: int) -> dict[str, Any]:
+    """Both runs refute: keep `refuted` only when the gap to the fact exceeds tolerance plus the runs' own drift.
+
+    On a shared machine the mean of a run moves between runs by more than a run's own samples show; two
+    re-runs that disagree with each other by X% cannot refute a fact by less than tolerance + X%.
+    """
+    r1, r2 = first.get("rel_diff"), second.get("rel_diff")
+    tol = second.get("tolerance", verdicts.DEFAULT_TOLERANCE)
+    if r1 is None or r2 is None:
+        second["message"] += f" (reproduced in {attempt + 2} runs)"
+        return second
+    drift = abs(r1 - r2)
+    if (r1 > 0) == (r2 > 0) and min(abs(r1), abs(r2)) > tol + drift:
+        second["message"] += f" (reproduced in {attempt + 2} runs, which differ by {drift * 100:.0f}%)"
+        return second
+    return {
+        **second,
+        "verdict": verdicts.INCONCLUSIVE,
+        "message": second["message"] + f"; but the machine is not steady: two runs differ by {drift * 100:.0f}% "
+        f"of the fact's value, so a gap of {min(abs(r1), abs(r2)) * 100:.0f}% does not refute it "
+        "(re-verify on a quieter machine)",
+    }
 
 
 def _unrunnable(fact: Mapping[str, Any], message: str) -> dict[str, Any]:
