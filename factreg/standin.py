@@ -1,4 +1,4 @@
-"""A fault-injection server for the probe's tests: a real threaded HTTP server on 127.0.0.1, free port.
+"""Stand-in servers: a real threaded HTTP server on 127.0.0.1 (free port) for the demo and the probe's tests.
 
 It speaks the OpenAI-compatible streaming protocol (`/v1/chat/completions`, `/v1/models`, `/props`) and does,
 on demand, what a real server cannot be made to do: exact delays, reasoning before the answer, `<think>` inside

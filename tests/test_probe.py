@@ -18,7 +18,7 @@ from factreg import __version__, facts
 from factreg.config import resolve
 from factreg.store import Registry
 from factreg.verify import probe as core
-from tests import faultserver
+from factreg import standin as faultserver
 
 BODY = {"model": "any", "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]}
 
