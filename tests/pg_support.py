@@ -181,6 +181,14 @@ def pg_url(pg_server: PgServer) -> str:
     return pg_server.new_database()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_url(request: pytest.FixtureRequest, db_url: str) -> str:
+    """The registry URL of each backend in turn: a SQLite file, then a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return db_url
+    return str(request.getfixturevalue("pg_url"))
+
+
 def wait_for(predicate, timeout: float = 30.0, step: float = 0.05) -> bool:  # type: ignore[no-untyped-def]
     """Poll `predicate()` until it is true or `timeout` seconds have passed."""
     end = time.monotonic() + timeout

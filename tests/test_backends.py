@@ -16,13 +16,6 @@ from factreg.migrations import MIGRATIONS
 from factreg.store import Registry
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_url(request: pytest.FixtureRequest, db_url: str) -> str:
-    if request.param == "sqlite":
-        return db_url
-    return str(request.getfixturevalue("pg_url"))
-
-
 @pytest.fixture
 def any_registry(any_url: str) -> Iterator[Registry]:
     reg = Registry(any_url)
