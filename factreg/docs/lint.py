@@ -120,7 +120,7 @@ _NEXT = r"(?=[ \t\u00a0\u2009\u202f]?[^ \t\n\u00a0\u2009\u202f0-9A-LN-QU-Z.,:;)\
 _CLAIM = re.compile(
     rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
     rf"(?:"
-    rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?P<pu>{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
+    rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
     rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?P<sp>{_SP}?|-(?=(?i:second|minute|millisecond)))(?:{_UNIT_ALT})"
     rf")"
@@ -195,7 +195,9 @@ _INDENT_AT = re.compile(r"\n(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]")
 # Every alternative starts with a plain character, so the search skips to `<`, `` ` `` or `]` at C speed.
 _INLINE = re.compile(
-    r"<!--(?:(?P<marker>[ \t\r\n]*fact[ \t]*:.*?-->.*?<!--[ \t\r\n]*/fact[ \t\r\n]*-->)|(?P<comment>.*?(?:-->|\Z)))"
+    # a marker's text stops at the next `<!-- fact` or `<!-- /fact`, so an unclosed marker costs one short scan
+    r"<!--(?:(?P<marker>[ \t\r\n]*fact[ \t]*:[^>]*?-->[^<]*(?:<(?!!--[ \t\r\n]*/?fact)[^<]*)*"
+    r"<!--[ \t\r\n]*/fact[ \t\r\n]*-->)|(?P<comment>.*?(?:-->|\Z)))"
     r"|`(?P<code>(?P<ticks>`*)(?!`)(?:[^\n`]|`(?!(?P=ticks))|\n(?![ \t]*\n))+?(?<!`)`(?P=ticks)(?!`))"
     r"|<(?P<element>(?P<tag>pre|code|PRE|CODE|script|style)\b[^>]*>.*?</(?P=tag)[ \t]*>)"
     r"|\](?P<target>\([^)\s]*(?:[ \t]+\"[^\"\n]*\")?\))",

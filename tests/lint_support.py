@@ -1,0 +1,90 @@
+"""Scoring `docs lint` against the labelled corpus (tests/data/lint_corpus.jsonl); used by tests and the bench.
+
+Matching is claim-level, by span overlap. Each labelled claim is located in its sentence as the exact text given
+(left to right, so a claim written twice is two spans). A predicted claim spans [col - 1, col - 1 + len(text)).
+
+- A prediction is a true positive when it overlaps at least one labelled span, else a false positive.
+- A label is found when at least one prediction overlaps it, else it is missed.
+- precision = true positives / predictions; recall = found labels / labels; F1 their harmonic mean.
+
+Overlap (not exact equality) because where a claim starts and ends is a matter of taste (`~4 s` or `4 s`,
+`30초에서 60초` as one range or two durations); whether a number is flagged at all is what matters. Exact-span
+agreement is reported alongside.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from factreg.docs.lint import lint_text
+
+CORPUS = Path(__file__).parent / "data" / "lint_corpus.jsonl"
+
+
+def load(path: Path = CORPUS) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def label_spans(text: str, claims: list[str]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for claim in claims:
+        i = text.find(claim, pos)
+        if i < 0:
+            i = text.find(claim)
+        if i < 0:
+            raise ValueError(f"labelled claim {claim!r} is not in {text!r}")
+        spans.append((i, i + len(claim)))
+        pos = i + len(claim)
+    return spans
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+@dataclass
+class Score:
+    sentences: int = 0
+    with_claims: int = 0
+    labels: int = 0
+    predictions: int = 0
+    true_positives: int = 0
+    found: int = 0
+    exact: int = 0
+    errors: list[dict] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.true_positives / self.predictions if self.predictions else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.labels if self.labels else 1.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def score(rows: list[dict]) -> Score:
+    s = Score()
+    for row in rows:
+        text = row["text"]
+        labels = label_spans(text, row["claims"])
+        preds = [(f.col - 1, f.col - 1 + len(f.text)) for f in lint_text(text)]
+        s.sentences += 1
+        s.with_claims += bool(labels)
+        s.labels += len(labels)
+        s.predictions += len(preds)
+        tp = [p for p in preds if any(_overlaps(p, lab) for lab in labels)]
+        found = [lab for lab in labels if any(_overlaps(p, lab) for p in preds)]
+        s.true_positives += len(tp)
+        s.found += len(found)
+        s.exact += len(set(preds) & set(labels))
+        if len(tp) != len(preds) or len(found) != len(labels):
+            s.errors.append({"text": text, "want": row["claims"], "got": [text[a:b] for a, b in preds]})
+    return s
