@@ -33,27 +33,29 @@ GREP_PATTERN = (
     r"([^A-Za-z0-9]|$)"
 )
 
-PROSE = [
+PLAIN = [
     "The runbook describes how the {m} server is started, which model file it loads and where its logs go.",
     "Restart the service with systemctl after changing the unit file; check the journal for errors first.",
     "We keep one llama-server per GPU and route requests by model name through the small proxy in front.",
     "On {date} the team moved the voice front end to the 35B-A3B model after a round of measurements.",
     "The context window is 32768 tokens; prompts longer than that are truncated from the start.",
-    "Decoding on {m} runs at {v:.1f} tok/s with the default batch size, and the first token comes after {t:.2f} s.",
-    "TTFT dropped from {t:.2f} s to {t2:.2f} s after enabling the prompt cache, about {r:.0f}× faster.",
     "이 서버는 {m}에서 실행되며 모델 파일은 /srv/models 아래에 있습니다.",
-    "첫 토큰까지 {t:.1f}초 정도 걸리고, 디코딩은 초당 {v:.0f} 토큰입니다.",
     "Use `curl http://127.0.0.1:8080/v1/models` to see which model is actually served (RTX 2080, 27B, q4_k_m).",
     "Meeting notes from {date}: 3 people attended, 2 action items, next review at 14:30.",
 ]
+CLAIMS = [
+    "Decoding on {m} runs at {v:.1f} tok/s with the default batch size, and the first token comes after {t:.2f} s.",
+    "TTFT dropped from {t:.2f} s to {t2:.2f} s after enabling the prompt cache, about {r:.0f}× faster.",
+    "첫 토큰까지 {t:.1f}초 정도 걸리고, 디코딩은 초당 {v:.0f} 토큰입니다.",
+]
 
 
-def render_doc(rnd: random.Random, i: int, cited: list[tuple[str, str]]) -> str:
+def render_doc(rnd: random.Random, i: int, cited: list[tuple[str, str]], claim_share: float) -> str:
     parts = [f"---\nname: doc-{i}\ndescription: Notes about machine m{i % 40}\n---\n", f"# Document {i}\n\n"]
     target = rnd.randint(3600, 6800)
     size = sum(len(p) for p in parts)
     while size < target:
-        line = rnd.choice(PROSE).format(
+        line = rnd.choice(CLAIMS if rnd.random() < claim_share else PLAIN).format(
             m=f"m{i % 40}",
             date=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}",
             v=rnd.uniform(5, 60),
@@ -72,7 +74,7 @@ def render_doc(rnd: random.Random, i: int, cited: list[tuple[str, str]]) -> str:
     return "".join(parts)
 
 
-def make_tree(root: Path, n_files: int, registry_url: str, rnd: random.Random) -> int:
+def make_tree(root: Path, n_files: int, registry_url: str, rnd: random.Random, claim_share: float) -> int:
     """Write the document tree and a registry of the facts it cites; return its size in bytes."""
     from factreg import facts
     from factreg.docs import markers
@@ -100,7 +102,7 @@ def make_tree(root: Path, n_files: int, registry_url: str, rnd: random.Random) -
             folder = folder / f"skill-{i:05d}"
             folder.mkdir()
         name = "SKILL.md" if i % 25 == 0 else f"doc{i:05d}.md"
-        data = render_doc(rnd, i, cited).encode("utf-8")
+        data = render_doc(rnd, i, cited, claim_share).encode("utf-8")
         (folder / name).write_bytes(data)
         total += len(data)
     reg.close()
@@ -167,23 +169,43 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="factreg-bench-docs-"))
     fr = factreg_cmd()
     try:
-        tree = work / "tree"
-        docs_db = work / "docs.db"
-        size = make_tree(tree, n_files, f"sqlite:///{docs_db}", rnd)
-        env = {**os.environ, "FACTREG_DB": str(docs_db)}
-        grep = ["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(tree)]
-        check_t, lint_t, both_t, grep_t = [], [], [], []
-        for _ in range(reps):  # interleaved, so machine noise hits both sides alike
-            c, check_out = timed([*fr, "docs", "check", "--json", str(tree)], env)
-            lt, lint_out = timed([*fr, "docs", "lint", "--json", str(tree)], env)
-            g, _ = timed(grep, ok=(0, 1))
-            check_t.append(c)
-            lint_t.append(lt)
-            both_t.append(c + lt)
-            grep_t.append(g)
-        problems = json.loads(check_out)["problems"]
-        claims = json.loads(lint_out)
-        cites = json.loads(check_out)["markers"]
+        doc_rows, doc_notes = [], []
+        # Two trees: a stress test where 27% of prose lines hold performance numbers, and a runbook-like one (3%).
+        for label, share in (("dense", 0.27), ("runbook-like", 0.03)):
+            tree = work / f"tree-{label}"
+            docs_db = work / f"docs-{label}.db"
+            size = make_tree(tree, n_files, f"sqlite:///{docs_db}", rnd, share)
+            env = {**os.environ, "FACTREG_DB": str(docs_db)}
+            grep = ["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(tree)]
+            check_t, lint_t, both_t, grep_t = [], [], [], []
+            for _ in range(reps):  # interleaved, so machine noise hits both sides alike
+                c, check_out = timed([*fr, "docs", "check", "--json", str(tree)], env)
+                lt, lint_out = timed([*fr, "docs", "lint", "--json", str(tree)], env)
+                g, _ = timed(grep, ok=(0, 1))
+                check_t.append(c)
+                lint_t.append(lt)
+                both_t.append(c + lt)
+                grep_t.append(g)
+            problems = json.loads(check_out)["problems"]
+            claims = json.loads(lint_out)
+            cites = json.loads(check_out)["markers"]
+            doc_rows += [
+                row(
+                    f"{label}: docs check + docs lint, {n_files:,} files ({size / 1e6:.1f} MB) vs grep -rEc",
+                    both_t,
+                    grep_t,
+                    3,
+                ),
+                row(f"{label}: docs check alone vs grep -rEc", check_t, grep_t, None),
+                row(f"{label}: docs lint alone vs grep -rEc", lint_t, grep_t, None),
+            ]
+            doc_notes.append(
+                f"- {label} tree: {n_files:,} generated Markdown files, {size / 1e6:.1f} MB, {share:.0%} of prose lines "
+                f"hold performance numbers; every 10th file cites 2 of 40 facts ({cites:,} citations; `docs check` "
+                f"found {len(problems)} problems — outdated marker texts planted on purpose; `docs lint` found "
+                f"{len(claims):,} unsourced claims).\n"
+            )
+            shutil.rmtree(tree, ignore_errors=True)
 
         status_db = work / "status.db"
         make_registry(status_db, n_facts, rnd)
@@ -207,20 +229,13 @@ def main() -> None:
         theirs = Counter(line.split("|")[1] for line in sql_out.splitlines() if line)
         agree = "the same" if ours == theirs else f"**different** (factreg {dict(ours)}, SQL {dict(theirs)})"
 
-        rows = [
-            row(f"docs check + docs lint, {n_files:,} files ({size / 1e6:.1f} MB) vs grep -rEc", both_t, grep_t, 3),
-            row("— docs check alone vs grep -rEc", check_t, grep_t, None),
-            row("— docs lint alone vs grep -rEc", lint_t, grep_t, None),
-            row(f"status over {n_facts:,} facts vs sqlite3 query", status_t, sql_t, 3),
-        ]
+        rows = [*doc_rows, row(f"status over {n_facts:,} facts vs sqlite3 query", status_t, sql_t, 3)]
         text = (
             "## Documents: docs check, docs lint, status\n\n"
             f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians.\n\n"
-            f"- Tree: {n_files:,} generated Markdown files, {size / 1e6:.1f} MB, folders up to 3 deep, YAML front "
-            f"matter, English and Korean prose with performance numbers, fenced code; every 10th file cites 2 of "
-            f"40 facts ({cites} citations; `docs check` found {len(problems)} problems — outdated marker texts "
-            f"planted on purpose; `docs lint` found {len(claims):,} unsourced claims).\n"
-            f"- Baseline: `grep -rEc --include=*.md '{GREP_PATTERN}' TREE` (a number followed by a performance "
+            "- Trees: folders up to 3 deep, YAML front matter, English and Korean prose, fenced code.\n"
+            + "".join(doc_notes)
+            + f"- Baseline: `grep -rEc --include=*.md '{GREP_PATTERN}' TREE` (a number followed by a performance "
             "unit, counted per file; LC_ALL as in the environment: "
             f"`{os.environ.get('LC_ALL') or os.environ.get('LANG') or 'unset'}`). factreg does more: it parses "
             "markers, renders each cited fact from the registry, skips front matter and code, and tells claims "
