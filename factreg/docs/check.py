@@ -7,6 +7,7 @@ written: `docs sync` (factreg.docs.sync) applies the same plan.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -56,7 +57,8 @@ class Problem:
 
     @property
     def fix(self) -> str:
-        return FIX.get(self.kind, "").replace("PATH", self.path).replace("ID", self.fact_id or "the fact")
+        values = {"PATH": self.path, "ID": self.fact_id or "the fact"}
+        return re.sub(r"\b(PATH|ID)\b", lambda m: values[m.group(1)], FIX.get(self.kind, ""))
 
     def as_json(self) -> dict[str, Any]:
         return {**asdict(self), "fix": self.fix}
