@@ -67,6 +67,8 @@ def one(doc: str) -> Finding:
         ("expect 2 to 3 seconds", "2 to 3 seconds", "2 to 3", "s"),
         ("a 2–3× speedup", "2–3× speedup", "2–3", "×"),
         ("GPU에 올리면 2~3배 빨라진다", "2~3배", "2~3", "×"),
+        ("it is 2X faster now", "2X faster", "2", "×"),
+        ("0.5s/token on CPU", "0.5s/token", "0.5", "s/tok"),
     ],
 )
 def test_claims_by_category(doc: str, text: str, value: str, unit: str) -> None:
@@ -102,6 +104,8 @@ def test_claims_by_category(doc: str, text: str, value: str, unit: str) -> None:
         "재검증은 30분마다, 10분 후에 다시",
         "see http://127.0.0.1:8080/v1?timeout=30s",
         "[the probe](https://example.org/a?wait=5s) docs",
+        "9월 26일 오전 2시 30분 10초에 재시작",
+        "Ryzen 7 3700X and 3X",
     ],
 )
 def test_non_claims(doc: str) -> None:
@@ -211,6 +215,17 @@ def test_lines_with_crlf_and_many_lines() -> None:
     doc = "x\r\n" * 999 + "took 3 s\r\n"
     f = one(doc)
     assert (f.line, f.col, f.text) == (1000, 6, "3 s")
+
+
+def test_several_claims_in_one_run_of_text() -> None:
+    assert texts("p50/p95 130ms/140ms, 프리필이 1분 30초, 0.13s→0.21s") == [
+        "130ms",
+        "140ms",
+        "1분",
+        "30초",
+        "0.13s",
+        "0.21s",
+    ]
 
 
 def test_claim_never_spans_lines() -> None:

@@ -63,10 +63,10 @@ class Finding:
 
 _SP = r"[ \t\u00a0\u2009\u202f]"  # one space (never a newline: a claim stays on one line)
 # A number; the look-behind (after the first digit, so the search can skip to digits fast) keeps numbers that are
-# part of a word, version, address or clock time out: `tg32`, `b6012`, `A3B`, `v1.2`, `02:30`, `:8080`, `/v1`.
-_NUM_FIRST = r"\d(?<![A-Za-z0-9_.:/#@$\\]\d)\d*(?:,\d{3})*(?:\.\d+)?"
+# part of a word, version, address or clock time out: `tg32`, `b6012`, `A3B`, `v1.2`, `02:30`, `:8080`.
+_NUM_FIRST = r"\d(?<![A-Za-z0-9.:#@$\\]\d)\d*(?:,\d{3})*(?:\.\d+)?"
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
-_END = r"(?![A-Za-z0-9_])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)
+_END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)
 
 _UNITS = [
     # rates
@@ -86,7 +86,7 @@ _UNITS = [
     ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
     # ratios and relative changes (checked further in Python: what follows decides)
     ("ratio", r"[×✕✖]"),
-    ("x", rf"(?<=\d)x{_END}"),
+    ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower))"),
     ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
@@ -115,7 +115,7 @@ _RANGE = rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP
 
 # What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`).
-_NEXT = r"(?=[ \t\u00a0\u2009\u202f]?[^ \t\n\u00a0\u2009\u202f0-9A-LN-QU-Z.,:;)\]|/(\"'])"
+_NEXT = r"(?=[ \t\u00a0\u2009\u202f]?[^ \t\n\u00a0\u2009\u202f0-9A-LN-QU-WYZ.,:;)\]|/(\"'])"
 
 _CLAIM = re.compile(
     rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
@@ -163,6 +163,7 @@ _SETTING_AFTER = re.compile(
 )
 _MINUTE_SCHEDULE_AFTER = re.compile(rf"{_SP}*(?:후|뒤|전|(?i:ago|later|from{_SP}now|before){_END})")
 _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
+_CLOCK_SECOND_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?\d{{1,2}}{_SP}?분{_SP}?$")
 
 # ---------------------------------------------------------------------------------------------------------------
 # Regions that are not prose
@@ -406,6 +407,8 @@ def _candidates(text: str) -> list[tuple[int, int, str, str]]:
             end = checked
         if kind in _DURATIONS and _is_setting(text, start, end):
             continue
+        if text[u_start] == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
+            continue  # 오전 2시 30분 10초: a clock time
         append((start, end, text[start:num_end], _NORMAL[kind]))
     if "초당" in text:
         for m in _PER_SECOND.finditer(text):
