@@ -65,6 +65,9 @@ def verify(
     all_: Annotated[bool, typer.Option("--all", help="Verify every current fact.")] = False,
     stale: Annotated[bool, typer.Option("--stale", help="Only facts that are not fresh.")] = False,
     here: Annotated[bool, typer.Option("--here", help="Only facts whose machine condition is this host.")] = False,
+    against: Annotated[str | None, typer.Option(
+        "--against", help="Judge the fact by this newer measurement in the registry instead of re-running it "
+        "(for numbers that cannot be re-run here).")] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -72,6 +75,19 @@ def verify(
     from factreg import verify as engine
 
     s, reg = open_registry(db, create=False)
+    if against is not None:
+        from factreg import facts
+        from factreg.errors import UsageError
+
+        if len(ids or []) != 1 or all_ or stale or here:
+            raise UsageError("--against judges exactly one fact: give one ID and no --all/--stale/--here")
+        fact = facts.get(reg, (ids or [""])[0], config=s.file_config)
+        results = [engine.against(reg, s, fact, facts.get(reg, against, config=s.file_config))]
+        emit_json(results) if json_out else _print_results(results)
+        code = engine.exit_code(results)
+        if code:
+            raise typer.Exit(code)
+        return
     chosen = engine.select_facts(reg, s, ids or [], all_=all_, stale=stale, here=here)
     if not chosen:
         info("Nothing to verify.")

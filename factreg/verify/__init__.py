@@ -244,6 +244,31 @@ def _steady(first: dict[str, Any], second: dict[str, Any], attempt: int) -> dict
     }
 
 
+def against(registry: Any, settings: Any, fact: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, Any]:
+    """Judge `fact` by a measurement already in the registry (`other`, the same metric) and record the verdict.
+
+    For facts that cannot be re-run here (a number quoted in a doc, a measurement on another machine): the
+    newer measurement stands in for a re-run. Its identity conditions count as observed, so a fact measured
+    under other conditions comes out `conditions_changed`, not `refuted`."""
+    from factreg.errors import UsageError
+
+    if other["id"] == fact["id"]:
+        raise UsageError("a fact cannot be verified against itself")
+    if other["metric"] != fact["metric"] or other["unit"] != fact["unit"]:
+        raise UsageError(f"{fact['id']} is {fact['metric']} ({fact['unit']}) but {other['id']} is "
+                         f"{other['metric']} ({other['unit']}): only the same metric can verify a fact")
+    m = Measurement(
+        samples=list(other["samples"]), value=other["value"], spread=other["spread"], n=other["n"],
+        observed=dict(other["conditions"]["identity"]),
+        raw=json.dumps({"against": other["id"], "version": other["version"]}),
+        message=None,
+    )
+    result = judge(fact, m, settings)
+    result["message"] = f"against {other['id']}@v{other['version']}: {result['message']}"
+    _record(registry, settings, [({**fact, "method": {"kind": f"fact:{other['id']}"}}, result, m)])
+    return result
+
+
 def _unrunnable(fact: Mapping[str, Any], message: str) -> dict[str, Any]:
     return {
         "id": fact["id"],
