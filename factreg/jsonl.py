@@ -121,7 +121,9 @@ def read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, Any]]]:
     out = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    # Lines end at \n only: str.splitlines() would also split inside a value holding U+0085, U+2028 or U+2029,
+    # which the export writes unescaped.
+    for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         if len(line) > MAX_LINE:

@@ -296,7 +296,7 @@ def parse_json(text: str, name: str = "input") -> list[BenchResult]:
 def parse_jsonl(text: str, name: str = "input") -> list[BenchResult]:
     """`-o jsonl`: one result object per line."""
     out = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 etc. can be inside values
         if line.strip():
             where = f"{name} line {lineno}"
             out.append(result_from_record(_loads(line, where), where, raw=line))
