@@ -23,5 +23,8 @@ def demo(
 ) -> None:
     """Replay the case study: record the facts, catch the wrong claims, flag and correct the stale doc."""
     from factreg import demo as demo_mod
+    from factreg.errors import Findings
 
-    demo_mod.run(directory, live=live)
+    _, ok = demo_mod.run(directory, live=live)
+    if not ok:
+        raise Findings("the demo did not go as the case study says: see the steps marked above")

@@ -1,0 +1,74 @@
+"""`factreg demo`: the case study replayed end to end, in a real git repo."""
+
+import re
+import subprocess
+from pathlib import Path
+
+from factreg.demo import MISTAKES, case_study_file
+
+
+def git_log_files(repo: Path) -> list[tuple[str, list[str]]]:
+    out = subprocess.run(["git", "-C", str(repo), "log", "--name-only", "--format=@@%s"], capture_output=True,
+                         text=True, check=True).stdout
+    commits = []
+    for block in out.split("@@")[1:]:
+        lines = [x for x in block.splitlines() if x.strip()]
+        commits.append((lines[0], lines[1:]))
+    return commits
+
+
+def test_demo_replays_the_case_study(cli, tmp_path):
+    work = tmp_path / "demo"
+    r = cli("demo", "--dir", str(work), "--no-live")
+    assert r.exit_code == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    out = r.stdout
+    assert out.count("[caught]") == len(MISTAKES)
+    for mistake, *_ in MISTAKES:
+        assert mistake in out
+    # the 28× pair is refused naming thinking and cold; the daytime compare says 3.1× slower
+    assert "thinking differs: on vs off" in out and "cold vs warm" in out
+    assert "is 3.1× slower than daytime/27b/e2e" in out and "few_samples" in out
+    assert re.search(r"docs/skills/gamebox/SKILL.md:\d+:\d+: skill/gamebox/a3b-decode: refuted", out)
+
+    skill = (work / "docs/skills/gamebox/SKILL.md").read_text(encoding="utf-8")
+    original = case_study_file("docs/skills/gamebox/SKILL.md").read_text(encoding="utf-8")
+    assert "11.9 ± 7.2 tok/s<!-- /fact -->" in skill and "28.0 tok/s" not in skill
+    assert skill.split("---", 2)[:2] == original.split("---", 2)[:2]  # front matter byte-identical
+    assert (work / "docs/runbook.md").read_text(encoding="utf-8") == case_study_file("docs/runbook.md").read_text(
+        encoding="utf-8")
+    notes = sorted(p.name for p in (work / "facts/corrections").iterdir())
+    assert len(notes) == 3 and any("skill-gamebox-a3b-decode" in n for n in notes)
+    assert "superseded" in (work / "facts/STALE.md").read_text(encoding="utf-8") or (work / "facts/STALE.md").exists()
+    decision = (work / "decisions/0001-voice-front-end-35b-a3b-thinking-off.md").read_text(encoding="utf-8")
+    assert "revert" in decision.lower() and "daytime/a3b-vs-27b/e2e-ratio" in decision
+
+    commits = git_log_files(work)
+    assert commits[-1][0] == "Docs as they were on 2026-10-26"
+    for subject, files in commits[:-1]:
+        assert subject.startswith("factreg "), subject
+        for f in files:
+            assert f.startswith(("facts/", "decisions/")) or f == "docs/skills/gamebox/SKILL.md", (subject, f)
+    subjects = " | ".join(s for s, _ in commits)
+    assert "factreg correct skill/gamebox/a3b-decode" in subjects and "factreg report" in subjects
+    assert subprocess.run(["git", "-C", str(work), "status", "--porcelain"], capture_output=True,
+                          text=True).stdout.strip() == ""
+
+
+def test_demo_refuses_a_non_empty_folder(cli, tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("mine")
+    r = cli("demo", "--dir", str(tmp_path / "full"), "--no-live")
+    assert r.exit_code == 2 and "not empty" in r.stderr
+    assert (tmp_path / "full" / "x").read_text() == "mine"
+
+
+def test_demo_live_runs_the_real_llama_cpp_binaries(cli, tmp_path):
+    work = tmp_path / "live"
+    r = cli("demo", "--dir", str(work), "--live")
+    assert r.exit_code == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "Recorded 2 fact(s) from llama-bench." in r.stdout + r.stderr
+    assert re.search(r"(confirmed|inconclusive) +live/tiny/tg16", r.stdout)
+    assert "refuted            live/tiny" not in r.stdout
+    table = r.stdout.split("cold (no warm-up, just started)", 1)[1]
+    assert re.search(r"ttft +[\d.]+ ± [\d.]+ s \[cold\] +[\d.]+ ± [\d.]+ s", table)
+    assert (work / "live" / "tiny.gguf").is_file()

@@ -1,0 +1,39 @@
+"""The README's two commands, run as a new user would: a fresh clone, a fresh virtual environment."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.+?)\n```", section, flags=re.S)
+
+
+def test_readme_has_exactly_two_commands_and_ci_runs_the_second():
+    demo, tests = readme_commands()
+    assert "factreg demo" in demo and "pytest" in tests
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert tests.strip() in ci
+
+
+def test_readme_commands_work_on_a_fresh_clone(tmp_path):
+    demo, tests = readme_commands()
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FACTREG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+    env["HOME"] = str(tmp_path / "home")
+    r = subprocess.run(["bash", "-c", demo], cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "What factreg did" in r.stdout
+    # The test command installs everything and collects every test; running them again here would only
+    # repeat this very suite.
+    collect = tests.replace("python -m pytest", "python -m pytest --collect-only -q -p no:cacheprovider")
+    assert collect != tests
+    r = subprocess.run(["bash", "-c", collect], cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert re.search(r"\d+ tests collected", r.stdout)
