@@ -242,8 +242,10 @@ def _summary(demo: Demo) -> bool:
     demo.say()
     demo.say("Commits (each touches only the files factreg wrote):")
     for c in repo.iter_commits("HEAD", max_count=20):
-        files = ", ".join(sorted(c.stats.files))
-        demo.say(f"  {c.hexsha[:8]} {c.summary}\n           {files}")
+        names = sorted(str(f) for f in c.stats.files)
+        files = ", ".join(names[:4]) + (f", … {len(names) - 4} more" if len(names) > 4 else "")
+        summary = c.summary.decode() if isinstance(c.summary, bytes) else c.summary
+        demo.say(f"  {c.hexsha[:8]} {summary}\n           {files}")
     demo.say()
     demo.say(f"Look at: {demo.work}/facts/STALE.md, {demo.work}/facts/corrections/, {demo.work}/decisions/,")
     demo.say(f"         and `git -C {demo.work} log --stat`.")
