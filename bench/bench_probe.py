@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import ROOT, machine, write_section  # noqa: E402
 
-from factreg.verify import probe as core  # noqa: E402
 from factreg import standin as faultserver  # noqa: E402
+from factreg.verify import probe as core  # noqa: E402
 from tests.probe_support import llama_server, ttfb_pairs  # noqa: E402
 
 BODY = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8, "temperature": 0}

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from factreg import __version__, facts
+from factreg import standin as faultserver
 from factreg.config import resolve
 from factreg.store import Registry
 from factreg.verify import probe as core
-from factreg import standin as faultserver
 
 BODY = {"model": "any", "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]}
 
