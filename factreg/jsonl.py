@@ -229,9 +229,9 @@ def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any
                     raise UsageError("a fact line needs 'id' and a list of 'versions'")
                 full.append(_fact_rows(obj))
             elif kind == "decision":
-                decisions.append(obj)
+                decisions.append(_required(obj, DECISION, "decision"))
             elif kind == "correction":
-                corrections.append(obj)
+                corrections.append(_required(obj, CORRECTION, "correction"))
             else:
                 raise UsageError(f"unknown kind {kind!r}")
         except UsageError as exc:
@@ -249,7 +249,25 @@ def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any
         _import_simple(conn, CORRECTION, "pk", corrections, counts, "corrections")
         return counts
 
-    return registry.write_retrying(work)
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        return registry.write_retrying(work)
+    except DBAPIError as exc:  # a value the database refuses (wrong type, a constraint): the whole batch is refused
+        raise BadInput(f"{name}: the registry refused a line ({str(exc.orig or exc).splitlines()[0]}); "
+                       "nothing imported") from None
+
+
+def _required(obj: Mapping[str, Any], table: Any, kind: str) -> Mapping[str, Any]:
+    """A decision or correction line must give every column the table requires."""
+    for col in table.c:
+        if col.nullable or col.default is not None or (col.primary_key and col.autoincrement is True):
+            continue
+        if col.name == "pk":
+            continue
+        if obj.get(col.name) is None:
+            raise UsageError(f"a {kind} line needs {col.name!r}")
+    return obj
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any], keys: Iterable[str]) -> bool:
