@@ -5,7 +5,7 @@
 - `factreg status` over 100,000 facts vs. the same statuses computed by one `sqlite3` query
   (bench/status_equivalent.sql).
 
-Writes bench/results/docs.md (assembled into docs/performance.md by run_all.py) and docs/performance-docs.md.
+Writes bench/results/docs.md (assembled into docs/performance.md by run_all.py).
 Run: `python bench/bench_docs.py [--quick]`.
 """
 
@@ -251,9 +251,6 @@ def main() -> None:
         )
         print(text)
         write_section("docs", text)
-        (ROOT / "docs" / "performance-docs.md").write_text(
-            "# Performance: documents and status\n\n" + text, encoding="utf-8"
-        )
         med = statistics.median
         print(
             f"check {med(check_t):.3f}s lint {med(lint_t):.3f}s grep {med(grep_t):.3f}s "

@@ -7,7 +7,7 @@ engine. Matching is claim-level by span overlap (see tests/lint_support.py).
 Speed: `lint_text` over generated Markdown files (corpus sentences mixed with claim-free prose, code blocks and
 citation markers), CPU time in-process, against `grep -rEc` with a number-plus-unit pattern over the same files.
 
-Prints the figures and writes docs/performance-lint.md (the lead merges it into docs/performance.md).
+Prints the figures and writes bench/results/lint.md (assembled into docs/performance.md by run_all.py).
 Run: `python bench/bench_lint_quality.py [--files N]` (default 2,000 files, about 11 MB; `--files 0` skips speed).
 """
 
@@ -26,6 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from common import write_section  # noqa: E402
 
 from factreg.docs.lint import lint_text  # noqa: E402
 from tests.lint_support import Score, load, score  # noqa: E402
@@ -165,9 +167,7 @@ def main() -> None:
         )
         + ("### Speed\n\n" + speed_text if speed_text else "")
     )
-    out = ROOT / "docs" / "performance-lint.md"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(doc, encoding="utf-8")
+    out = write_section("lint", doc)
     print(f"wrote {out}")
 
 

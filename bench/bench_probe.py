@@ -1,7 +1,7 @@
 """Probe benchmarks: timing accuracy against injected truth (fault server), ttfb against curl's
 time_starttransfer on the real llama-server, and the thinking server's ttft vs ttft_any.
 
-Writes bench/results/probe.md (assembled into docs/performance.md by run_all.py) and docs/performance-probe.md.
+Writes bench/results/probe.md (assembled into docs/performance.md by run_all.py).
 """
 
 from __future__ import annotations
@@ -123,9 +123,6 @@ def main() -> None:
         f"{curl}\n"
     )
     write_section("probe", text)
-    out = ROOT / "docs" / "performance-probe.md"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(text, encoding="utf-8")
     print(text)
     if not (acc_ok and curl_ok):
         print("a probe target was missed", file=sys.stderr)

@@ -3,7 +3,7 @@
 1. False refutes: `factreg bench` then `factreg verify` of the same facts, N times, each in a fresh registry.
 2. Overhead: `factreg verify ID` against running the same llama-bench command directly, interleaved.
 
-Run: python bench/bench_verify.py [--trials 20] [--out docs/performance-verify.md]
+Run: python bench/bench_verify.py [--trials 20] [--out bench/results/verify.md]
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def overhead(model: Path, work: Path, rounds: int, base_env: dict[str, str]) -> 
 def render(fr: list[dict], oh: list[dict], trials: int) -> str:
     load = os.getloadavg()
     lines = [
-        "# Performance: `factreg verify` of llama-bench facts",
+        "## Verify: llama-bench facts, bench then verify",
         "",
         f"Measured with `bench/bench_verify.py` on {platform.node() or 'this machine'} ({os.cpu_count()} cores, "
         f"shared with other jobs; load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}), "
@@ -110,7 +110,7 @@ def render(fr: list[dict], oh: list[dict], trials: int) -> str:
         "(`factreg.tinymodel`). Default tolerance ±10%, α = 0.05, power 80%, one confirmation re-run of a "
         "refutation (`verify.confirm_refutes = 1`).",
         "",
-        f"## bench → verify of the same facts ({trials} times each, fresh registry each time)",
+        f"### bench → verify of the same facts ({trials} times each, fresh registry each time)",
         "",
         "| llama-bench arguments | facts verified | confirmed | inconclusive | refuted (false) | "
         "first-run refutes the re-run did not reproduce |",
@@ -132,7 +132,7 @@ def render(fr: list[dict], oh: list[dict], trials: int) -> str:
         "10–40% between runs, so an honest verdict is often `inconclusive` (too noisy to tell ±10%, with the n "
         "needed) rather than `confirmed`; it confirms when the machine is quiet.",
         "",
-        "## Overhead: `factreg verify ID` vs the same llama-bench command run directly",
+        "### Overhead: `factreg verify ID` vs the same llama-bench command run directly",
         "",
         "Interleaved, medians; `verify` includes Python start-up, opening the registry, the cached model hash, "
         "the llama-bench run, the verdict and recording the verification.",
@@ -160,7 +160,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--out", type=Path, default=Path("docs/performance-verify.md"))
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "verify.md")
     opts = parser.parse_args()
     from factreg.tinymodel import write_tiny_model
 
