@@ -411,6 +411,32 @@ def newest_environment(conn: Any, machines: Sequence[str]) -> dict[tuple[str, st
     return out
 
 
+def observed_environment(conn: Any, machines: Sequence[str] | None = None
+                         ) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """(machine, key) → (verified_at, value, "verification of ID") of the newest verification that observed a
+    build or driver key: a re-measurement that sees a new build makes the machine's older facts stale too."""
+    where = " OR ".join(f"r.observed LIKE :k{i}" for i in range(len(freshness.ENVIRONMENT_KEYS)))
+    params: dict[str, Any] = {f"k{i}": f'%"{k}"%' for i, k in enumerate(freshness.ENVIRONMENT_KEYS)}
+    found = rows(conn, "SELECT r.fact_id, r.verified_at, r.observed, c.value AS machine FROM verification r "
+                       "LEFT JOIN condition c ON c.fact_id = r.fact_id AND c.version = r.fact_version AND "
+                       f"c.key = 'machine' AND c.kind = 'identity' WHERE ({where}) ORDER BY r.pk", params)
+    out: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for r in found:
+        try:
+            observed = json.loads(r["observed"] or "{}")
+        except ValueError:
+            continue
+        machine = observed.get("machine") or r["machine"]
+        if not machine or (machines is not None and machine not in machines):
+            continue
+        for key in freshness.ENVIRONMENT_KEYS:
+            if key in observed:
+                seen = out.get((machine, key))
+                if seen is None or r["verified_at"] >= seen[0]:
+                    out[(machine, key)] = (r["verified_at"], str(observed[key]), f"a verification of {r['fact_id']}")
+    return out
+
+
 def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[dict[str, Any]]:
     """Current facts matching the filters, with their status."""
     filtered = bool(filters.get("metric") or filters.get("subject") or filters.get("conds")
@@ -421,7 +447,8 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
             ver = last_verifications(conn, [f["id"] for f in facts])
             # Staleness by condition change looks at every fact of the same machines, not just the listed ones.
             machines = [f["conditions"]["identity"]["machine"] for f in facts if "machine" in f["conditions"]["identity"]]
-            newest = newest_environment(conn, machines)
+            newest = freshness.merge_newest(newest_environment(conn, machines),
+                                            observed_environment(conn, machines))
             context: list[dict[str, Any]] = []
             derived_sources = [d["id"] for f in facts for d in (f.get("derived_from") or [])]
             if derived_sources:
@@ -430,7 +457,7 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
         else:
             ver = last_verifications(conn)
             context = []
-            newest = None
+            newest = freshness.merge_newest(freshness.newest_observations(facts), observed_environment(conn))
     invalid = freshness.invalidations(facts, ver, newest=newest)
     for fid, why in freshness.derived_invalidations([*facts, *context], ver).items():
         invalid.setdefault(fid, why)

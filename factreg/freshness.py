@@ -161,6 +161,16 @@ def newest_observations(facts: Sequence[Mapping[str, Any]]) -> dict[tuple[str, s
     return newest
 
 
+def merge_newest(*maps: Mapping[tuple[str, str], tuple[str, str, str]]) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """The newest observation per (machine, key) across several sources (facts, verifications)."""
+    out: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for m in maps:
+        for key, seen in m.items():
+            if key not in out or seen[0] > out[key][0]:
+                out[key] = seen
+    return out
+
+
 def invalidations(facts: Sequence[Mapping[str, Any]], verifications: Mapping[str, Mapping[str, Any]] | None = None,
                   newest: Mapping[tuple[str, str], tuple[str, str, str]] | None = None) -> dict[str, str]:
     """fact id → reason, for facts whose machine was seen since on another build or driver.

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from factreg import freshness
-from factreg.facts import last_verifications
+from factreg.facts import last_verifications, observed_environment
 from factreg.store import Registry
 
 # Identity conditions that staleness looks at (the machine and its build/driver).
@@ -66,13 +66,14 @@ def _fetch(conn: Any, sql: str) -> list[Any]:
     return [tuple(r) for r in conn.exec_driver_sql(sql).fetchall()]
 
 
-def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[tuple[str, str], Any]]:
     """The current version of every fact, reduced to what status needs, and each one's last verification."""
     with registry.reader() as conn:
         rows = _fetch(conn, _FACTS_SQL)
         rows.sort(key=_first)  # sorting here is cheaper than ORDER BY over the join
         cond_rows = _fetch(conn, _CONDS_SQL)
         verifications = last_verifications(conn)
+        observed = observed_environment(conn)
     current = {row[0]: row[3] for row in rows}
     conds: dict[str, dict[str, str]] = {}
     for fid, version, key, value in cond_rows:
@@ -91,16 +92,17 @@ def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, 
             fact["derived_from"] = json.loads(fact["derived_from"])
         fact["conditions"] = {"identity": conds.get(fact["id"], empty)}
         facts.append(fact)
-    return facts, verifications
+    return facts, verifications, observed
 
 
 def statuses(
     registry: Registry, config: Mapping[str, Any] | None = None, now: datetime | None = None
 ) -> list[dict[str, Any]]:
     """Every current fact with `status`, `status_reason` and `severity`, ordered by id."""
-    facts, verifications = load(registry)
+    facts, verifications, observed = load(registry)
     now = now or datetime.now(timezone.utc)
-    invalid = freshness.invalidations(facts, verifications)
+    newest = freshness.merge_newest(freshness.newest_observations(facts), observed)
+    invalid = freshness.invalidations(facts, verifications, newest=newest)
     for fid, why in freshness.derived_invalidations(facts, verifications).items():
         invalid.setdefault(fid, why)
     limits: dict[tuple[Any, Any, Any], freshness.Thresholds] = {}  # thresholds depend only on these three

@@ -134,3 +134,28 @@ def test_newer_build_on_the_same_machine_makes_older_facts_stale(cli):
     assert "now runs" not in listed["remote/27b/tg32"]["status_reason"]
     assert "now runs" not in listed["gamebox/a3b/pp512"]["status_reason"]
     assert "now runs" not in cli("show", "remote/27b/tg32", "--json").json()["status_reason"]
+
+
+def test_a_verification_that_sees_a_new_build_makes_older_facts_of_the_machine_stale(cli, registry):
+    import json
+
+    from sqlalchemy import insert
+
+    from factreg.facts import VERIFICATION
+
+    common = ["-c", "machine=gamebox", "-c", "model=a3b", "-c", "build_commit=8cf427ff"]
+    cli("record", "gamebox/a3b/tg32", "-m", "tg_rate", "--value", "28", *common, "--measured-at", "2026-11-20T00:00:00Z")
+    cli("record", "gamebox/a3b/pp512", "-m", "pp_rate", "--value", "300", *common, "--measured-at", "2026-11-21T00:00:00Z")
+    with registry.write() as conn:
+        conn.execute(insert(VERIFICATION), [{
+            "fact_id": "gamebox/a3b/pp512", "fact_version": 1, "verified_at": "2026-11-25T00:00:00Z",
+            "verdict": "conditions_changed", "method_kind": "llama-bench", "samples": "[]",
+            "observed": json.dumps({"machine": "gamebox", "build_commit": "1a2b3c4"}),
+            "diff": json.dumps({"build_commit": ["8cf427ff", "1a2b3c4"]}), "message": "build_commit 8cf427ff → 1a2b3c4"}])
+    tg = cli("show", "gamebox/a3b/tg32", "--json").json()
+    assert tg["status"] == "stale"
+    assert "gamebox now runs build_commit 1a2b3c4 (seen in a verification of gamebox/a3b/pp512" in tg["status_reason"]
+    assert cli("show", "gamebox/a3b/pp512", "--json").json()["status"] == "conditions_changed"
+    listed = {f["id"]: f["status"] for f in cli("list", "--json").json()}
+    assert listed == {"gamebox/a3b/tg32": "stale", "gamebox/a3b/pp512": "conditions_changed"}
+    assert {f["id"]: f["status"] for f in cli("status", "--json").json()["facts"]} == listed
