@@ -39,7 +39,9 @@ MISTAKES = [
     ("the voice front end wired to thinking-on flash-next", "wiring_gap", 1,
      "the probe observes reasoning tokens and reports conditions_changed against --expect thinking=off"),
     ("a gateway answering 401 to everything", "gateway_401", 3,
-     "the probe says auth_failed (exit 3) and records no value"),
+     "verify says auth_failed (exit 3) and records no value"),
+    ("… and docs still pointing at the dead address", "gateway_docs", 1,
+     "docs check flags the runbook line that cites the gateway's numbers: unverifiable"),
     ("a decision resting on the wrong claim", "decision_review", 0,
      "the decision becomes `needs review` once its facts are superseded; the revert is recorded and rendered"),
 ]
@@ -158,10 +160,35 @@ def run(directory: Path | None = None, live: bool | None = None) -> tuple[Path, 
     return work, ok
 
 
+def _gateway_on(server: Any, path: Path) -> None:
+    """Point the 02:30 gateway rows at the stand-in gateway, with the probe recipe that re-measures them."""
+    import json
+
+    url = server.url("ok,model=27B,first=0.05,gap=0.01,tokens=8")
+    body = json.loads(case_study_file("short-request.json").read_text(encoding="utf-8"))
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["id"].startswith("night/27b-gateway/"):
+            row["cond"]["endpoint"] = url
+            row["method"] = {"kind": "probe", "url": url, "body": body, "n": 3, "warmup": 1, "timeout": 10,
+                             "headers": {"Authorization": "Bearer ${DEMO_GATEWAY_KEY}"},
+                             "select": {"metric": row["metric"]}}
+        lines.append(json.dumps(row, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def _story(demo: Demo) -> None:
     from factreg import standin
 
+    with standin.running() as server:
+        _gateway_on(server, demo.work / "01-night.jsonl")
+        _told(demo, server)
+
+
+def _told(demo: Demo, server: Any) -> None:
     demo.say(f"factreg demo — the case study of 2026-10-26, replayed in {demo.work}")
+    demo.say(f"(the gateway and the installed front end are played by a stand-in server on 127.0.0.1:{server.port})")
     demo.step("1. A project registry beside the docs")
     demo.run("init")
 
@@ -213,14 +240,14 @@ def _story(demo: Demo) -> None:
              "--commit")
 
     demo.step("8. Endpoints: the wiring gap and the reassigned gateway (stand-ins on 127.0.0.1)")
-    with standin.running() as server:
-        body = "voice-request.json"
-        demo.run("probe", server.url("ok,think=0.6,model=flash-next"), "--body", body, "--n", "3",
-                 "--warmup", "1", "--expect", "thinking=off", "--expect", "model=flash-next", "--timeout", "20",
-                 label="wiring_gap")
-        demo.run("probe", server.url("ok,status=401"), "--body", body, "--api-key-env",
-                 "DEMO_GATEWAY_KEY", "--timeout", "10", label="gateway_401",
-                 env={"DEMO_GATEWAY_KEY": "sk-demo-not-a-real-key"})
+    demo.run("probe", server.url("ok,think=0.6,model=flash-next"), "--body", "voice-request.json", "--n", "3",
+             "--warmup", "1", "--expect", "thinking=off", "--expect", "model=flash-next", "--timeout", "20",
+             label="wiring_gap")
+    demo.say("   The gateway's address is reassigned to another machine: every request now gets HTTP 401.")
+    server.override["status"] = 401
+    key = {"DEMO_GATEWAY_KEY": "sk-demo-not-a-real-key"}
+    demo.run("verify", "night/27b-gateway/ttft", "night/27b-gateway/e2e", label="gateway_401", env=key)
+    demo.run("docs", "check", "docs", label="gateway_docs")
 
     demo.step("9. The stale-fact report, the fact pages, and where things stand")
     demo.run("report", "--commit")

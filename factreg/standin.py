@@ -78,6 +78,8 @@ class FaultServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
         self.requests: list[dict[str, Any]] = []
+        # Parameters forced on every route, e.g. {"status": 401}: the same URL changes behaviour (a reassigned host).
+        self.override: dict[str, Any] = {}
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that hangs up mid-stream is part of the tests, not an error
@@ -105,6 +107,7 @@ class Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"code": 404, "message": "no such route", "type": "not_found_error"}})
             return None
         mode, params = parse_spec(parts[1])
+        params.update(self.server.override)
         return mode, params, "/" + parts[2]
 
     def _precheck(self, params: dict[str, Any]) -> bool:

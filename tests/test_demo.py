@@ -29,6 +29,10 @@ def test_demo_replays_the_case_study(cli, tmp_path):
     assert "thinking differs: on vs off" in out and "cold vs warm" in out
     assert "is 3.1× slower than daytime/27b/e2e" in out and "few_samples" in out
     assert re.search(r"docs/skills/gamebox/SKILL.md:\d+:\d+: skill/gamebox/a3b-decode: refuted", out)
+    # the reassigned gateway: auth_failed, no value recorded, and the runbook line citing it flagged
+    assert "auth_failed        night/27b-gateway/e2e  4.29 s → —" in out
+    assert re.search(r"docs/runbook.md:\d+:\d+: night/27b-gateway/e2e: unverifiable", out)
+    assert "sk-demo-not-a-real-key" not in out + r.stderr
 
     skill = (work / "docs/skills/gamebox/SKILL.md").read_text(encoding="utf-8")
     original = case_study_file("docs/skills/gamebox/SKILL.md").read_text(encoding="utf-8")

@@ -17,9 +17,10 @@ from factreg.docs import markers as mk
 from factreg.docs import walk
 from factreg.errors import UsageError
 
-# Statuses of a cited (live) fact that make `docs check` fail. `aging` and `unverifiable` are reported by
-# `factreg status`, not here: the value may still hold.
-FAILING = ("stale", "refuted", "conditions_changed")
+# Statuses of a cited (live) fact that make `docs check` fail. `aging` is reported by `factreg status`, not
+# here: the value still holds. `unverifiable` fails: its last re-measurement could not be made (the endpoint
+# answered 401, or is gone), so the doc points readers at something that no longer answers.
+FAILING = ("stale", "refuted", "conditions_changed", "unverifiable")
 
 FIX = {
     "unknown_fact": "record the fact (`factreg record ID …`) or correct the id in the marker",
@@ -29,6 +30,8 @@ FIX = {
     "conditions_changed": "re-measure under today's conditions, record it and supersede ID, then run "
     "`factreg docs sync`",
     "superseded": "run `factreg docs sync PATH`: it rewrites the marker to cite the successor",
+    "unverifiable": "check the endpoint or tool it was measured with (`factreg verify ID` says why it failed); "
+    "re-measure it where it answers, or correct the doc",
     "text_differs": "run `factreg docs sync PATH` to rewrite the marker text from the registry",
     "bad_marker": 'fix the marker: <!-- fact: ID -->text<!-- /fact --> (options: format="…", asof)',
     "bad_format": 'fix the marker\'s format="…" to use fields the fact has',
