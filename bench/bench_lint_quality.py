@@ -13,8 +13,6 @@ Run: `python bench/bench_lint_quality.py [--files N]` (default 2,000 files, abou
 
 from __future__ import annotations
 
-import os
-import platform
 import random
 import shutil
 import statistics
@@ -27,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from common import write_section  # noqa: E402
+from common import machine, write_section  # noqa: E402
 
 from factreg.docs.lint import lint_text  # noqa: E402
 from tests.lint_support import Score, load, score  # noqa: E402
@@ -44,20 +42,6 @@ FILLER = [
 ]
 # The first scoring of the 75 sentences written after the engine, before anything was changed for them.
 FIRST_UNSEEN = "precision 0.969 (2 false positives of 65 predictions), recall 1.000 (63 of 63 claims)"
-
-
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}; Python {platform.python_version()}"
-    )
 
 
 def quality() -> list[tuple[str, Score]]:
