@@ -666,7 +666,6 @@ def build_facts(
     id_prefix: str | None = None,
 ) -> list[Any]:
     """NewFacts for a run's results: conditions from llama-bench's fields, the host and the model file."""
-    from factreg.facts import NewFact
 
     host_ident = hostinfo.identity(hostname)
     host_info = hostinfo.info()
@@ -690,23 +689,29 @@ def build_facts(
         if cold:
             info["warm"] = "false"
         method = {**method_for(args), "select": selector(r, varying)}
-        news.append(
-            NewFact(
-                id=fid,
-                metric=metric_of(r),
-                value=r.avg_ts,
-                samples=r.samples_ts or None,
-                spread=r.stddev_ts,
-                n=None if r.samples_ts else r.n,
-                identity=identity,
-                info=info,
-                measured_at=r.fields.get("test_time") and str(r.fields["test_time"]) or None,
-                method=method,
-                raw=r.raw,
-                note=f"llama-bench {test_name(r)}",
-            )
-        )
+        news.append(new_fact(r, fid, identity, info, method, f"llama-bench {test_name(r)}"))
     return news
+
+
+def new_fact(r: BenchResult, fid: str, identity: dict[str, str], info: dict[str, str], method: dict[str, Any],
+             note: str) -> Any:
+    """The NewFact for one llama-bench result: samples_ts, avg_ts ± stddev_ts, the run's test time."""
+    from factreg.facts import NewFact
+
+    return NewFact(
+        id=fid,
+        metric=metric_of(r),
+        value=r.avg_ts,
+        samples=r.samples_ts or None,
+        spread=r.stddev_ts,
+        n=None if r.samples_ts else r.n,
+        identity=identity,
+        info=info,
+        measured_at=str(r.fields["test_time"]) if r.fields.get("test_time") else None,
+        method=method,
+        raw=r.raw,
+        note=note,
+    )
 
 
 # ---------------------------------------------------------------- import
@@ -715,7 +720,6 @@ def build_facts(
 def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = 300.0) -> dict[str, Any]:
     """`factreg import llama-bench FILE...`: read every file first, then record all facts in one transaction."""
     from factreg import facts
-    from factreg.facts import NewFact
 
     news: list[Any] = []
     formats: dict[str, int] = {}
@@ -728,28 +732,10 @@ def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = 300
             identity, info = split_conditions(r)
             info["source_file"] = Path(path).name
             info["source_format"] = fmt
+            method = {"kind": "manual", "source": "llama-bench", "format": fmt, "select": selector(r, varying)}
             try:
-                news.append(
-                    NewFact(
-                        id=fid,
-                        metric=metric_of(r),
-                        value=r.avg_ts,
-                        samples=r.samples_ts or None,
-                        spread=r.stddev_ts,
-                        n=None if r.samples_ts else r.n,
-                        identity=identity,
-                        info=info,
-                        measured_at=str(r.fields["test_time"]) if r.fields.get("test_time") else None,
-                        method={
-                            "kind": "manual",
-                            "source": "llama-bench",
-                            "format": fmt,
-                            "select": selector(r, varying),
-                        },
-                        raw=r.raw,
-                        note=f"llama-bench {test_name(r)}, imported from {Path(path).name}",
-                    )
-                )
+                news.append(new_fact(r, fid, identity, info, method,
+                                     f"llama-bench {test_name(r)}, imported from {Path(path).name}"))
             except FactregError as exc:
                 raise BadInput(f"{path}: {exc.message}") from None
     # Validate everything before writing anything.
