@@ -73,6 +73,11 @@ class Settings:
         """The project root: the folder holding `.factreg/`, else the current directory."""
         return self.project_dir.parent if self.project_dir else Path.cwd()
 
+    @property
+    def min_uptime_s(self) -> float:
+        """Below this server uptime a measurement is `cold` (`[probe] min_uptime_s`, default 300 s)."""
+        return float(self.get("probe.min_uptime_s", 300))
+
     def redacted_db_url(self) -> str:
         return redact_url(self.db_url)
 

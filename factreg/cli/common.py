@@ -63,7 +63,7 @@ def open_registry(db: str | None, create: bool = True):  # type: ignore[no-untyp
 
 
 def min_uptime(s) -> float:  # type: ignore[no-untyped-def]
-    return float(s.get("probe.min_uptime_s", 300))
+    return float(s.min_uptime_s)
 
 
 def console(stderr: bool = False):  # type: ignore[no-untyped-def]

@@ -126,7 +126,7 @@ def probe(
             )
     settings = config.resolve(db)
     if min_uptime is None:
-        min_uptime = float(settings.get("probe.min_uptime_s", 300))
+        min_uptime = settings.min_uptime_s
     spec = core.ProbeSpec(
         url=url,
         body=read_body(body),
