@@ -160,6 +160,10 @@ tolerance = 0.10
 [docs]
 # Folders whose Markdown cites facts; `factreg correct` syncs them.
 roots = ["."]
+
+[probe]
+# A measurement taken less than this many seconds after the server started is flagged `cold`.
+min_uptime_s = 300
 """
 
 
