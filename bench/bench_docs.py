@@ -162,6 +162,20 @@ def make_registry(path: Path, n: int, rnd: random.Random) -> None:
     con.close()
 
 
+# The floor under any Python implementation of `docs check` + `docs lint`: two processes that only walk the tree
+# and read and decode every Markdown file, doing nothing else.
+READ_ONLY = r"""
+import os, sys
+n = 0
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        if name.endswith(".md"):
+            with open(os.path.join(folder, name), "rb") as fh:
+                n += len(fh.read().decode("utf-8"))
+print(n)
+"""
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     n_files, n_facts, reps = (2_000, 20_000, 3) if quick else (10_000, 100_000, 5)
@@ -177,15 +191,20 @@ def main() -> None:
             size = make_tree(tree, n_files, f"sqlite:///{docs_db}", rnd, share)
             env = {**os.environ, "FACTREG_DB": str(docs_db)}
             grep = ["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(tree)]
-            check_t, lint_t, both_t, grep_t = [], [], [], []
+            reader = work / "read_only.py"
+            reader.write_text(READ_ONLY, encoding="utf-8")
+            check_t, lint_t, both_t, grep_t, floor_t = [], [], [], [], []
             for _ in range(reps):  # interleaved, so machine noise hits both sides alike
                 c, check_out = timed([*fr, "docs", "check", "--json", str(tree)], env)
                 lt, lint_out = timed([*fr, "docs", "lint", "--json", str(tree)], env)
                 g, _ = timed(grep, ok=(0, 1))
+                f1, _ = timed([sys.executable, str(reader), str(tree)])
+                f2, _ = timed([sys.executable, str(reader), str(tree)])
                 check_t.append(c)
                 lint_t.append(lt)
                 both_t.append(c + lt)
                 grep_t.append(g)
+                floor_t.append(f1 + f2)
             problems = json.loads(check_out)["problems"]
             claims = json.loads(lint_out)
             cites = json.loads(check_out)["markers"]
@@ -198,6 +217,8 @@ def main() -> None:
                 ),
                 row(f"{label}: docs check alone vs grep -rEc", check_t, grep_t, None),
                 row(f"{label}: docs lint alone vs grep -rEc", lint_t, grep_t, None),
+                row(f"{label}: floor — two Python processes that only walk and read the tree, vs grep -rEc",
+                    floor_t, grep_t, None),
             ]
             doc_notes.append(
                 f"- {label} tree: {n_files:,} generated Markdown files, {size / 1e6:.1f} MB, {share:.0%} of prose lines "
@@ -240,6 +261,9 @@ def main() -> None:
             f"`{os.environ.get('LC_ALL') or os.environ.get('LANG') or 'unset'}`). factreg does more: it parses "
             "markers, renders each cited fact from the registry, skips front matter and code, and tells claims "
             "from dates, counts and model names.\n"
+            "- Floor: the same two passes in Python doing nothing but `os.walk` and reading and decoding every file "
+            "(no factreg, no parsing). It bounds what any Python `docs check` + `docs lint` can reach against "
+            "grep.\n"
             f"- status: `factreg status` (every fact with status and reason, text output) over {n_facts:,} facts "
             f"imported from JSONL plus {n_facts // 20:,} verifications, vs. `sqlite3 DB < "
             "bench/status_equivalent.sql`, one query computing the same statuses (last verification, condition "
