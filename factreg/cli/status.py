@@ -30,7 +30,8 @@ def status(
 ) -> None:
     """List every fact as fresh, aging, stale, refuted, conditions_changed, unverifiable or superseded, with why.
 
-    A summary line on stderr ends every run. Exit 0 when no fact is at or above --fail-on (default stale),
+    Decisions that rely on a fact that has since changed are listed as `needs review`. A summary line on
+    stderr ends every run. Exit 0 when no fact is at or above --fail-on (default stale),
     1 when some are, 2 on a usage or configuration error.
     """
     from factreg import freshness
@@ -40,8 +41,9 @@ def status(
     s, reg = open_registry(db, create=False)
     facts = st.statuses(reg, s.file_config)
     summary = st.summary(facts, fail_on)
+    review = _decisions_needing_review(reg, s.file_config)
     if json_out:
-        emit_json({"facts": facts, "summary": summary})
+        emit_json({"facts": facts, "summary": summary, "decisions_needing_review": review})
     elif facts:
         from factreg import fmt
 
@@ -53,6 +55,22 @@ def status(
                 for f in facts
             )
         )
-    info(st.summary_line(summary))
+    if review and not json_out:
+        sys.stdout.write("".join(
+            f"{'needs review':<18} decision {d['number']}: {d['title']} — {d['review_reason']}\n" for d in review))
+    line = st.summary_line(summary)
+    if review:
+        line += f"; {len(review)} decision(s) need review"
+    info(line)
     if summary["failing"]:
         raise typer.Exit(1)
+
+
+def _decisions_needing_review(reg, config) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Open decisions whose cited facts have since changed (none loaded when the registry has no decisions)."""
+    if not reg.query("SELECT count(*) AS n FROM decision")[0]["n"]:
+        return []
+    from factreg import decisions
+
+    return [{"number": d["number"], "title": d["title"], "review_reason": "; ".join(d["review_reasons"])}
+            for d in decisions.needing_review(reg, config)]
