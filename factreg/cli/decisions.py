@@ -135,11 +135,9 @@ def decision_add(
     db: DbOption = None,
 ) -> None:
     """Record a decision that cites facts, and write decisions/NNNN-<slug>.md."""
-    from factreg import decisions, render
+    from factreg import decisions
 
-    render.environment(templates)  # a bad --templates folder fails before anything is recorded
-    s, reg = open_registry(db, create=False)
-    _check_repo(s, out, commit)
+    s, reg = _prepare(db, out, templates, commit)
     number = decisions.add(
         reg,
         title,
@@ -158,11 +156,18 @@ def decision_add(
         info(f"decision {number} recorded: {data['path']} ({data['status']})")
 
 
-def _check_repo(s: Any, out: Path | None, commit: bool) -> None:
+def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: bool) -> tuple[Any, Any]:
+    """Settings and registry for a command that writes decision files; a bad --templates folder or a missing
+    repository for --commit fails here, before anything is recorded."""
+    from factreg import render
+
+    render.environment(templates)
+    s, reg = open_registry(db, create=False)
     if commit:
         from factreg import publish
 
         publish.find_repo(_out(s, out))
+    return s, reg
 
 
 def _write_decisions(
@@ -254,11 +259,9 @@ def decision_revert(
     db: DbOption = None,
 ) -> None:
     """Record that a decision was reverted, and why (a fact or words); re-render its file."""
-    from factreg import decisions, render
+    from factreg import decisions
 
-    render.environment(templates)
-    s, reg = open_registry(db, create=False)
-    _check_repo(s, out, commit)
+    s, reg = _prepare(db, out, templates, commit)
     decisions.revert(reg, number, because, date)
     _write_decisions(reg, s, out, templates, commit, f"factreg decision {number} reverted", [number])
     info(f"decision {number} reverted")
@@ -275,11 +278,9 @@ def decision_supersede(
     db: DbOption = None,
 ) -> None:
     """Record that decision N is superseded by decision M; re-render both files."""
-    from factreg import decisions, render
+    from factreg import decisions
 
-    render.environment(templates)
-    s, reg = open_registry(db, create=False)
-    _check_repo(s, out, commit)
+    s, reg = _prepare(db, out, templates, commit)
     decisions.supersede(reg, number, by)
     _write_decisions(reg, s, out, templates, commit, f"factreg decision {number} superseded by {by}", [number, by])
     info(f"decision {number} superseded by decision {by}")

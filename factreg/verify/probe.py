@@ -740,34 +740,16 @@ def probe(
             result.message = f"conditions changed before timing: {_diff_line(result.diff)}"
             return result
         uptime = _settle_uptime(spec, result, say)
-        for i in range(spec.warmup):
-            say(f"warm-up {i + 1}/{spec.warmup}")
-            result.requests.append(
-                stream_request(
-                    http,
-                    spec.url,
-                    headers,
-                    request_body(spec.body, spec.no_cache),
-                    spec.timeout,
-                    "warmup",
-                    spec.max_bytes,
+        # Warm-up requests first (discarded later by their phase), then the measured ones, spaced if asked.
+        for phase, count, label in (("warmup", spec.warmup, "warm-up"), ("measured", spec.n, "request")):
+            for i in range(count):
+                if phase == "measured" and i and spec.spacing:
+                    time.sleep(spec.spacing)
+                say(f"{label} {i + 1}/{count}")
+                body = request_body(spec.body, spec.no_cache)
+                result.requests.append(
+                    stream_request(http, spec.url, headers, body, spec.timeout, phase, spec.max_bytes)
                 )
-            )
-        for i in range(spec.n):
-            if i and spec.spacing:
-                time.sleep(spec.spacing)
-            say(f"request {i + 1}/{spec.n}")
-            result.requests.append(
-                stream_request(
-                    http,
-                    spec.url,
-                    headers,
-                    request_body(spec.body, spec.no_cache),
-                    spec.timeout,
-                    "measured",
-                    spec.max_bytes,
-                )
-            )
     except ProbeFailure as exc:
         result.verdict, result.message = exc.verdict, exc.message
         result.samples = {}
