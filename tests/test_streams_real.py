@@ -1,0 +1,247 @@
+"""Real recorded chat-completion streams (tests/data/streams-real) read by factreg, against an independent reading.
+
+Each `NAME.sse` holds a stream as a provider sent it (or as its source stored it: see the sidecar's `recorded`);
+`NAME.json` says where it comes from and what it contains (`expected`, computed by tests/streams_real_support.py,
+which does not use factreg's parser). The comparisons run factreg's own code: `SSEParser` plus the probe's
+per-chunk handler (`_handle`, with the chunk's index as its time) and, for the outcome, `stream_request` against a
+loopback server replaying the bytes. Known dialect gaps are marked xfail(strict=True): fixing one flips its test.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from factreg.sse import SSEParser
+from factreg.verify import probe as core
+from tests.streams_real_support import read
+
+DATA = Path(__file__).parent / "data" / "streams-real"
+NAMES = sorted(p.stem for p in DATA.glob("*.sse"))
+EXPECTED_KEYS = (
+    "answer_text", "reasoning_text", "answer_chunks", "reasoning_chunks", "first_answer_chunk_index",
+    "first_reasoning_chunk_index", "thinking_observed", "usage", "answer_tokens", "reasoning_tokens",
+    "generated_tokens", "json_chunks", "done", "error", "timings",
+)  # fmt: skip
+
+# What factreg's stream reading does not understand yet, per (fixture, aspect). Each entry names the gap.
+REFUSAL = "delta.refusal (OpenAI refusal text) is not read as answer output"
+MISTRAL = "delta.content as a list of parts (Mistral Magistral thinking/text parts) is ignored"
+DETAILS_ONLY = "reasoning only in delta.reasoning_details[].text (no reasoning/reasoning_content string) is missed"
+XGROQ = "usage sent only in x_groq.usage (Groq) is not read"
+XAI = "xAI usage: completion_tokens excludes completion_tokens_details.reasoning_tokens; tokens() undercounts"
+GEMINI = "native Gemini schema (candidates[].content.parts, usageMetadata, finishReason, no [DONE]) is not read"
+NO_DONE = "a stream that ends cleanly after a finish_reason chunk without data: [DONE] (ik_llama.cpp) is rejected"
+KNOWN_GAPS: dict[tuple[str, str], str] = {
+    ("openai-gpt4o-refusal", "answer"): REFUSAL,
+    ("mistral-magistral-content-parts", "reasoning"): MISTRAL,
+    ("mistral-magistral-text-part-list", "answer"): MISTRAL,
+    ("mistral-magistral-text-part-list", "reasoning"): MISTRAL,
+    ("snowflake-claude-reasoning-details", "reasoning"): DETAILS_ONLY,
+    ("groq-r1-distill-think-tags-xgroq-usage", "usage"): XGROQ,
+    ("groq-r1-distill-think-tags-xgroq-usage", "tokens"): XGROQ,
+    ("xai-grok3-mini-usage-excludes-reasoning", "tokens"): XAI,
+    ("gemini-native-crlf", "answer"): GEMINI,
+    ("gemini-native-crlf", "usage"): GEMINI,
+    ("gemini-native-crlf", "tokens"): GEMINI,
+    ("gemini-native-crlf", "outcome"): GEMINI,
+    ("ikllama-no-done-excerpt", "outcome"): NO_DONE,
+}
+ASPECTS = ("chunks", "answer", "reasoning", "usage", "tokens", "error", "outcome")
+
+
+def sidecar(name: str) -> dict[str, Any]:
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def applies(name: str, aspect: str) -> bool:
+    exp = sidecar(name)["expected"]
+    if aspect in ("usage", "tokens") and exp["error"] is not None:
+        return False  # a failed stream's usage is not measured
+    if aspect == "tokens":
+        return exp["generated_tokens"] is not None
+    return True
+
+
+def cases() -> list[Any]:
+    out = []
+    for name in NAMES:
+        for aspect in ASPECTS:
+            if not applies(name, aspect):
+                continue
+            gap = KNOWN_GAPS.get((name, aspect))
+            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            out.append(pytest.param(name, aspect, id=f"{name}-{aspect}", marks=marks))
+    return out
+
+
+def factreg_reading(raw: bytes, piece: int = 4096) -> tuple[core.RequestTrace, str | None]:
+    """factreg's parser and per-chunk handler over the recording; a chunk's time is its index."""
+    parser = SSEParser()
+    trace = core.RequestTrace(kind="fixture")
+    think = core._ThinkSplitter()
+    index = 0
+    try:
+        events = []
+        for i in range(0, len(raw), piece):
+            events += parser.feed(raw[i : i + piece])
+        events += parser.close()
+        for ev in events:
+            if ev.done:
+                trace.done_seen = True
+                continue
+            core._handle(trace, ev.data, float(index), think)
+            index += 1
+    except core.ProbeFailure as exc:
+        return trace, exc.message
+    return trace, None
+
+
+# ---------------------------------------------------------------- the corpus itself
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(NAMES) >= 20, NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_fixture_has_its_sidecar_and_source(name: str) -> None:
+    meta = sidecar(name)
+    src = meta["source"]
+    assert src["url"].startswith("https://github.com/") and src["repo"] in src["url"], src
+    assert len(src["commit"]) == 40 and src["path"] and src["licence"], src
+    for key in ("provider", "dialect", "notes", "recorded"):
+        assert isinstance(meta[key], str) and meta[key], key
+    assert meta["recorded"] in ("raw", "reconstructed", "pasted-excerpt")
+    assert set(EXPECTED_KEYS) <= set(meta["expected"]), set(EXPECTED_KEYS) - set(meta["expected"])
+
+
+def test_no_stray_files_and_the_readme_lists_every_fixture() -> None:
+    stems = {p.name.split(".")[0] for p in DATA.iterdir() if p.name != "README.md"}
+    assert stems == set(NAMES), stems ^ set(NAMES)
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    for name in NAMES:
+        assert f"`{name}`" in readme, name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_expected_reading_is_the_independent_readers(name: str) -> None:
+    """The stored expectation is what the independent reader says of the bytes (no hand edits drift)."""
+    meta = sidecar(name)
+    assert read((DATA / f"{name}.sse").read_bytes(), meta["reading"]) == meta["expected"]
+
+
+def test_the_independent_reader_reads_what_matters() -> None:
+    """Spot checks of the reader on small fixtures, by hand from the recordings."""
+    exp = sidecar("openrouter-claude-reasoning")["expected"]
+    assert exp["reasoning_text"] == "This is a simple arithmetic question. 2+2 equals 4."
+    assert exp["answer_text"] == "2 + 2 = 4" and exp["comment_lines"] == 4
+    exp = sidecar("xai-grok3-mini-usage-excludes-reasoning")["expected"]
+    assert (exp["answer_tokens"], exp["reasoning_tokens"], exp["generated_tokens"]) == (2, 340, 342)
+    exp = sidecar("gemini-native-crlf")["expected"]
+    assert exp["line_endings"] == ["CRLF"] and exp["answer_text"] == "The capital of France is Paris.\n"
+    exp = sidecar("together-deepseek-r1-think-tags")["expected"]
+    assert exp["first_reasoning_chunk_index"] == 1 and "<think>" not in exp["reasoning_text"] + exp["answer_text"]
+    exp = sidecar("mistral-magistral-content-parts")["expected"]
+    assert exp["reasoning_text"].startswith("Okay") and exp["answer_text"].startswith("To cross the street")
+
+
+# ---------------------------------------------------------------- factreg against the reading
+
+
+def _check(name: str, aspect: str, trace: core.RequestTrace, error: str | None, exp: dict[str, Any]) -> None:
+    if aspect == "chunks":
+        want = exp["error_chunk_index"] + 1 if exp["error"] is not None else exp["json_chunks"]
+        assert trace.n_chunks == want
+    elif aspect == "answer":
+        assert (trace.n_answer, trace.first_answer) == (
+            exp["answer_chunks"],
+            None if exp["first_answer_chunk_index"] is None else float(exp["first_answer_chunk_index"]),
+        )
+    elif aspect == "reasoning":
+        assert (trace.n_reasoning, trace.first_reasoning, trace.thinking) == (
+            exp["reasoning_chunks"],
+            None if exp["first_reasoning_chunk_index"] is None else float(exp["first_reasoning_chunk_index"]),
+            exp["thinking_observed"],
+        )
+    elif aspect == "usage":
+        assert (trace.usage, trace.timings) == (exp["usage"], exp["timings"])
+    elif aspect == "tokens":
+        assert trace.tokens() == exp["generated_tokens"]
+    elif aspect == "error":
+        assert (error is not None) == (exp["error"] is not None), error
+        if exp["error"] is not None:
+            assert exp["error"][:100] in str(error)
+
+
+@pytest.mark.parametrize(("name", "aspect"), [c for c in cases() if c.values[1] != "outcome"])
+def test_factreg_reads_the_stream_as_the_reading_does(name: str, aspect: str) -> None:
+    exp = sidecar(name)["expected"]
+    trace, error = factreg_reading((DATA / f"{name}.sse").read_bytes())
+    _check(name, aspect, trace, error, exp)
+
+
+@pytest.mark.parametrize("name", ["openai-gpt4o-include-usage", "openrouter-o3-processing-comments"])
+def test_the_reading_does_not_depend_on_how_the_bytes_arrive(name: str) -> None:
+    raw = (DATA / f"{name}.sse").read_bytes()
+    whole, _ = factreg_reading(raw, piece=len(raw))
+    bytewise, _ = factreg_reading(raw, piece=7)
+    assert (whole.n_chunks, whole.n_answer, whole.n_reasoning, whole.usage) == (
+        bytewise.n_chunks, bytewise.n_answer, bytewise.n_reasoning, bytewise.usage)  # fmt: skip
+
+
+# ---------------------------------------------------------------- the whole request, over loopback
+
+
+class _Replay(BaseHTTPRequestHandler):
+    payload = b""
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(self.payload)))
+        self.end_headers()
+        self.wfile.write(self.payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture
+def replay() -> Iterator[Any]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Replay)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def serve(payload: bytes) -> str:
+        _Replay.payload = payload
+        return f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+
+    yield serve
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize(("name", "aspect"), [c for c in cases() if c.values[1] == "outcome"])
+def test_a_probe_request_ends_as_the_stream_did(name: str, aspect: str, replay: Any) -> None:
+    """A complete stream is accepted; a stream carrying an error is a failure with the server's message."""
+    from factreg.http import make_client
+
+    exp = sidecar(name)["expected"]
+    url = replay((DATA / f"{name}.sse").read_bytes())
+    with make_client(10, keepalive=False) as client:
+        try:
+            trace = core.stream_request(client, url, {}, {"stream": True}, 10)
+        except core.ProbeFailure as exc:
+            assert exp["error"] is not None, exc.message
+            assert exc.verdict == core.ERROR and exp["error"][:100] in exc.message
+            return
+    assert exp["error"] is None
+    assert trace.n_answer == exp["answer_chunks"] or (name, "answer") in KNOWN_GAPS
