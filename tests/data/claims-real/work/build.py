@@ -4,7 +4,7 @@ Each `NAME.cands` holds candidate sentences, one a line: `source URL<TAB>title<T
 Each `NAME.labels` picks some of them by line number (1-based): `n<TAB>kind<TAB>spans<TAB>note`, where kind is
 C (a claim), T (a target or setting, no claim) or N (no claim); spans are exact substrings of the text separated by
 ` ;; `; a span written `T:...` is a target's number (recorded as `targets`, not as a claim).
-Run: python tests/data/claims-real/work/build.py
+Run: python tests/data/claims-real/work/build.py [--out PATH] [--quiet]
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def split_of(id_: str) -> str:
     return "unseen" if int(hashlib.sha256(id_.encode()).hexdigest(), 16) % 3 == 0 else "tune"
 
 
-def main() -> int:
+def build() -> tuple[list[dict], list[str]]:
+    """The corpus rows, sorted by id, and the problems found in the label files."""
     rows: list[dict] = []
     seen: dict[str, str] = {}
     errors: list[str] = []
@@ -78,20 +79,32 @@ def main() -> int:
             if note.strip():
                 row["note"] = note.strip()
             rows.append(row)
+    rows.sort(key=lambda r: r["id"])
+    return rows, errors
+
+
+def render(rows: list[dict]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else OUT
+    rows, errors = build()
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
-    rows.sort(key=lambda r: r["id"])
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out.write_text(render(rows), encoding="utf-8")
+    if "--quiet" in argv:
+        return 0
     for lang in ("en", "ko"):
         sel = [r for r in rows if r["lang"] == lang]
         for split in ("tune", "unseen"):
             s = [r for r in sel if r["split"] == split]
             print(f"{lang} {split}: {len(s)} sentences, {sum(r['claim'] for r in s)} with claims, "
                   f"{sum(len(r['spans']) for r in s)} claim spans, {sum(r['kind'] == 'target' for r in s)} targets")
-    print(f"total {len(rows)} -> {OUT}")
+    print(f"total {len(rows)} -> {out}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
