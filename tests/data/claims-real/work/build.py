@@ -1,0 +1,110 @@
+"""Build ../corpus.jsonl from the labelled candidate files in this folder.
+
+Each `NAME.cands` holds candidate sentences, one a line: `source URL<TAB>title<TAB>text` (copied from the source).
+Each `NAME.labels` picks some of them by line number (1-based): `n<TAB>kind<TAB>spans<TAB>note`, where kind is
+C (a claim), T (a target or setting, no claim) or N (no claim); spans are exact substrings of the text separated by
+` ;; `; a span written `T:...` is a target's number (recorded as `targets`, not as a claim).
+Run: python tests/data/claims-real/work/build.py [--out PATH] [--quiet]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "corpus.jsonl"
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+KINDS = {"C": "claim", "T": "target", "N": "none"}
+
+
+def split_of(id_: str) -> str:
+    return "unseen" if int(hashlib.sha256(id_.encode()).hexdigest(), 16) % 3 == 0 else "tune"
+
+
+def build() -> tuple[list[dict], list[str]]:
+    """The corpus rows, sorted by id, and the problems found in the label files."""
+    rows: list[dict] = []
+    seen: dict[str, str] = {}
+    errors: list[str] = []
+    for labels in sorted(HERE.glob("*.labels")):
+        cands = labels.with_suffix(".cands").read_text(encoding="utf-8").splitlines()
+        for ln, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            parts += [""] * (4 - len(parts))
+            n, kind, spans_s, note = parts[0], parts[1], parts[2], parts[3]
+            where = f"{labels.name}:{ln}"
+            try:
+                url, title, text = cands[int(n) - 1].split("\t", 2)
+            except (ValueError, IndexError):
+                errors.append(f"{where}: no candidate {n!r}")
+                continue
+            spans = [s.strip() for s in spans_s.split(" ;; ") if s.strip()]
+            claims = [s for s in spans if not s.startswith("T:")]
+            targets = [s[2:] for s in spans if s.startswith("T:")]
+            if kind not in KINDS:
+                errors.append(f"{where}: kind {kind!r}")
+                continue
+            if (kind == "C") != bool(claims):
+                errors.append(f"{where}: kind {kind} with claim spans {claims}")
+            if kind == "N" and targets:
+                errors.append(f"{where}: kind N with target spans")
+            for s in claims + targets:
+                if s not in text:
+                    errors.append(f"{where}: span {s!r} not in {text!r}")
+            lang = "ko" if HANGUL.search(text) else "en"
+            id_ = f"{lang}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:12]}"
+            if id_ in seen:
+                if seen[id_] != f"{kind}|{claims}":
+                    errors.append(f"{where}: same text labelled differently elsewhere: {text!r}")
+                continue
+            seen[id_] = f"{kind}|{claims}"
+            row = {
+                "id": id_,
+                "lang": lang,
+                "text": text,
+                "source": url,
+                "title": title,
+                "kind": KINDS[kind],
+                "claim": kind == "C",
+                "spans": claims,
+                "targets": targets,
+                "split": split_of(id_),
+            }
+            if note.strip():
+                row["note"] = note.strip()
+            rows.append(row)
+    rows.sort(key=lambda r: r["id"])
+    return rows, errors
+
+
+def render(rows: list[dict]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else OUT
+    rows, errors = build()
+    if errors:
+        print("\n".join(errors), file=sys.stderr)
+        return 1
+    out.write_text(render(rows), encoding="utf-8")
+    if "--quiet" in argv:
+        return 0
+    for lang in ("en", "ko"):
+        sel = [r for r in rows if r["lang"] == lang]
+        for split in ("tune", "unseen"):
+            s = [r for r in sel if r["split"] == split]
+            print(f"{lang} {split}: {len(s)} sentences, {sum(r['claim'] for r in s)} with claims, "
+                  f"{sum(len(r['spans']) for r in s)} claim spans, {sum(r['kind'] == 'target' for r in s)} targets")
+    print(f"total {len(rows)} -> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,183 @@
+"""Integrity of the real-sentence claim corpus, tests/data/claims-real/corpus.jsonl (see its README.md).
+
+Every row has its fields, a source, spans that are substrings of its text, a split that follows from its id; the
+corpus meets the size the benchmark needs (≥ 600 sentences, ≥ 200 Korean, ≥ 100 sentences with claims per
+language in the unseen third); and the JSONL is exactly what the label files in work/ build.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import json
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+DIR = Path(__file__).parent / "data" / "claims-real"
+CORPUS = DIR / "corpus.jsonl"
+FIELDS: dict[str, type] = {
+    "id": str,
+    "lang": str,
+    "text": str,
+    "source": str,
+    "title": str,
+    "kind": str,
+    "claim": bool,
+    "spans": list,
+    "targets": list,
+    "split": str,
+}
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+MIN_TOTAL = 600
+MIN_KOREAN = 200
+MIN_UNSEEN_CLAIMS = 100  # sentences with claims, per language, in the unseen split
+
+
+def load(path: Path = CORPUS) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _in_order(text: str, subs: list[str]) -> str | None:
+    """The first substring that cannot be found (left to right, as the benchmark locates spans), or None."""
+    pos = 0
+    for sub in subs:
+        i = text.find(sub, pos)
+        if i < 0:
+            i = text.find(sub)
+        if i < 0 or not sub:
+            return sub
+        pos = i + len(sub)
+    return None
+
+
+def row_problems(rows: list[dict]) -> list[str]:
+    out: list[str] = []
+    ids: set[str] = set()
+    texts: set[str] = set()
+    for n, r in enumerate(rows, 1):
+        where = f"row {n} ({r.get('id', '?')})"
+        for name, typ in FIELDS.items():
+            if not isinstance(r.get(name), typ):
+                out.append(f"{where}: field {name!r} missing or not {typ.__name__}")
+        if any(not isinstance(r.get(name), typ) for name, typ in FIELDS.items()):
+            continue
+        text = r["text"]
+        if not text.strip() or "\n" in text or "\t" in text:
+            out.append(f"{where}: text empty or not one line")
+        if not r["source"].startswith(("https://", "http://")) or not r["title"].strip():
+            out.append(f"{where}: no source URL or title")
+        lang = "ko" if HANGUL.search(text) else "en"
+        if r["lang"] != lang:
+            out.append(f"{where}: lang {r['lang']!r}, text says {lang!r}")
+        if r["id"] != f"{lang}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:12]}":
+            out.append(f"{where}: id does not follow from the text")
+        split = "unseen" if int(hashlib.sha256(r["id"].encode()).hexdigest(), 16) % 3 == 0 else "tune"
+        if r["split"] != split:
+            out.append(f"{where}: split {r['split']!r}, the hash of the id says {split!r}")
+        if r["kind"] not in ("claim", "target", "none"):
+            out.append(f"{where}: kind {r['kind']!r}")
+        if r["claim"] != (r["kind"] == "claim") or r["claim"] != bool(r["spans"]):
+            out.append(f"{where}: claim, kind and spans disagree")
+        if r["kind"] == "none" and r["targets"]:
+            out.append(f"{where}: a 'none' sentence with targets")
+        if not all(isinstance(s, str) for s in r["spans"] + r["targets"]):
+            out.append(f"{where}: a span is not a string")
+            continue
+        for what in ("spans", "targets"):
+            bad = _in_order(text, r[what])
+            if bad is not None:
+                out.append(f"{where}: {what[:-1]} {bad!r} is not in the text")
+        if r["id"] in ids or text in texts:
+            out.append(f"{where}: duplicate")
+        ids.add(r["id"])
+        texts.add(text)
+    return out
+
+
+def count_problems(rows: list[dict]) -> list[str]:
+    out: list[str] = []
+    if len(rows) < MIN_TOTAL:
+        out.append(f"{len(rows)} sentences, fewer than {MIN_TOTAL}")
+    korean = [r for r in rows if r.get("lang") == "ko"]
+    if len(korean) < MIN_KOREAN:
+        out.append(f"{len(korean)} Korean sentences, fewer than {MIN_KOREAN}")
+    for lang in ("en", "ko"):
+        sel = [r for r in rows if r.get("lang") == lang]
+        unseen_claims = sum(1 for r in sel if r.get("split") == "unseen" and r.get("claim"))
+        if unseen_claims < MIN_UNSEEN_CLAIMS:
+            out.append(f"{lang}: {unseen_claims} sentences with claims in the unseen split, fewer than 100")
+        if sel:
+            share = sum(1 for r in sel if r.get("split") == "unseen") / len(sel)
+            if not 0.25 <= share <= 0.42:
+                out.append(f"{lang}: the unseen split is {share:.0%} of the sentences, not about a third")
+            negatives = sum(1 for r in sel if not r.get("claim")) / len(sel)
+            if not 0.3 <= negatives <= 0.7:
+                out.append(f"{lang}: {negatives:.0%} of the sentences hold no claim, not about half")
+    return out
+
+
+def test_every_row_is_well_formed() -> None:
+    assert row_problems(load()) == []
+
+
+def test_corpus_meets_the_minimum_counts() -> None:
+    assert count_problems(load()) == []
+
+
+def _claim_row(rows: list[dict]) -> dict:
+    return copy.deepcopy(next(r for r in rows if r["claim"] and r["targets"]))
+
+
+@pytest.mark.parametrize(
+    "break_it, expected",
+    [
+        (lambda r: r.update(spans=[*r["spans"][:-1], r["spans"][-1] + " zzz"]), "is not in the text"),
+        (lambda r: r.update(targets=["no such number"]), "target 'no such number' is not in the text"),
+        (lambda r: r.update(source=""), "no source URL"),
+        (lambda r: r.pop("title"), "field 'title' missing"),
+        (lambda r: r.update(split="tune" if r["split"] == "unseen" else "unseen"), "the hash of the id says"),
+        (lambda r: r.update(claim=False), "claim, kind and spans disagree"),
+        (lambda r: r.update(spans=[]), "claim, kind and spans disagree"),
+        (lambda r: r.update(lang="ko" if r["lang"] == "en" else "en"), "text says"),
+        (lambda r: r.update(text=r["text"] + "\tmore"), "not one line"),
+        (lambda r: r.update(kind="maybe"), "kind 'maybe'"),
+    ],
+)
+def test_row_checks_catch_a_broken_row(break_it, expected: str) -> None:
+    row = _claim_row(load())
+    break_it(row)
+    found = row_problems([row])
+    assert any(expected in p for p in found), found
+
+
+def test_row_checks_catch_a_duplicate() -> None:
+    rows = load()
+    assert any("duplicate" in p for p in row_problems([rows[0], copy.deepcopy(rows[0])]))
+
+
+def test_count_checks_catch_a_small_or_lopsided_corpus() -> None:
+    rows = load()
+    assert any("fewer than 600" in p for p in count_problems(rows[:500]))
+    english = [r for r in rows if r["lang"] == "en"]
+    assert any("Korean sentences" in p for p in count_problems(english))
+    no_unseen_claims = [r for r in rows if not (r["split"] == "unseen" and r["claim"] and r["lang"] == "ko")]
+    assert any("ko:" in p and "unseen split" in p for p in count_problems(no_unseen_claims))
+
+
+def _build_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("claims_real_build", DIR / "work" / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_corpus_is_what_the_label_files_build() -> None:
+    build = _build_module()
+    rows, errors = build.build()
+    assert errors == []
+    assert build.render(rows) == CORPUS.read_text(encoding="utf-8"), "rebuild with work/build.py"
