@@ -9,19 +9,18 @@ names it explicitly. The old fact is kept, linked to its successor (rank depreca
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
+from factreg import clock, fmt
 from factreg import conditions as cond
 from factreg import facts as factmod
-from factreg import fmt
 from factreg.errors import NotFound, UsageError
 from factreg.ids import check_id
 from factreg.models import Correction
-from factreg.store import Registry, utcnow
+from factreg.store import Registry
 
 CORRECTION = Correction.__table__  # type: ignore[attr-defined]
 FOLDER = "facts/corrections"
@@ -138,7 +137,7 @@ def _short(h: Any) -> str:
 
 
 def _today() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    return clock.today()
 
 
 def doc_roots(settings: Any) -> list[Path]:
@@ -279,7 +278,7 @@ def correct(
                 new_version=new["version"],
                 verification=verification,
                 cause=cause,
-                created_at=utcnow(),
+                created_at=clock.iso(),
                 note_path=_rel(note_path, out),
             )
         )

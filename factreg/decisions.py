@@ -10,19 +10,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, insert, select, update
 
+from factreg import clock, fmt
 from factreg import conditions as cond
 from factreg import facts as factmod
-from factreg import fmt
 from factreg.errors import NotFound, UsageError
 from factreg.ids import check_id, slugify
 from factreg.models import Decision, DecisionCite
-from factreg.store import Registry, utcnow
+from factreg.store import Registry
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
 CITE = DecisionCite.__table__  # type: ignore[attr-defined]
@@ -62,7 +61,7 @@ def parse_cites(values: Iterable[str]) -> list[tuple[str, int | None]]:
 
 
 def _today() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    return clock.today()
 
 
 def add(
@@ -112,7 +111,7 @@ def add(
                     "decided_by": json.dumps(names, ensure_ascii=False),
                     "context": context,
                     "outcome": outcome,
-                    "created_at": utcnow(),
+                    "created_at": clock.iso(),
                 }
             ],
         )

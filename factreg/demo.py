@@ -18,6 +18,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+# The demo's clock: the evening of the story's day, whatever day it is run. Every date it records, verifies,
+# judges, names a file after or commits at comes from here, so it behaves the same in ten years.
+STORY_NOW = "2026-10-26T18:00:00Z"
+_GIT_DATE = "1793037600 +0000"  # STORY_NOW in git's internal date format (seconds since the epoch, zone)
+STORY_ENV = {"FACTREG_NOW": STORY_NOW, "GIT_AUTHOR_DATE": _GIT_DATE, "GIT_COMMITTER_DATE": _GIT_DATE}
+
 # What went wrong on 2026-10-26, and the step that shows factreg catching it.
 MISTAKES = [
     ("measured right after a server restart", "refuse_28x", 1,
@@ -143,10 +149,10 @@ def run(directory: Path | None = None, live: bool | None = None) -> tuple[Path, 
         from factreg.errors import UsageError
 
         raise UsageError(f"{work} is not empty: the demo needs an empty folder (or none: it makes a temp one)")
-    _prepare(work)
     demo = Demo(work)
-    clean_env = {"FACTREG_DB": str(work / ".factreg" / "registry.db"), "FACTREG_HOSTNAME": "demo-host"}
+    clean_env = {"FACTREG_DB": str(work / ".factreg" / "registry.db"), "FACTREG_HOSTNAME": "demo-host", **STORY_ENV}
     with _cwd(work), _env(clean_env):
+        _prepare(work)
         _story(demo)
         if live is None:
             from factreg import llamaserver

@@ -9,12 +9,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from factreg import clock, freshness, stats
 from factreg import conditions as cond
-from factreg import freshness, stats
 from factreg.errors import NotFound, UsageError
 from factreg.ids import check_id
 from factreg.metrics import get_metric, missing_required
-from factreg.store import Registry, in_list, rows, to_iso, utcnow
+from factreg.store import Registry, in_list, rows
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Table
@@ -119,7 +119,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict
     if method.get("kind") not in METHOD_KINDS:
         raise UsageError(f"unknown method kind {method.get('kind')!r}")
     identity, info = cond.split(new.identity, new.info)
-    measured_at = to_iso(freshness.parse_time(new.measured_at)) if new.measured_at else utcnow()
+    measured_at = clock.iso(clock.parse(new.measured_at, "--measured-at")) if new.measured_at else clock.iso()
 
     if samples:
         summary: stats.Summary | None = stats.summarize(samples)
@@ -169,7 +169,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict
     version_row = {
         "fact_id": fact_id, "subject": subject, "metric": metric.name, "unit": metric.unit,
         "direction": metric.direction, "value": value, "spread": spread, "n": n, **row_stats,
-        "flags": json.dumps(flags), "measured_at": measured_at, "recorded_at": utcnow(),
+        "flags": json.dumps(flags), "measured_at": measured_at, "recorded_at": clock.iso(),
         "method": json.dumps(method, sort_keys=True), "warn_after": new.warn_after,
         "error_after": new.error_after, "tolerance": new.tolerance, "note": new.note, "raw": new.raw,
         "derived_from": json.dumps(new.derived_from) if new.derived_from else None,
@@ -563,7 +563,7 @@ def supersede(registry: Registry, old_id: str, new_id: str, reason: str | None =
                 raise UsageError(f"{new_id} is (transitively) superseded by {old_id}: that would make a loop")
             nxt = link(nxt)[1]
         conn.execute(update(FACT).where(FACT.c.id == old_id).values(
-            superseded_by=new_id, superseded_at=utcnow(), supersede_reason=reason))
+            superseded_by=new_id, superseded_at=clock.iso(), supersede_reason=reason))
 
     registry.write_retrying(work)
     return get(registry, old_id)

@@ -6,9 +6,10 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
+from factreg import clock
 from factreg.errors import UsageError
 
 DEFAULT_WARN = "30d"
@@ -52,15 +53,7 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * _UNITS[match.group(2)]
 
 
-def parse_time(text: str) -> datetime:
-    """An ISO-8601 time; a time without zone is taken as UTC."""
-    try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        raise UsageError(f"invalid time {text!r}: use ISO-8601, e.g. 2026-10-26T02:30:00Z") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+parse_time = clock.parse  # an ISO-8601 time; a time without zone is taken as UTC
 
 
 @dataclass(frozen=True)
@@ -112,7 +105,7 @@ def status_of(
     newer observation on the same machine (another build or driver) makes it stale regardless of age.
     `limits` saves looking the thresholds up again when the caller has them (`thresholds(fact, config)`).
     """
-    now = now or datetime.now(timezone.utc)
+    now = now or clock.now()
     if fact.get("superseded_by"):
         return "superseded", f"superseded by {fact['superseded_by']}"
     if last_verification is not None:

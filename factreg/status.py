@@ -11,10 +11,10 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
-from factreg import freshness
+from factreg import clock, freshness
 from factreg.facts import last_verifications, observed_environment
 from factreg.store import Registry
 
@@ -100,7 +100,7 @@ def statuses(
 ) -> list[dict[str, Any]]:
     """Every current fact with `status`, `status_reason` and `severity`, ordered by id."""
     facts, verifications, observed = load(registry)
-    now = now or datetime.now(timezone.utc)
+    now = now or clock.now()
     newest = freshness.merge_newest(freshness.newest_observations(facts), observed)
     invalid = freshness.invalidations(facts, verifications, newest=newest)
     for fid, why in freshness.derived_invalidations(facts, verifications).items():

@@ -11,11 +11,11 @@ import time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factreg import clock
 from factreg.config import redact_url
 from factreg.errors import ConfigError
 
@@ -23,20 +23,6 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
 
 BUSY_TIMEOUT_MS = 30_000
-
-
-def utcnow() -> str:
-    """Now, as the registry stores times."""
-    return to_iso(datetime.now(timezone.utc))
-
-
-def to_iso(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
-    if moment.microsecond:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _sqlite_hooks(engine: Engine) -> None:
@@ -223,7 +209,7 @@ class Registry:
                     continue
                 step(conn)
                 conn.execute(text("INSERT INTO factreg_migration (name, applied_at) VALUES (:n, :t)"),
-                             {"n": name, "t": utcnow()})
+                             {"n": name, "t": clock.iso()})
             applied.append(name)
         return applied
 

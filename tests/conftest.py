@@ -15,6 +15,13 @@ from factreg.store import Registry
 
 pytest_plugins = ["tests.pg_support"]  # the throwaway PostgreSQL server (pg_server, pg_url)
 
+# The tests' "now": fixed, so no test depends on the day it runs. `FACTREG_TEST_NOW` moves it (the time-shift
+# test runs the date-sensitive tests at other dates this way); facts in tests are dated relative to it (`ago`).
+TEST_NOW = os.environ.get("FACTREG_TEST_NOW") or "2026-11-30T12:00:00Z"
+
+# Tests that replay the case study tell it at the story's own time (like `factreg demo`), not the tests' now.
+STORY_NOW = "2026-10-28T12:00:00Z"
+
 PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "no_proxy",
               "NO_PROXY")
 
@@ -28,12 +35,41 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.startswith("FACTREG_") or key in PROXY_VARS:
             monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("FACTREG_NOW", TEST_NOW)
     monkeypatch.setenv("FACTREG_USER_DIR", str(tmp_path / "userdata"))
     monkeypatch.setenv("FACTREG_HOSTNAME", "testhost")
     for var, value in (("GIT_AUTHOR_NAME", "factreg test"), ("GIT_AUTHOR_EMAIL", "test@example.invalid"),
                        ("GIT_COMMITTER_NAME", "factreg test"), ("GIT_COMMITTER_EMAIL", "test@example.invalid")):
         monkeypatch.setenv(var, value)
     return work
+
+
+def ago(days: float = 0, seconds: float = 0, date_only: bool = False) -> str:
+    """The tests' now minus `days` and `seconds`, as the registry writes times (or `2026-10-26` with `date_only`)."""
+    from datetime import timedelta
+
+    from factreg import clock
+
+    moment = clock.parse(TEST_NOW) - timedelta(days=days, seconds=seconds)
+    return moment.strftime("%Y-%m-%d") if date_only else clock.iso(moment)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """`FACTREG_TEST_TRAVEL=DATE` moves the wall clock itself to DATE (ticking) for the whole run."""
+    travel = os.environ.get("FACTREG_TEST_TRAVEL")
+    if travel:
+        import time_machine
+
+        traveller = time_machine.travel(travel, tick=True)
+        traveller.start()
+        config.add_cleanup(traveller.stop)
+
+
+@pytest.fixture
+def story_clock(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The clock at the case study's time: facts dated 2026-10-26 are a day or two old, whatever the date."""
+    monkeypatch.setenv("FACTREG_NOW", STORY_NOW)
+    return STORY_NOW
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factreg import facts
-from factreg.store import Registry, utcnow
+from factreg import clock, facts
+from factreg.store import Registry
 
 
 def record(
@@ -51,7 +51,7 @@ def verify(
             facts.VERIFICATION.insert().values(
                 fact_id=fact_id,
                 fact_version=version,
-                verified_at=verified_at or utcnow(),
+                verified_at=verified_at or clock.iso(),
                 verdict=verdict,
                 method_kind="llama-bench",
                 hostname="testhost",

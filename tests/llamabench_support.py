@@ -29,3 +29,25 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def llama_bench() -> Path:
     return real_llama_bench()
+
+
+def verify_until(cli, fact_id: str, wanted: tuple[str, ...], tries: int = 3):  # type: ignore[no-untyped-def]
+    """`factreg verify ID --json`, re-measured while the machine's noise keeps the verdict out of `wanted`.
+
+    A real llama-bench run on a shared 2-core machine can be too noisy to decide, or drift between two runs.
+    Each re-measurement is said on the terminal; after `tries` the test fails with every verdict seen — an
+    unexpected verdict is never accepted.
+    """
+    import sys
+
+    seen = []
+    for attempt in range(1, tries + 1):
+        r = cli("verify", fact_id, "--json")
+        [res] = r.json()
+        if res["verdict"] in wanted:
+            return r, res
+        seen.append(f"{res['verdict']}: {res['message']}")
+        if attempt < tries:
+            sys.__stderr__.write(f"\n  [{fact_id}] verify said {res['verdict']} on a noisy machine "
+                                 f"({res['message']}); re-measuring ({attempt}/{tries - 1})\n")
+    pytest.fail(f"{fact_id}: wanted {'/'.join(wanted)}, got {tries} times: " + " | ".join(seen))

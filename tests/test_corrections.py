@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from factreg import corrections, facts
+from factreg import clock, corrections, facts
 from tests.decisions_support import add_verification, git, init_repo, seed
+
+pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time
 
 DOC = "# Voice\n\nFull reply in <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact --> on 35B-A3B.\n"
 
 
 def today() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    return clock.today()
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from factreg.config import resolve
 from factreg.facts import NewFact
 from tests.decisions_support import add_verification, git, init_repo, seed
 
+pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time
+
 TITLE = "Voice front end → 35B-A3B"
 
 

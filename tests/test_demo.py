@@ -71,8 +71,11 @@ def test_demo_live_runs_the_real_llama_cpp_binaries(cli, tmp_path):
     r = cli("demo", "--dir", str(work), "--live")
     assert r.exit_code == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert "Recorded 2 fact(s) from llama-bench." in r.stdout + r.stderr
-    assert re.search(r"(confirmed|inconclusive) +live/tiny/tg16", r.stdout)
-    assert "refuted            live/tiny" not in r.stdout
+    # bench → verify back to back: the verdict is the machine's to give (its speed can move between the two runs);
+    # a refutation must have been reproduced before it stands.
+    verdict = re.search(r"(confirmed|inconclusive|refuted) +live/tiny/tg16.*", r.stdout)
+    assert verdict, r.stdout[-3000:]
+    assert verdict.group(1) != "refuted" or "reproduced in 2 runs" in verdict.group(0)
     table = r.stdout.split("cold (no warm-up, just started)", 1)[1]
     assert re.search(r"ttft +[\d.]+ ± [\d.]+ s \[cold\] +[\d.]+ ± [\d.]+ s", table)
     assert (work / "live" / "tiny.gguf").is_file()

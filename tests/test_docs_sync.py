@@ -11,18 +11,21 @@ from pathlib import Path
 
 from factreg import facts
 from factreg.docs import sync as sy
+from tests.conftest import ago
 from tests.docs_support import record, verify
 
 FRONT = "---\nname: gamebox-llm\ndescription: >\n  Local LLM on gamebox: 28 tok/s decode, see below.\nmetadata: {a: 1}\n---\n"
+MEASURED = ago(60)  # aging (warn_after 30d), not yet stale (error_after 90d), whatever the tests' now
 SKILL = FRONT + (
     "# Gamebox\r\n\r\nDecoding runs at <!-- fact: gamebox/a3b/tg32 -->28.0 tok/s<!-- /fact --> here;\r\n"
-    'median <!-- fact: gamebox/a3b/tg32 format="{value:.0f} {unit}" asof -->28 tok/s (as of 2026-09-01)<!-- /fact -->.\r\n'
+    'median <!-- fact: gamebox/a3b/tg32 format="{value:.0f} {unit}" asof -->28 tok/s '
+    f"(as of {MEASURED[:10]})<!-- /fact -->.\r\n"
 )
 
 
 def test_case_study_refuted_then_corrected(registry, cli, tmp_path: Path) -> None:
     """The acceptance scenario: 28 tok/s cited, refuted at 11.9 ± 7.2, corrected, synced, clean."""
-    record(registry, "gamebox/a3b/tg32", 28.0, measured_at="2026-09-01T00:00:00Z", machine="gamebox")
+    record(registry, "gamebox/a3b/tg32", 28.0, measured_at=MEASURED, machine="gamebox")
     skill = tmp_path / "skills" / "gamebox" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_bytes(SKILL.encode("utf-8"))

@@ -9,6 +9,7 @@ import pytest
 
 from factreg import freshness
 from factreg.errors import UsageError
+from tests import conftest
 from tests.docs_support import record
 
 NOW = datetime(2026, 10, 26, tzinfo=timezone.utc)
@@ -101,7 +102,7 @@ def test_config_file_levels_through_the_cli(registry, cli, isolated: Path) -> No
         '[freshness.metrics.ttft]\nwarn_after = "10d"\nerror_after = "20d"\n',
         encoding="utf-8",
     )
-    two_days = (datetime.now(timezone.utc) - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    two_days = conftest.ago(2)
     record(registry, "r/tg", 10.0, measured_at=two_days)  # registry default: aging after 1d
     record(registry, "r/ttft", 0.5, metric="ttft", measured_at=two_days)  # metric default: fresh until 10d
     from factreg import facts

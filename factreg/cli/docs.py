@@ -11,7 +11,16 @@ from typing import Annotated
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, emit_json, handles_errors, info, open_registry, settings
+from factreg.cli.common import (
+    AsOfOption,
+    DbOption,
+    JsonFlag,
+    emit_json,
+    handles_errors,
+    info,
+    open_registry,
+    settings,
+)
 
 docs_app = typer.Typer(
     help="Citations of facts in Markdown (<!-- fact: ID -->text<!-- /fact -->): check, sync, cites, lint.",
@@ -54,18 +63,22 @@ def _registry_opener(db: str | None):  # type: ignore[no-untyped-def]
 
 
 @handles_errors
-def check(paths: PathsArg = None, json_out: JsonFlag = False, db: DbOption = None) -> None:
+def check(
+    paths: PathsArg = None, as_of: AsOfOption = None, json_out: JsonFlag = False, db: DbOption = None
+) -> None:
     """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
 
     Exit 1 when a cited fact is stale, refuted, superseded, unknown or its conditions changed, when a marker's
     text differs from the registry, or a file or marker cannot be read.
     """
+    from factreg import clock
     from factreg.docs import check as chk
 
     s = settings(db)
     docs = chk.scan(_paths(paths, s), s.file_config)
-    index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
-    problems = chk.check_scanned(docs, index)
+    with clock.as_of(as_of):
+        index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
+        problems = chk.check_scanned(docs, index)
     n_markers = sum(len(d.markers) for d in docs)
     if json_out:
         emit_json(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit_json, handles_errors, info, open_registry
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +25,7 @@ def status(
             "stale = unverifiable = conditions_changed < refuted.",
         ),
     ] = "stale",
+    as_of: AsOfOption = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -34,14 +35,15 @@ def status(
     stderr ends every run. Exit 0 when no fact is at or above --fail-on (default stale),
     1 when some are, 2 on a usage or configuration error.
     """
-    from factreg import freshness
+    from factreg import clock, freshness
     from factreg import status as st
 
     freshness.fails("fresh", fail_on)  # validate --fail-on before opening anything
-    s, reg = open_registry(db, create=False)
-    facts = st.statuses(reg, s.file_config)
-    summary = st.summary(facts, fail_on)
-    review = _decisions_needing_review(reg, s.file_config)
+    with clock.as_of(as_of):
+        s, reg = open_registry(db, create=False)
+        facts = st.statuses(reg, s.file_config)
+        summary = st.summary(facts, fail_on)
+        review = _decisions_needing_review(reg, s.file_config)
     if json_out:
         emit_json({"facts": facts, "summary": summary, "decisions_needing_review": review})
     elif facts:

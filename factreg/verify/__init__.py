@@ -295,10 +295,10 @@ def _record(
     """One Verification row per judged fact, in one transaction."""
     from sqlalchemy import insert
 
+    from factreg import clock
     from factreg.facts import VERIFICATION
-    from factreg.store import utcnow
 
-    now = utcnow()
+    now = clock.iso()
     values = []
     for fact, res, m in rows:
         failed = res["verdict"] in verdicts.FAILURES

@@ -17,12 +17,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from factreg import clock, secrets, stats
 from factreg import conditions as cond
-from factreg import secrets, stats
 from factreg.errors import UsageError
 from factreg.http import USER_AGENT, make_client, redirect_message
 from factreg.sse import SSEError, SSEParser
@@ -346,10 +346,10 @@ def stream_request(
     trace = RequestTrace(kind=kind)
     parser = SSEParser()
     think = _ThinkSplitter()
-    clock = time.perf_counter_ns
+    ticks = time.perf_counter_ns
     started = False
     with _Watchdog(timeout) as dog:
-        t0 = clock()
+        t0 = ticks()
         try:
             with client.stream(
                 "POST",
@@ -359,7 +359,7 @@ def stream_request(
                 timeout=httpx.Timeout(timeout),
                 extensions={"trace": dog.trace},
             ) as resp:
-                trace.first_byte = (clock() - t0) / 1e9
+                trace.first_byte = (ticks() - t0) / 1e9
                 started = True
                 trace.status = resp.status_code
                 failure = _status_failure(resp.status_code, resp, url)
@@ -372,7 +372,7 @@ def stream_request(
                         f'{_where(url)} answered with JSON, not an event stream (does it support "stream": true?)',
                     )
                 for chunk in resp.iter_bytes():
-                    t = (clock() - t0) / 1e9
+                    t = (ticks() - t0) / 1e9
                     trace.bytes += len(chunk)
                     if trace.bytes > max_bytes:
                         raise ProbeFailure(
@@ -386,7 +386,7 @@ def stream_request(
                             _handle(trace, ev.data, t, think)
                     if dog.fired:
                         break
-                t = (clock() - t0) / 1e9
+                t = (ticks() - t0) / 1e9
                 for ev in parser.close():
                     if ev.done:
                         trace.done_seen, trace.done = True, t
@@ -539,7 +539,7 @@ def local_uptime(url: str) -> tuple[float | None, int | None]:
     started = process_started_at(pid)
     if started is None:
         return None, pid
-    return max(time.time() - started, 0.0), pid
+    return max(clock.wall() - started, 0.0), pid
 
 
 # ---------------------------------------------------------------- the probe
@@ -809,8 +809,8 @@ def _settle_uptime(spec: ProbeSpec, result: ProbeResult, say: Callable[[str], No
     if spec.server_started_at is not None:
         started = spec.server_started_at
         if started.tzinfo is None:
-            started = started.replace(tzinfo=timezone.utc)
-        uptime = (datetime.now(timezone.utc) - started).total_seconds()
+            started = started.replace(tzinfo=clock.UTC)
+        uptime = clock.wall() - started.timestamp()
         result.info["uptime_source"] = "--server-started-at"
     else:
         uptime, pid = local_uptime(spec.url)

@@ -1,0 +1,97 @@
+"""The one clock: every "now" factreg reads comes from here.
+
+`now()` is the registry's present: when a fact was recorded or verified, how old it is, which day a note is
+dated. It honours an override, so a run can be told what day it is:
+
+- `FACTREG_NOW=2027-06-01T09:00:00Z` in the environment (the demo tells its story at its own fixed time this way,
+  and the tests pin it, so neither depends on the day they run);
+- `--as-of DATE` on `status`, `docs check` and `report`, through `as_of()`.
+
+An override freezes the clock at that instant. `elapsed()` and `wall()` are different things: seconds on the real
+clocks, for measuring how long something real took (a request, a server's uptime from its process start time).
+They never decide a date, so no override applies to them.
+
+A test (`tests/test_clock.py`) forbids reading the wall clock anywhere else in the package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
+
+from factreg.errors import UsageError
+
+ENV = "FACTREG_NOW"
+UTC = timezone.utc
+# Times a registry holds: no measurement predates 1970, and four-digit years keep stored times sortable as text.
+FIRST_YEAR, LAST_YEAR = 1970, 9998
+
+_pinned: list[datetime] = []  # innermost `as_of()` last
+
+
+def parse(text: str, what: str = "time") -> datetime:
+    """An ISO-8601 date or time with a four-digit year; a time without zone is taken as UTC."""
+    value = (text or "").strip()
+    try:
+        if len(value) < 10 or not value[:4].isdigit() or value[4] != "-":
+            raise ValueError(value)
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (ValueError, TypeError):
+        raise UsageError(f"invalid {what} {text!r}: use ISO-8601, e.g. 2026-10-26 or 2026-10-26T02:30:00Z") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise UsageError(f"invalid {what} {text!r}: the year must be between {FIRST_YEAR} and {LAST_YEAR}")
+    return moment.astimezone(timezone.utc)
+
+
+def now() -> datetime:
+    """The present, in UTC: the innermost `as_of()`, else `FACTREG_NOW`, else the wall clock."""
+    if _pinned:
+        return _pinned[-1]
+    override = os.environ.get(ENV)
+    if override:
+        return parse(override, ENV)
+    return datetime.now(timezone.utc)
+
+
+def iso(moment: datetime | None = None) -> str:
+    """`moment` (default: now) as the registry stores times: `2026-10-26T02:30:00Z`."""
+    moment = now() if moment is None else moment
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    moment = moment.astimezone(timezone.utc)
+    if moment.microsecond:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def today() -> str:
+    """Today's date (`2026-10-26`) by `now()`."""
+    return now().strftime("%Y-%m-%d")
+
+
+@contextlib.contextmanager
+def as_of(moment: datetime | str | None) -> Iterator[None]:
+    """Within the block, `now()` is `moment` (nothing changes when it is None)."""
+    if moment is None:
+        yield
+        return
+    _pinned.append(parse(moment, "--as-of date") if isinstance(moment, str) else moment)
+    try:
+        yield
+    finally:
+        _pinned.pop()
+
+
+def wall() -> float:
+    """Seconds since the epoch on the real clock: only for the age of something real, e.g. a process."""
+    return time.time()
+
+
+def elapsed() -> float:
+    """A monotonic reading in seconds, for durations."""
+    return time.perf_counter()
