@@ -17,9 +17,9 @@ One definition of each rule lives here:
 - **Enough samples** (`enough_for`): at least `TAIL_SAMPLES` = 10 samples expected beyond the quantile on its
   thin side, n·min(q, 1 − q) ≥ 10: p50 ≥ 20, p90 ≥ 100, p95 ≥ 200, p99 ≥ 1,000, p99.9 ≥ 10,000. With fewer, the
   upper end of the interval is one of the few largest samples, so one outlier decides it (the bare minimum for a
-  bounded 95% interval, q^n ≤ 2.5%, is n ≥ 35 for p90 and 367 for p99). The rule matches the usual "1,000
+  bounded 95% interval, q^n ≤ 2.5%, is n ≥ 36 for p90 and 368 for p99). The rule matches the usual "1,000
   requests for p99"; for p90 it is looser than the 500 requests sometimes advised for reports, which the
-  interval then shows honestly (about p86–p94 at n = 100).
+  interval then shows honestly (between the 84th and 96th of 100 samples).
 - **Test of a recorded percentile** (`verify_quantile`): a fact "the q-quantile is X" against new samples is the
   quantile test of Conover (1999, §3.2), as `scipy.stats.quantile_test`: under H0 the number of new samples
   above X is Binomial(n, 1 − q). One-sided p-values come from exact binomial tails in log space (stable up to
