@@ -380,7 +380,7 @@ def verify_quantile(
     expected = n * (1.0 - q)
     where = (
         f"new {name} {fmt.value(est.value, None, unit)} vs {shown_x}: {change}; {above} of {n} new samples "
-        f"above {shown_x} ({fmt.num(expected)} expected)"
+        f"above {shown_x} ({expected:.3g} expected)"
     )
     p_text = f"p={p:.2g}"
     few = shortfall(q, n)
@@ -404,7 +404,8 @@ def verify_quantile(
             why = f"significant ({p_text}) but inside {tol_text}; interval {_interval_text(est, unit)} is wider"
         else:
             why = f"not significant ({p_text}) but interval {_interval_text(est, unit)} is wider than {tol_text}"
-        need_text = f"; need n ≥ {needed}" if needed is not None and needed > n else ""
+        more = needed is not None and needed > n and f"n ≥ {needed}" not in why
+        need_text = f"; need n ≥ {needed}" if more else ""
         outcome = verdicts.Outcome(verdicts.INCONCLUSIVE, p, rel, needed, f"{where}: {why}{need_text}")
     return QuantileCheck(q, recorded, claim, n, above, below, p_above, p_below, p_two, est, outcome)
 
@@ -605,7 +606,8 @@ class Goodput:
 
     @property
     def message(self) -> str:
-        text = f"{self.good}/{self.total} good ({self.share * 100:.1f}%, 95% [{self.low * 100:.1f}–{self.high * 100:.1f}%])"
+        interval = f"95% [{self.low * 100:.1f}–{self.high * 100:.1f}%]"
+        text = f"{self.good}/{self.total} good ({self.share * 100:.1f}%, {interval})"
         broke = ", ".join(f"{k}: {v}" for k, v in self.missed.items() if v)
         return f"{text}; missed {broke}" if broke else text
 
