@@ -54,7 +54,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, get_args
 
 from factreg import fmt, metrics, stats, verdicts
 from factreg.errors import BadInput, UsageError
@@ -65,7 +65,7 @@ SUMMARY_QS = (0.5, 0.9, 0.95, 0.99)
 CAPACITY_THRESHOLD = 0.95
 
 Claim = Literal["equal", "at_most", "at_least"]
-CLAIMS: tuple[str, ...] = ("equal", "at_most", "at_least")
+CLAIMS: tuple[str, ...] = get_args(Claim)
 
 
 # --- percentiles -------------------------------------------------------------------------------------------
