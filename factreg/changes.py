@@ -104,6 +104,21 @@ class Change:
     p_value: float
     conditions_changed: dict[str, tuple[str | None, str | None]]
 
+    def describe(self) -> str:
+        """One line for people: "dropped 18.0% (41.2 → 33.8) between A and B, when build_commit went x → y"."""
+        if self.relative_change is None:
+            what = f"changed ({_num(self.before.median)} → {_num(self.after.median)})"
+        else:
+            verb = "dropped" if self.relative_change < 0 else "rose"
+            what = (f"{verb} {abs(self.relative_change) * 100:.1f}% "
+                    f"({_num(self.before.median)} → {_num(self.after.median)})")
+        line = f"{what} between {self.at_before} and {self.at_after}"
+        if not self.conditions_changed:
+            return line + ", when no recorded condition changed"
+        parts = [f"{k} went {old if old is not None else '(unset)'} → {new if new is not None else '(unset)'}"
+                 for k, (old, new) in self.conditions_changed.items()]
+        return line + ", when " + ", ".join(parts)
+
     def as_dict(self) -> dict:
         """A JSON-ready dict (condition pairs as two-element lists)."""
         return {
@@ -116,6 +131,10 @@ class Change:
             "p_value": self.p_value,
             "conditions_changed": {k: list(v) for k, v in self.conditions_changed.items()},
         }
+
+
+def _num(x: float) -> str:
+    return f"{x:.4g}"
 
 
 class _Prefix:
@@ -196,11 +215,6 @@ def _scan_p(t: float, df: int, splits: int) -> float:
     return min(1.0, _two_sided(t, df) * splits)
 
 
-def _segments(n: int, cps: list[int]) -> list[tuple[int, int]]:
-    bounds = [0, *cps, n]
-    return list(zip(bounds[:-1], bounds[1:]))
-
-
 def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
                   alpha: float = ALPHA) -> list[tuple[int, float]]:
     """The indexes where the level of `values` shifts, each with its p-value (see the module docstring)."""
@@ -234,7 +248,20 @@ def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
         if all(abs(tau - c) >= m for c in cps):
             cps.append(tau)
     cps.sort()
-    # Stage 3: refine each split between its neighbours, prune the weakest until every change passes.
+    if not cps:
+        return []
+    # Stage 3: binary segmentation inside the pieces (the other edge of an excursion, a nearby step).
+    todo = _segments_of(n, cps)
+    while todo:
+        lo, hi = todo.pop()
+        if hi - lo < 2 * m:
+            continue
+        tau, _ = pre.best_split(lo, hi, m)
+        if _scan_p(pre.t_stat(lo, tau, hi), hi - lo - 2, hi - lo - 2 * m + 1) <= alpha:
+            cps.append(tau)
+            todo.extend(((lo, tau), (tau, hi)))
+    cps.sort()
+    # Stage 4: refine each split between its neighbours, prune the weakest until every change passes.
     p_values: list[float] = []
     while cps:
         for _ in range(3):
@@ -257,7 +284,12 @@ def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
         if p_values[worst] <= alpha:
             break
         del cps[worst]
-    return list(zip(cps, p_values)) if cps else []
+    return list(zip(cps, p_values, strict=True)) if cps else []
+
+
+def _segments_of(n: int, cps: list[int]) -> list[tuple[int, int]]:
+    bounds = [0, *cps, n]
+    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
 
 
 def detect(points: Sequence[Point], *, min_segment: int = MIN_SEGMENT, alpha: float = ALPHA) -> list[Change]:
