@@ -110,3 +110,17 @@ def score(cases: list[Case], found: list[list[int]], *, tol: int = 1, big: float
                 s.big_found += hit
         s.extra += len(got) - len(used_g)
     return s
+
+
+def make_outlier_nulls(seed: int, count: int, *, frac: float = 0.02, slowdown: float = 0.4, n_min: int = 10,
+                       n_max: int = 500) -> list[Case]:
+    """Series without a shift where a fraction of the points ran `slowdown` slower (a throttled or disturbed run)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        n = rng.randint(n_min, n_max)
+        cv = rng.uniform(0.05, 0.30)
+        level = rng.uniform(5.0, 100.0)
+        values = [rng.gauss(level, cv * level) * (1.0 - slowdown if rng.random() < frac else 1.0) for _ in range(n)]
+        out.append(Case(values, [], [], cv))
+    return out
