@@ -38,7 +38,7 @@ def test_clear_step_found_at_the_right_index_with_its_conditions():
     c = found[0]
     assert c.index == 20
     assert (c.at_before, c.at_after) == (pts[19].at, pts[20].at)
-    assert c.conditions_changed == {"build_commit": ("8cf427ff", "1a2b3c4")}
+    assert c.conditions_changed == {"build_commit": ["8cf427ff", "1a2b3c4"]}
     assert c.before.n == 20 and c.after.n == 14
     assert c.before.median == pytest.approx(sorted(values[:20])[9] / 2 + sorted(values[:20])[10] / 2)
     assert c.before.ci_low <= c.before.median <= c.before.ci_high
@@ -122,14 +122,14 @@ def test_condition_attribution():
                                           "body_sha256": "new", "model_sha256": "m"})
     got = conditions_changed(before, first_after)
     assert got == {
-        "gpu_driver": ("550", "560"),  # the usual value before, not the odd one
-        "build_commit": ("a6", "b1"),  # every value differs: the latest one
-        "body_sha256": (None, "new"),  # not recorded before
+        "gpu_driver": ["550", "560"],  # the usual value before, not the odd one
+        "build_commit": ["a6", "b1"],  # every value differs: the latest one
+        "body_sha256": [None, "new"],  # not recorded before
         # thinking: "off" 4 times, unset twice: "off" is the usual value, and it is still "off"
     }
     same = {"gpu_driver": "550", "build_commit": "a6", "thinking": "off", "model_sha256": "m"}
     assert conditions_changed(before, Point("t", 2.0, None, same)) == {}
-    assert conditions_changed([], Point("t", 2.0, None, {"k": "v"})) == {"k": (None, "v")}
+    assert conditions_changed([], Point("t", 2.0, None, {"k": "v"})) == {"k": [None, "v"]}
 
 
 def test_no_recorded_condition_changed():
