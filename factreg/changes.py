@@ -232,7 +232,10 @@ def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
                   alpha: float = ALPHA) -> list[tuple[int, float]]:
     """The indexes where the level of `values` shifts, each with its p-value (see the module docstring)."""
     _check_params(min_segment, alpha)
-    xs = [float(v) for v in values]
+    try:
+        xs = [float(v) for v in values]
+    except (TypeError, ValueError) as exc:
+        raise BadInput(f"change detection needs numbers: {exc}") from None
     for v in xs:
         if not math.isfinite(v):
             raise BadInput(f"change detection needs finite values, got {v!r}")

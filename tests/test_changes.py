@@ -151,6 +151,20 @@ def test_p_value_is_the_two_sample_t_test_times_the_splits_searched():
     assert p == pytest.approx(min(1.0, t.pvalue * splits), rel=1e-6)
 
 
+def test_every_reported_change_passes_against_its_neighbours():
+    checked = 0
+    for case in make_set(77, 300, shifts=(1, 2)):
+        found = change_points(case.values)
+        bounds = [0, *(c for c, _ in found), len(case.values)]
+        for j, (c, p) in enumerate(found):
+            lo, hi = bounds[j], bounds[j + 2]
+            t = sps.ttest_ind(case.values[lo:c], case.values[c:hi], equal_var=True)
+            assert p == pytest.approx(min(1.0, t.pvalue * (hi - lo - 2 * 4 + 1)), rel=1e-6, abs=1e-300)
+            assert p <= 0.01
+            checked += 1
+    assert checked > 300
+
+
 def test_median_interval():
     low = median_level([4.0, 1.0, 3.0, 2.0])
     assert (low.median, low.ci_low, low.ci_high, low.n) == (2.5, 1.0, 4.0, 4)
@@ -169,12 +183,14 @@ def test_median_interval():
 @pytest.mark.parametrize(("kwargs", "values"), [
     ({}, [1.0, 2.0, float("nan"), 3.0, 4.0, 5.0, 6.0, 7.0]),
     ({}, [1.0, 2.0, float("inf"), 3.0, 4.0, 5.0, 6.0, 7.0]),
+    ({}, [1.0, 2.0, None, 3.0, 4.0, 5.0, 6.0, 7.0]),
+    ({}, [1.0, 2.0, "fast", 3.0, 4.0, 5.0, 6.0, 7.0]),
     ({"min_segment": 1}, [1.0] * 10),
     ({"min_segment": 2.5}, [1.0] * 10),
     ({"alpha": 0.0}, [1.0] * 10),
     ({"alpha": 1.5}, [1.0] * 10),
 ])
-def test_bad_input(kwargs: dict, values: list[float]):
+def test_bad_input(kwargs: dict, values: list):
     with pytest.raises(BadInput):
         change_points(values, **kwargs)
 
