@@ -61,8 +61,9 @@ _QUOTE, _ITEM = range(2)  # container kinds
 
 # What may start a block at a line's first non-space character (anything else there is paragraph text).
 _MAYBE_SPECIAL = frozenset("#`~*+_=<>0123456789-")
-# A line that is not plain paragraph text at the top level: indented, blank, or starting like a block.
-_TOP_NOT_TEXT = re.compile(r"^(?:[ \t\r#`~*+_=<>0-9-]|$)", re.M)
+# Lines of plain paragraph text at the top level: not indented, not blank, not starting like a block.
+_TEXT_LINES = re.compile(r"(?:[^ \t\r\n#`~*+_=<>0-9-][^\n]*(?:\n|\Z))+")
+_BLANK_LINES = re.compile(r"(?:[ \t]*\r?\n)+|[ \t]*\r?\Z")
 _TOP_NOT_INDENTED = re.compile(r"^ {0,3}[^ \t\r\n]", re.M)
 _TOP_BLANK = re.compile(r"^[ \t]*\r?$", re.M)
 _TOP_FENCE_CLOSE = {
@@ -95,24 +96,19 @@ _BLOCK_TAGS = (
     "menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|"
     "title|tr|track|ul"
 )
-# HTML blocks (CommonMark 4.6): the start conditions of kinds 1 to 7, and the end conditions of kinds 1 to 5
-# (kinds 6 and 7 end at a blank line; kind 7 cannot interrupt a paragraph).
-_HTML_START = (
-    re.compile(r"<(?:pre|script|style|textarea)(?:[ \t>]|$)", re.I),
-    re.compile(r"<!--"),
-    re.compile(r"<\?"),
-    re.compile(r"<![A-Za-z]"),
-    re.compile(r"<!\[CDATA\["),
-    re.compile(rf"</?(?:{_BLOCK_TAGS})(?:[ \t>]|/>|$)", re.I),
-    re.compile(rf"(?:{_OPEN_TAG}|{_CLOSE_TAG})[ \t]*$"),
+# HTML blocks (CommonMark 4.6): the start and end conditions of kinds 1 to 7 (kinds 6 and 7 end at a blank line;
+# kind 7 cannot interrupt a paragraph; tag names are read in any case, `CDATA` only in capitals).
+_HTML_KINDS = (
+    (r"(?i:<(?:pre|script|style|textarea)(?:[ \t>]|$))", r"(?i:</(?:pre|script|style|textarea)>)"),
+    (r"<!--", r"-->"),
+    (r"<\?", r"\?>"),
+    (r"<![A-Za-z]", r">"),
+    (r"<!\[CDATA\[", r"\]\]>"),
+    (rf"(?i:</?(?:{_BLOCK_TAGS})(?:[ \t>]|/>|$))", None),
+    (rf"(?:{_OPEN_TAG}|{_CLOSE_TAG})[ \t]*$", None),
 )
-_HTML_END = (
-    re.compile(r"</(?:pre|script|style|textarea)>", re.I),
-    re.compile(r"-->"),
-    re.compile(r"\?>"),
-    re.compile(r">"),
-    re.compile(r"\]\]>"),
-)
+_HTML_START = tuple(re.compile(start) for start, _ in _HTML_KINDS)
+_HTML_END = tuple(re.compile(end) for _, end in _HTML_KINDS if end)
 
 
 class _Blocks:
@@ -140,13 +136,20 @@ class _Blocks:
             if not self.stack:  # at the top level whole runs of lines are crossed with one search
                 leaf = self.leaf
                 if leaf in (_NONE, _PARA):
-                    m = _TOP_NOT_TEXT.search(text, pos)
-                    stop = m.start() if m else n
-                    if stop > pos:  # plain paragraph lines
+                    lines = _TEXT_LINES.match(text, pos)
+                    if lines:  # plain paragraph lines
                         if leaf == _NONE:
                             self.leaf, self.leaf_start = _PARA, pos
-                        self.leaf_end = stop - 1 if text[stop - 1] == "\n" else stop
-                        pos = stop
+                        pos = lines.end()
+                        self.leaf_end = pos - 1 if text[pos - 1] == "\n" else pos
+                    blanks = _BLANK_LINES.match(text, pos)
+                    if blanks and blanks.end() > pos:  # they end a paragraph
+                        if self.leaf == _PARA:
+                            self.inline.append((self.leaf_start, self.leaf_end))
+                            self.leaf = _NONE
+                        pos = blanks.end()
+                        continue
+                    if lines:
                         continue
                 elif leaf == _FENCE:
                     pos = self._top_fence(pos)
@@ -441,8 +444,13 @@ def _code_spans(text: str, inline: list[Range]) -> list[Range]:
     """The code spans in each paragraph or heading (CommonMark 6.1), read left to right with backslash escapes,
     autolinks and raw HTML, whichever starts first."""
     spans: list[Range] = []
+    tick = -1  # the first backtick at or after the paragraph being looked at
     for lo, hi in inline:
-        if text.find("`", lo, hi) < 0:
+        if tick < lo:
+            tick = text.find("`", lo)
+            if tick < 0:
+                break
+        if tick >= hi:
             continue
         runs: dict[int, list[int]] = {}  # backtick runs by length: where a span of that many may close
         for run in _BACKTICKS.finditer(text, lo, hi):
