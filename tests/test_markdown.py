@@ -336,3 +336,24 @@ def test_crlf_line_endings() -> None:
     regions = code_regions(text)
     assert [text[lo:hi] for lo, hi in regions.blocks] == ["```\r\n3 s\r\n```\r\n"]
     assert [text[lo:hi] for lo, hi in regions.spans] == ["`c`"]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`x` " + "<!-- a " * 80_000,  # comments that never close, in a paragraph with code
+        "a 3 s " + "`<!--` " * 80_000,  # ... and shown in code spans
+        "`" + " a ``" * 80_000,  # backtick runs that never close
+        "".join("  " * (i % 10) + "- item 3 s `x`\n" for i in range(20_000)),  # a deep list, line by line
+        "> a `b` 3 s\n" * 40_000,
+    ],
+    ids=["comments", "comments-in-spans", "backticks", "deep-list", "quote"],
+)
+def test_scanning_stays_linear(text: str) -> None:
+    """Half a megabyte that a quadratic scan would take minutes over (the time-out fails it)."""
+    regions = code_regions(text)
+    assert len(text) > 400_000
+    assert all(lo < hi for lo, hi in regions.blocks + regions.spans)
+    lint.lint_text(text)
+    markers.parse(text + "<!-- fact: a/b -->1<!-- /fact -->")

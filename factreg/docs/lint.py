@@ -170,7 +170,8 @@ _CLOCK_SECOND_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?\d{{1,2}}{_SP}?분{_SP}?$"
 # ---------------------------------------------------------------------------------------------------------------
 # Regions that are not prose
 
-# Every alternative starts with a plain character, so the search skips to `<` or `]` at C speed.
+# Where one of these may start (a cheap search; the whole pattern is then matched there).
+_INLINE_START = re.compile(r"<!--|<(?:pre|code|PRE|CODE|script|style)\b|\]\(")
 _INLINE = re.compile(
     # a marker's text stops at the next `<!-- fact` or `<!-- /fact`, so an unclosed marker costs one short scan
     r"<!--(?:(?P<marker>[ \t\r\n]*fact[ \t]*:[^>]*?-->[^<]*(?:<(?!!--[ \t\r\n]*/?fact)[^<]*)*"
@@ -220,28 +221,29 @@ def _inline(
     """Markers, comments and link targets outside code blocks (added to `skip`), and the inline code: the code
     spans and `<pre>`/`<code>` elements. Of a code span and one of these, the one that starts first wins."""
     inline_code: list[tuple[int, int]] = []
+    spans = [*spans, (len(text), len(text))]
     j = 0
     pos = begin
     for lo, hi in [*code, (len(text), len(text))]:
-        m = _INLINE.search(text, pos, lo) if pos < lo else None
         while pos < lo:
-            while j < len(spans) and spans[j][0] < pos:
+            while spans[j][0] < pos:
                 j += 1  # inside a comment or marker that started before it
-            if j < len(spans) and spans[j][0] < lo and (m is None or spans[j][0] <= m.start()):
+            start = _INLINE_START.search(text, pos, min(lo, spans[j][0]))
+            if start is None:
+                if spans[j][0] >= lo:
+                    break
                 inline_code.append(spans[j])
                 pos = spans[j][1]
-                j += 1
-                if m is not None and m.start() < pos:
-                    m = _INLINE.search(text, pos, lo)
                 continue
+            m = _INLINE.match(text, start.start(), lo)
             if m is None:
-                break
-            if m.group("element") is not None and m.group("tag").lower() in ("pre", "code"):
+                pos = start.start() + 1
+            elif m.group("element") is not None and m.group("tag").lower() in ("pre", "code"):
                 inline_code.append(m.span())
+                pos = m.end()
             else:
                 skip.append(m.span())  # markers, comments, link targets
-            pos = m.end()
-            m = _INLINE.search(text, pos, lo)
+                pos = m.end()
         pos = max(pos, hi)
     return inline_code
 

@@ -87,7 +87,7 @@ _ANGLE = re.compile(
     r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\x00-\x20\x7f]*>"
     r"|<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*>"
-    rf"|{_OPEN_TAG}|{_CLOSE_TAG}|<!---?>|<!--.*?-->|<\?.*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[.*?\]\]>",
+    rf"|{_OPEN_TAG}|{_CLOSE_TAG}|<\?.*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[.*?\]\]>",
     re.S,
 )
 _BLOCK_TAGS = (
@@ -456,6 +456,7 @@ def _code_spans(text: str, inline: list[Range]) -> list[Range]:
         for run in _BACKTICKS.finditer(text, lo, hi):
             runs.setdefault(run.end() - run.start(), []).append(run.start())
         pos = lo
+        unclosed = hi
         while True:
             special = _INLINE_SPECIAL.search(text, pos, hi)
             if special is None:
@@ -476,6 +477,13 @@ def _code_spans(text: str, inline: list[Range]) -> list[Range]:
                     pos = end  # no closing run: the backticks are text
             elif ch == "\\":
                 pos = at + 2 if at + 1 < hi and text[at + 1] in _ASCII_PUNCTUATION else at + 1
+            elif text.startswith("<!--", at):  # a comment ends at the first `-->` (`<!-->` and `<!--->` too)
+                close = text.find("-->", at + 2, hi) if at < unclosed else -1
+                if close < 0:
+                    unclosed = at  # no comment closes after here: each `<!--` costs one search, not one each
+                    pos = at + 1
+                else:
+                    pos = close + 3
             else:
                 tag = _ANGLE.match(text, at, hi)
                 pos = tag.end() if tag else at + 1
