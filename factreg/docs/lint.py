@@ -19,8 +19,9 @@ and freshness settings, not latencies), and *settings*: a duration right after `
 `5초마다`), and minutes used as a schedule (`30분마다`, `10분 후`, `5 minutes ago`).
 
 Skipped regions: citation markers `<!-- fact: ID -->…<!-- /fact -->` (the number is sourced), every other HTML
-comment, YAML front matter (metadata, not prose), fenced (``` and ~~~) and indented code blocks, inline code
-spans and `<pre>`/`<code>` elements (examples and commands; `include_code=True` lints code too), and URLs
+comment, YAML front matter (metadata, not prose), fenced and indented code blocks and inline code spans (as
+`factreg.docs.markdown` reads them, the same reading as the citation markers'), `<pre>`/`<code>` elements
+(examples and commands; `include_code=True` lints code too), and URLs
 (`?timeout=30s`). Directives, as HTML comments outside code: `<!-- factreg: ignore -->` drops its own line's
 claims, `<!-- factreg: ignore-next-line -->` the next line's, `<!-- factreg: ignore-start -->` …
 `<!-- factreg: ignore-end -->` a region, and `<!-- factreg: ignore-file -->` anywhere the whole file.
@@ -43,6 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from factreg.docs import markdown
 from factreg.errors import BadInput
 
 
@@ -168,17 +170,12 @@ _CLOCK_SECOND_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?\d{{1,2}}{_SP}?분{_SP}?$"
 # ---------------------------------------------------------------------------------------------------------------
 # Regions that are not prose
 
-_FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_FENCE_RUN = re.compile(r"```|~~~")
-_FENCE_AT = re.compile(r"[ \t]*(`{3,}|~{3,})([^\n]*)")
-_INDENT_AT = re.compile(r"\n(?: {4}|\t)")
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]")
-# Every alternative starts with a plain character, so the search skips to `<`, `` ` `` or `]` at C speed.
+# Where one of these may start (a cheap search; the whole pattern is then matched there).
+_INLINE_START = re.compile(r"<!--|<(?:pre|code|PRE|CODE|script|style)\b|\]\(")
 _INLINE = re.compile(
     # a marker's text stops at the next `<!-- fact` or `<!-- /fact`, so an unclosed marker costs one short scan
     r"<!--(?:(?P<marker>[ \t\r\n]*fact[ \t]*:[^>]*?-->[^<]*(?:<(?!!--[ \t\r\n]*/?fact)[^<]*)*"
     r"<!--[ \t\r\n]*/fact[ \t\r\n]*-->)|(?P<comment>.*?(?:-->|\Z)))"
-    r"|`(?P<code>(?P<ticks>`*)(?!`)(?:[^\n`]|`(?!(?P=ticks))|\n(?![ \t]*\n))+?(?<!`)`(?P=ticks)(?!`))"
     r"|<(?P<element>(?P<tag>pre|code|PRE|CODE|script|style)\b[^>]*>.*?</(?P=tag)[ \t]*>)"
     r"|\](?P<target>\([^)\s]*(?:[ \t]+\"[^\"\n]*\")?\))",
     re.S,
@@ -194,89 +191,6 @@ def _line_end(text: str, pos: int) -> int:
     """Offset of the newline ending the line at `pos` (or the end of the text)."""
     nl = text.find("\n", pos)
     return len(text) if nl == -1 else nl
-
-
-def _fences(text: str) -> list[tuple[int, int]]:
-    """Offsets of fenced code blocks (an unclosed fence runs to the end, as in CommonMark)."""
-    out: list[tuple[int, int]] = []
-    open_char = ""
-    open_len = open_at = 0
-    pos = 0
-    while True:
-        m = _FENCE_RUN.search(text, pos)
-        if m is None:
-            break
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        line_end = _line_end(text, m.start())
-        pos = line_end + 1
-        if text[line_start : m.start()].strip(" \t"):
-            continue  # not at the start of its line
-        fm = _FENCE_AT.match(text, line_start, line_end)
-        if fm is None:  # pragma: no cover - the search found a fence run here
-            continue
-        run, rest = fm.group(1), fm.group(2)
-        if not open_char:
-            if run[0] == "`" and "`" in rest:
-                continue  # not a fence: an info string may not hold a backtick
-            open_char, open_len, open_at = run[0], len(run), line_start
-        elif run[0] == open_char and len(run) >= open_len and not rest.strip():
-            out.append((open_at, min(line_end + 1, len(text))))
-            open_char = ""
-    if open_char:
-        out.append((open_at, len(text)))
-    return out
-
-
-def _blank(text: str, lo: int, hi: int) -> bool:
-    return not text[lo:hi].strip()
-
-
-def _indented(text: str, fences: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Offsets of indented code blocks: indented by 4 after a blank line, not continuing a list item."""
-    out: list[tuple[int, int]] = []
-    n = len(text)
-    hits: list[int] = [0] if text.startswith(("    ", "\t")) else []
-    pos = 0
-    while True:
-        if hits:
-            line_start = hits.pop()
-        else:
-            m = _INDENT_AT.search(text, pos)
-            if m is None:
-                break
-            line_start = m.start() + 1
-        line_end = _line_end(text, line_start)
-        pos = line_end
-        if _blank(text, line_start, line_end) or _inside(line_start, fences):
-            continue
-        if line_start > 0:
-            prev_start = text.rfind("\n", 0, line_start - 1) + 1
-            if not _blank(text, prev_start, line_start - 1):
-                continue  # no blank line before it: a paragraph (or list) continuation, not code
-            # the last non-blank line before the blank run: a list item or its continuation makes this prose
-            k = prev_start
-            while k > 0:
-                ls = text.rfind("\n", 0, k - 1) + 1
-                if not _blank(text, ls, k - 1):
-                    break
-                k = ls
-            if k > 0:
-                last = text[ls : k - 1]
-                if _LIST_ITEM.match(last) or last.startswith((" ", "\t")):
-                    continue
-        # the block runs over indented lines and the blank lines between them
-        end = line_end
-        nxt = line_end + 1
-        while nxt < n:
-            nxt_end = _line_end(text, nxt)
-            if text.startswith(("    ", "\t"), nxt) and not _blank(text, nxt, nxt_end):
-                end = nxt_end
-            elif not _blank(text, nxt, nxt_end):
-                break
-            nxt = nxt_end + 1
-        out.append((line_start, end))
-        pos = end
-    return out
 
 
 def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
@@ -301,31 +215,50 @@ def _urls(text: str) -> list[tuple[int, int]]:
         pos = max(end, i + 3)
 
 
+def _inline(
+    text: str, begin: int, code: list[tuple[int, int]], spans: list[tuple[int, int]], skip: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Markers, comments and link targets outside code blocks (added to `skip`), and the inline code: the code
+    spans and `<pre>`/`<code>` elements. Of a code span and one of these, the one that starts first wins."""
+    inline_code: list[tuple[int, int]] = []
+    spans = [*spans, (len(text), len(text))]
+    j = 0
+    pos = begin
+    for lo, hi in [*code, (len(text), len(text))]:
+        while pos < lo:
+            while spans[j][0] < pos:
+                j += 1  # inside a comment or marker that started before it
+            start = _INLINE_START.search(text, pos, min(lo, spans[j][0]))
+            if start is None:
+                if spans[j][0] >= lo:
+                    break
+                inline_code.append(spans[j])
+                pos = spans[j][1]
+                continue
+            m = _INLINE.match(text, start.start(), lo)
+            if m is None:
+                pos = start.start() + 1
+            elif m.group("element") is not None and m.group("tag").lower() in ("pre", "code"):
+                inline_code.append(m.span())
+                pos = m.end()
+            else:
+                skip.append(m.span())  # markers, comments, link targets
+                pos = m.end()
+        pos = max(pos, hi)
+    return inline_code
+
+
 def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool]:
     """Regions that are not linted, and whether the file asks to be ignored entirely."""
     skip: list[tuple[int, int]] = []
-    if text.startswith(("---", "\ufeff---")):
-        front = _FRONT.match(text)
-        if front:
-            skip.append((0, front.end()))
-    fences = _fences(text) if ("```" in text or "~~~" in text) else []
-    code: list[tuple[int, int]] = list(fences)
-    if "\n    " in text or "\n\t" in text or text.startswith(("    ", "\t")):
-        code.extend(_indented(text, fences))
-        code.sort()
-    inline_code: list[tuple[int, int]] = []
-    if "<" in text or "`" in text or "](" in text:
-        pos = 0
-        for lo, hi in [*code, (len(text), len(text))]:
-            if pos < lo:
-                for m in _INLINE.finditer(text, pos, lo):
-                    if m.group("code") is not None or (
-                        m.group("element") is not None and m.group("tag").lower() in ("pre", "code")
-                    ):
-                        inline_code.append(m.span())
-                    else:
-                        skip.append(m.span())  # markers, comments, link targets
-            pos = max(pos, hi)
+    begin = markdown.front_matter_end(text)
+    if begin:
+        skip.append((0, begin))
+    regions = markdown.code_regions(text, begin)
+    code = regions.blocks
+    inline_code: list[tuple[int, int]] = regions.spans
+    if "<" in text or "](" in text:
+        inline_code = _inline(text, begin, code, regions.spans, skip)
     if "://" in text:
         skip.extend(_urls(text))
     if not include_code:

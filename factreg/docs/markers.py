@@ -7,9 +7,9 @@ Syntax (HTML comments, so the text stays readable in raw Markdown and on GitHub)
     <!-- fact: gamebox/a3b/tg32 asof -->11.9 ± 7.2 tok/s (as of 2026-10-26)<!-- /fact -->
 
 `format` is a Python format string over the fields in `FIELDS`; `asof` appends the measurement date. Markers in
-YAML front matter, fenced code blocks (``` or ~~~), indented code blocks and inline code spans are examples, not
-citations, and are ignored. An unclosed, nested or stray marker, a bad id or an unknown option is a
-`MarkerProblem` with its line, never an exception.
+YAML front matter, fenced and indented code blocks and inline code spans (as `factreg.docs.markdown` reads them,
+the same reading as `docs lint`'s) are examples, not citations, and are ignored. An unclosed, nested or stray
+marker, a bad id or an unknown option is a `MarkerProblem` with its line, never an exception.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from factreg import fmt
+from factreg.docs import markdown
+from factreg.docs.markdown import front_matter_end as front_matter_end
 from factreg.errors import UsageError
 from factreg.ids import check_id
 
@@ -31,10 +33,6 @@ FIELDS = ("value", "spread", "unit", "n", "median", "mean", "min", "max", "ci_lo
 # An opening marker: `<!-- fact: ID [format="..."] [asof] -->`; a closing one: `<!-- /fact -->`.
 _TAG = re.compile(r"<!--\s*(?:(?P<close>/fact)\s*-->|fact\s*:\s*(?P<body>(?:[^\"\n-]|\"[^\"\n]*\"|-(?!->))*?)\s*-->)")
 _ATTR = re.compile(r"\s*(?:(?P<key>[A-Za-z_][\w-]*)\s*=\s*\"(?P<val>[^\"]*)\"|(?P<flag>[A-Za-z_][\w-]*))")
-_FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(?:.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 
 
 @dataclass(frozen=True)
@@ -75,14 +73,6 @@ class Citation:
     text: str
 
 
-def front_matter_end(text: str) -> int:
-    """Offset just after YAML front matter (`---` … `---` at the very top), or 0 when there is none."""
-    if not text.startswith(("---", "\ufeff---")):
-        return 0
-    match = _FRONT.match(text)
-    return match.end() if match else 0
-
-
 def _line_starts(text: str) -> list[int]:
     starts = [0]
     find = text.find
@@ -93,126 +83,6 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _code_ranges(text: str, begin: int, starts: list[int]) -> list[tuple[int, int]]:
-    """Offsets of fenced and indented code blocks and inline code spans: markers there are examples."""
-    ranges: list[tuple[int, int]] = []
-    fence: str | None = None
-    fence_start = 0
-    prev_blank = True
-    prev_text_line = ""  # the last non-blank line outside code, to tell a list continuation from code
-    in_indented = False
-    para: list[tuple[int, int]] = []  # consecutive non-code lines, for inline code spans across lines
-
-    def flush() -> None:
-        if para:
-            lo, hi = para[0][0], para[-1][1]
-            chunk = text[lo:hi]
-            if "`" in chunk:
-                for m in _CODE_SPAN.finditer(chunk):
-                    ranges.append((lo + m.start(), lo + m.end()))
-            para.clear()
-
-    first = next((i for i, s in enumerate(starts) if s >= begin), len(starts))
-    for i in range(first, len(starts)):
-        lo = starts[i]
-        hi = starts[i + 1] if i + 1 < len(starts) else len(text)
-        line = text[lo:hi].rstrip("\r\n")
-        if fence is not None:
-            stripped = line.strip()
-            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
-                ranges.append((fence_start, hi))
-                fence = None
-                prev_blank = False
-            continue
-        m = _FENCE.match(line)
-        if m:
-            flush()
-            fence, fence_start = m.group(1), lo
-            in_indented = False
-            continue
-        blank = not line.strip()
-        indented = line.startswith(("    ", "\t"))
-        if (
-            indented
-            and not blank
-            and (
-                in_indented
-                or (prev_blank and not _LIST_ITEM.match(prev_text_line) and not prev_text_line.startswith((" ", "\t")))
-            )
-        ):
-            flush()
-            in_indented = True
-            ranges.append((lo, hi))
-            prev_blank = False
-            continue
-        if not blank:
-            in_indented = False
-            prev_text_line = line
-            para.append((lo, hi))
-        else:
-            flush()
-        prev_blank = blank
-    flush()
-    if fence is not None:  # an unclosed fence runs to the end, as in CommonMark
-        ranges.append((fence_start, len(text)))
-    return ranges
-
-
-def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(lo <= pos < hi for lo, hi in ranges)
-
-
-_FENCE_LINE = re.compile(r"(?m)^ {0,3}(`{3,}|~{3,})[^\n]*")
-_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
-
-
-def _fences(text: str, begin: int) -> list[tuple[int, int]]:
-    """Offsets of fenced code blocks, found from their fence lines only (an unclosed fence runs to the end)."""
-    ranges: list[tuple[int, int]] = []
-    opened: tuple[int, str] | None = None
-    for m in _FENCE_LINE.finditer(text, begin):
-        if opened is None:
-            opened = (m.start(), m.group(1))
-            continue
-        closing = m.group(0).strip()
-        if closing.startswith(opened[1]) and set(closing) == {opened[1][0]}:
-            ranges.append((opened[0], m.end()))
-            opened = None
-    if opened is not None:
-        ranges.append((opened[0], len(text)))
-    return ranges
-
-
-def _outside_code(text: str, begin: int, starts: list[int], tags: list[re.Match[str]]) -> list[re.Match[str]]:
-    """The tags that are not in code. Only the code around the tags is looked at, so big files stay cheap; the
-    line-by-line pass (needed for indented code blocks) runs only when a tag sits on an indented line."""
-    from bisect import bisect_right
-
-    def indented(pos: int) -> bool:
-        lo = starts[bisect_right(starts, pos) - 1]
-        return text.startswith(("    ", "\t"), lo)
-
-    if any(indented(t.start()) for t in tags):
-        code = _code_ranges(text, begin, starts)
-        return [t for t in tags if not _inside(t.start(), code)]
-    fences = _fences(text, begin) if ("```" in text or "~~~" in text) else []
-    kept = []
-    for tag in tags:
-        pos = tag.start()
-        if fences and _inside(pos, fences):
-            continue
-        if "`" in text:
-            before = [m.end() for m in _BLANK_LINE.finditer(text, max(begin, pos - 4000), pos)]
-            lo = before[-1] if before else max(begin, text.rfind("\n\n", begin, pos) + 1)
-            nxt = _BLANK_LINE.search(text, pos)
-            hi = nxt.start() if nxt else len(text)
-            chunk = text[lo:hi]
-            if "`" in chunk and any(lo + m.start() <= pos < lo + m.end() for m in _CODE_SPAN.finditer(chunk)):
-                continue
-        kept.append(tag)
-    return kept
-
-
 def parse(text: str) -> tuple[list[Marker], list[MarkerProblem]]:
     """Every marker in a document, and the problems of those that cannot be used."""
     if "fact" not in text or NEEDLE not in text:
@@ -221,8 +91,11 @@ def parse(text: str) -> tuple[list[Marker], list[MarkerProblem]]:
     tags = [m for m in _TAG.finditer(text, begin)]
     if not tags:
         return [], []
+    code = markdown.code_regions(text, begin)
+    tags = [t for t in tags if not code.covers(t.start())]
+    if not tags:
+        return [], []
     starts = _line_starts(text)
-    tags = _outside_code(text, begin, starts, tags)
 
     from bisect import bisect_right
 
