@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from common import machine, write_section  # noqa: E402
 
-from factreg.changes import ALPHA, MIN_SEGMENT, Point, change_points, detect  # noqa: E402
+from factreg.registry.changes import ALPHA, MIN_SEGMENT, Point, change_points, detect  # noqa: E402
 from tests.changes_support import Case, Score, make_case, make_outlier_nulls, make_set, score  # noqa: E402
 
 VENVS = ROOT / "bench" / ".venvs"

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import machine, write_section  # noqa: E402
 
-from factreg.store import Registry  # noqa: E402
+from factreg.registry.store import Registry  # noqa: E402
 from tests.concurrency_support import run_all, wait_ready  # noqa: E402
 from tests.pg_support import PgServer, find_bindir  # noqa: E402
 

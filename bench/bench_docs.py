@@ -76,9 +76,9 @@ def render_doc(rnd: random.Random, i: int, cited: list[tuple[str, str]], claim_s
 
 def make_tree(root: Path, n_files: int, registry_url: str, rnd: random.Random, claim_share: float) -> int:
     """Write the document tree and a registry of the facts it cites; return its size in bytes."""
-    from factreg import facts
     from factreg.docs import markers
-    from factreg.store import Registry
+    from factreg.registry import facts
+    from factreg.registry.store import Registry
 
     reg = Registry(registry_url)
     news = [

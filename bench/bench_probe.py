@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import ROOT, machine, write_section  # noqa: E402
 
-from factreg import standin as faultserver  # noqa: E402
-from factreg.verify import probe as core  # noqa: E402
+from factreg.demo import standin as faultserver  # noqa: E402
+from factreg.measure import probe as core  # noqa: E402
 from tests.probe_support import llama_server, ttfb_pairs  # noqa: E402
 
 BODY = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8, "temperature": 0}
@@ -38,7 +38,7 @@ def pct(xs: list[float], q: float) -> float:
 def accuracy() -> tuple[str, bool]:
     # The fault server runs in a process of its own, as a real server would: in-process it would share the
     # interpreter lock with the probe, and the 5 ms switch interval would show up as timing error.
-    proc = subprocess.Popen([sys.executable, "-m", "factreg.standin"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "factreg.demo.standin"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())

@@ -162,7 +162,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "verify.md")
     opts = parser.parse_args()
-    from factreg.tinymodel import write_tiny_model
+    from factreg.demo.tinymodel import write_tiny_model
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

@@ -29,8 +29,8 @@ def fact_id(worker: int, k: int) -> str:
 
 def run_worker(url: str, worker: int | list[int], n: int, go: Path | None) -> dict:
     """Record `n` measurements as `worker` (or as each of a list of workers in turn, in one process)."""
-    from factreg import facts
-    from factreg.store import Registry
+    from factreg.registry import facts
+    from factreg.registry.store import Registry
 
     reg = Registry(url)
     # Warm up (lazy imports, first connection) before the clock starts: the race is about writing, not importing.

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from factreg.cli import app
-from factreg.store import Registry
+from factreg.registry.store import Registry
 
 pytest_plugins = ["tests.pg_support"]  # the throwaway PostgreSQL server (pg_server, pg_url)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from factreg import facts
-from factreg.conditions import body_sha256
-from factreg.facts import NewFact
+from factreg.registry import facts
+from factreg.registry.conditions import body_sha256
+from factreg.registry.facts import NewFact
 
 SHORT_BODY = body_sha256({"messages": [{"role": "user", "content": "hi"}], "stream": True})
 REAL_BODY = body_sha256(
@@ -115,7 +115,7 @@ def add_verification(
 
     from sqlalchemy import insert
 
-    from factreg import stats
+    from factreg.registry import stats
 
     current = facts.get(registry, fact_id)
     spread = n = None

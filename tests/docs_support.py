@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factreg import clock, facts
-from factreg.store import Registry
+from factreg import clock
+from factreg.registry import facts
+from factreg.registry.store import Registry
 
 
 def record(

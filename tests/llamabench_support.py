@@ -21,7 +21,7 @@ def real_llama_bench() -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from factreg.tinymodel import write_tiny_model
+    from factreg.demo.tinymodel import write_tiny_model
 
     return write_tiny_model(tmp_path_factory.mktemp("model") / "tiny.gguf")
 

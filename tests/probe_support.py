@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from factreg.llamaserver import LlamaServer, free_port, llama_server, llama_server_binary  # noqa: F401
+from factreg.demo.llamaserver import LlamaServer, free_port, llama_server, llama_server_binary  # noqa: F401
 
 
 def curl_starttransfer(url: str, body: dict) -> float:
@@ -35,8 +35,8 @@ def curl_starttransfer(url: str, body: dict) -> float:
 
 def ttfb_pairs(url: str, body: dict, n: int, warmup: int = 2) -> tuple[list[float], list[float]]:
     """factreg's ttfb and curl's time_starttransfer for the same body, alternated so that load hits both alike."""
-    from factreg.http import make_client
-    from factreg.verify import probe as core
+    from factreg.measure import probe as core
+    from factreg.measure.http import make_client
 
     sent = core.request_body(body, no_cache=False)
     ours: list[float] = []

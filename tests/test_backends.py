@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import inspect, text
 
-from factreg import facts, jsonl
-from factreg.migrations import MIGRATIONS
-from factreg.store import Registry
+from factreg.registry import facts, jsonl
+from factreg.registry.migrations import MIGRATIONS
+from factreg.registry.store import Registry
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from scipy import stats as sps
 
-from factreg.changes import Point, change_points, conditions_changed, detect, median_level
 from factreg.errors import BadInput
+from factreg.registry.changes import Point, change_points, conditions_changed, detect, median_level
 from tests.changes_support import make_case, make_set, score
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from factreg import clock
-from factreg.demo import MISTAKES
+from factreg.demo.story import MISTAKES
 from factreg.errors import UsageError
 from tests.conftest import TEST_NOW, ago
 from tests.docs_support import record

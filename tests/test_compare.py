@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from factreg import compare, facts, freshness
-from factreg.facts import NewFact
+from factreg.measure import compare
+from factreg.registry import facts, freshness
+from factreg.registry.facts import NewFact
 from tests.decisions_support import add_verification, seed
 
 DAY_ALLOW = ("--allow-different", "model,machine", "--allow-different", "endpoint")

@@ -11,8 +11,8 @@ from collections import Counter
 
 import pytest
 
-from factreg import facts
-from factreg.store import Registry
+from factreg.registry import facts
+from factreg.registry.store import Registry
 from tests.concurrency_support import SHARED, fact_id, run_all
 
 WORKERS, PER_WORKER = 8, 500

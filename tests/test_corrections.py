@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from factreg import clock, corrections, facts
+from factreg import clock
+from factreg.publish import corrections
+from factreg.registry import facts
 from tests.decisions_support import add_verification, git, init_repo, seed
 
 pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time

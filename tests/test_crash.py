@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from factreg import facts
-from factreg.facts import NewFact
-from factreg.store import Registry
+from factreg.registry import facts
+from factreg.registry.facts import NewFact
+from factreg.registry.store import Registry
 from tests.llamabench_support import tiny_model  # noqa: F401
 
 SEED = int(os.environ.get("FACTREG_CRASH_SEED", "20261129"))

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from factreg import decisions, facts
 from factreg.config import resolve
-from factreg.facts import NewFact
+from factreg.publish import decisions
+from factreg.registry import facts
+from factreg.registry.facts import NewFact
 from tests.decisions_support import add_verification, git, init_repo, seed
 
 pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time

@@ -4,7 +4,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from factreg.demo import MISTAKES, case_study_file
+from factreg.demo.story import MISTAKES, case_study_file
 
 
 def git_log_files(repo: Path) -> list[tuple[str, list[str]]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from factreg import facts
 from factreg.docs import check as chk
 from factreg.docs import walk
+from factreg.registry import facts
 from tests.docs_support import record, verify
 
 SKILL = (

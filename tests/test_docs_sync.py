@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from factreg import facts
 from factreg.docs import sync as sy
+from factreg.registry import facts
 from tests.conftest import ago
 from tests.docs_support import record, verify
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
-from factreg.facts import VERIFICATION
+from factreg.registry.facts import VERIFICATION
 
 
 def test_citation_of_an_unmeasurable_fact_is_flagged(cli, registry):

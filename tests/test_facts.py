@@ -141,7 +141,7 @@ def test_a_verification_that_sees_a_new_build_makes_older_facts_of_the_machine_s
 
     from sqlalchemy import insert
 
-    from factreg.facts import VERIFICATION
+    from factreg.registry.facts import VERIFICATION
 
     common = ["-c", "machine=gamebox", "-c", "model=a3b", "-c", "build_commit=8cf427ff"]
     cli("record", "gamebox/a3b/tg32", "-m", "tg_rate", "--value", "28", *common, "--measured-at", "2026-11-20T00:00:00Z")

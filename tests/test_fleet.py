@@ -12,9 +12,9 @@ from collections import Counter
 
 import pytest
 
-from factreg import facts
-from factreg.facts import NewFact
-from factreg.store import Registry
+from factreg.registry import facts
+from factreg.registry.facts import NewFact
+from factreg.registry.store import Registry
 from tests.llamabench_support import tiny_model  # noqa: F401
 
 HOSTS = ["fleet-a", "fleet-b", "fleet-c"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from factreg import freshness
 from factreg.errors import UsageError
+from factreg.registry import freshness
 from tests import conftest
 from tests.docs_support import record
 
@@ -105,7 +105,7 @@ def test_config_file_levels_through_the_cli(registry, cli, isolated: Path) -> No
     two_days = conftest.ago(2)
     record(registry, "r/tg", 10.0, measured_at=two_days)  # registry default: aging after 1d
     record(registry, "r/ttft", 0.5, metric="ttft", measured_at=two_days)  # metric default: fresh until 10d
-    from factreg import facts
+    from factreg.registry import facts
 
     facts.record(
         registry,

@@ -16,12 +16,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from factreg import jsonl
 from factreg.docs import lint, markers
 from factreg.errors import FactregError
-from factreg.sse import SSEError, SSEParser
-from factreg.store import Registry
-from factreg.verify import llamabench as lb
+from factreg.measure import llamabench as lb
+from factreg.measure.sse import SSEError, SSEParser
+from factreg.registry import jsonl
+from factreg.registry.store import Registry
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(

@@ -2,8 +2,8 @@
 
 import json
 
-from factreg import facts, jsonl
-from factreg.store import Registry
+from factreg.registry import facts, jsonl
+from factreg.registry.store import Registry
 
 
 def populate(cli):

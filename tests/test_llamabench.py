@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from factreg.errors import CouldNotVerify, UsageError
-from factreg.verify import llamabench as lb
+from factreg.measure import llamabench as lb
 from tests.llamabench_support import DATA, llama_bench, real_llama_bench, tiny_model  # noqa: F401
 
 NEW_PP = {"n_prompt": 512, "n_gen": 0, "avg_ts": 140.0, "stddev_ts": 3.162278}
@@ -161,7 +161,7 @@ def test_markdown_old_table():
 
 
 def test_import_every_format_records_facts(cli, tmp_path, registry):
-    from factreg.facts import VERSION
+    from factreg.registry.facts import VERSION
 
     db = sqlite_from(DATA / "new.sql", tmp_path)
     r = cli("import", "llama-bench", str(DATA / "new.json"), "--json")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from factreg.errors import FactregError
-from factreg.verify import llamabench as lb
+from factreg.measure import llamabench as lb
 from tests.llamabench_real_support import read
 
 DATA = Path(__file__).parent / "data" / "llamabench-real"

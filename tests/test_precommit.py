@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from factreg.store import Registry
+from factreg.registry.store import Registry
 from tests.docs_support import record, verify
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,11 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from factreg import __version__, facts
-from factreg import standin as faultserver
+from factreg import __version__
 from factreg.config import resolve
-from factreg.store import Registry
-from factreg.verify import probe as core
+from factreg.demo import standin as faultserver
+from factreg.measure import probe as core
+from factreg.registry import facts
+from factreg.registry.store import Registry
+
+
+def at_least(measured: float, truth: float, slack: float = 0.05) -> bool:
+    """A delay the stand-in injected is a floor the probe never reads below; above it a busy machine adds
+    scheduling delay, so the upper bound is loose (accuracy is measured in bench/bench_probe.py)."""
+    return truth - 0.002 <= measured < truth + slack
+
 
 BODY = {"model": "any", "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]}
 
@@ -103,9 +111,11 @@ def test_injected_delays_are_measured(cli, server, body_file) -> None:
     r = run_probe(cli, server.url("ok,first=0.3,gap=0.02,tokens=10"), body_file, "--n", "3", "--warmup", "1", "--json")
     assert r.exit_code == 0, r.stderr
     m = r.json()["metrics"]
-    assert abs(m["ttft"]["median"] - 0.3) < 0.01
-    assert abs(m["e2e"]["median"] - 0.48) < 0.01
-    assert abs(m["decode_rate"]["median"] - 9 / 0.18) < 3  # (n-1)/span: 9 intervals of 20 ms
+    # The stand-in sleeps before each chunk, so the truth is a floor the probe can never read below; above it, a
+    # busy machine adds scheduling delay (the probe's accuracy is measured in bench/bench_probe.py, not here).
+    assert 0.3 - 0.002 <= m["ttft"]["median"] < 0.3 + 0.05
+    assert 0.48 - 0.002 <= m["e2e"]["median"] < 0.48 + 0.1
+    assert 30 < m["decode_rate"]["median"] <= 9 / 0.18 * 1.02  # (n-1)/span: 9 intervals of at least 20 ms
     assert "reasoning_time" not in m
     assert r.json()["observed"]["thinking"] == "off"
 
@@ -200,7 +210,7 @@ def test_garbage_lines_are_tolerated_and_flagged(cli, server, body_file) -> None
     assert r.exit_code == 0, r.stderr
     data = r.json()
     assert "garbage_lines" in data["flags"]
-    assert abs(data["metrics"]["ttft"]["median"] - 0.1) < 0.01
+    assert at_least(data["metrics"]["ttft"]["median"], 0.1)
     assert "were not SSE data" in r.stderr
 
 
@@ -219,8 +229,7 @@ def test_warmup_discard_makes_the_median_the_settled_speed(server) -> None:
         hostname="h",
     )
     assert stats_median(cold.samples["ttft"]) < slow / 2  # unsettled: the warm-graph replay looks fast
-    assert abs(stats_median(warm.samples["ttft"]) - slow) < 0.01
-    assert all(abs(x - slow) < 0.01 for x in warm.samples["ttft"])
+    assert all(at_least(x, slow) for x in warm.samples["ttft"])
     assert "no_warmup" in cold.flags and cold.observed["warm"] == "false"
     assert warm.observed["warm"] == "true" or "cold" in warm.flags
 
@@ -438,9 +447,9 @@ def test_remeasure_reruns_the_recorded_method(cli, server, body_file, db_url, mo
     out = core.remeasure(method, group, resolve())
     assert set(out) == {"rm/p/ttft", "rm/p/e2e"}
     m = out["rm/p/ttft"]
-    assert m.failure is None and len(m.samples) == 3 and abs(m.value - 0.05) < 0.01
+    assert m.failure is None and len(m.samples) == 3 and at_least(m.value, 0.05)
     assert m.observed["model"] == "rm" and m.observed["endpoint"] == url
-    assert abs(out["rm/p/e2e"].value - 0.08) < 0.01
+    assert at_least(out["rm/p/e2e"].value, 0.08)
     # the same facts against a server answering 401 / another model
     for spec, expected in (("ok,status=401", "auth_failed"), ("ok,model=other", None)):
         moved = {**method, "url": server.url(spec)}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from factreg import publish
 from factreg.errors import ConfigError
+from factreg.publish import writer as publish
 from tests.decisions_support import git, init_repo
 
 

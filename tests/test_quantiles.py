@@ -12,9 +12,9 @@ import scipy.stats as sps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factreg import quantiles as Q
-from factreg import verdicts
 from factreg.errors import BadInput, FactregError, UsageError
+from factreg.measure import quantiles as Q
+from factreg.measure import verdicts
 
 LOGNORMAL = sps.lognorm(s=0.5, scale=0.4)  # a TTFT-like distribution: median 0.4 s, long right tail
 

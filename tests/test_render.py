@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from factreg import render
 from factreg.errors import ConfigError
+from factreg.publish import render
 
 
 def test_shipped_templates_are_found_and_packaged():

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from factreg import facts, report
-from factreg.facts import NewFact
+from factreg.publish import report
+from factreg.registry import facts
+from factreg.registry.facts import NewFact
 from tests.decisions_support import add_verification, git, init_repo, seed
 
 pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time

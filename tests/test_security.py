@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from factreg import facts
-from factreg.facts import NewFact
-from factreg.standin import running
-from factreg.store import Registry
+from factreg.demo.standin import running
+from factreg.registry import facts
+from factreg.registry.facts import NewFact
+from factreg.registry.store import Registry
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 BODY = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from factreg.sse import Event, SSEError, SSEParser
+from factreg.measure.sse import Event, SSEError, SSEParser
 
 STREAM = (
     b'data: {"choices":[{"delta":{"role":"assistant","content":null}}]}\n\n'

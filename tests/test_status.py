@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from factreg import facts
-from factreg import status as st
+from factreg.registry import facts
+from factreg.registry import status as st
 from tests.conftest import ago
 from tests.docs_support import record, verify
 

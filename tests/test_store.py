@@ -5,10 +5,10 @@ import sqlite3
 import pytest
 from sqlalchemy import text
 
-from factreg import facts
 from factreg.errors import UsageError
-from factreg.migrations import MIGRATIONS
-from factreg.store import Registry
+from factreg.registry import facts
+from factreg.registry.migrations import MIGRATIONS
+from factreg.registry.store import Registry
 
 
 def test_new_registry_applies_every_migration_in_order(db_url, db_path):

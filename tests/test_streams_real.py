@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from factreg.sse import SSEParser
-from factreg.verify import probe as core
+from factreg.measure import probe as core
+from factreg.measure.sse import SSEParser
 from tests.streams_real_support import read
 
 DATA = Path(__file__).parent / "data" / "streams-real"
@@ -232,7 +232,7 @@ def replay() -> Iterator[Any]:
 @pytest.mark.parametrize(("name", "aspect"), [c for c in cases() if c.values[1] == "outcome"])
 def test_a_probe_request_ends_as_the_stream_did(name: str, aspect: str, replay: Any) -> None:
     """A complete stream is accepted; a stream carrying an error is a failure with the server's message."""
-    from factreg.http import make_client
+    from factreg.measure.http import make_client
 
     exp = sidecar(name)["expected"]
     url = replay((DATA / f"{name}.sse").read_bytes())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scipy import stats as sps
 
-from factreg import verdicts
-from factreg.verdicts import Side, compare
+from factreg.measure import verdicts
+from factreg.measure.verdicts import Side, compare
 
 
 class FakeSettings:

@@ -7,9 +7,9 @@ import json
 import pytest
 from sqlalchemy import select, update
 
-from factreg import facts
-from factreg import verify as engine
-from factreg.facts import VERIFICATION, VERSION, NewFact
+from factreg.measure import verify as engine
+from factreg.registry import facts
+from factreg.registry.facts import VERIFICATION, VERSION, NewFact
 from tests.llamabench_support import llama_bench, tiny_model, verify_until  # noqa: F401
 
 BENCH = ["-p", "0", "-n", "64", "-r", "20", "-t", "1"]
@@ -66,7 +66,7 @@ def test_bench_then_verify_records_the_verification(cli, benched, registry):
 def test_a_quiet_remeasurement_confirms(registry, benched):
     """The engine confirms when the re-run agrees and is precise enough (a verifier that measured the same)."""
     from factreg import config
-    from factreg.verify import Measurement
+    from factreg.measure.verify import Measurement
 
     s = config.resolve(registry.url)
     fact = engine.select_facts(registry, s, [benched["id"]])[0]
@@ -122,7 +122,7 @@ def test_three_noisy_samples_and_a_small_difference_is_inconclusive(cli, benched
 def test_facts_sharing_a_method_share_one_run(cli, tiny_model, registry, monkeypatch):  # noqa: F811
     r = cli("bench", "--json", "--", "-m", str(tiny_model), "-p", "16", "-n", "16", "-r", "10", "-t", "1")
     assert r.exit_code == 0
-    from factreg.verify import llamabench
+    from factreg.measure import llamabench
 
     calls = []
     real_run = llamabench.run
@@ -183,7 +183,7 @@ def test_moved_model_file_is_an_error_with_a_clear_message(cli, registry, tiny_m
 
 
 def test_changed_model_file_is_conditions_changed(cli, registry, tiny_model, isolated):  # noqa: F811
-    from factreg.tinymodel import write_tiny_model
+    from factreg.demo.tinymodel import write_tiny_model
 
     model = isolated / "swap.gguf"
     model.write_bytes(tiny_model.read_bytes())
@@ -252,7 +252,7 @@ def test_exit_code_precedence():
 
 def test_verifier_contract_groups_by_method_without_select(registry, monkeypatch):
     """A verifier is called once per method (ignoring "select") with the facts that share it."""
-    from factreg.verify import Measurement
+    from factreg.measure.verify import Measurement
 
     seen = []
 
@@ -260,12 +260,9 @@ def test_verifier_contract_groups_by_method_without_select(registry, monkeypatch
         seen.append((method["url"], sorted(f["id"] for f in group)))
         return {f["id"]: Measurement(samples=[1.0, 1.01, 0.99, 1.0, 1.0], observed={"endpoint": "e"}) for f in group}
 
-    import types
+    from factreg.measure import probe
 
-    fake = types.ModuleType("fakeverifier")
-    fake.remeasure = remeasure  # type: ignore[attr-defined]
-    monkeypatch.setitem(__import__("sys").modules, "fakeverifier", fake)
-    monkeypatch.setitem(engine.VERIFIERS, "probe", "fakeverifier:remeasure")
+    monkeypatch.setattr(probe, "remeasure", remeasure)
     for fid, url, metric in (("a/ttft", "u1", "ttft"), ("a/e2e", "u1", "e2e"), ("b/ttft", "u2", "ttft")):
         facts.record(registry, NewFact(id=fid, metric=metric, samples=[1.0, 1.02, 0.98, 1.0, 1.01],
                                        identity={"endpoint": "e", "model": "m"},

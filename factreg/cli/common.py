@@ -61,7 +61,7 @@ def settings(db: str | None):  # type: ignore[no-untyped-def]
 
 def open_registry(db: str | None, create: bool = True):  # type: ignore[no-untyped-def]
     """The resolved settings and the opened, migrated registry."""
-    from factreg.store import Registry
+    from factreg.registry.store import Registry
 
     s = settings(db)
     return s, Registry(s.db_url, create=create)

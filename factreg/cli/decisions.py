@@ -7,16 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from factreg.cli.common import (
-    AsOfOption,
-    DbOption,
-    JsonFlag,
-    console,
-    emit_json,
-    handles_errors,
-    info,
-    open_registry,
-)
+from factreg.cli.common import AsOfOption, DbOption, JsonFlag, console, emit_json, handles_errors, info, open_registry
 
 OutOption = Annotated[
     Path | None,
@@ -86,12 +77,12 @@ def compare(
     db: DbOption = None,
 ) -> None:
     """Compare two facts: ratio of medians with a 95% interval; refuses (exit 1) incomparable facts."""
-    from factreg import compare as cmp
-    from factreg import facts
     from factreg.errors import Findings
+    from factreg.measure import compare as cmp
+    from factreg.registry import facts
 
     if record is not None:
-        from factreg.ids import check_id
+        from factreg.registry.ids import check_id
 
         check_id(record)
     s, reg = open_registry(db, create=False)
@@ -144,7 +135,7 @@ def decision_add(
     db: DbOption = None,
 ) -> None:
     """Record a decision that cites facts, and write decisions/NNNN-<slug>.md."""
-    from factreg import decisions
+    from factreg.publish import decisions
 
     s, reg = _prepare(db, out, templates, commit)
     number = decisions.add(
@@ -168,12 +159,12 @@ def decision_add(
 def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: bool) -> tuple[Any, Any]:
     """Settings and registry for a command that writes decision files; a bad --templates folder or a missing
     repository for --commit fails here, before anything is recorded."""
-    from factreg import render
+    from factreg.publish import render
 
     render.environment(templates)
     s, reg = open_registry(db, create=False)
     if commit:
-        from factreg import publish
+        from factreg.publish import writer as publish
 
         publish.find_repo(_out(s, out))
     return s, reg
@@ -182,7 +173,8 @@ def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: b
 def _write_decisions(
     reg: Any, s: Any, out: Path | None, templates: Path | None, commit: bool, message: str, numbers: list[int]
 ) -> None:
-    from factreg import decisions, publish
+    from factreg.publish import decisions
+    from factreg.publish import writer as publish
 
     root = _out(s, out)
     written, changed = decisions.write_files(reg, s.file_config, root, templates, numbers=numbers)
@@ -200,7 +192,7 @@ def decision_list(
     db: DbOption = None,
 ) -> None:
     """List decisions with their status (`needs review` when a cited fact changed)."""
-    from factreg import decisions
+    from factreg.publish import decisions
 
     s, reg = open_registry(db, create=False)
     data = decisions.list_decisions(reg, s.file_config)
@@ -232,7 +224,7 @@ def decision_show(
     db: DbOption = None,
 ) -> None:
     """Show a decision, the values it relied on, their current state and why it needs review."""
-    from factreg import decisions
+    from factreg.publish import decisions
 
     s, reg = open_registry(db, create=False)
     d = decisions.get(reg, number, s.file_config)
@@ -268,7 +260,7 @@ def decision_revert(
     db: DbOption = None,
 ) -> None:
     """Record that a decision was reverted, and why (a fact or words); re-render its file."""
-    from factreg import decisions
+    from factreg.publish import decisions
 
     s, reg = _prepare(db, out, templates, commit)
     decisions.revert(reg, number, because, date)
@@ -287,7 +279,7 @@ def decision_supersede(
     db: DbOption = None,
 ) -> None:
     """Record that decision N is superseded by decision M; re-render both files."""
-    from factreg import decisions
+    from factreg.publish import decisions
 
     s, reg = _prepare(db, out, templates, commit)
     decisions.supersede(reg, number, by)
@@ -318,7 +310,8 @@ def correct(
     db: DbOption = None,
 ) -> None:
     """Supersede a fact, write its correction note, sync the docs; --commit commits exactly those files."""
-    from factreg import corrections, publish, render
+    from factreg.publish import corrections, render
+    from factreg.publish import writer as publish
 
     render.environment(templates)
     s, reg = open_registry(db, create=False)
@@ -354,11 +347,11 @@ def report(
 ) -> None:
     """Write facts/STALE.md, a page and SVG chart per fact, facts/README.md, facts/llms.txt, decision files."""
     from factreg import clock
-    from factreg import report as rep
+    from factreg.publish import report as rep
 
     s, reg = open_registry(db, create=False)
     if commit:
-        from factreg import publish
+        from factreg.publish import writer as publish
 
         publish.find_repo(_out(s, out))
     with clock.as_of(as_of):

@@ -22,9 +22,13 @@ def demo(
                                                    "installed).")] = None,
 ) -> None:
     """Replay the case study: record the facts, catch the wrong claims, flag and correct the stale doc."""
-    from factreg import demo as demo_mod
+    from factreg.cli import app
+    from factreg.demo import story as demo_mod
     from factreg.errors import Findings
 
-    _, ok = demo_mod.run(directory, live=live)
+    def command(args: list[str]) -> int | None:
+        return app(args, prog_name="factreg", standalone_mode=False)  # type: ignore[no-any-return]
+
+    _, ok = demo_mod.run(command, directory, live=live)
     if not ok:
         raise Findings("the demo did not go as the case study says: see the steps marked above")

@@ -11,16 +11,7 @@ from typing import Annotated
 
 import typer
 
-from factreg.cli.common import (
-    AsOfOption,
-    DbOption,
-    JsonFlag,
-    emit_json,
-    handles_errors,
-    info,
-    open_registry,
-    settings,
-)
+from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit_json, handles_errors, info, open_registry, settings
 
 docs_app = typer.Typer(
     help="Citations of facts in Markdown (<!-- fact: ID -->text<!-- /fact -->): check, sync, cites, lint.",
@@ -157,7 +148,7 @@ def cites(
 ) -> None:
     """List the documents (path:line) that cite a fact."""
     from factreg.docs.markers import find_citations
-    from factreg.ids import check_id
+    from factreg.registry.ids import check_id
 
     check_id(fact_id)
     s = settings(db)

@@ -38,8 +38,8 @@ def record(
     db: DbOption = None,
 ) -> None:
     """Record a measurement as a fact (a new version when the id exists)."""
-    from factreg import conditions, facts
     from factreg.errors import UsageError
+    from factreg.registry import conditions, facts
 
     if (value is None) == (samples is None):
         raise UsageError("give exactly one of --value and --samples")
@@ -69,7 +69,7 @@ def show(
     db: DbOption = None,
 ) -> None:
     """Show one fact: value, statistics, conditions, flags, status and method."""
-    from factreg import facts
+    from factreg.registry import facts
 
     s, reg = open_registry(db, create=False)
     data = facts.get(reg, fact_id, version, s.file_config)
@@ -88,7 +88,8 @@ def list_(
     db: DbOption = None,
 ) -> None:
     """List current facts, optionally filtered."""
-    from factreg import conditions, facts, fmt
+    from factreg import fmt
+    from factreg.registry import conditions, facts
 
     s, reg = open_registry(db, create=False)
     data = facts.list_facts(reg, s.file_config, metric=metric, subject=subject,
@@ -117,7 +118,8 @@ def history(
     db: DbOption = None,
 ) -> None:
     """Show every version of a fact and the verifications made of each."""
-    from factreg import facts, fmt
+    from factreg import fmt
+    from factreg.registry import facts
 
     _, reg = open_registry(db, create=False)
     data = facts.history(reg, fact_id)

@@ -96,10 +96,11 @@ def probe(
     Exit codes: 0 ok, 1 conditions changed (--expect not met), 2 bad usage or input,
     3 auth_failed / unreachable / error (nothing is recorded then).
     """
-    from factreg import conditions, config, secrets
+    from factreg import config, secrets
     from factreg.errors import CouldNotVerify, Findings, UsageError
-    from factreg.freshness import parse_time
-    from factreg.verify import probe as core
+    from factreg.measure import probe as core
+    from factreg.registry import conditions
+    from factreg.registry.freshness import parse_time
 
     headers: dict[str, str] = {}
     for text in header or []:
@@ -114,7 +115,7 @@ def probe(
             raise UsageError("give either --api-key-env or an Authorization --header, not both")
         headers["Authorization"] = "Bearer ${" + api_key_env + "}"
     if record:
-        from factreg.ids import check_id
+        from factreg.registry.ids import check_id
 
         check_id(record.rstrip("/"))
         literal = secrets.literal_secret_headers(headers)
@@ -147,8 +148,8 @@ def probe(
     data = result.as_json()
     recorded: list[str] = []
     if record and result.verdict == core.OK:
-        from factreg import facts
-        from factreg.store import Registry
+        from factreg.registry import facts
+        from factreg.registry.store import Registry
 
         news = core.new_facts(result, record, spec.method())
         recorded = facts.record_many(Registry(settings.db_url), news, min_uptime)
@@ -184,7 +185,7 @@ def _print(data: dict) -> None:
     if metrics:
         from rich.table import Table
 
-        from factreg.metrics import VOCABULARY
+        from factreg.registry.metrics import VOCABULARY
 
         table = Table(box=None, pad_edge=False)
         for col in ("metric", "median", "mean ± sd", "min", "max", "n"):

@@ -11,11 +11,8 @@ import typer
 
 from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, min_uptime, open_registry
 
-# `factreg import FORMAT FILE...`: the formats it reads, and the module function that reads each.
-IMPORTERS = {
-    "jsonl": "factreg.jsonl:import_files",
-    "llama-bench": "factreg.verify.llamabench:import_files",
-}
+# `factreg import FORMAT FILE...`: the formats it reads.
+IMPORT_FORMATS = ("jsonl", "llama-bench")
 
 
 def register(app: typer.Typer) -> None:
@@ -33,7 +30,7 @@ def init(
 ) -> None:
     """Create a project-local registry in .factreg/ (with a default config.toml)."""
     from factreg import config
-    from factreg.store import Registry
+    from factreg.registry.store import Registry
 
     folder = config.init_project(directory.resolve())
     url = config.resolve(db, cwd=directory.resolve()).db_url if db else config.sqlite_url(folder / config.REGISTRY_FILE)
@@ -72,7 +69,7 @@ def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
 
 def _llama_bench_or_none() -> str | None:
     try:
-        from factreg.verify.llamabench import find_binary
+        from factreg.measure.llamabench import find_binary
 
         return str(find_binary(None))
     except Exception:
@@ -82,7 +79,7 @@ def _llama_bench_or_none() -> str | None:
 @handles_errors
 def metrics(json_out: JsonFlag = False) -> None:
     """List the metric vocabulary: unit, direction, meaning and required conditions."""
-    from factreg.metrics import VOCABULARY
+    from factreg.registry.metrics import VOCABULARY
 
     rows: list[dict[str, Any]] = [{"name": m.name, "unit": m.unit, "direction": m.direction, "family": m.family, "meaning": m.meaning,
              "required_conditions": ["|".join(a) for a in m.required]} for m in VOCABULARY.values()]
@@ -106,8 +103,8 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Export the whole registry as JSONL (lossless; `factreg import` reads it back)."""
-    from factreg import jsonl
     from factreg.atomic import atomic_write_text
+    from factreg.registry import jsonl
 
     _, reg = open_registry(db, create=False)
     if out is None:
@@ -127,12 +124,10 @@ def import_(
     db: DbOption = None,
 ) -> None:
     """Import facts: JSONL (an export, or record lines), or llama-bench output (`import llama-bench FILE...`)."""
-    import importlib
-
     from factreg.errors import UsageError
 
     fmt = "jsonl"
-    if files and files[0] in IMPORTERS:
+    if files and files[0] in IMPORT_FORMATS:
         fmt, files = files[0], files[1:]
     if not files:
         raise UsageError("give at least one file to import")
@@ -140,9 +135,15 @@ def import_(
     for p in paths:
         if not p.exists():
             raise UsageError(f"no such file: {p}")
-    module, func = IMPORTERS[fmt].split(":")
     s, reg = open_registry(db)
-    result = getattr(importlib.import_module(module), func)(reg, paths, min_uptime_s=min_uptime(s))
+    if fmt == "llama-bench":
+        from factreg.measure import llamabench
+
+        result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s))
+    else:
+        from factreg.registry import jsonl
+
+        result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s))
     if json_out:
         emit_json(result)
         return

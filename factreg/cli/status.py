@@ -35,8 +35,9 @@ def status(
     stderr ends every run. Exit 0 when no fact is at or above --fail-on (default stale),
     1 when some are, 2 on a usage or configuration error.
     """
-    from factreg import clock, freshness
-    from factreg import status as st
+    from factreg import clock
+    from factreg.registry import freshness
+    from factreg.registry import status as st
 
     freshness.fails("fresh", fail_on)  # validate --fail-on before opening anything
     with clock.as_of(as_of):
@@ -72,7 +73,7 @@ def _decisions_needing_review(reg, config) -> list[dict]:  # type: ignore[no-unt
     """Open decisions whose cited facts have since changed (none loaded when the registry has no decisions)."""
     if not reg.query("SELECT count(*) AS n FROM decision")[0]["n"]:
         return []
-    from factreg import decisions
+    from factreg.publish import decisions
 
     return [{"number": d["number"], "title": d["title"], "review_reason": "; ".join(d["review_reasons"])}
             for d in decisions.needing_review(reg, config)]

@@ -38,7 +38,7 @@ def bench(
 ) -> None:
     """Run llama-bench (arguments after --) and record one fact per test, e.g. `factreg bench -- -m m.gguf -n 32`."""
     from factreg.errors import UsageError
-    from factreg.verify import llamabench
+    from factreg.measure import llamabench
 
     args = list(ctx.args)
     if not args:
@@ -72,12 +72,12 @@ def verify(
     db: DbOption = None,
 ) -> None:
     """Re-run facts' methods and record verdicts: exit 1 if refuted/changed, 3 if something could not run."""
-    from factreg import verify as engine
+    from factreg.measure import verify as engine
 
     s, reg = open_registry(db, create=False)
     if against is not None:
-        from factreg import facts
         from factreg.errors import UsageError
+        from factreg.registry import facts
 
         if len(ids or []) != 1 or all_ or stale or here:
             raise UsageError("--against judges exactly one fact: give one ID and no --all/--stale/--here")

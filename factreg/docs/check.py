@@ -105,7 +105,7 @@ def scan(paths: Iterable[Path | str], config: Mapping[str, Any] | None = None) -
 
 def load_index(registry, config: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
     """Every current fact with its status, by id."""
-    from factreg import facts
+    from factreg.registry import facts
 
     return {f["id"]: f for f in facts.list_facts(registry, config)}
 

@@ -25,7 +25,7 @@ from factreg import fmt
 from factreg.docs import markdown
 from factreg.docs.markdown import front_matter_end as front_matter_end
 from factreg.errors import UsageError
-from factreg.ids import check_id
+from factreg.registry.ids import check_id
 
 NEEDLE = "<!--"
 FIELDS = ("value", "spread", "unit", "n", "median", "mean", "min", "max", "ci_lo", "ci_hi", "measured_at", "date", "id")

@@ -92,7 +92,7 @@ class Registry:
         """Whether every migration is applied (checked without SQLAlchemy for SQLite)."""
         if not self.is_sqlite or self.sqlite_path == ":memory:":
             return False
-        from factreg.migrations import NAMES
+        from factreg.registry.migrations import NAMES
 
         try:
             rows = self.query("SELECT name FROM factreg_migration")
@@ -191,8 +191,8 @@ class Registry:
         """Apply the migrations not yet applied, each in its own transaction; return their names."""
         from sqlalchemy import text
 
-        from factreg.migrations import MIGRATIONS
-        from factreg.models import Migration
+        from factreg.registry.migrations import MIGRATIONS
+        from factreg.registry.models import Migration
 
         todo = MIGRATIONS if migrations is None else migrations
         applied: list[str] = []
@@ -243,8 +243,3 @@ def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
 def _short(exc: Exception) -> str:
     orig = getattr(exc, "orig", None)
     return str(orig if orig is not None else exc).splitlines()[0]
-
-
-def open_registry(url: str, *, create: bool = True) -> Registry:
-    """Open (and migrate) the registry at `url`."""
-    return Registry(url, create=create)

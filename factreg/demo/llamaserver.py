@@ -56,7 +56,7 @@ class LlamaServer:
 @contextmanager
 def llama_server(workdir: Path, api_key: str | None = None, timeout: float = 60.0) -> Iterator[LlamaServer]:
     """Start llama-server with the tiny model; wait until /health answers 200; stop it on exit."""
-    from factreg.tinymodel import write_tiny_model
+    from factreg.demo.tinymodel import write_tiny_model
 
     model = workdir / "tiny.gguf"
     if not model.exists():

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from factreg.errors import UsageError
-from factreg.metrics import ALWAYS_INFO
+from factreg.registry.metrics import ALWAYS_INFO
 
 IDENTITY = "identity"
 INFO = "info"

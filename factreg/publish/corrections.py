@@ -15,12 +15,12 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from factreg import clock, fmt
-from factreg import conditions as cond
-from factreg import facts as factmod
 from factreg.errors import NotFound, UsageError
-from factreg.ids import check_id
-from factreg.models import Correction
-from factreg.store import Registry
+from factreg.registry import conditions as cond
+from factreg.registry import facts as factmod
+from factreg.registry.ids import check_id
+from factreg.registry.models import Correction
+from factreg.registry.store import Registry
 
 CORRECTION = Correction.__table__  # type: ignore[attr-defined]
 FOLDER = "facts/corrections"
@@ -189,9 +189,9 @@ def correct(
 ) -> dict[str, Any]:
     """Supersede `old_id` by a fact (or by a verification recorded as a new fact), write the correction note,
     re-render the decisions citing it and sync the docs. Return what was done, with every file written."""
-    from factreg import decisions as decmod
-    from factreg import render as rendering
     from factreg.atomic import write_if_changed
+    from factreg.publish import decisions as decmod
+    from factreg.publish import render as rendering
 
     config = settings.file_config
     out = Path(out) if out is not None else Path(settings.root)

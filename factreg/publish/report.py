@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from factreg import decisions as decmod
 from factreg import fmt
-from factreg.corrections import doc_roots, list_corrections
-from factreg.freshness import parse_time
-from factreg.store import Registry
+from factreg.publish import decisions as decmod
+from factreg.publish.corrections import doc_roots, list_corrections
+from factreg.registry.freshness import parse_time
+from factreg.registry.store import Registry
 
 FOLDER = "facts"
 PROBLEM_STATUSES = ("refuted", "conditions_changed", "stale", "unverifiable")
@@ -169,8 +169,8 @@ def build(
     registry: Registry, settings: Any, out: Path | None = None, templates: Path | str | None = None
 ) -> dict[Path, str]:
     """Render every report file: path → text. Also renders the decision files (their status can change)."""
-    from factreg import facts as factmod
-    from factreg import render as rendering
+    from factreg.publish import render as rendering
+    from factreg.registry import facts as factmod
 
     config = settings.file_config
     out = Path(out) if out is not None else Path(settings.root)
@@ -289,7 +289,7 @@ def write(
     do_commit: bool = False,
 ) -> dict[str, Any]:
     """Render and write the reports (only files that changed); with `do_commit`, commit exactly them."""
-    from factreg import publish
+    from factreg.publish import writer as publish
 
     out = Path(out) if out is not None else Path(settings.root)
     files = build(registry, settings, out, templates)

@@ -20,7 +20,7 @@ ADDED_LATER: dict[str, set[str]] = {}
 def _create(conn: Connection, name: str) -> None:
     from sqlalchemy.schema import CreateIndex, CreateTable
 
-    from factreg.models import SQLModel
+    from factreg.registry.models import SQLModel
 
     table: Table = SQLModel.metadata.tables[name]
     later = ADDED_LATER.get(name, set())

@@ -73,10 +73,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from factreg import conditions
 from factreg.errors import BadInput
+from factreg.registry import conditions
+from factreg.registry.stats import t_sf
 from factreg.secrets import redact
-from factreg.stats import t_sf
 
 MIN_SEGMENT = 4
 ALPHA = 0.01

@@ -13,8 +13,9 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from factreg import fmt, stats
-from factreg.metrics import HIGHER, LOWER, get_metric
+from factreg import fmt
+from factreg.registry import stats
+from factreg.registry.metrics import HIGHER, LOWER, get_metric
 
 BOOTSTRAP_RESAMPLES = 4000
 BOOTSTRAP_SEED = 20261026
@@ -257,7 +258,7 @@ def summary_line(result: Mapping[str, Any]) -> str:
 
 def derived_fact(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any], fact_id: str):  # type: ignore[no-untyped-def]
     """The comparison as a derived fact (metric `ratio`) that depends on the two versions compared."""
-    from factreg.facts import NewFact
+    from factreg.registry.facts import NewFact
 
     info: dict[str, str] = {"wording": str(result["wording"])}
     if result["ci95"]:

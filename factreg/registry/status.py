@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from factreg import clock, freshness
-from factreg.facts import last_verifications, observed_environment
-from factreg.store import Registry
+from factreg import clock
+from factreg.registry import freshness
+from factreg.registry.facts import last_verifications, observed_environment
+from factreg.registry.store import Registry
 
 # Identity conditions that staleness looks at (the machine and its build/driver).
 _KEYS = ("machine", *freshness.ENVIRONMENT_KEYS)

@@ -18,7 +18,7 @@ from typing import IO, Any
 from sqlalchemy import Connection, insert, select
 
 from factreg.errors import BadInput, UsageError
-from factreg.facts import (
+from factreg.registry.facts import (
     CONDITION,
     FACT,
     SAMPLE,
@@ -30,9 +30,9 @@ from factreg.facts import (
     insert_rows,
     write_versions,
 )
-from factreg.ids import check_id
-from factreg.models import Correction, Decision, DecisionCite
-from factreg.store import Registry
+from factreg.registry.ids import check_id
+from factreg.registry.models import Correction, Decision, DecisionCite
+from factreg.registry.store import Registry
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
 CITE = DecisionCite.__table__  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -61,8 +61,9 @@ def case_study_file(name: str) -> Path:
 class Demo:
     """Runs `factreg` commands in-process in the demo folder, printing each one like a shell session."""
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, command: Callable[[list[str]], int | None]):
         self.work = work
+        self.command = command  # runs `factreg ARGS` in-process (the CLI hands itself in: no import upward)
         self.codes: dict[str, int] = {}
 
     def say(self, text: str = "") -> None:
@@ -74,13 +75,11 @@ class Demo:
 
     def run(self, *args: str, label: str | None = None, env: dict[str, str] | None = None) -> int:
         """`factreg ARGS` as a user would type it; returns its exit code."""
-        from factreg.cli import app
-
         self.say(f"$ factreg {' '.join(shlex.quote(a) for a in args)}")
         sys.stdout.flush()
         with _env(env or {}):
             try:
-                code = app(list(args), prog_name="factreg", standalone_mode=False)
+                code = self.command(list(args))
             except SystemExit as exc:  # pragma: no cover - commands exit through return codes here
                 code = exc.code if isinstance(exc.code, int) else 1
         sys.stdout.flush()
@@ -141,7 +140,9 @@ def _has_identity(repo: Any) -> bool:
         return False
 
 
-def run(directory: Path | None = None, live: bool | None = None) -> tuple[Path, bool]:
+def run(
+    command: Callable[[list[str]], int | None], directory: Path | None = None, live: bool | None = None
+) -> tuple[Path, bool]:
     """Replay the case study; return the folder it worked in and whether every step behaved as expected."""
     work = Path(directory).resolve() if directory else Path(tempfile.mkdtemp(prefix="factreg-demo-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -149,17 +150,17 @@ def run(directory: Path | None = None, live: bool | None = None) -> tuple[Path, 
         from factreg.errors import UsageError
 
         raise UsageError(f"{work} is not empty: the demo needs an empty folder (or none: it makes a temp one)")
-    demo = Demo(work)
+    demo = Demo(work, command)
     clean_env = {"FACTREG_DB": str(work / ".factreg" / "registry.db"), "FACTREG_HOSTNAME": "demo-host", **STORY_ENV}
     with _cwd(work), _env(clean_env):
         _prepare(work)
         _story(demo)
         if live is None:
-            from factreg import llamaserver
+            from factreg.demo import llamaserver
 
             live = llamaserver.available()
         if live:
-            from factreg import live as live_mod
+            from factreg.demo import live as live_mod
 
             live_mod.run(demo)
         ok = _summary(demo)
@@ -185,7 +186,7 @@ def _gateway_on(server: Any, path: Path) -> None:
 
 
 def _story(demo: Demo) -> None:
-    from factreg import standin
+    from factreg.demo import standin
 
     with standin.running() as server:
         _gateway_on(server, demo.work / "01-night.jsonl")
@@ -236,9 +237,9 @@ def _told(demo: Demo, server: Any) -> None:
 
     demo.step("7. The decision that rested on them")
     demo.run("decision", "list")
-    from factreg import decisions
     from factreg.config import resolve
-    from factreg.store import Registry
+    from factreg.publish import decisions
+    from factreg.registry.store import Registry
 
     review = decisions.needing_review(Registry(resolve().db_url), resolve().file_config)
     demo.codes["decision_review"] = 0 if [d["number"] for d in review] == [1] else 1

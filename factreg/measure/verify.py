@@ -1,6 +1,6 @@
 """Re-verifying facts: group facts by method, call each method's verifier once, decide and record verdicts.
 
-Verifiers are looked up by method kind in VERIFIERS; each is
+A verifier is chosen by method kind (`load_verifier`, the kinds in VERIFIERS); each is
 `remeasure(method: dict, facts: list[dict], settings) -> dict[str, Measurement]`, where `facts` share `method`
 apart from its "select" key. Methods of kind `manual` and `derived` cannot be re-run and are reported as
 skipped. A stored method is data: nothing in it is run except through a known verifier.
@@ -8,33 +8,16 @@ skipped. A stored method is data: nothing in it is run except through a known ve
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from factreg import conditions as cond
-from factreg import verdicts
 from factreg.errors import FactregError, UsageError
+from factreg.measure import verdicts
+from factreg.measure.measurement import Measurement
+from factreg.registry import conditions as cond
 
-
-@dataclass
-class Measurement:
-    """One re-measurement of one fact (what a verifier observed)."""
-
-    samples: list[float] = field(default_factory=list)  # samples in the fact's metric/unit
-    value: float | None = None  # summary value (median of samples, or llama-bench avg_ts)
-    spread: float | None = None  # standard deviation
-    n: int | None = None
-    observed: dict[str, str] = field(default_factory=dict)  # identity conditions as observed now
-    failure: str | None = None  # "auth_failed" | "unreachable" | "error": could not measure
-    message: str | None = None  # one line, no secrets
-    raw: str | None = None  # raw tool output (secrets redacted)
-    flags: list[str] = field(default_factory=list)  # e.g. "cold", "cache_hit", "thinking_on"
-
-
-VERIFIERS = {"llama-bench": "factreg.verify.llamabench:remeasure", "probe": "factreg.verify.probe:remeasure"}
+VERIFIERS = ("llama-bench", "probe")  # the method kinds factreg can re-run; nothing else is ever run
 NOT_RERUNNABLE = ("manual", "derived")
 SKIPPED = "skipped"
 # Verdicts that make `factreg verify` exit 1, and those that make it exit 3.
@@ -48,15 +31,16 @@ def method_key(method: Mapping[str, Any]) -> str:
 
 
 def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
-    """The `remeasure` function for a method kind (only the known ones)."""
-    target = VERIFIERS.get(kind)
-    if target is None:
-        raise UsageError(f"no verifier for method kind {kind!r}")
-    module, func = target.split(":")
-    try:
-        return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
-    except (ImportError, AttributeError):
-        raise UsageError(f"the {kind} verifier is not available in this installation") from None
+    """The `remeasure` function for a method kind (only the known ones; imported here, as they import this)."""
+    if kind == "llama-bench":
+        from factreg.measure import llamabench
+
+        return llamabench.remeasure
+    if kind == "probe":
+        from factreg.measure import probe
+
+        return probe.remeasure
+    raise UsageError(f"no verifier for method kind {kind!r}")
 
 
 def select_facts(
@@ -69,12 +53,12 @@ def select_facts(
     here: bool = False,
 ) -> list[dict[str, Any]]:
     """The facts to verify: the given ids, or all/stale ones, optionally only those measured on this host."""
-    from factreg import facts
+    from factreg.registry import facts
 
     if not ids and not (all_ or stale or here):
         raise UsageError("name facts to verify, or use --all, --stale or --here")
     if ids:
-        from factreg.ids import check_id
+        from factreg.registry.ids import check_id
 
         wanted = [check_id(i) for i in dict.fromkeys(ids)]
         found = facts.list_facts(registry, settings.file_config, ids=wanted)
@@ -296,7 +280,7 @@ def _record(
     from sqlalchemy import insert
 
     from factreg import clock
-    from factreg.facts import VERIFICATION
+    from factreg.registry.facts import VERIFICATION
 
     now = clock.iso()
     values = []

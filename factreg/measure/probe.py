@@ -21,17 +21,18 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from factreg import clock, secrets, stats
-from factreg import conditions as cond
+from factreg import clock, secrets
 from factreg.errors import UsageError
-from factreg.http import USER_AGENT, make_client, redirect_message
-from factreg.sse import SSEError, SSEParser
+from factreg.measure.http import USER_AGENT, make_client, redirect_message
+from factreg.measure.sse import SSEError, SSEParser
+from factreg.registry import conditions as cond
+from factreg.registry import stats
 
 if TYPE_CHECKING:
     import httpx
 
-    from factreg.facts import NewFact
-    from factreg.verify import Measurement
+    from factreg.measure.measurement import Measurement
+    from factreg.registry.facts import NewFact
 
 OK = "ok"
 CONDITIONS_CHANGED = "conditions_changed"
@@ -870,8 +871,8 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
 
 def new_facts(result: ProbeResult, prefix: str, method: Mapping[str, Any]) -> list[NewFact]:
     """The facts `--record PREFIX` writes: one per metric with samples (never for a failed probe)."""
-    from factreg.facts import NewFact
-    from factreg.ids import check_id
+    from factreg.registry.facts import NewFact
+    from factreg.registry.ids import check_id
 
     if result.verdict != OK:
         raise UsageError(f"nothing recorded: the probe's verdict is {result.verdict}")
@@ -918,7 +919,7 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
 
 def remeasure(method: dict, facts: list[dict], settings: Any) -> dict[str, Measurement]:
     """Verifier for method kind `probe`: one probe run serves every fact of the group."""
-    from factreg.verify import Measurement
+    from factreg.measure.measurement import Measurement
 
     hostname = getattr(settings, "hostname", None) or socket.gethostname()
     try:

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factreg import conditions as cond
-from factreg import hostinfo
 from factreg.errors import BadInput, CouldNotVerify, FactregError, UsageError
-from factreg.ids import check_id, slugify
+from factreg.measure import hostinfo
+from factreg.registry import conditions as cond
+from factreg.registry.ids import check_id, slugify
 
 BINARY_NAME = "llama-bench"
 MAX_INPUT_BYTES = 32 * 2**20  # llama-bench output is kilobytes; anything this large is not one
@@ -638,7 +638,7 @@ def bench(
     min_uptime_s: float = 300.0,
 ) -> list[dict[str, Any]]:
     """Run llama-bench and record one fact per test; return the recorded facts as JSON data."""
-    from factreg import facts
+    from factreg.registry import facts
 
     exe = find_binary(binary)
     clean = absolute_models(strip_output(check_args(list(args))))
@@ -696,7 +696,7 @@ def build_facts(
 def new_fact(r: BenchResult, fid: str, identity: dict[str, str], info: dict[str, str], method: dict[str, Any],
              note: str) -> Any:
     """The NewFact for one llama-bench result: samples_ts, avg_ts ± stddev_ts, the run's test time."""
-    from factreg.facts import NewFact
+    from factreg.registry.facts import NewFact
 
     return NewFact(
         id=fid,
@@ -719,7 +719,7 @@ def new_fact(r: BenchResult, fid: str, identity: dict[str, str], info: dict[str,
 
 def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = 300.0) -> dict[str, Any]:
     """`factreg import llama-bench FILE...`: read every file first, then record all facts in one transaction."""
-    from factreg import facts
+    from factreg.registry import facts
 
     news: list[Any] = []
     formats: dict[str, int] = {}
@@ -750,7 +750,7 @@ def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = 300
 
 def remeasure(method: Mapping[str, Any], fact_list: Sequence[Mapping[str, Any]], settings: Any) -> dict[str, Any]:
     """Re-run a llama-bench method once for all facts that share it; one Measurement per fact id."""
-    from factreg.verify import Measurement
+    from factreg.measure.measurement import Measurement
 
     def fail_all(message: str) -> dict[str, Any]:
         return {f["id"]: Measurement(failure="error", message=message) for f in fact_list}

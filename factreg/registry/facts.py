@@ -9,12 +9,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from factreg import clock, freshness, stats
-from factreg import conditions as cond
+from factreg import clock
 from factreg.errors import NotFound, UsageError
-from factreg.ids import check_id
-from factreg.metrics import get_metric, missing_required
-from factreg.store import Registry, in_list, rows
+from factreg.registry import conditions as cond
+from factreg.registry import freshness, stats
+from factreg.registry.ids import check_id
+from factreg.registry.metrics import get_metric, missing_required
+from factreg.registry.store import Registry, in_list, rows
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Table
@@ -32,7 +33,7 @@ _TABLES = {"FACT": "Fact", "VERSION": "FactVersion", "SAMPLE": "Sample", "CONDIT
 def __getattr__(name: str) -> Any:
     """The SQLAlchemy tables (FACT, VERSION, …), imported on first use so that read commands start fast."""
     if name in _TABLES:
-        from factreg import models
+        from factreg.registry import models
 
         return getattr(models, _TABLES[name]).__table__
     raise AttributeError(name)

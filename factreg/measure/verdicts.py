@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from factreg import fmt, stats
+from factreg import fmt
+from factreg.registry import stats
 
 DEFAULT_TOLERANCE = 0.10
 DEFAULT_ALPHA = 0.05

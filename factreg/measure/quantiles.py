@@ -56,8 +56,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict, get_args
 
-from factreg import fmt, metrics, stats, verdicts
+from factreg import fmt
 from factreg.errors import BadInput, UsageError
+from factreg.measure import verdicts
+from factreg.registry import metrics, stats
 
 TAIL_SAMPLES = 10
 CONFIDENCE = 0.95

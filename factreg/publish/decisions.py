@@ -16,12 +16,12 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select, update
 
 from factreg import clock, fmt
-from factreg import conditions as cond
-from factreg import facts as factmod
 from factreg.errors import NotFound, UsageError
-from factreg.ids import check_id, slugify
-from factreg.models import Decision, DecisionCite
-from factreg.store import Registry
+from factreg.registry import conditions as cond
+from factreg.registry import facts as factmod
+from factreg.registry.ids import check_id, slugify
+from factreg.registry.models import Decision, DecisionCite
+from factreg.registry.store import Registry
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
 CITE = DecisionCite.__table__  # type: ignore[attr-defined]
@@ -358,7 +358,7 @@ def citing(decisions: Iterable[Mapping[str, Any]], fact_id: str) -> list[Mapping
 
 def render(decision: Mapping[str, Any], templates: Path | str | None = None) -> str:
     """The MADR-compatible Markdown of one decision."""
-    from factreg import render as rendering
+    from factreg.publish import render as rendering
 
     return rendering.render("decision.md.j2", {"d": decision}, templates)
 

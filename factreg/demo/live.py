@@ -10,9 +10,11 @@ SETTLE_S = 8  # the demo's stand-in for --min-uptime 300: long enough to show th
 
 def run(demo: Any) -> None:
     """bench → verify with llama-bench, then a cold and a settled probe of llama-server, side by side."""
-    from factreg import facts, fmt, llamaserver, tinymodel
+    from factreg import fmt
     from factreg.config import resolve
-    from factreg.store import Registry
+    from factreg.demo import llamaserver, tinymodel
+    from factreg.registry import facts
+    from factreg.registry.store import Registry
 
     live = demo.work / "live"
     live.mkdir(exist_ok=True)
