@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from factreg.errors import BadInput, FactregError, UsageError
 from factreg.measure import quantiles as Q
-from factreg.measure import verdicts
+from factreg.registry.verdicts import Verdict
 
 LOGNORMAL = sps.lognorm(s=0.5, scale=0.4)  # a TTFT-like distribution: median 0.4 s, long right tail
 
@@ -216,34 +216,34 @@ def test_verdict_refuted_when_significant_and_outside_tolerance():
     # Fact: p90 of ttft is 0.5 s. New run: a slower server whose true p90 is 0.65 s.
     slower = sps.lognorm(s=0.5, scale=0.65 / math.exp(0.5 * sps.norm.ppf(0.9)))
     check = Q.verify_quantile(0.5, 0.9, exact_sample(slower, 300), unit="s")
-    assert check.verdict == verdicts.REFUTED
+    assert check.verdict == Verdict.REFUTED
     assert check.p_value == check.p_two_sided < 0.05
     assert check.outcome.rel_diff == pytest.approx(0.3, abs=0.02)
     assert "outside tolerance ±10% and significant" in check.outcome.message
     assert f"{check.above} of 300 new samples above 0.500 s (30 expected)" in check.outcome.message
     # The same data refutes the bound "p90 ≤ 0.5 s", on the one-sided p-value.
     bound = Q.verify_quantile(0.5, 0.9, exact_sample(slower, 300), claim="at_most")
-    assert bound.verdict == verdicts.REFUTED and bound.p_value == bound.p_above < check.p_two_sided
+    assert bound.verdict == Verdict.REFUTED and bound.p_value == bound.p_above < check.p_two_sided
 
 
 def test_faster_server_refutes_the_number_but_confirms_the_bound():
     x = 0.5
     faster = sps.lognorm(s=0.5, scale=0.3 / math.exp(0.5 * sps.norm.ppf(0.9)))  # true p90 0.3 s
     xs = exact_sample(faster, 400)
-    assert Q.verify_quantile(x, 0.9, xs).verdict == verdicts.REFUTED
+    assert Q.verify_quantile(x, 0.9, xs).verdict == Verdict.REFUTED
     bound = Q.verify_quantile(x, 0.9, xs, claim="at_most")
-    assert bound.verdict == verdicts.CONFIRMED and bound.p_value == bound.p_above > 0.5
+    assert bound.verdict == Verdict.CONFIRMED and bound.p_value == bound.p_above > 0.5
 
 
 def test_verdict_confirmed_needs_the_interval_inside_the_tolerance():
     x = float(LOGNORMAL.ppf(0.9))
     check = Q.verify_quantile(x, 0.9, exact_sample(LOGNORMAL, 2000))
-    assert check.verdict == verdicts.CONFIRMED
+    assert check.verdict == Verdict.CONFIRMED
     assert check.new.low is not None and check.new.high is not None
     assert x * 0.9 <= check.new.low and check.new.high <= x * 1.1
     # Same data, a tolerance narrower than the interval: not confirmed, and it says how many samples would do.
     tight = Q.verify_quantile(x, 0.9, exact_sample(LOGNORMAL, 2000), tolerance=0.01)
-    assert tight.verdict == verdicts.INCONCLUSIVE
+    assert tight.verdict == Verdict.INCONCLUSIVE
     assert tight.outcome.needed_n is not None and tight.outcome.needed_n > 2000
     assert f"need n ≥ {tight.outcome.needed_n}" in tight.outcome.message
 
@@ -253,17 +253,17 @@ def test_significant_but_inside_tolerance_confirms_with_enough_samples():
     x = float(LOGNORMAL.ppf(0.9)) / 1.04
     check = Q.verify_quantile(x, 0.9, exact_sample(LOGNORMAL, 20_000))
     assert check.p_value < 1e-6
-    assert check.verdict == verdicts.CONFIRMED
+    assert check.verdict == Verdict.CONFIRMED
 
 
 def test_few_samples_never_confirm_but_can_refute():
     x = float(LOGNORMAL.ppf(0.9))
     few = Q.verify_quantile(x, 0.9, exact_sample(LOGNORMAL, 20))
-    assert few.verdict == verdicts.INCONCLUSIVE
+    assert few.verdict == Verdict.INCONCLUSIVE
     assert few.outcome.message.endswith("(2 expected): p90 needs n ≥ 100 (at least 10 samples above it); have 20")
     # 20 of 20 requests slower than the recorded p90: P = 0.1^20, refuted whatever n.
     slow = Q.verify_quantile(0.5, 0.9, [0.8 + i / 100 for i in range(20)])
-    assert slow.verdict == verdicts.REFUTED and slow.p_above == pytest.approx(1e-20, rel=1e-9)
+    assert slow.verdict == Verdict.REFUTED and slow.p_above == pytest.approx(1e-20, rel=1e-9)
 
 
 def test_quantile_test_size_under_h0_is_at_most_alpha():

@@ -20,6 +20,7 @@ import pytest
 
 from factreg.measure import probe as core
 from factreg.measure.sse import SSEParser
+from factreg.registry.verdicts import Verdict
 from tests.streams_real_support import read
 
 DATA = Path(__file__).parent / "data" / "streams-real"
@@ -241,7 +242,7 @@ def test_a_probe_request_ends_as_the_stream_did(name: str, aspect: str, replay: 
             trace = core.stream_request(client, url, {}, {"stream": True}, 10)
         except core.ProbeFailure as exc:
             assert exp["error"] is not None, exc.message
-            assert exc.verdict == core.ERROR and exp["error"][:100] in exc.message
+            assert exc.verdict == Verdict.ERROR and exp["error"][:100] in exc.message
             return
     assert exp["error"] is None
     assert trace.n_answer == exp["answer_chunks"] or (name, "answer") in KNOWN_GAPS

@@ -78,7 +78,7 @@ def test_a_quiet_remeasurement_confirms(registry, benched):
 
 def test_claim_ten_times_the_real_rate_is_refuted(cli, benched, registry):
     # Same identity conditions, numbers 10× the real ones: refuted however noisy the machine. (The case study's
-    # 2.35× — 28 vs 11.9 — is judged exactly on recorded samples in test_verdicts.py.)
+    # 2.35× — 28 vs 11.9 — is judged exactly on recorded samples in test_judge.py.)
     fast = [x * 10 for x in benched["samples"]]
     facts.record(registry, copy_of(benched, "testhost/tiny/claimed", samples=fast))
     r, res = verify_until(cli, "testhost/tiny/claimed", ("refuted",))

@@ -166,7 +166,9 @@ def probe(
         info("nothing recorded")
     if result.failed:
         raise CouldNotVerify(f"{result.verdict}: {result.message}")
-    if result.verdict == core.CONDITIONS_CHANGED:
+    from factreg.registry.verdicts import Verdict
+
+    if result.verdict == Verdict.CONDITIONS_CHANGED:
         raise Findings(f"conditions_changed: {result.message}")
 
 

@@ -131,11 +131,13 @@ def _print_results(results: list[dict[str, Any]]) -> None:
     from factreg.fmt import value
 
     out = console()
+    from factreg.registry.verdicts import Verdict
+
     styles = {
-        "confirmed": "green",
-        "refuted": "red",
-        "conditions_changed": "yellow",
-        "inconclusive": "cyan",
+        Verdict.CONFIRMED: "green",
+        Verdict.REFUTED: "red",
+        Verdict.CONDITIONS_CHANGED: "yellow",
+        Verdict.INCONCLUSIVE: "cyan",
         "skipped": "dim",
     }
     for r in results:

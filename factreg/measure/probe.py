@@ -27,6 +27,7 @@ from factreg.measure.http import USER_AGENT, make_client, redirect_message
 from factreg.measure.sse import SSEError, SSEParser
 from factreg.registry import conditions as cond
 from factreg.registry import stats
+from factreg.registry.verdicts import FAILURES, Verdict
 
 if TYPE_CHECKING:
     import httpx
@@ -35,11 +36,6 @@ if TYPE_CHECKING:
     from factreg.registry.facts import NewFact
 
 OK = "ok"
-CONDITIONS_CHANGED = "conditions_changed"
-AUTH_FAILED = "auth_failed"
-UNREACHABLE = "unreachable"
-ERROR = "error"
-FAILURES = (AUTH_FAILED, UNREACHABLE, ERROR)
 METRICS = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate")
 # Observable before any timing: a difference here stops the probe early.
 EARLY_KEYS = ("endpoint", "model", "build", "body_sha256", "machine")
@@ -199,7 +195,7 @@ def _handle(trace: RequestTrace, obj: dict[str, Any], t: float, think: _ThinkSpl
     if isinstance(obj.get("error"), (dict, str)):
         err = obj["error"]
         msg = err.get("message") if isinstance(err, dict) else err
-        raise ProbeFailure(ERROR, f"the server reported an error mid-stream: {str(msg)[:200]}")
+        raise ProbeFailure(Verdict.ERROR, f"the server reported an error mid-stream: {str(msg)[:200]}")
     if isinstance(obj.get("model"), str):
         trace.model = obj["model"]
     if isinstance(obj.get("system_fingerprint"), str) and obj["system_fingerprint"]:
@@ -307,13 +303,13 @@ class _Watchdog:
 
 def _status_failure(status: int, resp: httpx.Response, url: str) -> ProbeFailure | None:
     if 300 <= status < 400:
-        return ProbeFailure(ERROR, redirect_message(status, resp.headers.get("location"), url))
+        return ProbeFailure(Verdict.ERROR, redirect_message(status, resp.headers.get("location"), url))
     if status in (401, 403):
         detail = _error_text(resp)
-        return ProbeFailure(AUTH_FAILED, f"HTTP {status} from {_where(url)}" + (f": {detail}" if detail else ""))
+        return ProbeFailure(Verdict.AUTH_FAILED, f"HTTP {status} from {_where(url)}" + (f": {detail}" if detail else ""))
     if status >= 400:
         detail = _error_text(resp)
-        return ProbeFailure(ERROR, f"HTTP {status} from {_where(url)}" + (f": {detail}" if detail else ""))
+        return ProbeFailure(Verdict.ERROR, f"HTTP {status} from {_where(url)}" + (f": {detail}" if detail else ""))
     return None
 
 
@@ -369,7 +365,7 @@ def stream_request(
                 trace.content_type = resp.headers.get("content-type", "")
                 if "json" in trace.content_type and "event-stream" not in trace.content_type:
                     raise ProbeFailure(
-                        ERROR,
+                        Verdict.ERROR,
                         f'{_where(url)} answered with JSON, not an event stream (does it support "stream": true?)',
                     )
                 for chunk in resp.iter_bytes():
@@ -377,7 +373,7 @@ def stream_request(
                     trace.bytes += len(chunk)
                     if trace.bytes > max_bytes:
                         raise ProbeFailure(
-                            ERROR, f"the reply exceeded {max_bytes // (1024 * 1024)} MB; stopped reading"
+                            Verdict.ERROR, f"the reply exceeded {max_bytes // (1024 * 1024)} MB; stopped reading"
                         )
                     for ev in parser.feed(chunk):
                         if ev.done:
@@ -397,23 +393,23 @@ def stream_request(
         except ProbeFailure:
             raise
         except SSEError as exc:
-            raise ProbeFailure(ERROR, str(exc)) from None
+            raise ProbeFailure(Verdict.ERROR, str(exc)) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise ProbeFailure(UNREACHABLE, f"cannot connect to {_where(url)}: {_short(exc)}") from None
+            raise ProbeFailure(Verdict.UNREACHABLE, f"cannot connect to {_where(url)}: {_short(exc)}") from None
         except (httpx.TimeoutException, httpx.TransportError) as exc:
             if dog.fired or isinstance(exc, httpx.TimeoutException):
                 if not started:
-                    raise ProbeFailure(UNREACHABLE, f"no answer from {_where(url)} within {timeout:g} s") from None
+                    raise ProbeFailure(Verdict.UNREACHABLE, f"no answer from {_where(url)} within {timeout:g} s") from None
                 raise ProbeFailure(
-                    ERROR,
+                    Verdict.ERROR,
                     f"the stream stalled: not finished within --timeout {timeout:g} s "
                     f"({trace.n_chunks} chunks received)",
                 ) from None
             if started:
                 raise ProbeFailure(
-                    ERROR, f"the connection closed mid-stream after {trace.n_chunks} chunks ({_short(exc)})"
+                    Verdict.ERROR, f"the connection closed mid-stream after {trace.n_chunks} chunks ({_short(exc)})"
                 ) from None
-            raise ProbeFailure(UNREACHABLE, f"cannot reach {_where(url)}: {_short(exc)}") from None
+            raise ProbeFailure(Verdict.UNREACHABLE, f"cannot reach {_where(url)}: {_short(exc)}") from None
     trace.garbage = parser.garbage
     for name, key in (
         ("connected", "connection.connect_tcp.complete"),
@@ -423,16 +419,16 @@ def stream_request(
             setattr(trace, name, (dog.events[key] - t0) / 1e9)
     if dog.fired:
         raise ProbeFailure(
-            ERROR, f"the stream stalled: not finished within --timeout {timeout:g} s ({trace.n_chunks} chunks received)"
+            Verdict.ERROR, f"the stream stalled: not finished within --timeout {timeout:g} s ({trace.n_chunks} chunks received)"
         )
     if not trace.done_seen:
         if trace.finish_reason:
-            raise ProbeFailure(ERROR, f"the stream ended without data: [DONE] after {trace.n_chunks} chunks")
+            raise ProbeFailure(Verdict.ERROR, f"the stream ended without data: [DONE] after {trace.n_chunks} chunks")
         raise ProbeFailure(
-            ERROR, f"the stream ended early, without finish_reason or [DONE], after {trace.n_chunks} chunks"
+            Verdict.ERROR, f"the stream ended early, without finish_reason or [DONE], after {trace.n_chunks} chunks"
         )
     if trace.n_chunks == 0:
-        raise ProbeFailure(ERROR, "the stream held no JSON chunks")
+        raise ProbeFailure(Verdict.ERROR, "the stream held no JSON chunks")
     return trace
 
 
@@ -464,10 +460,10 @@ def get_json(client: httpx.Client, url: str, headers: Mapping[str, str], timeout
         except ProbeFailure:
             raise
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise ProbeFailure(UNREACHABLE, f"cannot connect to {_where(url)}: {_short(exc)}") from None
+            raise ProbeFailure(Verdict.UNREACHABLE, f"cannot connect to {_where(url)}: {_short(exc)}") from None
         except (httpx.TimeoutException, httpx.TransportError):
             if dog.fired:
-                raise ProbeFailure(UNREACHABLE, f"no answer from {_where(url)} within {timeout:g} s") from None
+                raise ProbeFailure(Verdict.UNREACHABLE, f"no answer from {_where(url)} within {timeout:g} s") from None
             return None
     try:
         return json.loads(body.decode("utf-8"))
@@ -737,7 +733,7 @@ def probe(
         _identity(http, spec, headers, result)
         result.diff = _compare(expect, result.observed, EARLY_KEYS)
         if result.diff:
-            result.verdict = CONDITIONS_CHANGED
+            result.verdict = Verdict.CONDITIONS_CHANGED
             result.message = f"conditions changed before timing: {_diff_line(result.diff)}"
             return result
         uptime = _settle_uptime(spec, result, say)
@@ -761,7 +757,7 @@ def probe(
     _derive(spec, result, uptime)
     result.diff = _compare(expect, result.observed)
     if result.diff:
-        result.verdict = CONDITIONS_CHANGED
+        result.verdict = Verdict.CONDITIONS_CHANGED
         result.message = f"conditions changed: {_diff_line(result.diff)}"
     return result
 
@@ -774,7 +770,7 @@ def _identity(http: httpx.Client, spec: ProbeSpec, headers: Mapping[str, str], r
     def left() -> float:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise ProbeFailure(UNREACHABLE, f"identity check not finished within {spec.timeout:g} s")
+            raise ProbeFailure(Verdict.UNREACHABLE, f"identity check not finished within {spec.timeout:g} s")
         return remaining
 
     ids: list[str] = []
@@ -931,7 +927,7 @@ def remeasure(method: dict, facts: list[dict], settings: Any) -> dict[str, Measu
         spec.expect = {k: v for k, v in first.items() if k in ("model", "build")}
         result = probe(spec, hostname=hostname)
     except UsageError as exc:
-        return {f["id"]: Measurement(failure=ERROR, message=secrets.redact(exc.message)) for f in facts}
+        return {f["id"]: Measurement(failure=Verdict.ERROR, message=secrets.redact(exc.message)) for f in facts}
     out: dict[str, Measurement] = {}
     raw = secrets.redact(json.dumps(result.as_json(), ensure_ascii=False))
     for fact in facts:

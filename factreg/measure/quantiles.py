@@ -28,7 +28,7 @@ One definition of each rule lives here:
   refutes a wrong number in either direction), `at_most` (an SLO-style bound "p90 ≤ X": one-sided, refuted
   only when significantly more than 1 − q of the new samples exceed X) or `at_least` (its mirror, for rates).
   Refuted = significant (p < alpha) **and** the new percentile outside the practical tolerance of X, as in
-  `verdicts.compare`. Confirmed = the new 95% interval lies inside the tolerance (an equivalence check, so a
+  `judge.compare`. Confirmed = the new 95% interval lies inside the tolerance (an equivalence check, so a
   small n never confirms). Otherwise inconclusive, with a rough n that would decide.
 - **Inter-token latency**: ITL is every gap between consecutive *answer chunks* of a request, pooled over
   requests (a chunk carrying several tokens is one gap, not divided); TPOT = (e2e − ttft) / (tokens − 1),
@@ -58,8 +58,9 @@ from typing import Any, Literal, TypedDict, get_args
 
 from factreg import fmt
 from factreg.errors import BadInput, UsageError
-from factreg.measure import verdicts
+from factreg.measure import judge
 from factreg.registry import metrics, stats
+from factreg.registry.verdicts import DEFAULT_TOLERANCE, Verdict
 
 TAIL_SAMPLES = 10
 CONFIDENCE = 0.95
@@ -302,7 +303,7 @@ class QuantileCheck:
     p_below: float  # one-sided: evidence that the quantile is below X
     p_two_sided: float
     new: Estimate
-    outcome: verdicts.Outcome
+    outcome: judge.Outcome
 
     @property
     def verdict(self) -> str:
@@ -336,8 +337,8 @@ def verify_quantile(
     samples: Iterable[float],
     *,
     claim: Claim = "equal",
-    tolerance: float = verdicts.DEFAULT_TOLERANCE,
-    alpha: float = verdicts.DEFAULT_ALPHA,
+    tolerance: float = DEFAULT_TOLERANCE,
+    alpha: float = judge.DEFAULT_ALPHA,
     unit: str = "",
 ) -> QuantileCheck:
     """Test a recorded q-quantile X with new samples (Conover's quantile test) and decide a verdict."""
@@ -387,12 +388,12 @@ def verify_quantile(
     p_text = f"p={p:.2g}"
     few = shortfall(q, n)
     if p < alpha and outside:
-        outcome = verdicts.Outcome(
-            verdicts.REFUTED, p, rel, None, f"{where}, outside {tol_text} and significant ({p_text})"
+        outcome = judge.Outcome(
+            Verdict.REFUTED, p, rel, None, f"{where}, outside {tol_text} and significant ({p_text})"
         )
     elif few is None and inside:
-        outcome = verdicts.Outcome(
-            verdicts.CONFIRMED,
+        outcome = judge.Outcome(
+            Verdict.CONFIRMED,
             p,
             rel,
             None,
@@ -408,7 +409,7 @@ def verify_quantile(
             why = f"not significant ({p_text}) but interval {_interval_text(est, unit)} is wider than {tol_text}"
         more = needed is not None and needed > n and f"n ≥ {needed}" not in why
         need_text = f"; need n ≥ {needed}" if more else ""
-        outcome = verdicts.Outcome(verdicts.INCONCLUSIVE, p, rel, needed, f"{where}: {why}{need_text}")
+        outcome = judge.Outcome(Verdict.INCONCLUSIVE, p, rel, needed, f"{where}: {why}{need_text}")
     return QuantileCheck(q, recorded, claim, n, above, below, p_above, p_below, p_two, est, outcome)
 
 

@@ -1,4 +1,4 @@
-"""Re-verifying facts: group facts by method, call each method's verifier once, decide and record verdicts.
+"""Re-verifying facts: group facts by method, call each method's verifier once, decide and record judge.
 
 A verifier is chosen by method kind (`load_verifier`, the kinds in VERIFIERS); each is
 `remeasure(method: dict, facts: list[dict], settings) -> dict[str, Measurement]`, where `facts` share `method`
@@ -13,16 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from factreg.errors import FactregError, UsageError
-from factreg.measure import verdicts
+from factreg.measure import judge as judging
 from factreg.measure.measurement import Measurement
 from factreg.registry import conditions as cond
+from factreg.registry.verdicts import DEFAULT_TOLERANCE, FAILURES, FINDINGS, Verdict
 
 VERIFIERS = ("llama-bench", "probe")  # the method kinds factreg can re-run; nothing else is ever run
 NOT_RERUNNABLE = ("manual", "derived")
 SKIPPED = "skipped"
-# Verdicts that make `factreg verify` exit 1, and those that make it exit 3.
-FINDING_VERDICTS = (verdicts.REFUTED, verdicts.CONDITIONS_CHANGED)
-FAILED_VERDICTS = verdicts.FAILURES
 
 
 def method_key(method: Mapping[str, Any]) -> str:
@@ -98,7 +96,7 @@ def judge(fact: Mapping[str, Any], m: Measurement, settings: Any = None) -> dict
         "flags": list(m.flags),
     }
     if m.failure:
-        verdict = m.failure if m.failure in verdicts.FAILURES else verdicts.ERROR
+        verdict = m.failure if m.failure in FAILURES else Verdict.ERROR
         base["new"] = {"value": None, "spread": None, "n": None}
         return {**base, "verdict": verdict, "message": m.message or verdict}
     ident = fact["conditions"]["identity"]
@@ -107,18 +105,18 @@ def judge(fact: Mapping[str, Any], m: Measurement, settings: Any = None) -> dict
     if changed:
         return {
             **base,
-            "verdict": verdicts.CONDITIONS_CHANGED,
+            "verdict": Verdict.CONDITIONS_CHANGED,
             "diff": changed,
-            "message": verdicts.condition_message(changed),
+            "message": judging.condition_message(changed),
         }
-    new = verdicts.new_side(m.samples, m.value, m.spread, m.n)
+    new = judging.new_side(m.samples, m.value, m.spread, m.n)
     if new is None:
-        return {**base, "verdict": verdicts.ERROR, "message": "the verifier returned no value"}
+        return {**base, "verdict": Verdict.ERROR, "message": "the verifier returned no value"}
     if m.value is None:
         base["new"]["value"] = new.mean
-    tolerance = verdicts.tolerance_for(fact, settings)
-    alpha = float(settings.get("verify.alpha", verdicts.DEFAULT_ALPHA)) if settings is not None else 0.05
-    outcome = verdicts.compare(verdicts.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
+    tolerance = judging.tolerance_for(fact, settings)
+    alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
+    outcome = judging.compare(judging.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
     return {
         **base,
         "verdict": outcome.verdict,
@@ -183,14 +181,14 @@ def verify(
         measured = _measure_group(kind, method, group, settings)
         judged = {f["id"]: (judge(f, measured[f["id"]], settings), measured[f["id"]]) for f in group}
         for attempt in range(reruns):
-            refuted = [f for f in group if judged[f["id"]][0]["verdict"] == verdicts.REFUTED]
+            refuted = [f for f in group if judged[f["id"]][0]["verdict"] == Verdict.REFUTED]
             if not refuted:
                 break
             again = _measure_group(kind, method, refuted, settings)
             for f in refuted:
                 first = judged[f["id"]][0]
                 second = judge(f, again[f["id"]], settings)
-                if second["verdict"] == verdicts.REFUTED:
+                if second["verdict"] == Verdict.REFUTED:
                     second = _steady(first, second, attempt)
                 else:
                     second["message"] += " (a first run refuted it; the re-run did not reproduce that)"
@@ -211,7 +209,7 @@ def _steady(first: dict[str, Any], second: dict[str, Any], attempt: int) -> dict
     re-runs that disagree with each other by X% cannot refute a fact by less than tolerance + X%.
     """
     r1, r2 = first.get("rel_diff"), second.get("rel_diff")
-    tol = second.get("tolerance", verdicts.DEFAULT_TOLERANCE)
+    tol = second.get("tolerance", DEFAULT_TOLERANCE)
     if r1 is None or r2 is None:
         second["message"] += f" (reproduced in {attempt + 2} runs)"
         return second
@@ -221,7 +219,7 @@ def _steady(first: dict[str, Any], second: dict[str, Any], attempt: int) -> dict
         return second
     return {
         **second,
-        "verdict": verdicts.INCONCLUSIVE,
+        "verdict": Verdict.INCONCLUSIVE,
         "message": second["message"] + f"; but the machine is not steady: two runs differ by {drift * 100:.0f}% "
         f"of the fact's value, so a gap of {min(abs(r1), abs(r2)) * 100:.0f}% does not refute it "
         "(re-verify on a quieter machine)",
@@ -259,7 +257,7 @@ def _unrunnable(fact: Mapping[str, Any], message: str) -> dict[str, Any]:
         "version": fact["version"],
         "metric": fact["metric"],
         "unit": fact["unit"],
-        "verdict": verdicts.ERROR,
+        "verdict": Verdict.ERROR,
         "old": _old(fact),
         "new": {"value": None, "spread": None, "n": None},
         "p_value": None,
@@ -285,7 +283,7 @@ def _record(
     now = clock.iso()
     values = []
     for fact, res, m in rows:
-        failed = res["verdict"] in verdicts.FAILURES
+        failed = res["verdict"] in FAILURES
         values.append(
             {
                 "fact_id": fact["id"],
@@ -315,8 +313,8 @@ def _record(
 def exit_code(results: Sequence[Mapping[str, Any]]) -> int:
     """1 when anything was refuted or its conditions changed, else 3 when something could not run, else 0."""
     verdict_set = {r["verdict"] for r in results}
-    if verdict_set & set(FINDING_VERDICTS):
+    if verdict_set & FINDINGS:
         return 1
-    if verdict_set & set(FAILED_VERDICTS):
+    if verdict_set & FAILURES:
         return 3
     return 0

@@ -21,11 +21,11 @@ from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id
 from factreg.registry.models import Correction
 from factreg.registry.store import Registry
+from factreg.registry.verdicts import FAILURES
 
 CORRECTION = Correction.__table__  # type: ignore[attr-defined]
 FOLDER = "facts/corrections"
 BUILD_KEYS = ("build", "build_commit", "llama_build", "server_build")
-FAILED = ("auth_failed", "unreachable", "error")
 
 
 def note_name(date: str, fact_id: str) -> str:
@@ -217,7 +217,7 @@ def correct(
         ver_data = load_verification(registry, verification)
         if ver_data["fact_id"] != old_id:
             raise UsageError(f"verification {verification} is of {ver_data['fact_id']}, not {old_id}")
-        if ver_data["verdict"] in FAILED or ver_data["value"] is None:
+        if ver_data["verdict"] in FAILURES or ver_data["value"] is None:
             raise UsageError(
                 f"verification {verification} could not measure ({ver_data['verdict']}): "
                 "there is no value to correct with"

@@ -22,6 +22,7 @@ from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, slugify
 from factreg.registry.models import Decision, DecisionCite
 from factreg.registry.store import Registry
+from factreg.registry.verdicts import DEFAULT_TOLERANCE
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
 CITE = DecisionCite.__table__  # type: ignore[attr-defined]
@@ -30,7 +31,6 @@ STATUSES = ("proposed", "accepted")
 OPEN = ("proposed", "accepted")
 NEEDS_REVIEW = "needs review"
 REVIEW_STATUSES = ("refuted", "superseded", "stale", "conditions_changed", "unverifiable")
-DEFAULT_TOLERANCE = 0.10
 FOLDER = "decisions"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from factreg import clock
 from factreg.errors import UsageError
+from factreg.registry.verdicts import FAILURES, Verdict
 
 DEFAULT_WARN = "30d"
 DEFAULT_ERROR = "90d"
@@ -29,7 +30,6 @@ SEVERITY = {"fresh": 0, "superseded": 0, "aging": 1, "stale": 2, "unverifiable":
 # Status order, from best to worst (by severity).
 ORDER = ["fresh", "superseded", "aging", "stale", "unverifiable", "conditions_changed", "refuted"]
 FAIL_LEVELS = {"aging": 1, "stale": 2, "refuted": 3}
-MEASUREMENT_FAILED = {"auth_failed", "unreachable", "error"}
 
 
 def severity(status: str) -> int:
@@ -111,11 +111,11 @@ def status_of(
     if last_verification is not None:
         verdict = last_verification["verdict"]
         when = last_verification["verified_at"][:10]
-        if verdict == "refuted":
+        if verdict == Verdict.REFUTED:
             return "refuted", f"refuted by a verification on {when}: {last_verification.get('message') or ''}".rstrip(": ")
-        if verdict == "conditions_changed":
+        if verdict == Verdict.CONDITIONS_CHANGED:
             return "conditions_changed", f"conditions changed ({when}): {last_verification.get('message') or ''}".rstrip(": ")
-        if verdict in MEASUREMENT_FAILED:
+        if verdict in FAILURES:
             return "unverifiable", f"last verification ({when}) could not measure: {verdict}"
     if fact.get("ended_at"):
         return "stale", f"ended at {fact['ended_at']}"
@@ -123,7 +123,7 @@ def status_of(
         return "stale", invalidated_by
     limits = limits or thresholds(fact, config)
     base = parse_time(fact["measured_at"])
-    if last_verification is not None and last_verification["verdict"] == "confirmed":
+    if last_verification is not None and last_verification["verdict"] == Verdict.CONFIRMED:
         base = max(base, parse_time(last_verification["verified_at"]))
     age = (now - base).total_seconds()
     if age > parse_duration(limits.error_after):
@@ -202,7 +202,7 @@ def derived_invalidation(fact: Mapping[str, Any], sources: Mapping[str, Mapping[
         if src["version"] != ref["version"]:
             return f"derived from {ref['id']} v{ref['version']}; it is now at v{src['version']}"
         verdict = (verifications or {}).get(ref["id"], {}).get("verdict")
-        if verdict == "refuted":
+        if verdict == Verdict.REFUTED:
             return f"derived from {ref['id']}, since refuted by a verification"
     return None
 

@@ -1,4 +1,4 @@
-"""Verdict statistics: does a re-measurement confirm, refute, or fail to decide a fact?
+"""Judging a re-measurement: does it confirm, refute, or fail to decide a fact? (Names: `registry.verdicts`.)
 
 The test is **Welch's t-test** (unequal variances), for these reasons:
 
@@ -27,18 +27,10 @@ from typing import Any
 
 from factreg import fmt
 from factreg.registry import stats
+from factreg.registry.verdicts import DEFAULT_TOLERANCE, Verdict
 
-DEFAULT_TOLERANCE = 0.10
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.80
-
-CONFIRMED = "confirmed"
-REFUTED = "refuted"
-INCONCLUSIVE = "inconclusive"
-CONDITIONS_CHANGED = "conditions_changed"
-ERROR = "error"
-FAILURES = ("auth_failed", "unreachable", "error")
-VERDICTS = (CONFIRMED, REFUTED, INCONCLUSIVE, CONDITIONS_CHANGED, *FAILURES)
 
 
 @dataclass(frozen=True)
@@ -116,7 +108,7 @@ def compare(
     shown_new = fmt.value(new.mean, new.sd, unit)
     if new.n is None or new.n < 2 or new.sd is None:
         return Outcome(
-            INCONCLUSIVE,
+            Verdict.INCONCLUSIVE,
             None,
             _rel(old.mean, new.mean),
             2,
@@ -144,12 +136,12 @@ def compare(
     tol_text = f"tolerance ±{tolerance * 100:g}%"
     p_text = f"p={p:.2g}"
     if p < alpha and outside:
-        return Outcome(REFUTED, p, rel, None, f"{where}: {change}, outside {tol_text} and significant ({p_text})")
+        return Outcome(Verdict.REFUTED, p, rel, None, f"{where}: {change}, outside {tol_text} and significant ({p_text})")
     if p < alpha:
-        return Outcome(CONFIRMED, p, rel, None, f"{where}: {change} is significant ({p_text}) but inside {tol_text}")
+        return Outcome(Verdict.CONFIRMED, p, rel, None, f"{where}: {change} is significant ({p_text}) but inside {tol_text}")
     if needed is None or n_have >= needed:
         return Outcome(
-            CONFIRMED,
+            Verdict.CONFIRMED,
             p,
             rel,
             needed,
@@ -157,7 +149,7 @@ def compare(
         )
     side = "per side" if two_sample else "new samples"
     return Outcome(
-        INCONCLUSIVE,
+        Verdict.INCONCLUSIVE,
         p,
         rel,
         needed,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scipy import stats as sps
 
-from factreg.measure import verdicts
-from factreg.measure.verdicts import Side, compare
+from factreg.measure import judge
+from factreg.measure.judge import Side, compare
 
 
 class FakeSettings:
@@ -23,7 +23,7 @@ class FakeSettings:
 
 
 def side(xs):
-    return verdicts.new_side(xs, None, None, None)
+    return judge.new_side(xs, None, None, None)
 
 
 def test_case_study_28_vs_measured_is_refuted():
@@ -100,13 +100,13 @@ def test_one_new_sample_cannot_be_tested():
 
 def test_tolerance_precedence():
     fact = {"metric": "tg_rate", "tolerance": None}
-    assert verdicts.tolerance_for(fact) == 0.10
+    assert judge.tolerance_for(fact) == 0.10
     cfg = FakeSettings({"verify": {"tolerance": 0.2}})
-    assert verdicts.tolerance_for(fact, cfg) == 0.2
+    assert judge.tolerance_for(fact, cfg) == 0.2
     cfg = FakeSettings({"verify": {"tolerance": 0.2, "tolerance_by_metric": {"tg_rate": 0.3}}})
-    assert verdicts.tolerance_for(fact, cfg) == 0.3
-    assert verdicts.tolerance_for({**fact, "metric": "ttft"}, cfg) == 0.2
-    assert verdicts.tolerance_for({**fact, "tolerance": 0.05}, cfg) == 0.05
+    assert judge.tolerance_for(fact, cfg) == 0.3
+    assert judge.tolerance_for({**fact, "metric": "ttft"}, cfg) == 0.2
+    assert judge.tolerance_for({**fact, "tolerance": 0.05}, cfg) == 0.05
 
 
 def test_a_wider_tolerance_turns_a_refute_into_a_confirm():
@@ -124,4 +124,4 @@ def test_mann_whitney_cannot_reach_significance_with_3_vs_3():
 
 def test_condition_message():
     diff = {"build_commit": ["8cf427ff", "1a2b3c4"], "gpu_driver": [None, "550.54"]}
-    assert verdicts.condition_message(diff) == "build_commit 8cf427ff → 1a2b3c4; gpu_driver ∅ → 550.54"
+    assert judge.condition_message(diff) == "build_commit 8cf427ff → 1a2b3c4; gpu_driver ∅ → 550.54"
