@@ -14,6 +14,8 @@ from factreg.errors import ConfigError
 PROJECT_DIR_NAME = ".factreg"
 REGISTRY_FILE = "registry.db"
 CONFIG_FILE = "config.toml"
+# Below this server uptime a measurement is `cold` (`[probe] min_uptime_s`): the one home of the 300 s.
+DEFAULT_MIN_UPTIME_S = 300.0
 
 
 def user_data_dir() -> Path:
@@ -75,8 +77,8 @@ class Settings:
 
     @property
     def min_uptime_s(self) -> float:
-        """Below this server uptime a measurement is `cold` (`[probe] min_uptime_s`, default 300 s)."""
-        return float(self.get("probe.min_uptime_s", 300))
+        """Below this server uptime a measurement is `cold` (`[probe] min_uptime_s`, DEFAULT_MIN_UPTIME_S)."""
+        return float(self.get("probe.min_uptime_s", DEFAULT_MIN_UPTIME_S))
 
     def redacted_db_url(self) -> str:
         return redact_url(self.db_url)
@@ -140,7 +142,7 @@ def _as_url(value: str) -> str:
     return sqlite_url(Path(value).expanduser().resolve())
 
 
-DEFAULT_CONFIG = """\
+DEFAULT_CONFIG = f"""\
 # factreg configuration for this project. Durations: 30m, 12h, 30d, 2w.
 [freshness]
 warn_after = "30d"
@@ -163,7 +165,7 @@ roots = ["."]
 
 [probe]
 # A measurement taken less than this many seconds after the server started is flagged `cold`.
-min_uptime_s = 300
+min_uptime_s = {DEFAULT_MIN_UPTIME_S:g}
 """
 
 

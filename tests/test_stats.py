@@ -21,7 +21,7 @@ def test_case_study_27b_samples_by_hand():
     assert s.cv == pytest.approx(math.sqrt(0.0468) / 0.67)
     half = 4.302652729749464 * math.sqrt(0.0468) / math.sqrt(3)
     assert s.ci95 == pytest.approx((0.67 - half, 0.67 + half))
-    assert stats.flags_for(s) == ["few_samples", "high_variance"]
+    assert stats.flags_for(s.n, s.cv) == ["few_samples", "high_variance"]
 
 
 def test_single_sample_has_no_spread():

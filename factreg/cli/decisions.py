@@ -40,17 +40,6 @@ def register(app: typer.Typer) -> None:
     app.command("report")(report)
 
 
-def _split_ref(ref: str) -> tuple[str, int | None]:
-    from factreg.errors import UsageError
-
-    fid, _, ver = ref.partition("@")
-    if ver:
-        if not ver.lstrip("v").isdigit():
-            raise UsageError(f"{ref!r}: the version after @ must be a number")
-        return fid, int(ver.lstrip("v"))
-    return fid, None
-
-
 def _out(s: Any, out: Path | None) -> Path:
     return Path(out) if out is not None else Path(s.root)
 
@@ -80,19 +69,18 @@ def compare(
     from factreg.errors import Findings
     from factreg.measure import compare as cmp
     from factreg.registry import facts
+    from factreg.registry.ids import check_id, parse_ref, ref
 
     if record is not None:
-        from factreg.registry.ids import check_id
-
         check_id(record)
     s, reg = open_registry(db, create=False)
-    fa = facts.get(reg, *_split_ref(a), config=s.file_config)
-    fb = facts.get(reg, *_split_ref(b), config=s.file_config)
+    fa = facts.get(reg, *parse_ref(a), config=s.file_config)
+    fb = facts.get(reg, *parse_ref(b), config=s.file_config)
     result = cmp.compare(fa, fb, allow_different or [])
     recorded = None
     if record is not None and not result["refused"]:
         recorded = facts.record(reg, cmp.derived_fact(result, fa, fb, record))
-        result["recorded"] = f"{recorded['id']}@v{recorded['version']}"
+        result["recorded"] = ref(recorded["id"], recorded["version"])
     if json_out:
         emit_json(result)
     else:

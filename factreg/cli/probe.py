@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,20 +18,11 @@ def register(app: typer.Typer) -> None:
 def read_body(path: str) -> dict:
     """The request body from a JSON file (`-` for stdin); bad input → BadInput (exit 2)."""
     import json
-    import sys
 
     from factreg.errors import BadInput
+    from factreg.textfile import read_text
 
-    try:
-        data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1) if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise BadInput(f"--body: cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_BODY_BYTES:
-        raise BadInput(f"--body: {path} is larger than {MAX_BODY_BYTES // (1024 * 1024)} MB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"--body: {path} is not UTF-8 (byte {exc.start})") from None
+    text = read_text(path, "--body", MAX_BODY_BYTES)
     try:
         body = json.loads(text)
     except ValueError as exc:
@@ -66,7 +56,7 @@ def probe(
     min_uptime: Annotated[
         float | None,
         typer.Option(
-            "--min-uptime", help="Seconds a server must have been up to count as warm (default: config, 300)."
+            "--min-uptime", help="Seconds a server must have been up to count as warm (default: the config's [probe] min_uptime_s, 300)."
         ),
     ] = None,
     wait_for_uptime: Annotated[

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factreg.docs import markdown
-from factreg.errors import BadInput
 
 
 @dataclass(frozen=True)
@@ -440,19 +439,9 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False) -> li
 
 def lint_file(path: Path | str, include_code: bool = False) -> list[Finding]:
     """Every unsourced claim in one file; BadInput when it cannot be read as UTF-8 text."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read {p}: {exc.strerror or exc}") from None
-    if b"\x00" in data:
-        raise BadInput(f"{p}: binary file (contains NUL bytes)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise BadInput(f"{p}: not UTF-8 (byte {exc.start}, line {line})") from None
-    return lint_text(text, str(path), include_code)
+    from factreg.textfile import read_text
+
+    return lint_text(read_text(path), str(path), include_code)
 
 
 TEXT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt")

@@ -15,6 +15,7 @@ from typing import Any
 
 from factreg import fmt
 from factreg.registry import stats
+from factreg.registry.ids import ref
 from factreg.registry.metrics import HIGHER, LOWER, get_metric
 
 BOOTSTRAP_RESAMPLES = 4000
@@ -48,7 +49,7 @@ def parse_allowed(values: Iterable[str] | None) -> set[str]:
 
 
 def _label(fact: Mapping[str, Any]) -> str:
-    return f"{fact['id']}@v{fact['version']}"
+    return ref(fact["id"], fact["version"])
 
 
 def reasons_to_refuse(a: Mapping[str, Any], b: Mapping[str, Any], allowed: set[str]) -> list[dict[str, Any]]:
@@ -120,13 +121,6 @@ def warnings_for(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, A
     return out
 
 
-def _percentile(sorted_xs: list[float], q: float) -> float:
-    pos = (len(sorted_xs) - 1) * q
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_xs) - 1)
-    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
-
-
 def bootstrap_ci(
     xs: list[float], ys: list[float], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
 ) -> tuple[float, float] | None:
@@ -142,7 +136,7 @@ def bootstrap_ci(
     if len(ratios) < resamples // 2:
         return None
     ratios.sort()
-    return (_percentile(ratios, 0.025), _percentile(ratios, 0.975))
+    return (stats.quantile(ratios, 0.025), stats.quantile(ratios, 0.975))
 
 
 def _stdev_n(fact: Mapping[str, Any]) -> tuple[float | None, int | None]:

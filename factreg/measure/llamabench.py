@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factreg import textfile
+from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import BadInput, CouldNotVerify, FactregError, UsageError
 from factreg.measure import hostinfo
 from factreg.registry import conditions as cond
@@ -276,13 +278,6 @@ def result_from_record(record: Any, where: str, raw: str | None = None) -> Bench
     return BenchResult(fields, avg, stddev, samples, len(samples) or None, text)
 
 
-def _decode(data: bytes, name: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
-
-
 def parse_json(text: str, name: str = "input") -> list[BenchResult]:
     """`-o json`: an array of result objects."""
     data = _loads(text, name)
@@ -439,21 +434,12 @@ PARSERS = {"json": parse_json, "jsonl": parse_jsonl, "csv": parse_csv, "md": par
 
 def read_file(path: Path) -> tuple[str, list[BenchResult]]:
     """(format, results) of one llama-bench output file; BadInput with one line when it cannot be read."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read ({exc.strerror})") from None
-    if size > MAX_INPUT_BYTES:
-        raise BadInput(
-            f"{path}: {size / 2**20:.0f} MiB is too large for llama-bench output (limit {MAX_INPUT_BYTES // 2**20} MiB)"
-        )
-    if size == 0:
+    data = textfile.read_bytes(path, max_bytes=MAX_INPUT_BYTES)  # a size limit, so /dev/zero ends too
+    if not data:
         raise BadInput(f"{path}: the file is empty")
-    with path.open("rb") as fh:
-        head = fh.read(16)
-    if head.startswith(b"SQLite format 3\0"):
+    if data.startswith(b"SQLite format 3\0"):
         return "sqlite", parse_sqlite(path, str(path))
-    text = _decode(path.read_bytes(), str(path))
+    text = textfile.decode(data, str(path))
     try:
         fmt = sniff(text)
     except BadInput as exc:
@@ -585,7 +571,7 @@ def run(binary: Path, args: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S)
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
         raise CouldNotVerify(f"llama-bench exited with status {proc.returncode}: {_last_error(stderr)}")
-    text = _decode(proc.stdout, "llama-bench output")
+    text = textfile.decode(proc.stdout, "llama-bench output")
     try:
         return parse_json(text, "llama-bench output"), text
     except BadInput as exc:
@@ -635,7 +621,7 @@ def bench(
     *,
     binary: str | None = None,
     id_prefix: str | None = None,
-    min_uptime_s: float = 300.0,
+    min_uptime_s: float = DEFAULT_MIN_UPTIME_S,
 ) -> list[dict[str, Any]]:
     """Run llama-bench and record one fact per test; return the recorded facts as JSON data."""
     from factreg.registry import facts
@@ -717,7 +703,7 @@ def new_fact(r: BenchResult, fid: str, identity: dict[str, str], info: dict[str,
 # ---------------------------------------------------------------- import
 
 
-def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = 300.0) -> dict[str, Any]:
+def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
     """`factreg import llama-bench FILE...`: read every file first, then record all facts in one transaction."""
     from factreg.registry import facts
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from factreg import clock, secrets
+from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import UsageError
 from factreg.measure.http import USER_AGENT, make_client, redirect_message
 from factreg.measure.sse import SSEError, SSEParser
@@ -552,7 +553,7 @@ class ProbeSpec:
     warmup: int = 2
     headers: dict[str, str] = field(default_factory=dict)
     timeout: float = 60.0
-    min_uptime: float = 300.0
+    min_uptime: float = DEFAULT_MIN_UPTIME_S
     wait_for_uptime: bool = False
     server_started_at: datetime | None = None
     spacing: float = 0.0
@@ -906,7 +907,7 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
             headers={str(k): str(v) for k, v in (method.get("headers") or {}).items()},
             timeout=float(method.get("timeout", 60)),
             no_cache=bool(method.get("no_cache", False)),
-            min_uptime=float(method.get("min_uptime", 300)),
+            min_uptime=float(method.get("min_uptime", DEFAULT_MIN_UPTIME_S)),
             spacing=float(method.get("spacing", 0)),
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -5,7 +5,7 @@ Pure Python like `stats.py` (no numpy or scipy at run time); the tests check it 
 One definition of each rule lives here:
 
 - **Percentile**: linear interpolation between order statistics, Hyndman & Fan type 7 — NumPy's default
-  (`method="linear"`), `statistics.quantiles(method="inclusive")`, the same `stats._quantile` that gives the
+  (`method="linear"`), `statistics.quantiles(method="inclusive")`, the same `stats.quantile` that gives the
   median and IQR. `q` is always a fraction: 0.9 for p90.
 - **Interval of a percentile**: the distribution-free order-statistic interval [x(l), x(u)]. The number of
   samples at or below the true q-quantile is Binomial(n, q), so with l the smallest rank whose binomial CDF
@@ -108,7 +108,7 @@ def _clean(samples: Iterable[float], what: str = "samples") -> list[float]:
 def percentile(samples: Iterable[float], q: float) -> float:
     """The q-quantile (q a fraction) by linear interpolation, type 7 — NumPy's default."""
     q = _check_q(q)
-    return stats._quantile(sorted(_clean(samples)), q)
+    return stats.quantile(sorted(_clean(samples)), q)
 
 
 # --- exact binomial tails ------------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ class Estimate:
 def _estimate(xs: Sequence[float], q: float, confidence: float = CONFIDENCE) -> Estimate:
     """`xs` sorted."""
     n = len(xs)
-    value = stats._quantile(xs, q)
+    value = stats.quantile(xs, q)
     if q in (0.0, 1.0):
         return Estimate(q, value, None, None, n)
     lo_rank, hi_rank = interval_ranks(n, q, confidence)
@@ -331,7 +331,7 @@ def _needed_n(n: int, q: float, est: Estimate, recorded: float, tolerance: float
     return max(base, math.ceil(n * (half / slack) ** 2))
 
 
-def verify_quantile(
+def verifyquantile(
     recorded: float,
     q: float,
     samples: Iterable[float],
@@ -509,7 +509,7 @@ class Slo:
         """The SLO on a set of observations: their q-percentile is within the limit (no observation: holds)."""
         if not observations:
             return True
-        return bool(_OPS[self.op](stats._quantile(sorted(observations), self.q), self.limit))
+        return bool(_OPS[self.op](stats.quantile(sorted(observations), self.q), self.limit))
 
 
 def parse_slo(text: str) -> Slo:

@@ -16,6 +16,7 @@ from factreg.errors import FactregError, UsageError
 from factreg.measure import judge as judging
 from factreg.measure.measurement import Measurement
 from factreg.registry import conditions as cond
+from factreg.registry.ids import ref
 from factreg.registry.verdicts import DEFAULT_TOLERANCE, FAILURES, FINDINGS, Verdict
 
 VERIFIERS = ("llama-bench", "probe")  # the method kinds factreg can re-run; nothing else is ever run
@@ -246,7 +247,7 @@ def against(registry: Any, settings: Any, fact: Mapping[str, Any], other: Mappin
         message=None,
     )
     result = judge(fact, m, settings)
-    result["message"] = f"against {other['id']}@v{other['version']}: {result['message']}"
+    result["message"] = f"against {ref(other['id'], other['version'])}: {result['message']}"
     _record(registry, settings, [({**fact, "method": {"kind": f"fact:{other['id']}"}}, result, m)])
     return result
 

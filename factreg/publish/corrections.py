@@ -18,7 +18,7 @@ from factreg import clock, fmt
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import facts as factmod
-from factreg.registry.ids import check_id
+from factreg.registry.ids import check_id, ref
 from factreg.registry.models import Correction
 from factreg.registry.store import Registry
 from factreg.registry.verdicts import FAILURES
@@ -333,8 +333,8 @@ def correct(
         changed.extend(p for p in synced if p not in changed)
     return {
         "correction": pk,
-        "old": f"{old_id}@v{old['version']}",
-        "new": f"{new['id']}@v{new['version']}",
+        "old": ref(old_id, old["version"]),
+        "new": ref(new["id"], new["version"]),
         "note": str(note_path),
         "written": [str(p) for p in written],
         "synced": [str(p) for p in synced],
@@ -346,7 +346,7 @@ def correct(
 
 
 def _marker(old_id: str, version: int) -> str:
-    return f"<!-- factreg correction: {old_id}@v{version} -->"
+    return f"<!-- factreg correction: {ref(old_id, version)} -->"
 
 
 def _with_marker(text: str, old_id: str, version: int) -> str:

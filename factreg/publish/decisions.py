@@ -19,7 +19,7 @@ from factreg import clock, fmt
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import facts as factmod
-from factreg.registry.ids import check_id, slugify
+from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.models import Decision, DecisionCite
 from factreg.registry.store import Registry
 from factreg.registry.verdicts import DEFAULT_TOLERANCE
@@ -44,13 +44,10 @@ def parse_cites(values: Iterable[str]) -> list[tuple[str, int | None]]:
             part = part.strip()
             if not part:
                 continue
-            fid, _, ver = part.partition("@")
-            check_id(fid)
-            version = None
-            if ver:
-                if not ver.lstrip("v").isdigit():
-                    raise UsageError(f"--cites: version of {fid!r} must be a number, got {ver!r}")
-                version = int(ver.lstrip("v"))
+            try:
+                fid, version = parse_ref(part)
+            except UsageError as exc:
+                raise UsageError(f"--cites: {exc.message}") from None
             if fid in seen:
                 raise UsageError(f"--cites: {fid!r} given twice")
             seen.add(fid)

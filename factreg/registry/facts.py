@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from factreg import clock
+from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import freshness, stats
@@ -38,7 +39,6 @@ def __getattr__(name: str) -> Any:
         return getattr(models, _TABLES[name]).__table__
     raise AttributeError(name)
 
-DEFAULT_MIN_UPTIME_S = 300.0
 METHOD_KINDS = ("manual", "llama-bench", "probe", "derived")
 
 
@@ -148,11 +148,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict
                 half = stats.t_ppf(0.975, n - 1) * spread / math.sqrt(n)
                 row_stats["ci_lo"], row_stats["ci_hi"] = value - half, value + half
 
-    flags: list[str] = []
-    if n is None or n < stats.FEW_SAMPLES:
-        flags.append("few_samples")
-    if row_stats["cv"] is not None and row_stats["cv"] > stats.HIGH_CV:
-        flags.append("high_variance")
+    flags = stats.flags_for(n, row_stats["cv"])
     if not identity or missing_required(metric, identity):
         flags.append("no_conditions")
     if cond.is_cold(identity, info, min_uptime_s):

@@ -7,7 +7,7 @@ import re
 from factreg.errors import UsageError
 
 MAX_ID = 200
-_SLUG = re.compile(r"^[a-z0-9._/-]+$")
+_SLUG = re.compile(r"[a-z0-9._/-]+")  # matched whole (fullmatch): no trailing newline slips through
 
 
 def check_id(fact_id: str) -> str:
@@ -16,7 +16,7 @@ def check_id(fact_id: str) -> str:
         raise UsageError("a fact id cannot be empty")
     if len(fact_id) > MAX_ID:
         raise UsageError(f"fact id is {len(fact_id)} characters long; at most {MAX_ID} are allowed")
-    if not _SLUG.match(fact_id):
+    if not _SLUG.fullmatch(fact_id):
         raise UsageError(f"invalid fact id {fact_id!r}: use lower-case letters, digits and . _ / -")
     if fact_id.startswith("/") or fact_id.endswith("/"):
         raise UsageError(f"invalid fact id {fact_id!r}: it cannot start or end with '/'")
@@ -30,3 +30,20 @@ def slugify(text: str, max_len: int = 60) -> str:
     """A slug part from free text (`Voice front end → 35B-A3B` → `voice-front-end-35b-a3b`)."""
     slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
     return (slug[:max_len].rstrip("-.")) or "x"
+
+
+def ref(fact_id: str, version: int) -> str:
+    """`gamebox/a3b/tg32@v2`: one version of a fact, as factreg writes it."""
+    return f"{fact_id}@v{version}"
+
+
+def parse_ref(text: str) -> tuple[str, int | None]:
+    """`ID`, `ID@2` or `ID@v2` → (id, version or None); the id is checked."""
+    fact_id, _, version = text.strip().partition("@")
+    check_id(fact_id)
+    if not version:
+        return fact_id, None
+    digits = version[1:] if version.startswith("v") else version
+    if not digits.isdigit() or not digits.isascii():
+        raise UsageError(f"{text!r}: the version after @ must be a number, e.g. {fact_id}@v2")
+    return fact_id, int(digits)

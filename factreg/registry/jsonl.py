@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from sqlalchemy import Connection, insert, select
 
+from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import BadInput, UsageError
 from factreg.registry.facts import (
     CONDITION,
@@ -33,6 +34,7 @@ from factreg.registry.facts import (
 from factreg.registry.ids import check_id
 from factreg.registry.models import Correction, Decision, DecisionCite
 from factreg.registry.store import Registry
+from factreg.textfile import read_text
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
 CITE = DecisionCite.__table__  # type: ignore[attr-defined]
@@ -108,15 +110,7 @@ def export(registry: Registry, out: IO[str]) -> int:
 
 def read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Parse a JSONL file strictly: every non-blank line must be a JSON object."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{path}: not UTF-8 (byte {exc.start})") from None
-    return parse_text(text, str(path))
+    return parse_text(read_text(path), str(path))
 
 
 def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, Any]]]:
@@ -213,7 +207,7 @@ def _fact_rows(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any]]], name: str = "<input>",
-                 min_uptime_s: float = 300.0) -> dict[str, int]:
+                 min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, int]:
     """Import parsed lines in one transaction; nothing is written when any line is bad."""
     records: list[dict] = []
     full: list[dict] = []
@@ -343,7 +337,7 @@ def _import_simple(conn: Connection, table, key: str, objs: list[Mapping[str, An
         counts[label] += 1
 
 
-def import_files(registry: Registry, paths: list[Path], min_uptime_s: float = 300.0) -> dict[str, int]:
+def import_files(registry: Registry, paths: list[Path], min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, int]:
     """Import JSONL files, all in one transaction."""
     lines: list[tuple[int, Mapping[str, Any]]] = []
     name = ", ".join(str(p) for p in paths)

@@ -87,7 +87,7 @@ def norm_ppf(q: float) -> float:
     return t_ppf(q, math.inf)
 
 
-def _quantile(sorted_xs: Sequence[float], q: float) -> float:
+def quantile(sorted_xs: Sequence[float], q: float) -> float:
     """Linear-interpolation quantile (NumPy's default, `statistics.quantiles(method='inclusive')`)."""
     if len(sorted_xs) == 1:
         return sorted_xs[0]
@@ -131,7 +131,7 @@ def summarize(samples: Sequence[float]) -> Summary:
     if n == 0:
         raise ValueError("no samples")
     mean = math.fsum(xs) / n
-    median = _quantile(xs, 0.5)
+    median = quantile(xs, 0.5)
     if n >= 2:
         stdev = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
         half = t_ppf(0.975, n - 1) * stdev / math.sqrt(n)
@@ -139,7 +139,7 @@ def summarize(samples: Sequence[float]) -> Summary:
         cv = stdev / abs(mean) if mean != 0 else None
     else:
         stdev, ci, cv = None, None, None
-    iqr = _quantile(xs, 0.75) - _quantile(xs, 0.25)
+    iqr = quantile(xs, 0.75) - quantile(xs, 0.25)
     return Summary(n, mean, median, stdev, xs[0], xs[-1], iqr, cv, ci)
 
 
@@ -183,12 +183,11 @@ def needed_n(sd: float, delta: float, alpha: float = 0.05, power: float = 0.8) -
     return max(2, math.ceil(2 * (z * sd / delta) ** 2) + 1)
 
 
-def flags_for(summary: Summary | None) -> list[str]:
-    """Integrity flags that follow from the samples alone."""
+def flags_for(n: int | None, cv: float | None) -> list[str]:
+    """Integrity flags that follow from the numbers alone: `few_samples` (n unknown or < 5), `high_variance`."""
     flags: list[str] = []
-    n = summary.n if summary else 0
-    if summary is None or n < FEW_SAMPLES:
+    if n is None or n < FEW_SAMPLES:
         flags.append("few_samples")
-    if summary is not None and summary.cv is not None and summary.cv > HIGH_CV:
+    if cv is not None and cv > HIGH_CV:
         flags.append("high_variance")
     return flags
