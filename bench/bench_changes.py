@@ -1,4 +1,4 @@
-"""Quality and speed of the change-point detector, `factreg.changes`, side by side with Apache Otava.
+"""Quality and speed of the change-point detector, `factreg.registry.changes`, side by side with Apache Otava.
 
 Quality: generated series (tests/changes_support.py: lengths 10–500, noise CV 5–30%, 0/1/2 shifts of 5–40%, every
 segment ≥ 4 points). A shift counts as found when a reported change lies within ±1 point of it (each report used
@@ -171,7 +171,7 @@ def main() -> None:
     for _ in range(3):
         _, w, c = timed(lambda: [[i for i, _ in change_points(x.values)] for x in speed_cases])
         values_runs.append((w, c))
-    rows[f"factreg.changes (min_segment {MIN_SEGMENT}, alpha {ALPHA})"] = {
+    rows[f"factreg.registry.changes (min_segment {MIN_SEGMENT}, alpha {ALPHA})"] = {
         "found": found, "wall": wall, "cpu": cpu, "outliers": found_out,
         "speed": statistics.median(w for w, _ in speed_runs),
         "speed_cpu": statistics.median(c for _, c in speed_runs),

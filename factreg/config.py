@@ -85,15 +85,10 @@ class Settings:
 
 
 def redact_url(url: str) -> str:
-    """A database URL with any password replaced by `***`."""
-    if "://" not in url or "@" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    creds, host = rest.rsplit("@", 1)
-    if ":" in creds:
-        user = creds.split(":", 1)[0]
-        return f"{scheme}://{user}:***@{host}"
-    return url
+    """A database URL with any password (in the userinfo or a query parameter) replaced by `***`."""
+    from factreg.secrets import redact
+
+    return redact(url)
 
 
 def _load_config_file(path: Path) -> dict[str, Any]:

@@ -196,7 +196,7 @@ def test_bad_input(kwargs: dict, values: list):
 
 
 def test_module_is_pure_standard_library():
-    code = ("import sys\nimport factreg.changes\n"
+    code = ("import sys\nimport factreg.registry.changes\n"
             "print(','.join(m for m in ('numpy', 'scipy', 'sqlmodel', 'sqlalchemy', 'httpx') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from factreg import clock
+from factreg import clock, fmt
+from factreg.errors import NotFound
 from factreg.publish import corrections
 from factreg.registry import facts
 from tests.decisions_support import add_verification, git, init_repo, seed
@@ -165,3 +166,30 @@ def test_probable_causes_from_flags_and_diffs(registry):
 
 def test_note_name():
     assert corrections.note_name("2026-10-26", "gamebox/a3b/tg32") == "2026-10-26-gamebox-a3b-tg32.md"
+
+
+def test_note_is_rendered_before_the_registry_changes(cli, project, registry, tmp_path):
+    pk = add_verification(registry, "night/35b-a3b/ttft", "refuted", samples=[0.42, 0.45, 0.47])
+    broken = tmp_path / "templates"
+    broken.mkdir()
+    (broken / "correction.md.j2").write_text("{{ c.no_such_field.x }}\n")
+    r = cli("correct", "night/35b-a3b/ttft", "--verification", str(pk), "--templates", str(broken))
+    assert r.exit_code == 2 and r.stderr.startswith("Error: template 'correction.md.j2'")
+    assert facts.get(registry, "night/35b-a3b/ttft")["superseded_by"] is None
+    with pytest.raises(NotFound):
+        facts.get(registry, "night/35b-a3b/ttft-20261027")
+    assert corrections.list_corrections(registry) == []
+    assert not (project / "facts").exists()
+
+
+def test_note_shows_the_fact_as_recorded_when_the_preview_differs(cli, project, registry, monkeypatch):
+    pk = add_verification(registry, "night/35b-a3b/ttft", "refuted", samples=[0.42, 0.45, 0.47])
+    real = facts.preview
+    monkeypatch.setattr(facts, "preview", lambda new: {**real(new), "version": 7, "value": 123456.0})
+    r = cli("correct", "night/35b-a3b/ttft", "--verification", str(pk), "--json")
+    assert r.exit_code == 0, r.stderr
+    text = Path(r.json()["note"]).read_text()
+    new = facts.get(registry, "night/35b-a3b/ttft-20261027")
+    assert "`night/35b-a3b/ttft-20261027` v1" in text and " v7" not in text
+    row = next(line for line in text.splitlines() if line.startswith("| ttft |"))
+    assert row.endswith(f"| {fmt.value(new['value'], new['spread'], new['unit'])} |"), row

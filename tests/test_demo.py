@@ -4,6 +4,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from factreg.demo.story import MISTAKES, case_study_file
 
 
@@ -66,6 +68,17 @@ def test_demo_refuses_a_non_empty_folder(cli, tmp_path):
     assert (tmp_path / "full" / "x").read_text() == "mine"
 
 
+def test_demo_live_without_the_binaries_is_one_error_line(cli, tmp_path, monkeypatch):
+    from factreg.demo import llamaserver
+
+    monkeypatch.setattr(llamaserver, "available", lambda: False)
+    r = cli("demo", "--dir", str(tmp_path / "nolive"), "--live")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("Error: --live needs llama-bench and llama-server") and r.stderr.count("\n") == 1
+    assert not (tmp_path / "nolive").exists()  # refused before anything was made
+
+
+@pytest.mark.llama
 def test_demo_live_runs_the_real_llama_cpp_binaries(cli, tmp_path):
     work = tmp_path / "live"
     r = cli("demo", "--dir", str(work), "--live")

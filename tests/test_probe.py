@@ -69,9 +69,9 @@ def test_thinking_server_reports_ttft_and_ttft_any_side_by_side(cli, server, bod
     assert r.exit_code == 0, r.stderr
     data = r.json()
     m = data["metrics"]
-    assert m["ttft"]["min"] >= 1.5
-    assert m["ttft_any"]["max"] < 0.1
-    assert 1.4 < m["reasoning_time"]["median"] < 1.6
+    assert m["ttft"]["min"] >= 1.5  # the answer comes after 1.5 s of reasoning: a floor, whatever the load
+    assert m["ttft_any"]["max"] < m["ttft"]["min"] - 1.0  # the first reasoning token long before the answer
+    assert at_least(m["reasoning_time"]["median"], 1.5 - 0.02, slack=0.3)
     assert data["observed"]["thinking"] == "on"
     assert "thinking_on" in data["flags"]
     # people see both numbers in one table

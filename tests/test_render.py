@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from factreg import secrets
 from factreg.errors import ConfigError
 from factreg.publish import render
 
@@ -56,8 +57,10 @@ def test_trailing_newline_and_determinism(tmp_path):
 
 
 def test_filters_redact_and_escape():
-    assert render.redact("Authorization: Bearer abcdefghijklmnop") == "Authorization: Bearer ***"
-    assert render.redact("Bearer ${API_KEY}") == "Bearer ${API_KEY}"
+    redact = render.environment().filters["redact"]
+    assert redact is secrets.redact  # one redaction rule, not a copy
+    assert redact("Authorization: Bearer abcdefghijklmnop") == "Authorization: Bearer ***"
+    assert redact("Bearer ${API_KEY}") == "Bearer ${API_KEY}"
     assert render.xml('a<b & "c"') == "a&lt;b &amp; &quot;c&quot;"
     assert render.yaml_str('say "hi"\n') == '"say \\"hi\\"\\n"'
     assert render.md_cell("a|b\nc") == "a\\|b c"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from factreg import secrets
 from factreg.errors import UsageError
@@ -53,3 +57,108 @@ def test_which_headers_may_be_stored() -> None:
     }
     assert secrets.literal_secret_headers(headers) == ["X-Auth-Token", "Cookie"]
     assert secrets.env_names("a ${A} b ${B_2}") == ["A", "B_2"]
+
+
+# Each form of credential the one redaction rule knows, with the secret that must not survive it.
+CREDENTIALS = [
+    ("password: hunter2xyz", "hunter2xyz"),
+    ("password=hunter2xyz", "hunter2xyz"),
+    ('{"password": "correct horse battery"}', "correct horse battery"),
+    ("api_key=k3y-abcdef123", "k3y-abcdef123"),
+    ("OPENAI_API_KEY=plainletterskey", "plainletterskey"),
+    ("token=tok3n-abcdef99", "tok3n-abcdef99"),
+    ("secret=s3cr3t-value", "s3cr3t-value"),
+    ("Authorization: Bearer abcDEF123456ghi", "abcDEF123456ghi"),
+    ("sk-proj-abcdef0123456789", "sk-proj-abcdef0123456789"),
+    ("ghp_abcdefghijklmnop0123456789", "ghp_abcdefghijklmnop0123456789"),
+    ("xoxb-12345678-abcdefgh", "xoxb-12345678-abcdefgh"),
+    ("https://alice:pa55word-xyz@db.example.invalid/x", "pa55word-xyz"),
+    ("postgresql://u:p@ss-w0rd@h:5432/db", "p@ss-w0rd"),
+    ("https://api.example.invalid/v1?key=AIzaSyQ1w2e3r4t5&model=x", "AIzaSyQ1w2e3r4t5"),
+    ("https://api.example.invalid/v1?model=x&api_key=zz9", "zz9"),
+    ("https://api.example.invalid/v1?token=42", "token=42"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CREDENTIALS)
+def test_every_credential_form_is_masked(text: str, secret: str) -> None:
+    out = secrets.redact(f"see {text} here")
+    assert secret not in out and secrets.MASK in out
+    assert out.startswith("see ") and out.endswith(" here")
+    assert secrets.redact(out) == out  # masking twice changes nothing
+
+
+def test_url_keeps_its_user_host_and_other_parameters() -> None:
+    assert secrets.redact("https://alice:pw12@h.invalid:8080/db?sslmode=require&password=zz&x=1") == (
+        "https://alice:***@h.invalid:8080/db?sslmode=require&password=***&x=1"
+    )
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "token=42 tokens per step, tokens=1234567abc, max_tokens=512, n_token: 12",
+        "the first token arrives after 0.41 s; a bearer token is sent with each request",
+        "the secret: warm-up matters; token: first-token latency",
+        "decode at 28 tok/s on http://127.0.0.1:8080/v1?model=x&n=3 (ctx=8192, batch=512)",
+        "Bearer ${API_KEY} and password=${DB_PASSWORD}",
+        "pk_fact_version and sk-learn",
+    ],
+)
+def test_ordinary_prose_and_numbers_stay(prose: str) -> None:
+    assert secrets.redact(prose) == prose
+
+
+def test_remembered_value_is_masked_wherever_it_appears() -> None:
+    secrets.remember("plain words rem3mbered")
+    assert secrets.redact("the value plain words rem3mbered leaked") == "the value *** leaked"
+
+
+def test_redact_data_masks_strings_and_values_under_credential_keys() -> None:
+    data = {
+        "token": "abc123def",
+        "OPENAI_API_KEY": "lettersonly",
+        "n_tokens": "128",
+        "tokens": 42,
+        "list": ["password=foo1", 3],
+        "nested": {"url": "https://u:pw@h.invalid/x"},
+    }
+    assert secrets.redact_data(data) == {
+        "token": "***",
+        "OPENAI_API_KEY": "***",
+        "n_tokens": "128",
+        "tokens": 42,
+        "list": ["password=***", 3],
+        "nested": {"url": "https://u:***@h.invalid/x"},
+    }
+
+
+def test_dumps_redacts_like_redact_data_and_leaves_clean_data_alone() -> None:
+    clean = [{"id": f"gamebox/m{i}/tg32", "value": 28.5, "flags": ["high_variance"], "unit": "tok/s"} for i in range(3)]
+    assert secrets.dumps(clean, indent=2) == json.dumps(clean, indent=2)
+    dirty = [*clean, {"note": "password: hunter2xyz", "token": "abc123def", "url": "https://u:pw12@h.invalid/"}]
+    assert json.loads(secrets.dumps(dirty)) == secrets.redact_data(dirty)
+    secrets.remember('q"uoted-s3cret')  # found in the JSON text although it is escaped there
+    assert 'q\\"uoted-s3cret' not in secrets.dumps([{"x": 'say q"uoted-s3cret'}])
+
+
+FRAGMENTS = [
+    "password", "PASSWD", "pwd", "api_key", "Api-Key", "token", "TOKEN", "secret", "client_secret", "Bearer",
+    "authorization", "Basic", "sig", "key", "sk-", "sk_", "pk_", "ghp_", "GHO-", "github_pat_", "xoxb-", "hf_",
+    "glpat-", "AKIA", "https://", "u", "@", "h.invalid", "?", "&", "=", ":", ": ", '"', "'", " ", "/", "-", "_",
+    "0123456789", "abcdefGHIJ", "hunter2xyz", "ABCDEFGHIJKLMNOP", "***", "${VAR}", "tok/s", "28.5", "\n",
+    "X-Amz-Signature", "İ", "ß",
+]
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=12).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_the_shortcuts_never_skip_text_a_rule_would_mask(text: str) -> None:
+    ungated = text
+    for _, apply in secrets._RULES:
+        ungated = apply(ungated)
+    out = secrets.redact(text)
+    assert out == ungated  # each rule's gate only skips text the rule leaves as it is
+    if not secrets._may_hold_credential(text):
+        assert out == text  # nor does the test on a whole JSON text
+    assert secrets.redact(out) == out  # masking twice changes nothing

@@ -2,7 +2,9 @@
 
 - Credentials never travel to a redirected host: real servers on 127.0.0.1 and 127.0.0.2 record what they get.
 - Secrets are never persisted or printed: a probe token is absent from the database files, every output, the export,
-  the rendered report and the synced documents.
+  the rendered report and the synced documents; a credential pasted into a decision, a revert or a correction cause
+  (`password: …`, `token=…`, a URL's password or `?key=…`, a bearer token, an API key) is absent from the registry,
+  the decision file and its name, the correction note, the report, every output and the git history.
 - Stored methods are data: an imported method naming a shell runs nothing.
 - Ids cannot escape the docs root: refused at record and at import; a tampered registry cannot make the report
   or a correction write outside its folder.
@@ -23,6 +25,7 @@ from factreg.demo.standin import running
 from factreg.registry import facts
 from factreg.registry.facts import NewFact
 from factreg.registry.store import Registry
+from tests.decisions_support import git, init_repo, seed
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 BODY = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
@@ -149,6 +152,50 @@ def test_secret_is_nowhere_in_database_outputs_report_or_docs(cli, body_file, db
         assert token not in text
     for path in [*rendered, doc, *db_path.parent.glob(db_path.name + "*")]:
         assert token.encode() not in path.read_bytes(), path
+
+
+PASTED = [
+    ("password: hunter2xyz", "hunter2xyz"),
+    ("password=hunter2xyz", "hunter2xyz"),
+    ("api_key=k3y-abcdef123", "k3y-abcdef123"),
+    ("token=tok3n-abcdef99", "tok3n-abcdef99"),
+    ("secret=s3cr3t-value", "s3cr3t-value"),
+    ("the board https://alice:pa55word-xyz@grafana.example.invalid/d", "pa55word-xyz"),
+    ("https://api.example.invalid/v1?key=AIzaSyQ1w2e3r4t5", "AIzaSyQ1w2e3r4t5"),
+    ("curl -H 'Authorization: Bearer abcDEF123456ghi'", "abcDEF123456ghi"),
+    ("OPENAI_API_KEY=sk-proj-abcdef0123456789", "abcdef0123456789"),
+]
+
+
+@pytest.mark.parametrize(("pasted", "secret"), PASTED)
+def test_credential_pasted_into_decisions_and_corrections_is_nowhere(cli, registry, db_path, isolated, pasted, secret):
+    seed(registry)
+    init_repo(isolated)
+    r = cli("decision", "add", f"Rotate {pasted}", "--cites", "night/35b-a3b/e2e",
+            "--context", f"Found {pasted} in the logs; TTFT 0.41 s, token=42 tokens.", "--outcome", f"drop {pasted}",
+            "--by", f"alice {pasted}", "--commit", "--json")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    outputs = [r.stdout, r.stderr]
+    for args in (("decision", "show", "1"), ("decision", "show", "1", "--json"), ("decision", "list"),
+                 ("decision", "list", "--json"), ("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e",
+                 "--cause", f"measured with {pasted}", "--commit", "--json"), ("status",), ("status", "--json"),
+                 ("report", "--commit"), ("export",), ("decision", "revert", "1", "--because", f"leaked {pasted}",
+                 "--commit"), ("show", "night/35b-a3b/e2e", "--json")):  # fmt: skip
+        run = cli(*args)
+        assert run.exit_code in (0, 1), (args, run.stderr)
+        outputs += [run.stdout, run.stderr]
+    decision = next((isolated / "decisions").glob("0001-*.md"))
+    text = decision.read_text(encoding="utf-8")
+    assert "TTFT 0.41 s, token=42 tokens." in text  # the prose around it stays
+    assert "Rotate" in text and "drop" in text and "alice" in text
+    assert (isolated / "facts" / "corrections").is_dir() and (isolated / "facts" / "README.md").is_file()
+    files = [p for p in isolated.rglob("*") if p.is_file() and ".git" not in p.relative_to(isolated).parts]
+    outputs += [str(p) for p in files]  # file names too (the decision's slug comes from its title)
+    outputs.append(git(isolated, "log", "-p", "--all"))  # commit messages and committed contents
+    for out in outputs:
+        assert secret not in out
+    for path in [*files, *db_path.parent.glob(db_path.name + "*")]:
+        assert secret.encode() not in path.read_bytes(), path
 
 
 def test_imported_method_naming_a_shell_runs_nothing(cli, tmp_path, isolated):

@@ -1,16 +1,20 @@
-"""What every command shares: option aliases, the error decorator, JSON and table output."""
+"""What every command shares: option aliases, the error decorator, JSON and table output.
+
+Everything printed goes through `secrets.redact`: errors, messages, JSON, lines and tables.
+"""
 
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import typer
 
+from factreg import secrets
 from factreg.errors import FactregError
+from factreg.secrets import redact
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,7 +40,7 @@ def handles_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except FactregError as exc:
-            print(f"Error: {exc.message}", file=sys.stderr)
+            print(redact(f"Error: {exc.message}"), file=sys.stderr)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             print("Error: interrupted", file=sys.stderr)
@@ -48,9 +52,14 @@ def handles_errors(func: F) -> F:
 
 
 def emit_json(data: Any) -> None:
-    """Pure JSON on stdout."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+    """Pure JSON on stdout (every string redacted)."""
+    sys.stdout.write(secrets.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
     sys.stdout.write("\n")
+
+
+def emit(text: str) -> None:
+    """Data lines on stdout, redacted."""
+    sys.stdout.write(redact(text))
 
 
 def settings(db: str | None):  # type: ignore[no-untyped-def]
@@ -74,7 +83,13 @@ def min_uptime(s) -> float:  # type: ignore[no-untyped-def]
 def console(stderr: bool = False):  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    out = Console(stderr=stderr, highlight=False, soft_wrap=False)
+    class RedactingConsole(Console):
+        """A console whose printed strings are redacted (tables from `make_table()` redact their cells)."""
+
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False)
     if not out.is_terminal:
         out.width = max(out.width, 160)  # piped output: whole lines, not an 80-column wrap
     return out
@@ -82,4 +97,15 @@ def console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
 def info(message: str) -> None:
     """A line for people, on stderr (stdout is data)."""
-    print(message, file=sys.stderr)
+    print(redact(message), file=sys.stderr)
+
+
+def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
+    """A rich table (no box, no edge padding by default) whose string cells are redacted as rows are added."""
+    from rich.table import Table
+
+    class RedactingTable(Table):
+        def add_row(self, *renderables: Any, **kw: Any) -> None:
+            super().add_row(*(redact(r) if isinstance(r, str) else r for r in renderables), **kw)
+
+    return RedactingTable(**{"box": None, "pad_edge": False, **kwargs})

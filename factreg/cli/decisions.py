@@ -7,7 +7,18 @@ from typing import Annotated, Any
 
 import typer
 
-from factreg.cli.common import AsOfOption, DbOption, JsonFlag, console, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import (
+    AsOfOption,
+    DbOption,
+    JsonFlag,
+    console,
+    emit,
+    emit_json,
+    handles_errors,
+    info,
+    make_table,
+    open_registry,
+)
 
 OutOption = Annotated[
     Path | None,
@@ -84,9 +95,8 @@ def compare(
     if json_out:
         emit_json(result)
     else:
-        print(cmp.summary_line(result))
-        for r in result["reasons"]:
-            print(f"  - {r['message']}")
+        emit(cmp.summary_line(result) + "\n")
+        emit("".join(f"  - {r['message']}\n" for r in result["reasons"]))
         for w in result["warnings"]:
             info(f"warning: {w['message']}")
         if recorded is not None:
@@ -187,9 +197,7 @@ def decision_list(
     if json_out:
         emit_json(data)
         return
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False)
+    table = make_table()
     for col in ("#", "date", "status", "title", "cites"):
         table.add_column(col)
     for d in data:
@@ -299,21 +307,22 @@ def correct(
 ) -> None:
     """Supersede a fact, write its correction note, sync the docs; --commit commits exactly those files."""
     from factreg.publish import corrections, render
-    from factreg.publish import writer as publish
 
     render.environment(templates)
     s, reg = open_registry(db, create=False)
-    root = _out(s, out)
-    if commit:
-        publish.find_repo(root)  # no repository: fail before anything is recorded
     result = corrections.correct(
-        reg, s, fact_id, by=by, verification=verification, new_id=as_id, cause=cause, out=root, templates=templates
+        reg,
+        s,
+        fact_id,
+        by=by,
+        verification=verification,
+        new_id=as_id,
+        cause=cause,
+        out=_out(s, out),
+        templates=templates,
+        commit=commit,  # without a repository it fails before anything is recorded
     )
-    sha = None
-    if commit:
-        paths = [Path(p) for p in (*result["written"], *result["synced"])]
-        sha = publish.commit(paths, f"factreg correct {fact_id}: superseded by {result['new']}", root)
-    result["commit"] = sha
+    sha = result["commit"]
     if json_out:
         emit_json(result)
         return

@@ -5,13 +5,22 @@ Exit codes: 0 clean, 1 findings, 2 usage or configuration error, 3 could not ver
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit_json, handles_errors, info, open_registry, settings
+from factreg.cli.common import (
+    AsOfOption,
+    DbOption,
+    JsonFlag,
+    emit,
+    emit_json,
+    handles_errors,
+    info,
+    open_registry,
+    settings,
+)
 
 docs_app = typer.Typer(
     help="Citations of facts in Markdown (<!-- fact: ID -->text<!-- /fact -->): check, sync, cites, lint.",
@@ -88,7 +97,7 @@ def check(
             if p.fix:
                 out.append(f"    fix: {p.fix}")
         if out:
-            sys.stdout.write("\n".join(out) + "\n")
+            emit("\n".join(out) + "\n")
     files = len({p.path for p in problems})
     info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
     if problems:
@@ -127,7 +136,7 @@ def sync(
         )
     else:
         if result.changed:
-            sys.stdout.write("".join(f"{p}\n" for p in result.changed))
+            emit("".join(f"{p}\n" for p in result.changed))
         for p in result.problems:
             info(f"{p.path}:{p.line}:{p.col}: " + (f"{p.fact_id}: " if p.fact_id else "") + f"{p.kind}: {p.message}")
     verb = "would change" if dry_run else "changed"
@@ -156,7 +165,7 @@ def cites(
     if json_out:
         emit_json([{"path": str(c.path), "line": c.line, "fact_id": c.fact_id, "text": c.text} for c in found])
     elif found:
-        sys.stdout.write("".join(f"{c.path}:{c.line}: {c.text}\n" for c in found))
+        emit("".join(f"{c.path}:{c.line}: {c.text}\n" for c in found))
     info(f"{fact_id}: cited {len(found)} time(s) in {len({c.path for c in found})} document(s)")
 
 
@@ -181,7 +190,7 @@ def lint(
 
         emit_json([{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(f).items()} for f in findings])
     elif findings:
-        sys.stdout.write("".join(f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)})\n" for f in findings))
+        emit("".join(f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)})\n" for f in findings))
     info(f"docs lint: {len(findings)} unsourced claim(s) in {len({str(f.path) for f in findings})} file(s)")
     if findings:
         raise typer.Exit(1)

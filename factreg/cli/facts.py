@@ -6,7 +6,16 @@ from typing import Annotated
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, min_uptime, open_registry
+from factreg.cli.common import (
+    DbOption,
+    JsonFlag,
+    console,
+    emit_json,
+    handles_errors,
+    make_table,
+    min_uptime,
+    open_registry,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -97,9 +106,7 @@ def list_(
     if json_out:
         emit_json(data)
         return
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False)
+    table = make_table()
     for col in ("id", "metric", "value", "n", "status", "flags", "measured"):
         # ids and values are what people copy: never cut them
         table.add_column(col, justify="right" if col in ("value", "n") else "left",
@@ -126,9 +133,7 @@ def history(
     if json_out:
         emit_json(data)
         return
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False)
+    table = make_table()
     for col in ("version", "value", "n", "measured", "flags", "verifications"):
         table.add_column(col)
     for v in data:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info
+from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, make_table
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -175,11 +175,9 @@ def _print(data: dict) -> None:
         out.print(f"  server uptime: {data['info']['uptime_s']} s ({data['info'].get('uptime_source', '')})")
     metrics = data["metrics"]
     if metrics:
-        from rich.table import Table
-
         from factreg.registry.metrics import VOCABULARY
 
-        table = Table(box=None, pad_edge=False)
+        table = make_table()
         for col in ("metric", "median", "mean ± sd", "min", "max", "n"):
             table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
         for name, m in metrics.items():

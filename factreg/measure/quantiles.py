@@ -331,7 +331,7 @@ def _needed_n(n: int, q: float, est: Estimate, recorded: float, tolerance: float
     return max(base, math.ceil(n * (half / slack) ** 2))
 
 
-def verifyquantile(
+def verify_quantile(
     recorded: float,
     q: float,
     samples: Iterable[float],

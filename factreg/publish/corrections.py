@@ -8,13 +8,15 @@ names it explicitly. The old fact is kept, linked to its successor (rank depreca
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
 from factreg import clock, fmt
+from factreg.docs.markers import Citation
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import facts as factmod
@@ -173,35 +175,61 @@ def fact_summary(f: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def correct(
+@dataclass(frozen=True)
+class Replacement:
+    """What replaces the old fact: an existing fact (`--by`) or one to record from a verification."""
+
+    old: dict[str, Any]  # the fact being corrected, as `facts.get` shows it
+    new: dict[str, Any]  # the replacing fact: as recorded (`--by`), or as it will be once `pending` is recorded
+    pending: factmod.NewFact | None  # the fact to record (`--verification`); None with `--by`
+    verification: dict[str, Any] | None  # the verification it comes from, as JSON data
+
+
+@dataclass(frozen=True)
+class Affected:
+    """What cites the old fact, as it is before the correction."""
+
+    roots: list[Path]  # the configured docs roots that exist
+    citations: list[Citation]  # the citations of the old fact under those roots
+    decisions: list[dict[str, Any]]  # the decisions citing the old fact (as `decisions.list_decisions` shows them)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What the registry holds once the correction is applied."""
+
+    correction: int  # the correction row's number
+    new: dict[str, Any]  # the replacing fact as recorded
+
+
+@dataclass(frozen=True)
+class Published:
+    """The files a correction wrote, and the commit that holds them."""
+
+    written: list[Path]  # every file rendered (the note, the decision files)
+    changed: list[Path]  # the files whose content changed (rendered ones and synced documents)
+    synced: list[Path]  # the documents `docs sync` rewrote
+    commit: str | None  # the commit's sha: None without --commit, or when nothing changed
+
+
+def replacement(
     registry: Registry,
-    settings: Any,
+    config: Mapping[str, Any],
     old_id: str,
     *,
     by: str | None = None,
     verification: int | None = None,
     new_id: str | None = None,
-    cause: str | None = None,
-    out: Path | None = None,
-    templates: Path | str | None = None,
-    date: str | None = None,
-    sync_docs: bool = True,
-) -> dict[str, Any]:
-    """Supersede `old_id` by a fact (or by a verification recorded as a new fact), write the correction note,
-    re-render the decisions citing it and sync the docs. Return what was done, with every file written."""
-    from factreg.atomic import write_if_changed
-    from factreg.publish import decisions as decmod
-    from factreg.publish import render as rendering
+) -> Replacement:
+    """Step 1: check the request and decide the replacing fact (`--by`, or a verification made a new fact).
 
-    config = settings.file_config
-    out = Path(out) if out is not None else Path(settings.root)
+    Reads only; every refusal (UsageError, NotFound) happens here, before anything is written."""
     check_id(old_id)
     if (by is None) == (verification is None):
         raise UsageError("give exactly one of --by and --verification")
     old = factmod.get(registry, old_id, config=config)
     if old.get("superseded_by"):
         raise UsageError(f"{old_id} is already superseded by {old['superseded_by']}")
-    pending: factmod.NewFact | None = None
     if by is not None:
         check_id(by)
         if new_id is not None:
@@ -211,93 +239,91 @@ def correct(
             raise UsageError(f"{old_id} cannot correct itself")
         if new.get("superseded_by"):
             raise UsageError(f"{by} is itself superseded by {new['superseded_by']}")
-        ver_data = None
-    else:
-        assert verification is not None
-        ver_data = load_verification(registry, verification)
-        if ver_data["fact_id"] != old_id:
-            raise UsageError(f"verification {verification} is of {ver_data['fact_id']}, not {old_id}")
-        if ver_data["verdict"] in FAILURES or ver_data["value"] is None:
+        if (new["metric"], new["unit"]) != (old["metric"], old["unit"]):
             raise UsageError(
-                f"verification {verification} could not measure ({ver_data['verdict']}): "
-                "there is no value to correct with"
+                f"{old_id} is {old['metric']} ({old['unit']}) but {new['id']} is "
+                f"{new['metric']} ({new['unit']}): a correction replaces a value of the same metric"
             )
-        target = (
-            check_id(new_id)
-            if new_id
-            else _free_id(registry, f"{old_id}-{ver_data['verified_at'][:10].replace('-', '')}")
-        )
-        if new_id:
-            try:
-                factmod.get(registry, new_id)
-                raise UsageError(f"--as {new_id}: that fact already exists; use --by {new_id}")
-            except NotFound:
-                pass
-        pending = fact_from_verification(old, ver_data, target)
-        factmod.build_rows(pending)  # validate before writing anything
-        new = None
-    if new is not None and (new["metric"], new["unit"]) != (old["metric"], old["unit"]):
+        return Replacement(old=old, new=new, pending=None, verification=None)
+    assert verification is not None
+    ver_data = load_verification(registry, verification)
+    if ver_data["fact_id"] != old_id:
+        raise UsageError(f"verification {verification} is of {ver_data['fact_id']}, not {old_id}")
+    if ver_data["verdict"] in FAILURES or ver_data["value"] is None:
         raise UsageError(
-            f"{old_id} is {old['metric']} ({old['unit']}) but {new['id']} is "
-            f"{new['metric']} ({new['unit']}): a correction replaces a value of the same metric"
+            f"verification {verification} could not measure ({ver_data['verdict']}): there is no value to correct with"
         )
+    target = (
+        check_id(new_id) if new_id else _free_id(registry, f"{old_id}-{ver_data['verified_at'][:10].replace('-', '')}")
+    )
+    if new_id:
+        try:
+            factmod.get(registry, new_id)
+            raise UsageError(f"--as {new_id}: that fact already exists; use --by {new_id}")
+        except NotFound:
+            pass
+    pending = fact_from_verification(old, ver_data, target)
+    preview = factmod.preview(pending)  # validates before anything is written; a new id is recorded as v1
+    return Replacement(old=old, new=preview, pending=pending, verification=ver_data)
 
-    # Affected documents and decisions, as they are before the correction.
+
+def affected(registry: Registry, settings: Any, old_id: str) -> Affected:
+    """The documents (under the configured docs roots) and the decisions that cite `old_id`, as they are now."""
+    from factreg.publish import decisions as decmod
+
     roots = [r for r in doc_roots(settings) if r.exists()]
-    citations = []
+    citations: list[Citation] = []
     if roots:
         from factreg.docs.sync import find_citations
 
         citations = [c for c in find_citations(roots) if c.fact_id == old_id]
-    before = [d for d in decmod.list_decisions(registry, config) if any(c["id"] == old_id for c in d["cites"])]
+    before = decmod.citing(decmod.list_decisions(registry, settings.file_config), old_id)
+    return Affected(roots=roots, citations=citations, decisions=[dict(d) for d in before])
 
-    if pending is not None:
-        new = factmod.record(registry, pending)
-    assert new is not None
-    reason = (
-        " ".join(cause.split())
-        if cause
-        else (f"corrected by verification {verification}" if verification is not None else f"corrected by {new['id']}")
-    )
-    factmod.supersede(registry, old_id, new["id"], reason)
-    note_date = date or _today()
+
+def note_location(out: Path, date: str, old_id: str, version: int) -> Path:
+    """Where the correction note of `old_id` v`version` goes: a name not yet taken by another fact's note."""
     folder = out / FOLDER
-    name = note_name(note_date, old_id)
+    name = note_name(date, old_id)
     k = 1
-    while (folder / name).exists() and not _note_is_for(folder / name, old_id, old["version"]):
+    while (folder / name).exists() and not _note_is_for(folder / name, old_id, version):
         k += 1
-        name = note_name(note_date, f"{old_id}-{k}")
-    note_path = folder / name
+        name = note_name(date, f"{old_id}-{k}")
+    return folder / name
 
-    def work(conn: Connection) -> int:
-        result = conn.execute(
-            insert(CORRECTION).values(
-                old_fact_id=old_id,
-                old_version=old["version"],
-                new_fact_id=new["id"],
-                new_version=new["version"],
-                verification=verification,
-                cause=cause,
-                created_at=clock.iso(),
-                note_path=_rel(note_path, out),
-            )
-        )
-        return int(result.inserted_primary_key[0])  # type: ignore[index]
 
-    pk = int(registry.write_retrying(work))
-    after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
-    affected_decisions = [after[d["number"]] for d in before]
-    data = {
-        "date": note_date,
+def status_once_superseded(decision: Mapping[str, Any]) -> str:
+    """A decision's status once a fact it cites is superseded: an open decision then needs review."""
+    from factreg.publish import decisions as decmod
+
+    recorded = decision["recorded_status"]
+    return decmod.NEEDS_REVIEW if recorded in decmod.OPEN else str(recorded)
+
+
+def note_data(
+    date: str,
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    verification: Mapping[str, Any] | None,
+    cause: str | None,
+    citations: Sequence[Citation],
+    decisions: Sequence[Mapping[str, Any]],
+    out: Path,
+    note_path: Path,
+) -> dict[str, Any]:
+    """Step 3a: what the correction note shows, as plain data (`decisions` with their status after it)."""
+    folder = note_path.parent
+    return {
+        "date": date,
         "old": fact_summary(old),
         "new": fact_summary(new),
         "verification": None
-        if ver_data is None
+        if verification is None
         else {
-            "pk": ver_data["pk"],
-            "verdict": ver_data["verdict"],
-            "verified_at": ver_data["verified_at"],
-            "message": ver_data["message"],
+            "pk": verification["pk"],
+            "verdict": verification["verdict"],
+            "verified_at": verification["verified_at"],
+            "message": verification["message"],
         },
         "change": _change(old, new),
         "conditions": [
@@ -311,37 +337,158 @@ def correct(
         ],
         "decisions": [
             {"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], folder)}
-            for d in affected_decisions
+            for d in decisions
         ],
     }
-    text = rendering.render("correction.md.j2", {"c": data}, templates)
-    written: list[Path] = []
-    changed: list[Path] = []
-    if write_if_changed(note_path, _with_marker(text, old_id, old["version"])):
-        changed.append(note_path)
-    written.append(note_path)
-    # Decisions citing the old fact now say `needs review`: re-render their files.
-    if affected_decisions:
-        dec_written, dec_changed = decmod.write_files(registry, config, out, templates, decisions=affected_decisions)
-        written.extend(dec_written)
-        changed.extend(dec_changed)
+
+
+def render_note(data: Mapping[str, Any], old_id: str, version: int, templates: Path | str | None = None) -> str:
+    """Step 3b: the correction note's text (with the marker that ties the file to `old_id` v`version`)."""
+    from factreg.publish import render as rendering
+
+    return _with_marker(rendering.render("correction.md.j2", {"c": data}, templates), old_id, version)
+
+
+def apply(
+    registry: Registry,
+    rep: Replacement,
+    *,
+    verification: int | None,
+    cause: str | None,
+    note_rel: str,
+) -> Applied:
+    """Step 2: record the replacing fact (from a verification), supersede the old fact, record the correction."""
+    old = rep.old
+    new = factmod.record(registry, rep.pending) if rep.pending is not None else rep.new
+    reason = (
+        " ".join(cause.split())
+        if cause
+        else (f"corrected by verification {verification}" if verification is not None else f"corrected by {new['id']}")
+    )
+    factmod.supersede(registry, old["id"], new["id"], reason)
+
+    def work(conn: Connection) -> int:
+        result = conn.execute(
+            insert(CORRECTION).values(
+                old_fact_id=old["id"],
+                old_version=old["version"],
+                new_fact_id=new["id"],
+                new_version=new["version"],
+                verification=verification,
+                cause=cause,
+                created_at=clock.iso(),
+                note_path=note_rel,
+            )
+        )
+        return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    return Applied(correction=int(registry.write_retrying(work)), new=new)
+
+
+def publish_files(
+    registry: Registry,
+    config: Mapping[str, Any],
+    out: Path,
+    note_path: Path,
+    note_text: str,
+    decision_texts: Mapping[Path, str],
+    roots: Sequence[Path],
+    *,
+    sync_docs: bool = True,
+    commit_message: str | None = None,
+) -> Published:
+    """Step 4: write the note and the decision files, sync the documents, and commit them (with a message)."""
+    from factreg.atomic import write_if_changed
+    from factreg.publish import writer as publish
+
+    written = [note_path, *decision_texts]
+    changed = [p for p, text in ((note_path, note_text), *decision_texts.items()) if write_if_changed(p, text)]
     synced: list[Path] = []
     if sync_docs and roots:
         from factreg.docs.sync import sync
 
-        synced = sync(registry, roots, config)
+        synced = sync(registry, list(roots), config)
         changed.extend(p for p in synced if p not in changed)
+    sha = publish.commit([*written, *synced], commit_message, out) if commit_message is not None else None
+    return Published(written=written, changed=changed, synced=synced, commit=sha)
+
+
+def correct(
+    registry: Registry,
+    settings: Any,
+    old_id: str,
+    *,
+    by: str | None = None,
+    verification: int | None = None,
+    new_id: str | None = None,
+    cause: str | None = None,
+    out: Path | None = None,
+    templates: Path | str | None = None,
+    date: str | None = None,
+    sync_docs: bool = True,
+    commit: bool = False,
+) -> dict[str, Any]:
+    """Supersede `old_id` by a fact (or by a verification recorded as a new fact), write the correction note,
+    re-render the decisions citing it, sync the docs and, with `commit`, commit those files. Return what was
+    done, with every file written.
+
+    The steps: check and decide the replacement, find what cites the old fact, render the note, apply the
+    correction to the registry, render the decision files, write everything, commit last. The note is rendered
+    before the registry changes, from the replacement as it will be recorded; it is rendered again in the rare
+    case that the recorded state differs (another process took the new id meanwhile)."""
+    from factreg.publish import decisions as decmod
+    from factreg.secrets import redact
+
+    config = settings.file_config
+    out = Path(out) if out is not None else Path(settings.root)
+    cause = None if cause is None else redact(cause)
+    if commit:
+        from factreg.publish import writer as publish
+
+        publish.find_repo(out)  # no repository: fail before anything is recorded
+    rep = replacement(registry, config, old_id, by=by, verification=verification, new_id=new_id)
+    old = rep.old
+    found = affected(registry, settings, old_id)
+    note_date = date or _today()
+    note_path = note_location(out, note_date, old_id, old["version"])
+    planned = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
+    data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path)
+    note_text = render_note(data, old_id, old["version"], templates)
+
+    applied = apply(registry, rep, verification=verification, cause=cause, note_rel=_rel(note_path, out))
+    new = applied.new
+    after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
+    decisions = [after[d["number"]] for d in found.decisions]
+    recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path)
+    if recorded != data:
+        data, note_text = recorded, render_note(recorded, old_id, old["version"], templates)
+    # Decisions citing the old fact now say `needs review`: re-render their files (all before writing any).
+    decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
+
+    message = f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}" if commit else None
+    done = publish_files(
+        registry,
+        config,
+        out,
+        note_path,
+        note_text,
+        decision_texts,
+        found.roots,
+        sync_docs=sync_docs,
+        commit_message=message,
+    )
     return {
-        "correction": pk,
+        "correction": applied.correction,
         "old": ref(old_id, old["version"]),
         "new": ref(new["id"], new["version"]),
         "note": str(note_path),
-        "written": [str(p) for p in written],
-        "synced": [str(p) for p in synced],
-        "changed": [str(p) for p in changed],
+        "written": [str(p) for p in done.written],
+        "synced": [str(p) for p in done.synced],
+        "changed": [str(p) for p in done.changed],
         "causes": data["causes"],
         "documents": data["documents"],
-        "decisions": [d["number"] for d in affected_decisions],
+        "decisions": [d["number"] for d in decisions],
+        "commit": done.commit,
     }
 
 

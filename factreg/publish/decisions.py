@@ -23,6 +23,7 @@ from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.models import Decision, DecisionCite
 from factreg.registry.store import Registry
 from factreg.registry.verdicts import DEFAULT_TOLERANCE
+from factreg.secrets import redact
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
 CITE = DecisionCite.__table__  # type: ignore[attr-defined]
@@ -72,8 +73,11 @@ def add(
     by: Sequence[str] = (),
     date: str | None = None,
 ) -> int:
-    """Record a decision citing facts (each with the value relied on); return its number."""
-    title = " ".join((title or "").split())
+    """Record a decision citing facts (each with the value relied on); return its number.
+
+    Free text is redacted before it is stored: a credential pasted into the title, context or outcome never
+    reaches the registry, the decision file (nor its name) or a commit."""
+    title = redact(" ".join((title or "").split()))
     if not title:
         raise UsageError("a decision needs a title")
     if status not in STATUSES:
@@ -92,7 +96,9 @@ def add(
                 "unit": data["unit"],
             }
         )
-    names = list(dict.fromkeys(n.strip() for n in by if n and n.strip()))
+    names = list(dict.fromkeys(redact(n.strip()) for n in by if n and n.strip()))
+    context = None if context is None else redact(context)
+    outcome = None if outcome is None else redact(outcome)
 
     def work(conn: Connection) -> int:
         number = int(conn.execute(select(func.coalesce(func.max(DECISION.c.number), 0))).scalar() or 0) + 1
@@ -127,7 +133,7 @@ def _row(conn: Connection, number: int) -> Mapping[str, Any]:
 
 def revert(registry: Registry, number: int, because: str, date: str | None = None) -> None:
     """Mark decision `number` reverted, because of a fact (when `because` names one) or a reason in words."""
-    because = " ".join((because or "").split())
+    because = redact(" ".join((because or "").split()))
     if not because:
         raise UsageError("--because needs a fact id or a reason")
     fact_id = None

@@ -3,23 +3,20 @@
 Templates come from the top-level `templates/` folder (shipped as the package `factreg.templates`); a
 `--templates DIR` folder overrides them file by file. Undefined names are errors (StrictUndefined), output
 keeps its trailing newline, and nothing time-dependent is added: the same data renders the same bytes.
-Document text is always passed as data, never compiled as template source.
+Document text is always passed as data, never compiled as template source. Every rendered text passes through
+`secrets.redact` (the filters redact each value, and the whole output is redacted once more).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from factreg import fmt
+from factreg import fmt, secrets
 from factreg.errors import ConfigError
-
-_BEARER = re.compile(r"(?i)\b(bearer\s+)(?!\$\{)[A-Za-z0-9._~+/=-]{8,}")
-_SECRETISH = re.compile(r"\b(sk|pk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{10,}\b")
 
 
 def default_dir() -> Path:
@@ -29,27 +26,21 @@ def default_dir() -> Path:
     return Path(factreg.templates.__file__).resolve().parent
 
 
-def redact(text: Any) -> str:
-    """Text with anything that looks like a bearer token or API key replaced by `***`."""
-    out = _BEARER.sub(lambda m: m.group(1) + "***", str(text))
-    return _SECRETISH.sub("***", out)
-
-
 def md_cell(text: Any) -> str:
     """Text that stays inside one Markdown table cell."""
     if text is None:
         return "—"
-    return redact(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    return secrets.redact(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def md_inline(text: Any) -> str:
     """Free text on one line (newlines folded)."""
-    return " ".join(redact("" if text is None else text).split())
+    return " ".join(secrets.redact("" if text is None else text).split())
 
 
 def yaml_str(text: Any) -> str:
     """A YAML scalar for front matter: a JSON string, which YAML reads back unchanged."""
-    return json.dumps(redact("" if text is None else text), ensure_ascii=False)
+    return json.dumps(secrets.redact("" if text is None else text), ensure_ascii=False)
 
 
 def xml(text: Any) -> str:
@@ -83,10 +74,8 @@ def _interval(ci: Any, unit: str | None = None) -> str:
 
 
 def _json(x: Any) -> str:
-    """A JSON (and YAML flow) scalar or list; strings are redacted."""
-    if isinstance(x, str):
-        x = redact(x)
-    return json.dumps(x, ensure_ascii=False, sort_keys=True)
+    """A JSON (and YAML flow) scalar, list or mapping; every string in it is redacted."""
+    return json.dumps(secrets.redact_data(x), ensure_ascii=False, sort_keys=True)
 
 
 def _fixed(x: float, decimals: int = 1) -> str:
@@ -119,7 +108,7 @@ def _environment(override: str | None):  # type: ignore[no-untyped-def]
         yaml=yaml_str,
         xml=xml,
         fixed=_fixed,
-        redact=redact,
+        redact=secrets.redact,
         json=_json,
     )
     return env
@@ -151,4 +140,5 @@ def render(name: str, data: Mapping[str, Any], templates: Path | str | None = No
         raise ConfigError(f"template {exc.name or name!r} line {exc.lineno}: {exc.message}") from None
     except jinja2.TemplateError as exc:
         raise ConfigError(f"template {name!r}: {exc}") from None
+    text = secrets.redact(text)  # whatever a template printed without a filter
     return text if text.endswith("\n") else text + "\n"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from factreg.atomic import write_if_changed
 from factreg.errors import ConfigError
+from factreg.secrets import redact
 
 
 def write(files: Mapping[Path, str], root: Path | None = None) -> list[Path]:
@@ -54,6 +55,7 @@ def commit(paths: Iterable[Path], message: str, repo_dir: Path | None = None) ->
     paths = [Path(p).resolve() for p in paths]
     if not paths:
         return None
+    message = redact(message)
     repo = find_repo(repo_dir or paths[0])
     if repo.bare or repo.working_tree_dir is None:
         raise ConfigError("--commit: the repository has no work tree")

@@ -17,6 +17,7 @@ from factreg.registry import freshness, stats
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import get_metric, missing_required
 from factreg.registry.store import Registry, in_list, rows
+from factreg.secrets import redact
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Table
@@ -168,7 +169,8 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict
         "direction": metric.direction, "value": value, "spread": spread, "n": n, **row_stats,
         "flags": json.dumps(flags), "measured_at": measured_at, "recorded_at": clock.iso(),
         "method": json.dumps(method, sort_keys=True), "warn_after": new.warn_after,
-        "error_after": new.error_after, "tolerance": new.tolerance, "note": new.note, "raw": new.raw,
+        "error_after": new.error_after, "tolerance": new.tolerance, "raw": new.raw,
+        "note": None if new.note is None else redact(new.note),
         "derived_from": json.dumps(new.derived_from) if new.derived_from else None,
     }
     return {
@@ -256,6 +258,14 @@ def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_U
     rows = build_rows(new, min_uptime_s)
     registry.write_retrying(lambda conn: write_versions(conn, [rows]))
     return get(registry, rows["version"]["fact_id"])
+
+
+def preview(new: NewFact, version: int = 1, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
+    """The fact as `get` shows it once `new` is recorded as `version` (validated; nothing read or written).
+
+    Without what only the registry knows: no status, no successor."""
+    rows = build_rows(new, min_uptime_s)
+    return _version_json({**rows["version"], "version": version}, list(rows["samples"]), rows["conditions"])
 
 
 def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> list[str]:
@@ -560,7 +570,8 @@ def supersede(registry: Registry, old_id: str, new_id: str, reason: str | None =
                 raise UsageError(f"{new_id} is (transitively) superseded by {old_id}: that would make a loop")
             nxt = link(nxt)[1]
         conn.execute(update(FACT).where(FACT.c.id == old_id).values(
-            superseded_by=new_id, superseded_at=clock.iso(), supersede_reason=reason))
+            superseded_by=new_id, superseded_at=clock.iso(),
+            supersede_reason=None if reason is None else redact(reason)))
 
     registry.write_retrying(work)
     return get(registry, old_id)
