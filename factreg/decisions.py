@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -250,25 +250,57 @@ def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]
         yield items[i : i + size]
 
 
-def cited_facts(
-    registry: Registry, config: Mapping[str, Any] | None, ids: Iterable[str]
-) -> dict[str, dict[str, Any]]:
-    """The current version of each fact in `ids` and of every fact that superseded one of them, to the end of
-    each chain, with its status: fact id → the data `facts.list_facts` gives. Facts not in the registry are left
-    out. Only these facts are read (through `Registry.reader()`), whatever the size of the registry."""
+def _closure(ids: Iterable[str], successor_of: Callable[[Sequence[str]], Iterable[str]]) -> set[str]:
+    """`ids` and every fact that superseded one of them, to the end of each chain; `successor_of(frontier)`
+    gives the `superseded_by` ids of a batch of facts."""
     wanted = set(ids)
     frontier = sorted(wanted)
+    while frontier:  # one level of superseded_by links per round
+        frontier = sorted(set(successor_of(frontier)) - wanted)
+        wanted.update(frontier)
+    return wanted
+
+
+def cited_facts(
+    registry: Registry,
+    config: Mapping[str, Any] | None,
+    ids: Iterable[str],
+    statuses: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The current version of each fact in `ids` and of every fact that superseded one of them, to the end of
+    each chain, with its status: fact id → the data of `facts.list_facts` that a review looks at. Facts not in
+    the registry are left out.
+
+    Only these facts are read, through `Registry.reader()` (sqlite3 for a SQLite file). `statuses`, when the
+    caller has them (`status.statuses`: every current fact with its status), give the statuses and chains; then
+    only the tolerances and identity conditions of these facts are read."""
+    if statuses is not None:
+        by_id = {f["id"]: f for f in statuses}
+        wanted = _closure(ids, lambda batch: [by_id[i]["superseded_by"] for i in batch
+                                              if i in by_id and by_id[i]["superseded_by"]])
+        present = sorted(i for i in wanted if i in by_id)
+        details = _versions(registry, [(i, by_id[i]["version"]) for i in present])
+        out = {}
+        for i in present:
+            got = details.get((i, by_id[i]["version"]))
+            if got is None:  # changed since `statuses` were read: read it again
+                return cited_facts(registry, config, ids)
+            out[i] = {**by_id[i], "tolerance": got["tolerance"], "conditions": got["conditions"]}
+        return out
+
     with registry.reader() as conn:
-        while frontier:  # follow superseded_by links, one level per round
-            found: set[str] = set()
-            for part in _chunks(frontier):
+
+        def successors(batch: Sequence[str]) -> list[str]:
+            found = []
+            for part in _chunks(batch):
                 clause, params = in_list("id", part)
-                found.update(r["superseded_by"] for r in query_rows(
+                found += [r["superseded_by"] for r in query_rows(
                     conn, f"SELECT superseded_by FROM fact WHERE id IN {clause} AND superseded_by IS NOT NULL",
-                    params))
-            frontier = sorted(found - wanted)
-            wanted.update(frontier)
-    out: dict[str, dict[str, Any]] = {}
+                    params)]
+            return found
+
+        wanted = _closure(ids, successors)
+    out = {}
     for part in _chunks(sorted(wanted)):
         # A fact's status depends on its machine's other facts and on its sources, not on which facts are
         # listed with it: the same as in a listing of the whole registry (what `show` relies on too).
@@ -276,8 +308,8 @@ def cited_facts(
     return out
 
 
-def _cited_versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
-    """(fact id, version) → that past version's identity conditions, for the versions that exist."""
+def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """(fact id, version) → that version's tolerance and identity conditions, for the versions that exist."""
     wanted = set(pairs)
     ids = sorted({fid for fid, _ in wanted})
     out: dict[tuple[str, int], dict[str, Any]] = {}
@@ -286,9 +318,10 @@ def _cited_versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dic
     with registry.reader() as conn:
         for part in _chunks(ids):
             clause, params = in_list("id", part)
-            for r in query_rows(conn, f"SELECT fact_id, version FROM fact_version WHERE fact_id IN {clause}", params):
+            for r in query_rows(conn, f"SELECT fact_id, version, tolerance FROM fact_version WHERE fact_id IN {clause}",
+                                params):
                 if (r["fact_id"], r["version"]) in wanted:
-                    out[(r["fact_id"], r["version"])] = {"conditions": {"identity": {}}}
+                    out[(r["fact_id"], r["version"])] = {"tolerance": r["tolerance"], "conditions": {"identity": {}}}
             for r in query_rows(conn, "SELECT fact_id, version, key, value FROM condition "
                                       f"WHERE kind = :kind AND fact_id IN {clause}", {**params, "kind": cond.IDENTITY}):
                 got = out.get((r["fact_id"], r["version"]))
@@ -304,6 +337,7 @@ def _load(
     config: Mapping[str, Any] | None,
     numbers: Sequence[int] | None = None,
     current: Mapping[str, Mapping[str, Any]] | None = None,
+    statuses: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     with registry.reader() as conn:
         rows = query_rows(conn, "SELECT * FROM decision ORDER BY number")
@@ -320,12 +354,16 @@ def _load(
     shown = [r for r in rows if numbers is None or r["number"] in numbers]
     used = [c for r in shown for c in cites.get(r["number"], [])]
     if current is None:
-        current = cited_facts(registry, config, {c["fact_id"] for c in used}) if used else {}
-    past = _cited_versions(registry, {
+        current = cited_facts(registry, config, {c["fact_id"] for c in used}, statuses) if used else {}
+    past = _versions(registry, {
         (c["fact_id"], c["fact_version"]) for c in used
         if c["fact_id"] in current and current[c["fact_id"]]["version"] != c["fact_version"]
     })
     by_number = {r["number"]: r for r in rows}
+    superseding: dict[int, list[int]] = {}
+    for r in rows:
+        if r["superseded_by"] is not None:
+            superseding.setdefault(r["superseded_by"], []).append(r["number"])
     out = []
     for row in shown:
         entries = []
@@ -364,7 +402,7 @@ def _load(
             )
         recorded = row["status"]
         effective = NEEDS_REVIEW if recorded in OPEN and reasons else recorded
-        supersedes = sorted(n for n, r in by_number.items() if r["superseded_by"] == row["number"])
+        supersedes = sorted(superseding.get(row["number"], []))
         out.append(
             {
                 "number": row["number"],
@@ -413,10 +451,16 @@ def file_name(row: Mapping[str, Any]) -> str:
 
 
 def list_decisions(
-    registry: Registry, config: Mapping[str, Any] | None = None, current: Mapping[str, Mapping[str, Any]] | None = None
+    registry: Registry,
+    config: Mapping[str, Any] | None = None,
+    current: Mapping[str, Mapping[str, Any]] | None = None,
+    statuses: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every decision with its effective status (`needs review` when a cited fact changed)."""
-    return _load(registry, config, current=current)
+    """Every decision with its effective status (`needs review` when a cited fact changed).
+
+    `current` (fact id → `facts.list_facts` data) or `statuses` (`status.statuses`), when the caller has them,
+    save reading the cited facts' statuses again."""
+    return _load(registry, config, current=current, statuses=statuses)
 
 
 def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -424,9 +468,13 @@ def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None
     return _load(registry, config, [number])[0]
 
 
-def needing_review(registry: Registry, config: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Open decisions (proposed or accepted) that rely on a fact that has since changed."""
-    return [d for d in _load(registry, config) if d["status"] == NEEDS_REVIEW]
+def needing_review(
+    registry: Registry, config: Mapping[str, Any] | None = None, statuses: Sequence[Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Open decisions (proposed or accepted) that rely on a fact that has since changed.
+
+    `statuses`: every current fact with its status (`status.statuses`), when the caller has them already."""
+    return [d for d in _load(registry, config, statuses=statuses) if d["status"] == NEEDS_REVIEW]
 
 
 def citing(decisions: Iterable[Mapping[str, Any]], fact_id: str) -> list[Mapping[str, Any]]:

@@ -9,7 +9,9 @@ import pytest
 from sqlalchemy import text
 
 from factreg import decisions, facts
+from factreg import status as st
 from factreg.facts import NewFact
+from factreg.store import Registry
 from tests.decisions_support import add_verification
 
 GAMEBOX = {"machine": "gamebox", "model": "a3b", "build_commit": "8cf427ff"}
@@ -21,8 +23,10 @@ def _fact(fid: str, value: float, at: str, identity: dict | None = None, **kw: A
 
 
 @pytest.fixture
-def varied(registry):  # type: ignore[no-untyped-def]
-    """Decisions whose cited facts changed in every way a review looks at, among facts nobody cites."""
+def varied(any_url):  # type: ignore[no-untyped-def]
+    """Decisions whose cited facts changed in every way a review looks at, among facts nobody cites (on SQLite,
+    read through sqlite3, and on PostgreSQL, through SQLAlchemy)."""
+    registry = Registry(any_url)
     facts.record_many(registry, [
         _fact("a/chain/1", 10.0, "2026-10-01T00:00:00Z"),
         _fact("a/chain/2", 11.0, "2026-10-02T00:00:00Z"),
@@ -60,7 +64,8 @@ def varied(registry):  # type: ignore[no-untyped-def]
                           "VALUES (:d, 'x/gone', 1, 5.0, NULL, 'tok/s')"), {"d": d4})
         conn.execute(text("UPDATE decision_cite SET fact_version = 7 WHERE decision = :e"), {"e": d5})
     decisions.supersede(registry, d5, d1)
-    return registry, [d1, d2, d3, d4, d5]
+    yield registry, [d1, d2, d3, d4, d5]
+    registry.close()
 
 
 def test_decisions_review_as_a_whole_registry_listing_would(varied):
@@ -69,6 +74,9 @@ def test_decisions_review_as_a_whole_registry_listing_would(varied):
     expected = decisions.list_decisions(registry, current=everything)
     got = decisions.list_decisions(registry)
     assert got == expected
+    # `status` hands over the statuses it computed for every fact: the same again
+    assert decisions.list_decisions(registry, statuses=st.statuses(registry)) == expected
+    assert decisions.needing_review(registry, statuses=st.statuses(registry)) == decisions.needing_review(registry)
     for n in numbers:
         assert decisions.get(registry, n) == next(d for d in expected if d["number"] == n)
     reasons = {d["number"]: d["review_reasons"] for d in got}
@@ -105,3 +113,6 @@ def test_only_cited_facts_and_their_successors_are_loaded(varied, monkeypatch):
     asked.clear()
     decisions.get(registry, numbers[1])
     assert {i for ids in asked for i in ids} == {"b/refuted", "c/versions"}
+    asked.clear()
+    decisions.needing_review(registry, statuses=st.statuses(registry))
+    assert asked == [], "with every fact's status at hand, no fact is listed again"
