@@ -267,6 +267,7 @@ def main() -> None:
     quick = "--quick" in sys.argv
     n_files, n_facts, reps = (2_000, 20_000, 3) if quick else (10_000, 100_000, 5)
     n_decisions = n_facts // 100
+    load_before = os.getloadavg()[0]
     rnd = random.Random(26)
     work = Path(tempfile.mkdtemp(prefix="factreg-bench-docs-"))
     fr = factreg_cmd()
@@ -353,7 +354,9 @@ def main() -> None:
                     dsql_t, 3)]
         text = (
             "## Documents: docs check, docs lint, status\n\n"
-            f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians.\n\n"
+            f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians. "
+            f"Load average (1 min) at the start and end of the run: {load_before:.1f} and {os.getloadavg()[0]:.1f} "
+            "(other work on the machine slows both sides).\n\n"
             "- Trees: folders up to 3 deep, YAML front matter, English and Korean prose, fenced code.\n"
             + "".join(doc_notes)
             + f"- Baseline: `grep -rEc --include=*.md '{GREP_PATTERN}' TREE` (a number followed by a performance "
