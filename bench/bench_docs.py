@@ -3,7 +3,9 @@
 - `factreg docs check` + `factreg docs lint` over 10,000 generated Markdown files (≥ 50 MB, nested folders,
   English and Korean prose, ~10% citing facts) vs. `grep -rEc` with a comparable number pattern over the same tree;
 - `factreg status` over 100,000 facts vs. the same statuses computed by one `sqlite3` query
-  (bench/status_equivalent.sql).
+  (bench/status_equivalent.sql);
+- `factreg status` over the same registry with 1,000 decisions citing its facts vs. the same statuses and the
+  decisions needing review computed by `sqlite3` (bench/status_decisions_equivalent.sql).
 
 Writes bench/results/docs.md (assembled into docs/performance.md by run_all.py).
 Run: `python bench/bench_docs.py [--quick]`.
@@ -162,6 +164,91 @@ def make_registry(path: Path, n: int, rnd: random.Random) -> None:
     con.close()
 
 
+def add_decisions(path: Path, n: int, rnd: random.Random) -> int:
+    """`n` decisions citing 1–3 facts each, through `factreg import`; then what makes some need review: new
+    versions of a tenth of the cited facts on a newer build (half of them outside the 10% tolerance) and 50 cited
+    facts superseded by uncited ones. Returns how many facts are cited."""
+    from factreg.registry import facts
+    from factreg.registry.store import Registry
+
+    con = sqlite3.connect(path)
+    current = {r[0]: r for r in con.execute(
+        "select v.fact_id, v.version, v.value, v.spread, v.unit, v.metric from fact f join fact_version v "
+        "on v.fact_id = f.id and v.version = f.current_version")}
+    identity: dict[str, dict[str, str]] = {}
+    ids = sorted(current)
+    lines, cited = [], set()
+    for number in range(1, n + 1):
+        picks = rnd.sample(ids, rnd.randint(1, 3))
+        cited.update(picks)
+        lines.append({
+            "kind": "decision", "number": number, "title": f"Decision {number}", "slug": f"decision-{number}",
+            "status": rnd.choice(["accepted", "accepted", "proposed"]), "date": "2026-11-01", "decided_by": "[]",
+            "created_at": "2026-11-01T00:00:00Z",
+            "cites": [{"fact_id": fid, "fact_version": current[fid][1], "value": current[fid][2],
+                       "spread": current[fid][3], "unit": current[fid][4]} for fid in picks],
+        })
+    changed = rnd.sample(sorted(cited), len(cited) // 10)
+    for fid, key, value in con.execute("select fact_id, key, value from condition where kind = 'identity'"):
+        if fid in changed:
+            identity.setdefault(fid, {})[key] = value
+    con.close()
+    for k, fid in enumerate(changed):  # re-measured on a newer build, one second apart
+        factor = 1.3 if k % 2 else 1.02
+        lines.append({"id": fid, "metric": current[fid][5], "cond": {**identity[fid], "build_commit": "b6100"},
+                      "samples": [round(current[fid][2] * factor * rnd.uniform(0.99, 1.01), 3) for _ in range(5)],
+                      "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1795564800 + k))})
+    src = path.with_name("decisions.jsonl")
+    src.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    env = {**os.environ, "FACTREG_DB": str(path)}
+    subprocess.run([*factreg_cmd(), "import", str(src)], check=True, env=env, capture_output=True)
+    reg = Registry(f"sqlite:///{path}")
+    spare = sorted(set(ids) - cited)
+    for old, new in zip(rnd.sample(sorted(set(cited) - set(changed)), 50), rnd.sample(spare, 50), strict=True):
+        facts.supersede(reg, old, new, "re-measured")
+    reg.close()
+    return len(cited)
+
+
+def run_sql(db: Path, sql: str) -> str:
+    """The output of `sqlite3 DB < SQL` (`|`-separated rows), through Python's sqlite3 when there is no CLI."""
+    sqlite = shutil.which("sqlite3")
+    if sqlite:
+        return subprocess.run([sqlite, str(db)], input=sql.encode(), stdout=subprocess.PIPE, check=True).stdout.decode()
+    con = sqlite3.connect(db)
+    out = []
+    for statement in sql.split(";\n"):
+        if statement.strip():
+            out += ["|".join(map(str, r)) for r in con.execute(statement)]
+    con.close()
+    return "\n".join(out)
+
+
+def status_counts(text: str) -> tuple[Counter, list[int]]:
+    """Facts per status and the decisions needing review, from `factreg status`'s text output."""
+    counts: Counter = Counter()
+    review = []
+    for line in text.splitlines():
+        if line.startswith("needs review"):
+            review.append(int(line.split("decision ", 1)[1].split(":", 1)[0]))
+        elif line.strip():
+            counts[line.split()[0]] += 1
+    return counts, review
+
+
+def sql_counts(text: str) -> tuple[Counter, list[int]]:
+    """The same, from the baseline query's `|`-separated output."""
+    counts: Counter = Counter()
+    review = []
+    for line in text.splitlines():
+        parts = line.split("|")
+        if parts[0] == "needs review":
+            review.append(int(parts[1]))
+        elif line:
+            counts[parts[1]] += 1
+    return counts, review
+
+
 # The floor under any Python implementation of `docs check` + `docs lint`: two processes that only walk the tree
 # and read and decode every Markdown file, doing nothing else.
 READ_ONLY = r"""
@@ -179,6 +266,8 @@ print(n)
 def main() -> None:
     quick = "--quick" in sys.argv
     n_files, n_facts, reps = (2_000, 20_000, 3) if quick else (10_000, 100_000, 5)
+    n_decisions = n_facts // 100
+    load_before = os.getloadavg()[0]
     rnd = random.Random(26)
     work = Path(tempfile.mkdtemp(prefix="factreg-bench-docs-"))
     fr = factreg_cmd()
@@ -232,28 +321,42 @@ def main() -> None:
         make_registry(status_db, n_facts, rnd)
         senv = {**os.environ, "FACTREG_DB": str(status_db)}
         sql = (ROOT / "bench" / "status_equivalent.sql").read_text(encoding="utf-8")
-        sqlite = shutil.which("sqlite3")
         status_t, sql_t = [], []
         for _ in range(reps):
             s, status_out = timed([*fr, "status"], senv)
             t0 = time.perf_counter()
-            if sqlite:
-                r = subprocess.run([sqlite, str(status_db)], input=sql.encode(), stdout=subprocess.PIPE, check=True)
-                sql_out = r.stdout.decode()
-            else:  # no sqlite3 CLI: the same query through Python's sqlite3
-                con = sqlite3.connect(status_db)
-                sql_out = "\n".join("|".join(map(str, r)) for r in con.execute(sql))
-                con.close()
+            sql_out = run_sql(status_db, sql)
             sql_t.append(time.perf_counter() - t0)
             status_t.append(s)
-        ours = Counter(line.split()[0] for line in status_out.decode().splitlines())
-        theirs = Counter(line.split("|")[1] for line in sql_out.splitlines() if line)
+        ours, _ = status_counts(status_out.decode())
+        theirs, _ = sql_counts(sql_out)
         agree = "the same" if ours == theirs else f"**different** (factreg {dict(ours)}, SQL {dict(theirs)})"
 
-        rows = [*doc_rows, row(f"status over {n_facts:,} facts vs sqlite3 query", status_t, sql_t, 3)]
+        # The same registry with decisions citing its facts, some of which changed since.
+        n_cited = add_decisions(status_db, n_decisions, rnd)
+        dsql = (ROOT / "bench" / "status_decisions_equivalent.sql").read_text(encoding="utf-8")
+        dstatus_t, dsql_t = [], []
+        for _ in range(reps):
+            s, dstatus_out = timed([*fr, "status"], senv)
+            t0 = time.perf_counter()
+            dsql_out = run_sql(status_db, dsql)
+            dsql_t.append(time.perf_counter() - t0)
+            dstatus_t.append(s)
+        ours, our_review = status_counts(dstatus_out.decode())
+        theirs, their_review = sql_counts(dsql_out)
+        dagree = (f"the same; {len(our_review):,} of the {n_decisions:,} decisions need review on both sides"
+                  if (ours, our_review) == (theirs, their_review) else
+                  f"**different** (factreg {dict(ours)}, {len(our_review)} to review; SQL {dict(theirs)}, "
+                  f"{len(their_review)} to review)")
+
+        rows = [*doc_rows, row(f"status over {n_facts:,} facts vs sqlite3 query", status_t, sql_t, 3),
+                row(f"status over {n_facts:,} facts with {n_decisions:,} decisions vs sqlite3 queries", dstatus_t,
+                    dsql_t, 3)]
         text = (
             "## Documents: docs check, docs lint, status\n\n"
-            f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians.\n\n"
+            f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians. "
+            f"Load average (1 min) at the start and end of the run: {load_before:.1f} and {os.getloadavg()[0]:.1f} "
+            "(other work on the machine slows both sides).\n\n"
             "- Trees: folders up to 3 deep, YAML front matter, English and Korean prose, fenced code.\n"
             + "".join(doc_notes)
             + f"- Baseline: `grep -rEc --include=*.md '{GREP_PATTERN}' TREE` (a number followed by a performance "
@@ -267,7 +370,13 @@ def main() -> None:
             f"- status: `factreg status` (every fact with status and reason, text output) over {n_facts:,} facts "
             f"imported from JSONL plus {n_facts // 20:,} verifications, vs. `sqlite3 DB < "
             "bench/status_equivalent.sql`, one query computing the same statuses (last verification, condition "
-            f"change on the same machine, age against 30d/90d). Status counts of both sides: {agree}.\n\n"
+            f"change on the same machine, age against 30d/90d). Status counts of both sides: {agree}.\n"
+            f"- status with decisions: the same registry after importing {n_decisions:,} decisions citing 1–3 facts "
+            f"each ({n_cited:,} facts cited), new versions of a tenth of the cited facts on a newer build (half of "
+            "them outside the 10% tolerance) and 50 cited facts superseded by uncited ones; `factreg status` (which also lists the "
+            "decisions needing review) vs. `sqlite3 DB < bench/status_decisions_equivalent.sql` (the same statuses "
+            "kept in a temporary table, then the open decisions whose cited facts changed). Status counts and "
+            f"decisions needing review: {dagree}.\n\n"
             + TABLE_HEAD.format(u="s")
             + "\n"
             + "\n".join(rows)
@@ -278,7 +387,8 @@ def main() -> None:
         med = statistics.median
         print(
             f"check {med(check_t):.3f}s lint {med(lint_t):.3f}s grep {med(grep_t):.3f}s "
-            f"status {med(status_t):.3f}s sqlite {med(sql_t):.3f}s",
+            f"status {med(status_t):.3f}s sqlite {med(sql_t):.3f}s "
+            f"status+decisions {med(dstatus_t):.3f}s sqlite {med(dsql_t):.3f}s",
             file=sys.stderr,
         )
     finally:

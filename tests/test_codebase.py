@@ -56,3 +56,45 @@ def test_read_paths_do_not_import_heavy_modules():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "", f"heavy modules imported at start-up: {r.stdout}"
+
+
+READ_COMMAND = """
+import sys, io, contextlib
+from factreg.cli import main
+sys.argv = ['factreg', *sys.argv[1:]]
+out, code = io.StringIO(), None
+with contextlib.redirect_stdout(out):
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+print(repr(out.getvalue()))
+print(code)
+print(','.join(m for m in ('sqlalchemy', 'sqlmodel', 'factreg.registry.models', 'factreg.publish.decisions') if m in sys.modules))
+"""
+
+
+def test_read_commands_on_a_registry_with_decisions_do_not_import_sqlalchemy(db_path, monkeypatch):
+    """`list`, `show` and `status` read a SQLite registry through sqlite3, decisions included."""
+    from factreg.publish import decisions
+    from factreg.registry import facts
+    from factreg.registry.store import Registry
+
+    reg = Registry(f"sqlite:///{db_path}")
+    facts.record_many(reg, [facts.NewFact(id=f"gamebox/a3b/tg{k}", metric="tg_rate", value=20.0 + k,
+                                          identity={"machine": "gamebox"}) for k in range(3)])
+    decisions.add(reg, "Serve from gamebox", [("gamebox/a3b/tg0", None), ("gamebox/a3b/tg1", None)])
+    facts.supersede(reg, "gamebox/a3b/tg0", "gamebox/a3b/tg2", "re-measured")  # the decision needs review
+    reg.close()
+    monkeypatch.setenv("FACTREG_DB", str(db_path))
+    for args in (["list"], ["show", "gamebox/a3b/tg1"], ["status"], ["status", "--json"]):
+        r = subprocess.run([sys.executable, "-c", READ_COMMAND, *args], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        shown, code, loaded = r.stdout.splitlines()
+        assert code in ("None", "0"), (args, r.stderr)
+        assert "gamebox/a3b/tg1" in shown
+        if args[0] == "status":
+            assert "decision 1" in shown or '"number": 1' in shown, shown  # the decisions were read
+            assert loaded == "factreg.publish.decisions", f"{args}: {loaded}"
+        else:
+            assert "sqlalchemy" not in loaded, f"{args}: {loaded}"

@@ -43,7 +43,7 @@ def status(
         s, reg = open_registry(db, create=False)
         facts = st.statuses(reg, s.file_config)
         summary = st.summary(facts, fail_on)
-        review = _decisions_needing_review(reg, s.file_config)
+        review = _decisions_needing_review(reg, s.file_config, facts)
     if json_out:
         emit_json({"facts": facts, "summary": summary, "decisions_needing_review": review})
     elif facts:
@@ -68,11 +68,13 @@ def status(
         raise typer.Exit(1)
 
 
-def _decisions_needing_review(reg, config) -> list[dict]:  # type: ignore[no-untyped-def]
-    """Open decisions whose cited facts have since changed (none loaded when the registry has no decisions)."""
+def _decisions_needing_review(reg, config, facts) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Open decisions whose cited facts have since changed (none loaded when the registry has no decisions).
+
+    The cited facts' statuses are taken from `facts`, the statuses just computed for every fact."""
     if not reg.query("SELECT count(*) AS n FROM decision")[0]["n"]:
         return []
     from factreg.publish import decisions
 
     return [{"number": d["number"], "title": d["title"], "review_reason": "; ".join(d["review_reasons"])}
-            for d in decisions.needing_review(reg, config)]
+            for d in decisions.needing_review(reg, config, statuses=facts)]

@@ -9,24 +9,31 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import Connection, func, insert, select, update
+from typing import TYPE_CHECKING, Any
 
 from factreg import clock, fmt
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, parse_ref, slugify
-from factreg.registry.models import Decision, DecisionCite
-from factreg.registry.store import Registry
+from factreg.registry.store import Registry, in_list
+from factreg.registry.store import rows as query_rows
 from factreg.registry.verdicts import DEFAULT_TOLERANCE
 from factreg.secrets import redact
 
-DECISION = Decision.__table__  # type: ignore[attr-defined]
-CITE = DecisionCite.__table__  # type: ignore[attr-defined]
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Table
+
+
+def _tables() -> tuple[Table, Table]:
+    """The SQLAlchemy tables (decision, decision_cite) for writing, imported on first use: reading decisions
+    goes through `Registry.reader()` (sqlite3 for a SQLite file), so `status` does not load SQLAlchemy."""
+    from factreg.registry.models import Decision, DecisionCite
+
+    return Decision.__table__, DecisionCite.__table__  # type: ignore[attr-defined]
 
 STATUSES = ("proposed", "accepted")
 OPEN = ("proposed", "accepted")
@@ -99,6 +106,9 @@ def add(
     names = list(dict.fromkeys(redact(n.strip()) for n in by if n and n.strip()))
     context = None if context is None else redact(context)
     outcome = None if outcome is None else redact(outcome)
+    from sqlalchemy import func, insert, select
+
+    DECISION, CITE = _tables()
 
     def work(conn: Connection) -> int:
         number = int(conn.execute(select(func.coalesce(func.max(DECISION.c.number), 0))).scalar() or 0) + 1
@@ -125,6 +135,9 @@ def add(
 
 
 def _row(conn: Connection, number: int) -> Mapping[str, Any]:
+    from sqlalchemy import select
+
+    DECISION, _ = _tables()
     row = conn.execute(select(DECISION).where(DECISION.c.number == number)).mappings().first()
     if row is None:
         raise NotFound(f"no decision {number}")
@@ -145,6 +158,9 @@ def revert(registry: Registry, number: int, because: str, date: str | None = Non
         fact_id = None
     if date is not None and not _DATE.match(date):
         raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}")
+    from sqlalchemy import update
+
+    DECISION, _ = _tables()
 
     def work(conn: Connection) -> None:
         row = _row(conn, number)
@@ -168,6 +184,9 @@ def supersede(registry: Registry, number: int, by: int) -> None:
     """Mark decision `number` superseded by decision `by`."""
     if number == by:
         raise UsageError("a decision cannot supersede itself")
+    from sqlalchemy import update
+
+    DECISION, _ = _tables()
 
     def work(conn: Connection) -> None:
         row = _row(conn, number)
@@ -224,18 +243,109 @@ def cite_review(
     return out
 
 
+# Ids per IN list: well under SQLite's limit on parameters (32,766; 999 before SQLite 3.32) and PostgreSQL's.
+_CHUNK = 30_000 if sqlite3.sqlite_version_info >= (3, 32) else 900
+
+
+def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _closure(ids: Iterable[str], successor_of: Callable[[Sequence[str]], Iterable[str]]) -> set[str]:
+    """`ids` and every fact that superseded one of them, to the end of each chain; `successor_of(frontier)`
+    gives the `superseded_by` ids of a batch of facts."""
+    wanted = set(ids)
+    frontier = sorted(wanted)
+    while frontier:  # one level of superseded_by links per round
+        frontier = sorted(set(successor_of(frontier)) - wanted)
+        wanted.update(frontier)
+    return wanted
+
+
+def cited_facts(
+    registry: Registry,
+    config: Mapping[str, Any] | None,
+    ids: Iterable[str],
+    statuses: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The current version of each fact in `ids` and of every fact that superseded one of them, to the end of
+    each chain, with its status: fact id → the data of `facts.list_facts` that a review looks at. Facts not in
+    the registry are left out.
+
+    Only these facts are read, through `Registry.reader()` (sqlite3 for a SQLite file). `statuses`, when the
+    caller has them (`status.statuses`: every current fact with its status), give the statuses and chains; then
+    only the tolerances and identity conditions of these facts are read."""
+    if statuses is not None:
+        by_id = {f["id"]: f for f in statuses}
+        wanted = _closure(ids, lambda batch: [by_id[i]["superseded_by"] for i in batch
+                                              if i in by_id and by_id[i]["superseded_by"]])
+        present = sorted(i for i in wanted if i in by_id)
+        details = _versions(registry, [(i, by_id[i]["version"]) for i in present])
+        out = {}
+        for i in present:
+            got = details.get((i, by_id[i]["version"]))
+            if got is None:  # changed since `statuses` were read: read it again
+                return cited_facts(registry, config, ids)
+            out[i] = {**by_id[i], "tolerance": got["tolerance"], "conditions": got["conditions"]}
+        return out
+
+    with registry.reader() as conn:
+
+        def successors(batch: Sequence[str]) -> list[str]:
+            found = []
+            for part in _chunks(batch):
+                clause, params = in_list("id", part)
+                found += [r["superseded_by"] for r in query_rows(
+                    conn, f"SELECT superseded_by FROM fact WHERE id IN {clause} AND superseded_by IS NOT NULL",
+                    params)]
+            return found
+
+        wanted = _closure(ids, successors)
+    out = {}
+    for part in _chunks(sorted(wanted)):
+        # A fact's status depends on its machine's other facts and on its sources, not on which facts are
+        # listed with it: the same as in a listing of the whole registry (what `show` relies on too).
+        out.update((f["id"], f) for f in factmod.list_facts(registry, config, ids=part))
+    return out
+
+
+def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """(fact id, version) → that version's tolerance and identity conditions, for the versions that exist."""
+    wanted = set(pairs)
+    ids = sorted({fid for fid, _ in wanted})
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    if not ids:
+        return out
+    with registry.reader() as conn:
+        for part in _chunks(ids):
+            clause, params = in_list("id", part)
+            for r in query_rows(conn, f"SELECT fact_id, version, tolerance FROM fact_version WHERE fact_id IN {clause}",
+                                params):
+                if (r["fact_id"], r["version"]) in wanted:
+                    out[(r["fact_id"], r["version"])] = {"tolerance": r["tolerance"], "conditions": {"identity": {}}}
+            for r in query_rows(conn, "SELECT fact_id, version, key, value FROM condition "
+                                      f"WHERE kind = :kind AND fact_id IN {clause}", {**params, "kind": cond.IDENTITY}):
+                got = out.get((r["fact_id"], r["version"]))
+                if got is not None:
+                    got["conditions"]["identity"][r["key"]] = r["value"]
+    for got in out.values():
+        got["conditions"]["identity"] = dict(sorted(got["conditions"]["identity"].items()))
+    return out
+
+
 def _load(
     registry: Registry,
     config: Mapping[str, Any] | None,
     numbers: Sequence[int] | None = None,
     current: Mapping[str, Mapping[str, Any]] | None = None,
+    statuses: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    with registry.read() as conn:
-        q = select(DECISION).order_by(DECISION.c.number)
-        rows = [dict(r) for r in conn.execute(q).mappings()]
+    with registry.reader() as conn:
+        rows = query_rows(conn, "SELECT * FROM decision ORDER BY number")
         cites: dict[int, list[dict[str, Any]]] = {}
-        for crow in conn.execute(select(CITE).order_by(CITE.c.decision, CITE.c.fact_id)).mappings():
-            cites.setdefault(crow["decision"], []).append(dict(crow))
+        for crow in query_rows(conn, "SELECT * FROM decision_cite ORDER BY decision, fact_id"):
+            cites.setdefault(crow["decision"], []).append(crow)
         for cited in cites.values():
             cited.sort(key=lambda c: c["fact_id"])  # byte order whatever the server's collation
     if numbers is not None:
@@ -243,23 +353,28 @@ def _load(
         missing = wanted - {r["number"] for r in rows}
         if missing:
             raise NotFound(f"no decision {min(missing)}")
+    shown = [r for r in rows if numbers is None or r["number"] in numbers]
+    used = [c for r in shown for c in cites.get(r["number"], [])]
     if current is None:
-        current = {f["id"]: f for f in factmod.list_facts(registry, config)} if cites else {}
-    histories: dict[str, dict[int, dict[str, Any]]] = {}
+        current = cited_facts(registry, config, {c["fact_id"] for c in used}, statuses) if used else {}
+    past = _versions(registry, {
+        (c["fact_id"], c["fact_version"]) for c in used
+        if c["fact_id"] in current and current[c["fact_id"]]["version"] != c["fact_version"]
+    })
     by_number = {r["number"]: r for r in rows}
+    superseding: dict[int, list[int]] = {}
+    for r in rows:
+        if r["superseded_by"] is not None:
+            superseding.setdefault(r["superseded_by"], []).append(r["number"])
     out = []
-    for row in rows:
-        if numbers is not None and row["number"] not in numbers:
-            continue
+    for row in shown:
         entries = []
         reasons: list[str] = []
         for c in cites.get(row["number"], []):
             cur = current.get(c["fact_id"])
             cited_version: Mapping[str, Any] | None = None
             if cur is not None and cur["version"] != c["fact_version"]:
-                if c["fact_id"] not in histories:
-                    histories[c["fact_id"]] = {v["version"]: v for v in factmod.history(registry, c["fact_id"])}
-                cited_version = histories[c["fact_id"]].get(c["fact_version"])
+                cited_version = past.get((c["fact_id"], c["fact_version"]))
             review = cite_review(c, cur, cited_version)
             reasons.extend(review)
             entries.append(
@@ -289,7 +404,7 @@ def _load(
             )
         recorded = row["status"]
         effective = NEEDS_REVIEW if recorded in OPEN and reasons else recorded
-        supersedes = sorted(n for n, r in by_number.items() if r["superseded_by"] == row["number"])
+        supersedes = sorted(superseding.get(row["number"], []))
         out.append(
             {
                 "number": row["number"],
@@ -338,10 +453,16 @@ def file_name(row: Mapping[str, Any]) -> str:
 
 
 def list_decisions(
-    registry: Registry, config: Mapping[str, Any] | None = None, current: Mapping[str, Mapping[str, Any]] | None = None
+    registry: Registry,
+    config: Mapping[str, Any] | None = None,
+    current: Mapping[str, Mapping[str, Any]] | None = None,
+    statuses: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every decision with its effective status (`needs review` when a cited fact changed)."""
-    return _load(registry, config, current=current)
+    """Every decision with its effective status (`needs review` when a cited fact changed).
+
+    `current` (fact id → `facts.list_facts` data) or `statuses` (`status.statuses`), when the caller has them,
+    save reading the cited facts' statuses again."""
+    return _load(registry, config, current=current, statuses=statuses)
 
 
 def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -349,9 +470,13 @@ def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None
     return _load(registry, config, [number])[0]
 
 
-def needing_review(registry: Registry, config: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Open decisions (proposed or accepted) that rely on a fact that has since changed."""
-    return [d for d in _load(registry, config) if d["status"] == NEEDS_REVIEW]
+def needing_review(
+    registry: Registry, config: Mapping[str, Any] | None = None, statuses: Sequence[Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Open decisions (proposed or accepted) that rely on a fact that has since changed.
+
+    `statuses`: every current fact with its status (`status.statuses`), when the caller has them already."""
+    return [d for d in _load(registry, config, statuses=statuses) if d["status"] == NEEDS_REVIEW]
 
 
 def citing(decisions: Iterable[Mapping[str, Any]], fact_id: str) -> list[Mapping[str, Any]]:

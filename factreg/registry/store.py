@@ -191,14 +191,13 @@ class Registry:
         """Apply the migrations not yet applied, each in its own transaction; return their names."""
         from sqlalchemy import text
 
-        from factreg.registry.migrations import MIGRATIONS
-        from factreg.registry.models import Migration
+        from factreg.registry.migrations import MIGRATIONS, create_bookkeeping
 
         todo = MIGRATIONS if migrations is None else migrations
         applied: list[str] = []
         with self.write() as conn:
             if not self._has_table(conn, "factreg_migration"):
-                Migration.__table__.create(conn)  # type: ignore[attr-defined]
+                create_bookkeeping(conn)
         done = set(self.applied_migrations())
         for name, step in todo:
             if name in done:
