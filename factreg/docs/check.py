@@ -11,11 +11,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg.docs import markers as mk
 from factreg.docs import walk
 from factreg.errors import UsageError
+
+if TYPE_CHECKING:
+    from factreg.registry.store import Registry
+    from factreg.registry.types import FactData
 
 # Statuses of a cited (live) fact that make `docs check` fail. `aging` is reported by `factreg status`, not
 # here: the value still holds. `unverifiable` fails: its last re-measurement could not be made (the endpoint
@@ -103,18 +107,17 @@ def scan(paths: Iterable[Path | str], config: Mapping[str, Any] | None = None) -
     return out
 
 
-def load_index(registry, config: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+def load_index(registry: Registry, config: Mapping[str, Any] | None = None) -> dict[str, FactData]:
     """Every current fact with its status, by id."""
     from factreg.registry import facts
 
     return {f["id"]: f for f in facts.list_facts(registry, config)}
 
 
-def live_fact(fact: Mapping[str, Any], index: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
+def live_fact(fact: FactData, index: Mapping[str, FactData]) -> FactData:
     """Follow `superseded_by` to the fact that replaces `fact` now; UsageError on a loop or a missing successor."""
     seen = [fact["id"]]
-    while fact.get("superseded_by"):
-        nxt = fact["superseded_by"]
+    while nxt := fact.get("superseded_by"):
         if nxt in seen:
             raise UsageError(f"superseded_by links loop: {' → '.join([*seen, nxt])}")
         if nxt not in index:
@@ -132,7 +135,7 @@ class Plan:
     problems: list[Problem]
 
 
-def plan(doc: Scanned, index: Mapping[str, Mapping[str, Any]]) -> Plan:
+def plan(doc: Scanned, index: Mapping[str, FactData]) -> Plan:
     """The edits that make every marker of `doc` cite the live fact with its current rendering."""
     edits: list[tuple[int, int, str]] = []
     problems = list(doc.problems)
@@ -214,7 +217,7 @@ def _diff(text: str, m: mk.Marker, edits: list[tuple[int, int, str]]) -> list[st
     return [f"- {line}" for line in old.split("\n")] + [f"+ {line}" for line in new.split("\n")]
 
 
-def check_scanned(docs: list[Scanned], index: Mapping[str, Mapping[str, Any]]) -> list[Problem]:
+def check_scanned(docs: list[Scanned], index: Mapping[str, FactData]) -> list[Problem]:
     """Every problem of already scanned documents against a loaded index."""
     out: list[Problem] = []
     for doc in docs:
@@ -230,7 +233,7 @@ def needs_registry(docs: list[Scanned]) -> bool:
 def check(registry: Any, paths: Iterable[Path | str], config: Mapping[str, Any] | None = None) -> list[Problem]:
     """Check the citations under `paths`; `registry` may be a callable that opens it (only called when needed)."""
     docs = scan(paths, config)
-    index: dict[str, dict[str, Any]] = {}
+    index: dict[str, FactData] = {}
     if needs_registry(docs):
         reg = registry() if callable(registry) else registry
         index = load_index(reg, config)

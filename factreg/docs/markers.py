@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factreg import fmt
 from factreg.docs import markdown
 from factreg.docs.markdown import front_matter_end as front_matter_end
 from factreg.errors import UsageError
+from factreg.registry import display
 from factreg.registry.ids import check_id
 
 NEEDLE = "<!--"
+# The display fields (registry.display) a marker's format may use.
 FIELDS = ("value", "spread", "unit", "n", "median", "mean", "min", "max", "ci_lo", "ci_hi", "measured_at", "date", "id")
 
 # An opening marker: `<!-- fact: ID [format="..."] [asof] -->`; a closing one: `<!-- /fact -->`.
@@ -218,32 +219,15 @@ def check_format(template: str) -> str | None:
     return None
 
 
-def fields(fact: Mapping[str, Any]) -> dict[str, Any]:
+def fields(fact: Mapping[str, Any]) -> display.Shown:
     """The values a marker's format string may use."""
-    st = fact.get("stats") or {}
-    ci = st.get("ci95") or [None, None]
-    measured = fact.get("measured_at") or ""
-    return {
-        "value": fact.get("value"),
-        "spread": fact.get("spread"),
-        "unit": fact.get("unit") or "",
-        "n": fact.get("n"),
-        "median": st.get("median"),
-        "mean": st.get("mean"),
-        "min": st.get("min"),
-        "max": st.get("max"),
-        "ci_lo": ci[0],
-        "ci_hi": ci[1],
-        "measured_at": measured,
-        "date": measured[:10],
-        "id": fact.get("id"),
-    }
+    return display.fields(fact, FIELDS)
 
 
 def render(fact: Mapping[str, Any], template: str | None = None, asof: bool = False) -> str:
     """A marker's text for a fact: `11.9 ± 7.2 tok/s` by default; raises UsageError when the format cannot apply."""
     if template is None:
-        text = fmt.value(fact.get("value"), fact.get("spread"), fact.get("unit"))
+        text = display.text(fact)
     else:
         values = fields(fact)
         try:

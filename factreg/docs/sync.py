@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg.atomic import atomic_write_bytes
 from factreg.docs import check as chk
 from factreg.docs import markers as mk
 from factreg.docs.markers import Citation, find_citations
+
+if TYPE_CHECKING:
+    from factreg.registry.types import FactData
 
 __all__ = ["Citation", "SyncResult", "find_citations", "sync", "sync_scanned", "sync_report"]
 
@@ -47,7 +50,7 @@ UNFIXABLE = (
 )
 
 
-def sync_scanned(docs: list[chk.Scanned], index: Mapping[str, Mapping[str, Any]], dry_run: bool = False) -> SyncResult:
+def sync_scanned(docs: list[chk.Scanned], index: Mapping[str, FactData], dry_run: bool = False) -> SyncResult:
     """Apply the check plan of already scanned documents; return what changed and what could not be fixed."""
     result = SyncResult()
     for doc in docs:
@@ -70,7 +73,7 @@ def sync_report(
 ) -> SyncResult:
     """Sync the citations under `paths`; `registry` may be a callable that opens it (only called when needed)."""
     docs = chk.scan(paths, config)
-    index: dict[str, dict[str, Any]] = {}
+    index: dict[str, FactData] = {}
     if chk.needs_registry(docs):
         reg = registry() if callable(registry) else registry
         index = chk.load_index(reg, config)

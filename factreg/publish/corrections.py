@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, insert, select
 
@@ -19,11 +19,17 @@ from factreg import clock, fmt
 from factreg.docs.markers import Citation
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
+from factreg.registry import display
 from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, ref
 from factreg.registry.models import Correction
 from factreg.registry.store import Registry
+from factreg.registry.types import FactData, VerificationData
 from factreg.registry.verdicts import FAILURES
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.publish.decisions import DecisionData
 
 CORRECTION = Correction.__table__  # type: ignore[attr-defined]
 FOLDER = "facts/corrections"
@@ -35,16 +41,16 @@ def note_name(date: str, fact_id: str) -> str:
     return f"{date}-{fact_id.replace('/', '-')}.md"
 
 
-def load_verification(registry: Registry, pk: int) -> dict[str, Any]:
+def load_verification(registry: Registry, pk: int) -> VerificationData:
     """One verification as JSON data; NotFound when there is none with that number."""
     with registry.read() as conn:
         row = conn.execute(select(factmod.VERIFICATION).where(factmod.VERIFICATION.c.pk == pk)).mappings().first()
     if row is None:
         raise NotFound(f"no verification {pk}")
-    return factmod.verification_json(row)
+    return factmod.verification_json(dict(row))
 
 
-def fact_from_verification(old: Mapping[str, Any], ver: Mapping[str, Any], new_id: str) -> factmod.NewFact:
+def fact_from_verification(old: FactData, ver: VerificationData, new_id: str) -> factmod.NewFact:
     """The verification's measurement as a new fact about the old fact's subject, under the observed conditions."""
     identity = {**old["conditions"]["identity"], **{k: str(v) for k, v in (ver.get("observed") or {}).items()}}
     samples = list(ver.get("samples") or [])
@@ -80,7 +86,7 @@ def _free_id(registry: Registry, base: str) -> str:
         candidate = f"{base}-{k}"
 
 
-def probable_causes(old: Mapping[str, Any], new: Mapping[str, Any], cause: str | None = None) -> list[str]:
+def probable_causes(old: FactData, new: FactData, cause: str | None = None) -> list[str]:
     """Why the old value probably differed, from its integrity flags and the condition diff."""
     out: list[str] = []
     if cause:
@@ -142,7 +148,7 @@ def _today() -> str:
     return clock.today()
 
 
-def doc_roots(settings: Any) -> list[Path]:
+def doc_roots(settings: Settings) -> list[Path]:
     """The configured `[docs] roots`, relative to the project root."""
     roots = settings.get("docs.roots", ["."])
     if isinstance(roots, str):
@@ -156,33 +162,20 @@ def _rel(path: Path, base: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), Path(base).resolve())).as_posix()
 
 
-def fact_summary(f: Mapping[str, Any]) -> dict[str, Any]:
-    """What a note shows of a fact: value with spread, interval, n, flags, conditions."""
-    return {
-        "id": f["id"],
-        "version": f["version"],
-        "metric": f["metric"],
-        "unit": f["unit"],
-        "text": fmt.value(f["value"], f["spread"], f["unit"]),
-        "value": f["value"],
-        "n": f.get("n"),
-        "ci95": (f.get("stats") or {}).get("ci95"),
-        "flags": list(f.get("flags") or []),
-        "measured_at": f["measured_at"],
-        "samples": list(f.get("samples") or []),
-        "identity": dict(f["conditions"]["identity"]),
-        "info": dict(f["conditions"]["info"]),
-    }
+# What a note shows of the old and the new fact (registry.display fields): value with spread, interval, n, flags,
+# conditions.
+NOTE_FIELDS = ("id", "version", "metric", "unit", "text", "value", "n", "ci95", "flags", "measured_at", "samples",
+               "identity", "info")
 
 
 @dataclass(frozen=True)
 class Replacement:
     """What replaces the old fact: an existing fact (`--by`) or one to record from a verification."""
 
-    old: dict[str, Any]  # the fact being corrected, as `facts.get` shows it
-    new: dict[str, Any]  # the replacing fact: as recorded (`--by`), or as it will be once `pending` is recorded
+    old: FactData  # the fact being corrected, as `facts.get` shows it
+    new: FactData  # the replacing fact: as recorded (`--by`), or as it will be once `pending` is recorded
     pending: factmod.NewFact | None  # the fact to record (`--verification`); None with `--by`
-    verification: dict[str, Any] | None  # the verification it comes from, as JSON data
+    verification: VerificationData | None  # the verification it comes from
 
 
 @dataclass(frozen=True)
@@ -191,7 +184,7 @@ class Affected:
 
     roots: list[Path]  # the configured docs roots that exist
     citations: list[Citation]  # the citations of the old fact under those roots
-    decisions: list[dict[str, Any]]  # the decisions citing the old fact (as `decisions.list_decisions` shows them)
+    decisions: list[DecisionData]  # the decisions citing the old fact (as `decisions.list_decisions` shows them)
 
 
 @dataclass(frozen=True)
@@ -199,7 +192,7 @@ class Applied:
     """What the registry holds once the correction is applied."""
 
     correction: int  # the correction row's number
-    new: dict[str, Any]  # the replacing fact as recorded
+    new: FactData  # the replacing fact as recorded
 
 
 @dataclass(frozen=True)
@@ -267,7 +260,7 @@ def replacement(
     return Replacement(old=old, new=preview, pending=pending, verification=ver_data)
 
 
-def affected(registry: Registry, settings: Any, old_id: str) -> Affected:
+def affected(registry: Registry, settings: Settings, old_id: str) -> Affected:
     """The documents (under the configured docs roots) and the decisions that cite `old_id`, as they are now."""
     from factreg.publish import decisions as decmod
 
@@ -278,7 +271,7 @@ def affected(registry: Registry, settings: Any, old_id: str) -> Affected:
 
         citations = [c for c in find_citations(roots) if c.fact_id == old_id]
     before = decmod.citing(decmod.list_decisions(registry, settings.file_config), old_id)
-    return Affected(roots=roots, citations=citations, decisions=[dict(d) for d in before])
+    return Affected(roots=roots, citations=citations, decisions=list(before))
 
 
 def note_location(out: Path, date: str, old_id: str, version: int) -> Path:
@@ -292,7 +285,7 @@ def note_location(out: Path, date: str, old_id: str, version: int) -> Path:
     return folder / name
 
 
-def status_once_superseded(decision: Mapping[str, Any]) -> str:
+def status_once_superseded(decision: DecisionData) -> str:
     """A decision's status once a fact it cites is superseded: an open decision then needs review."""
     from factreg.publish import decisions as decmod
 
@@ -302,12 +295,12 @@ def status_once_superseded(decision: Mapping[str, Any]) -> str:
 
 def note_data(
     date: str,
-    old: Mapping[str, Any],
-    new: Mapping[str, Any],
-    verification: Mapping[str, Any] | None,
+    old: FactData,
+    new: FactData,
+    verification: VerificationData | None,
     cause: str | None,
     citations: Sequence[Citation],
-    decisions: Sequence[Mapping[str, Any]],
+    decisions: Sequence[DecisionData],
     out: Path,
     note_path: Path,
 ) -> dict[str, Any]:
@@ -315,8 +308,8 @@ def note_data(
     folder = note_path.parent
     return {
         "date": date,
-        "old": fact_summary(old),
-        "new": fact_summary(new),
+        "old": display.fields(old, NOTE_FIELDS),
+        "new": display.fields(new, NOTE_FIELDS),
         "verification": None
         if verification is None
         else {
@@ -415,7 +408,7 @@ def publish_files(
 
 def correct(
     registry: Registry,
-    settings: Any,
+    settings: Settings,
     old_id: str,
     *,
     by: str | None = None,
@@ -451,7 +444,7 @@ def correct(
     found = affected(registry, settings, old_id)
     note_date = date or _today()
     note_path = note_location(out, note_date, old_id, old["version"])
-    planned = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
+    planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
     data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path)
     note_text = render_note(data, old_id, old["version"], templates)
 
@@ -507,7 +500,7 @@ def _note_is_for(path: Path, old_id: str, version: int) -> bool:
         return False
 
 
-def _change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+def _change(old: FactData, new: FactData) -> str:
     if not old["value"]:
         return "—"
     rel = (new["value"] - old["value"]) / abs(old["value"])
@@ -523,9 +516,9 @@ def list_corrections(registry: Registry) -> list[dict[str, Any]]:
     with registry.read() as conn:
         rows = [dict(r) for r in conn.execute(select(CORRECTION).order_by(CORRECTION.c.pk)).mappings()]
     out = []
-    cache: dict[str, dict[int, dict[str, Any]]] = {}
+    cache: dict[str, dict[int, FactData]] = {}
 
-    def version(fid: str | None, ver: int | None) -> dict[str, Any] | None:
+    def version(fid: str | None, ver: int | None) -> FactData | None:
         if fid is None or ver is None:
             return None
         if fid not in cache:
@@ -549,8 +542,8 @@ def list_corrections(registry: Registry) -> list[dict[str, Any]]:
                 "verification": r["verification"],
                 "cause": r["cause"],
                 "note_path": r["note_path"],
-                "old_text": fmt.value(old["value"], old["spread"], old["unit"]) if old else "—",
-                "new_text": fmt.value(new["value"], new["spread"], new["unit"]) if new else "—",
+                "old_text": display.text(old) if old else "—",
+                "new_text": display.text(new) if new else "—",
             }
         )
     return out

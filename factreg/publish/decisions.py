@@ -12,11 +12,12 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from factreg import clock, fmt
+from factreg import clock
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
+from factreg.registry import display
 from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.store import Registry, in_list
@@ -24,8 +25,73 @@ from factreg.registry.store import rows as query_rows
 from factreg.registry.verdicts import DEFAULT_TOLERANCE
 from factreg.secrets import redact
 
+from factreg.registry.types import FactStatus, IdentityOnly
+
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Table
+
+    from factreg.registry.types import FactData
+
+
+class Cite(TypedDict):
+    """A fact a decision cites, as JSON data: the version and value relied on, the fact now, and why to review."""
+
+    id: str
+    version: int
+    value: float
+    spread: float | None
+    unit: str
+    relied_on: str  # the value relied on, as people read it
+    current: display.Shown | None  # CURRENT_FIELDS of the fact now; None when it left the registry
+    successor: display.Shown | None  # SUCCESSOR_FIELDS of the fact at the end of its supersede chain, if any
+    review: list[str]
+
+
+class Reverted(TypedDict):
+    date: str | None
+    because_fact: str | None
+    because: str | None
+
+
+class DecisionLink(TypedDict):
+    number: int
+    path: str
+
+
+class DecisionData(TypedDict):
+    """A decision as JSON data (`list_decisions`, `get`): its effective status and its cites, as its file shows it."""
+
+    number: int
+    title: str
+    slug: str
+    status: str  # effective: `needs review` when an open decision's cited fact changed
+    recorded_status: str
+    date: str
+    decision_makers: list[str]
+    context: str | None
+    outcome: str | None
+    cites: list[Cite]
+    review_reasons: list[str]
+    reverted: Reverted | None
+    superseded_by: DecisionLink | None
+    supersedes: list[DecisionLink]
+    path: str
+
+
+class CitedFact(FactStatus):
+    """A cited fact's status row (`status.statuses`) with the tolerance and identity conditions a review reads."""
+
+    tolerance: float | None
+
+
+class _PastVersion(TypedDict):
+    tolerance: float | None
+    conditions: IdentityOnly
+
+
+# What a cite shows of the fact it cites now, and of that fact's successor (registry.display fields).
+CURRENT_FIELDS = ("version", "value", "spread", "unit", "text", "status", "status_reason", "superseded_by", "metric")
+SUCCESSOR_FIELDS = ("id", "version", "status", "text")
 
 
 def _tables() -> tuple[Table, Table]:
@@ -201,7 +267,7 @@ def supersede(registry: Registry, number: int, by: int) -> None:
 # ---------------------------------------------------------------- reading and review
 
 
-def stable_reason(fact: Mapping[str, Any]) -> str:
+def stable_reason(fact: FactData | FactStatus | CitedFact) -> str:
     """A fact's status reason without a moving age, so rendered files only change when the status does."""
     reason = fact.get("status_reason") or ""
     if fact.get("status") in ("stale", "aging", "fresh") and reason.startswith(("last measured", "measured or")):
@@ -213,7 +279,7 @@ def stable_reason(fact: Mapping[str, Any]) -> str:
 
 
 def cite_review(
-    cite: Mapping[str, Any], current: Mapping[str, Any] | None, cited: Mapping[str, Any] | None
+    cite: Mapping[str, Any], current: FactData | CitedFact | None, cited: _PastVersion | None
 ) -> list[str]:
     """Why a decision should review what it relied on in `cite` (empty when nothing changed)."""
     fid = cite["fact_id"]
@@ -237,8 +303,8 @@ def cite_review(
         old = cite["value"]
         if old and abs(current["value"] - old) / abs(old) > tolerance:
             out.append(
-                f"{fid} is now {fmt.value(current['value'], current['spread'], current['unit'])} "
-                f"(v{current['version']}); the decision relied on {fmt.value(old, cite['spread'], cite['unit'])}"
+                f"{fid} is now {display.text(current)} "
+                f"(v{current['version']}); the decision relied on {display.text(cite)}"
             )
     return out
 
@@ -267,8 +333,8 @@ def cited_facts(
     registry: Registry,
     config: Mapping[str, Any] | None,
     ids: Iterable[str],
-    statuses: Sequence[Mapping[str, Any]] | None = None,
-) -> dict[str, dict[str, Any]]:
+    statuses: Sequence[FactStatus] | None = None,
+) -> dict[str, FactData | CitedFact]:
     """The current version of each fact in `ids` and of every fact that superseded one of them, to the end of
     each chain, with its status: fact id → the data of `facts.list_facts` that a review looks at. Facts not in
     the registry are left out.
@@ -276,18 +342,21 @@ def cited_facts(
     Only these facts are read, through `Registry.reader()` (sqlite3 for a SQLite file). `statuses`, when the
     caller has them (`status.statuses`: every current fact with its status), give the statuses and chains; then
     only the tolerances and identity conditions of these facts are read."""
+    out: dict[str, FactData | CitedFact] = {}
     if statuses is not None:
         by_id = {f["id"]: f for f in statuses}
-        wanted = _closure(ids, lambda batch: [by_id[i]["superseded_by"] for i in batch
-                                              if i in by_id and by_id[i]["superseded_by"]])
+
+        def successor_of(batch: Sequence[str]) -> list[str]:
+            return [nxt for i in batch if i in by_id and (nxt := by_id[i]["superseded_by"])]
+
+        wanted = _closure(ids, successor_of)
         present = sorted(i for i in wanted if i in by_id)
         details = _versions(registry, [(i, by_id[i]["version"]) for i in present])
-        out = {}
         for i in present:
             got = details.get((i, by_id[i]["version"]))
             if got is None:  # changed since `statuses` were read: read it again
                 return cited_facts(registry, config, ids)
-            out[i] = {**by_id[i], "tolerance": got["tolerance"], "conditions": got["conditions"]}
+            out[i] = cast("CitedFact", {**by_id[i], "tolerance": got["tolerance"], "conditions": got["conditions"]})
         return out
 
     with registry.reader() as conn:
@@ -302,7 +371,6 @@ def cited_facts(
             return found
 
         wanted = _closure(ids, successors)
-    out = {}
     for part in _chunks(sorted(wanted)):
         # A fact's status depends on its machine's other facts and on its sources, not on which facts are
         # listed with it: the same as in a listing of the whole registry (what `show` relies on too).
@@ -310,11 +378,11 @@ def cited_facts(
     return out
 
 
-def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
+def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], _PastVersion]:
     """(fact id, version) → that version's tolerance and identity conditions, for the versions that exist."""
     wanted = set(pairs)
     ids = sorted({fid for fid, _ in wanted})
-    out: dict[tuple[str, int], dict[str, Any]] = {}
+    out: dict[tuple[str, int], _PastVersion] = {}
     if not ids:
         return out
     with registry.reader() as conn:
@@ -338,9 +406,9 @@ def _load(
     registry: Registry,
     config: Mapping[str, Any] | None,
     numbers: Sequence[int] | None = None,
-    current: Mapping[str, Mapping[str, Any]] | None = None,
-    statuses: Sequence[Mapping[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
+    current: Mapping[str, FactData | CitedFact] | None = None,
+    statuses: Sequence[FactStatus] | None = None,
+) -> list[DecisionData]:
     with registry.reader() as conn:
         rows = query_rows(conn, "SELECT * FROM decision ORDER BY number")
         cites: dict[int, list[dict[str, Any]]] = {}
@@ -366,13 +434,13 @@ def _load(
     for r in rows:
         if r["superseded_by"] is not None:
             superseding.setdefault(r["superseded_by"], []).append(r["number"])
-    out = []
+    out: list[DecisionData] = []
     for row in shown:
-        entries = []
+        entries: list[Cite] = []
         reasons: list[str] = []
         for c in cites.get(row["number"], []):
             cur = current.get(c["fact_id"])
-            cited_version: Mapping[str, Any] | None = None
+            cited_version: _PastVersion | None = None
             if cur is not None and cur["version"] != c["fact_version"]:
                 cited_version = past.get((c["fact_id"], c["fact_version"]))
             review = cite_review(c, cur, cited_version)
@@ -384,20 +452,10 @@ def _load(
                     "value": c["value"],
                     "spread": c["spread"],
                     "unit": c["unit"],
-                    "relied_on": fmt.value(c["value"], c["spread"], c["unit"]),
+                    "relied_on": display.text(c),
                     "current": None
                     if cur is None
-                    else {
-                        "version": cur["version"],
-                        "value": cur["value"],
-                        "spread": cur["spread"],
-                        "unit": cur["unit"],
-                        "text": fmt.value(cur["value"], cur["spread"], cur["unit"]),
-                        "status": cur["status"],
-                        "status_reason": stable_reason(cur),
-                        "superseded_by": cur.get("superseded_by"),
-                        "metric": cur["metric"],
-                    },
+                    else {**display.fields(cur, CURRENT_FIELDS), "status_reason": stable_reason(cur)},
                     "successor": _successor(current, cur),
                     "review": review,
                 }
@@ -431,20 +489,17 @@ def _load(
     return out
 
 
-def _successor(current: Mapping[str, Mapping[str, Any]], fact: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _successor(
+    current: Mapping[str, FactData | CitedFact], fact: FactData | CitedFact | None
+) -> display.Shown | None:
     """The fact that holds now at the end of a superseded fact's chain, if any."""
     seen: set[str] = set()
-    while fact is not None and fact.get("superseded_by") and fact["id"] not in seen:
+    while fact is not None and (nxt := fact.get("superseded_by")) and fact["id"] not in seen:
         seen.add(fact["id"])
-        fact = current.get(fact["superseded_by"])
+        fact = current.get(nxt)
     if fact is None or not seen:
         return None
-    return {
-        "id": fact["id"],
-        "version": fact["version"],
-        "status": fact["status"],
-        "text": fmt.value(fact["value"], fact["spread"], fact["unit"]),
-    }
+    return display.fields(fact, SUCCESSOR_FIELDS)
 
 
 def file_name(row: Mapping[str, Any]) -> str:
@@ -455,9 +510,9 @@ def file_name(row: Mapping[str, Any]) -> str:
 def list_decisions(
     registry: Registry,
     config: Mapping[str, Any] | None = None,
-    current: Mapping[str, Mapping[str, Any]] | None = None,
-    statuses: Sequence[Mapping[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
+    current: Mapping[str, FactData | CitedFact] | None = None,
+    statuses: Sequence[FactStatus] | None = None,
+) -> list[DecisionData]:
     """Every decision with its effective status (`needs review` when a cited fact changed).
 
     `current` (fact id → `facts.list_facts` data) or `statuses` (`status.statuses`), when the caller has them,
@@ -465,26 +520,26 @@ def list_decisions(
     return _load(registry, config, current=current, statuses=statuses)
 
 
-def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None) -> DecisionData:
     """One decision with its cited facts, their current state and any review reasons."""
     return _load(registry, config, [number])[0]
 
 
 def needing_review(
-    registry: Registry, config: Mapping[str, Any] | None = None, statuses: Sequence[Mapping[str, Any]] | None = None
-) -> list[dict[str, Any]]:
+    registry: Registry, config: Mapping[str, Any] | None = None, statuses: Sequence[FactStatus] | None = None
+) -> list[DecisionData]:
     """Open decisions (proposed or accepted) that rely on a fact that has since changed.
 
     `statuses`: every current fact with its status (`status.statuses`), when the caller has them already."""
     return [d for d in _load(registry, config, statuses=statuses) if d["status"] == NEEDS_REVIEW]
 
 
-def citing(decisions: Iterable[Mapping[str, Any]], fact_id: str) -> list[Mapping[str, Any]]:
+def citing(decisions: Iterable[DecisionData], fact_id: str) -> list[DecisionData]:
     """The decisions among `decisions` that cite `fact_id`."""
     return [d for d in decisions if any(c["id"] == fact_id for c in d["cites"])]
 
 
-def render(decision: Mapping[str, Any], templates: Path | str | None = None) -> str:
+def render(decision: DecisionData, templates: Path | str | None = None) -> str:
     """The MADR-compatible Markdown of one decision."""
     from factreg.publish import render as rendering
 
@@ -497,7 +552,7 @@ def write_files(
     out: Path,
     templates: Path | str | None = None,
     numbers: Sequence[int] | None = None,
-    decisions: Sequence[Mapping[str, Any]] | None = None,
+    decisions: Sequence[DecisionData] | None = None,
 ) -> tuple[list[Path], list[Path]]:
     """Render decision files under `out/decisions/`; return (every file rendered, the files that changed)."""
     from factreg.atomic import write_if_changed

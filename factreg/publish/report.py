@@ -9,19 +9,60 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from factreg import fmt
 from factreg.publish import decisions as decmod
 from factreg.publish.corrections import doc_roots, list_corrections
+from factreg.registry import display
 from factreg.registry.freshness import parse_time
 from factreg.registry.store import Registry
+from factreg.registry.types import FactData, LastVerification
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.docs.markers import Citation
 
 FOLDER = "facts"
 PROBLEM_STATUSES = ("refuted", "conditions_changed", "stale", "unverifiable")
 RESERVED = {"readme", "stale", "llms", "index"}
 CHART_W, CHART_H = 480, 180
 PAD_L, PAD_R, PAD_T, PAD_B = 56, 16, 24, 32
+
+
+class DocLink(TypedDict):
+    """A document citing a fact: where, the link from the page, and the text it cites."""
+
+    path: str
+    link: str
+    line: int
+    text: str
+
+
+class DecisionLink(TypedDict):
+    """A decision citing a fact, with its status and the link from the page."""
+
+    number: int
+    title: str
+    status: str
+    link: str
+
+
+class Page(TypedDict):
+    """What a fact's page shows (`fact.md.j2`), and what the index, STALE.md and llms.txt list."""
+
+    fact: FactData
+    reason: str
+    page: str
+    svg: str
+    text: str
+    history: list[FactData]
+    docs: list[DocLink]
+    decisions: list[DecisionLink]
+    corrections: list[dict[str, Any]]
+    todo: str
+    index_link: str
+    successor_link: str | None
 
 
 def page_name(fact_id: str) -> str:
@@ -122,7 +163,7 @@ def history_points(history: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     return pts
 
 
-def what_to_do(fact: Mapping[str, Any], last_verification: Mapping[str, Any] | None) -> str:
+def what_to_do(fact: FactData, last_verification: LastVerification | None) -> str:
     """The next step for a fact that no longer holds."""
     fid, status = fact["id"], fact["status"]
     kind = (fact.get("method") or {}).get("kind")
@@ -153,20 +194,20 @@ def what_to_do(fact: Mapping[str, Any], last_verification: Mapping[str, Any] | N
     return f"re-measure it and record a new version: `factreg record {fid} …`"
 
 
-def _citations(settings: Any) -> dict[str, list[Any]]:
+def _citations(settings: Settings) -> dict[str, list[Citation]]:
     roots = [r for r in doc_roots(settings) if r.exists()]
     if not roots:
         return {}
     from factreg.docs.sync import find_citations
 
-    out: dict[str, list[Any]] = {}
+    out: dict[str, list[Citation]] = {}
     for c in find_citations(roots):
         out.setdefault(c.fact_id, []).append(c)
     return out
 
 
 def build(
-    registry: Registry, settings: Any, out: Path | None = None, templates: Path | str | None = None
+    registry: Registry, settings: Settings, out: Path | None = None, templates: Path | str | None = None
 ) -> dict[Path, str]:
     """Render every report file: path → text. Also renders the decision files (their status can change)."""
     from factreg.publish import render as rendering
@@ -184,7 +225,7 @@ def build(
     corrections = list_corrections(registry)
     files: dict[Path, str] = {}
 
-    def docs_for(fid: str, page_dir: Path) -> list[dict[str, Any]]:
+    def docs_for(fid: str, page_dir: Path) -> list[DocLink]:
         return [
             {
                 "path": _rel(c.path.resolve(), out.resolve()),
@@ -195,7 +236,7 @@ def build(
             for c in cites.get(fid, [])
         ]
 
-    def decisions_for(fid: str, page_dir: Path) -> list[Mapping[str, Any]]:
+    def decisions_for(fid: str, page_dir: Path) -> list[DecisionLink]:
         return [
             {"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], page_dir)}
             for d in decmod.citing(decisions, fid)
@@ -214,7 +255,7 @@ def build(
         }
         open_corrections.append(c)
 
-    pages = []
+    pages: list[Page] = []
     for f in facts:
         page = folder / page_name(f["id"])
         svg = page.with_name(page.name[:-3] + ".svg")
@@ -222,33 +263,32 @@ def build(
         geometry = chart(f["id"], f["unit"], history_points(history))
         files[svg] = rendering.render("chart.svg.j2", {"chart": geometry}, templates)
         lv = last.get(f["id"])
-        entry = {
+        successor = f.get("superseded_by")
+        entry: Page = {
             "fact": f,
             "reason": decmod.stable_reason(f),
             "page": _rel(page, folder),
             "svg": svg.name,
-            "text": fmt.value(f["value"], f["spread"], f["unit"]),
+            "text": display.text(f),
             "history": history,
             "docs": docs_for(f["id"], page.parent),
             "decisions": decisions_for(f["id"], page.parent),
             "corrections": [c for c in open_corrections if f["id"] in (c["old_id"], c["new_id"])],
             "todo": what_to_do(f, lv),
             "index_link": _rel(folder / "README.md", page.parent),
-            "successor_link": (
-                _rel(folder / page_name(f["superseded_by"]), page.parent) if f.get("superseded_by") else None
-            ),
+            "successor_link": _rel(folder / page_name(successor), page.parent) if successor else None,
         }
         pages.append(entry)
         files[page] = rendering.render("fact.md.j2", {"p": entry}, templates)
 
-    problems = []
+    problems: list[Page] = []
     for entry in pages:
-        fact: dict[str, Any] = entry["fact"]  # type: ignore[assignment]
+        fact = entry["fact"]
         docs = docs_for(fact["id"], folder)
-        relying = decisions_for(fact["id"], folder)
-        open_relying = [d for d in relying if d["status"] in (*decmod.OPEN, decmod.NEEDS_REVIEW)]
+        links = decisions_for(fact["id"], folder)
+        open_relying = [d for d in links if d["status"] in (*decmod.OPEN, decmod.NEEDS_REVIEW)]
         if fact["status"] in PROBLEM_STATUSES or (fact["status"] == "superseded" and (docs or open_relying)):
-            problems.append({**entry, "docs": docs, "decisions": relying})
+            problems.append({**entry, "docs": docs, "decisions": links})
     review = [
         {
             "number": d["number"],
@@ -283,7 +323,7 @@ def build(
 
 def write(
     registry: Registry,
-    settings: Any,
+    settings: Settings,
     out: Path | None = None,
     templates: Path | str | None = None,
     do_commit: bool = False,

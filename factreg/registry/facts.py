@@ -7,7 +7,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from factreg import clock
 from factreg.config import DEFAULT_MIN_UPTIME_S
@@ -17,6 +17,18 @@ from factreg.registry import freshness, stats
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import get_metric, missing_required
 from factreg.registry.store import Registry, in_list, rows
+from factreg.registry.types import (
+    STAT_COLUMNS,
+    VERSION_COLUMNS,
+    FactData,
+    LastVerification,
+    Prepared,
+    StatColumns,
+    Stats,
+    VerificationData,
+    VersionRef,
+    VersionRow,
+)
 from factreg.secrets import redact
 
 if TYPE_CHECKING:
@@ -65,7 +77,7 @@ class NewFact:
     method: Mapping[str, Any] | None = None
     raw: str | None = None
     direction: str | None = None
-    derived_from: list[dict] | None = None
+    derived_from: list[VersionRef] | None = None
     extra_flags: Sequence[str] = ()
 
 
@@ -92,7 +104,7 @@ def parse_samples(text: str) -> list[float]:
     return [_finite(p, "every sample") for p in parts]
 
 
-def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
+def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prepared:
     """Validate a measurement and compute its statistics and flags; no database access."""
     fact_id = check_id(new.id)
     metric = get_metric(new.metric, new.unit, new.direction)
@@ -130,17 +142,16 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict
         if spread is None:
             spread = summary.stdev
         n: int | None = summary.n
-        row_stats = {
-            "mean": summary.mean, "median": summary.median, "stdev": summary.stdev, "min": summary.min,
-            "max": summary.max, "iqr": summary.iqr, "cv": summary.cv,
-            "ci_lo": summary.ci95[0] if summary.ci95 else None,
-            "ci_hi": summary.ci95[1] if summary.ci95 else None,
-        }
+        row_stats = StatColumns(
+            mean=summary.mean, median=summary.median, stdev=summary.stdev, min=summary.min, max=summary.max,
+            iqr=summary.iqr, cv=summary.cv, ci_lo=summary.ci95[0] if summary.ci95 else None,
+            ci_hi=summary.ci95[1] if summary.ci95 else None,
+        )
     else:
         value = _finite(new.value, "--value")
         n = new.n
         summary = None
-        row_stats = {k: None for k in ("mean", "median", "stdev", "min", "max", "iqr", "cv", "ci_lo", "ci_hi")}
+        row_stats = cast(StatColumns, dict.fromkeys(STAT_COLUMNS))
         row_stats["mean"] = value
         if spread is not None:
             row_stats["stdev"] = spread
@@ -164,7 +175,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict
             flags.append(extra)
 
     subject = new.subject if new.subject is not None else (fact_id.rsplit("/", 1)[0] if "/" in fact_id else None)
-    version_row = {
+    version_row: VersionRow = {
         "fact_id": fact_id, "subject": subject, "metric": metric.name, "unit": metric.unit,
         "direction": metric.direction, "value": value, "spread": spread, "n": n, **row_stats,
         "flags": json.dumps(flags), "measured_at": measured_at, "recorded_at": clock.iso(),
@@ -200,7 +211,7 @@ def current_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -
     return out
 
 
-def _bulk_insert(conn: Connection, table: str, rows_: list[dict]) -> None:
+def _bulk_insert(conn: Connection, table: str, rows_: Sequence[Mapping[str, Any]]) -> None:
     """executemany at the driver level: SQLAlchemy's per-row parameter processing costs more than the insert."""
     cols = list(rows_[0])
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
@@ -208,8 +219,9 @@ def _bulk_insert(conn: Connection, table: str, rows_: list[dict]) -> None:
     conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows_])
 
 
-def insert_rows(conn: Connection, facts: list[dict], versions: list[dict], samples: list[dict],
-                conds: list[dict], bumps: list[dict]) -> None:
+def insert_rows(conn: Connection, facts: Sequence[Mapping[str, Any]], versions: Sequence[VersionRow],
+                samples: Sequence[Mapping[str, Any]], conds: Sequence[Mapping[str, Any]],
+                bumps: Sequence[Mapping[str, Any]]) -> None:
     """Bulk-insert prepared rows, one executemany per table."""
     if facts:
         _bulk_insert(conn, "fact", facts)
@@ -225,13 +237,13 @@ def insert_rows(conn: Connection, facts: list[dict], versions: list[dict], sampl
         _bulk_insert(conn, "condition", conds)
 
 
-def write_versions(conn: Connection, all_rows: Sequence[dict[str, Any]]) -> list[int]:
+def write_versions(conn: Connection, all_rows: Sequence[Prepared]) -> list[int]:
     """Add each prepared measurement as the next version of its fact (creating facts as needed)."""
     current = current_versions(conn, [r["version"]["fact_id"] for r in all_rows], lock=True)
-    new_facts: list[dict] = []
-    versions: list[dict] = []
-    samples: list[dict] = []
-    conds: list[dict] = []
+    new_facts: list[dict[str, object]] = []
+    versions: list[VersionRow] = []
+    samples: list[dict[str, object]] = []
+    conds: list[dict[str, object]] = []
     numbers: list[int] = []
     for prepared in all_rows:
         vrow = prepared["version"]
@@ -253,14 +265,14 @@ def write_versions(conn: Connection, all_rows: Sequence[dict[str, Any]]) -> list
     return numbers
 
 
-def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
+def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> FactData:
     """Record one measurement as a new version of its fact; return the fact as JSON data."""
     rows = build_rows(new, min_uptime_s)
     registry.write_retrying(lambda conn: write_versions(conn, [rows]))
     return get(registry, rows["version"]["fact_id"])
 
 
-def preview(new: NewFact, version: int = 1, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
+def preview(new: NewFact, version: int = 1, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> FactData:
     """The fact as `get` shows it once `new` is recorded as `version` (validated; nothing read or written).
 
     Without what only the registry knows: no status, no successor."""
@@ -282,7 +294,7 @@ def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float
 # ---------------------------------------------------------------- reading
 
 
-def _version_json(row: Any, samples: list[float], conds: list[tuple[str, str, str]]) -> dict:
+def _version_json(row: Mapping[str, Any], samples: list[float], conds: Iterable[tuple[str, str, str]]) -> FactData:
     ident = {k: v for k, v, kind in conds if kind == cond.IDENTITY}
     info = {k: v for k, v, kind in conds if kind == cond.INFO}
     ci = [row["ci_lo"], row["ci_hi"]] if row["ci_lo"] is not None else None
@@ -297,10 +309,7 @@ def _version_json(row: Any, samples: list[float], conds: list[tuple[str, str, st
         "spread": row["spread"],
         "n": row["n"],
         "samples": samples,
-        "stats": {
-            "mean": row["mean"], "median": row["median"], "stdev": row["stdev"], "min": row["min"],
-            "max": row["max"], "iqr": row["iqr"], "cv": row["cv"], "ci95": ci,
-        },
+        "stats": _stats(row, ci),
         "conditions": {"identity": dict(sorted(ident.items())), "info": dict(sorted(info.items()))},
         "flags": json.loads(row["flags"]),
         "measured_at": row["measured_at"],
@@ -314,9 +323,15 @@ def _version_json(row: Any, samples: list[float], conds: list[tuple[str, str, st
     }
 
 
-_VERSION_COLS = ("fact_id, version, subject, metric, unit, direction, value, spread, n, mean, median, stdev, min, "
-                 "max, iqr, cv, ci_lo, ci_hi, flags, measured_at, recorded_at, method, warn_after, error_after, "
-                 "tolerance, note, derived_from")
+def _stats(row: Mapping[str, Any], ci: list[float] | None) -> Stats:
+    """The stat columns as JSON data: the interval's two columns become `ci95`."""
+    out: dict[str, object] = {c: row[c] for c in STAT_COLUMNS if c not in ("ci_lo", "ci_hi")}
+    out["ci95"] = ci
+    return cast(Stats, out)
+
+
+# Every column but the raw tool output, which no reader shows.
+_VERSION_COLS = [c for c in VERSION_COLUMNS if c != "raw"]
 
 
 def _current_where(metric: str | None, subject: str | None, conds: Mapping[str, str] | None,
@@ -350,12 +365,12 @@ def load_current(
     subject: str | None = None,
     conds: Mapping[str, str] | None = None,
     ids: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[FactData]:
     """The current version of every matching fact as JSON data (without status), ordered by id.
 
     `conn` is a connection from `Registry.reader()` or `Registry.read()`."""
     where, params = _current_where(metric, subject, conds, ids)
-    cols = ", ".join(f"v.{c.strip()}" for c in _VERSION_COLS.split(","))
+    cols = ", ".join(f"v.{c}" for c in _VERSION_COLS)
     found = rows(conn, f"SELECT {cols}, f.superseded_by, f.ended_at FROM {_CURRENT} WHERE {where} ORDER BY f.id",
                  params)
     if not found:
@@ -372,7 +387,7 @@ def load_current(
     for r in rows(conn, f"SELECT c.fact_id, c.key, c.value, c.kind FROM {_CURRENT} JOIN condition c ON "
                         f"c.fact_id = v.fact_id AND c.version = v.version WHERE 1 = 1{keyed}", params):
         condmap[r["fact_id"]].append((r["key"], r["value"], r["kind"]))
-    out = []
+    out: list[FactData] = []
     for row in found:
         data = _version_json(row, samples.get(row["fact_id"], []), condmap.get(row["fact_id"], []))
         data["superseded_by"] = row["superseded_by"]
@@ -381,7 +396,7 @@ def load_current(
     return out
 
 
-def last_verifications(conn: Any, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+def last_verifications(conn: Any, ids: Sequence[str] | None = None) -> dict[str, LastVerification]:
     """The newest verification of each fact's current version."""
     sql = ("SELECT r.fact_id, r.verdict, r.verified_at, r.message, r.pk FROM verification r JOIN fact f ON "
            "r.fact_id = f.id AND r.fact_version = f.current_version")
@@ -389,7 +404,7 @@ def last_verifications(conn: Any, ids: Sequence[str] | None = None) -> dict[str,
     if ids is not None:
         clause, params = in_list("id", list(ids) or [""])
         sql += f" WHERE r.fact_id IN {clause}"
-    return {r["fact_id"]: r for r in rows(conn, sql + " ORDER BY r.pk", params)}
+    return {r["fact_id"]: cast(LastVerification, r) for r in rows(conn, sql + " ORDER BY r.pk", params)}
 
 
 def newest_environment(conn: Any, machines: Sequence[str]) -> dict[tuple[str, str], tuple[str, str, str]]:
@@ -444,7 +459,7 @@ def observed_environment(conn: Any, machines: Sequence[str] | None = None
     return out
 
 
-def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[dict[str, Any]]:
+def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[FactData]:
     """Current facts matching the filters, with their status."""
     filtered = bool(filters.get("metric") or filters.get("subject") or filters.get("conds")
                     or filters.get("ids") is not None)
@@ -456,7 +471,7 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
             machines = [f["conditions"]["identity"]["machine"] for f in facts if "machine" in f["conditions"]["identity"]]
             newest = freshness.merge_newest(newest_environment(conn, machines),
                                             observed_environment(conn, machines))
-            context: list[dict[str, Any]] = []
+            context: list[FactData] = []
             derived_sources = [d["id"] for f in facts for d in (f.get("derived_from") or [])]
             if derived_sources:
                 context += load_current(conn, ids=derived_sources)
@@ -475,7 +490,7 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
 
 
 def get(registry: Registry, fact_id: str, version: int | None = None,
-        config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        config: Mapping[str, Any] | None = None) -> FactData:
     """One fact (its current version, or `version`) with its status; NotFound when absent."""
     check_id(fact_id)
     if version is None:
@@ -490,7 +505,7 @@ def get(registry: Registry, fact_id: str, version: int | None = None,
     raise NotFound(f"fact {fact_id!r} has no version {version}")
 
 
-def history(registry: Registry, fact_id: str) -> list[dict[str, Any]]:
+def history(registry: Registry, fact_id: str) -> list[FactData]:
     """Every version of a fact, oldest first, each with the verifications made of it."""
     check_id(fact_id)
     p = {"id": fact_id}
@@ -502,10 +517,10 @@ def history(registry: Registry, fact_id: str) -> list[dict[str, Any]]:
         samples: dict[int, list[float]] = defaultdict(list)
         for r in rows(conn, "SELECT version, value FROM sample WHERE fact_id = :id ORDER BY version, idx", p):
             samples[r["version"]].append(r["value"])
-        conds: dict[int, list] = defaultdict(list)
+        conds: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
         for r in rows(conn, "SELECT version, key, value, kind FROM condition WHERE fact_id = :id", p):
             conds[r["version"]].append((r["key"], r["value"], r["kind"]))
-        verifs: dict[int, list] = defaultdict(list)
+        verifs: dict[int, list[VerificationData]] = defaultdict(list)
         for r in rows(conn, "SELECT * FROM verification WHERE fact_id = :id ORDER BY pk", p):
             verifs[r["fact_version"]].append(verification_json(r))
     current = fact[0]["current_version"]
@@ -519,7 +534,7 @@ def history(registry: Registry, fact_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def verification_json(row: Any) -> dict[str, Any]:
+def verification_json(row: Mapping[str, Any]) -> VerificationData:
     """A verification row as JSON data (raw output left out)."""
     return {
         "pk": row["pk"], "fact_id": row["fact_id"], "fact_version": row["fact_version"],
@@ -536,7 +551,7 @@ def count(registry: Registry) -> int:
     return int(registry.query("SELECT count(*) AS n FROM fact")[0]["n"])
 
 
-def supersede(registry: Registry, old_id: str, new_id: str, reason: str | None = None) -> dict[str, Any]:
+def supersede(registry: Registry, old_id: str, new_id: str, reason: str | None = None) -> FactData:
     """Mark fact `old_id` as superseded by `new_id` (kept, linked to its successor); return the old fact.
 
     Both facts must exist; a fact cannot supersede itself, a link that would make a loop is refused, and a fact

@@ -7,11 +7,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg import clock
 from factreg.errors import UsageError
 from factreg.registry.verdicts import FAILURES, Verdict
+
+if TYPE_CHECKING:
+    from factreg.registry.types import CurrentFact, LastVerification
 
 DEFAULT_WARN = "30d"
 DEFAULT_ERROR = "90d"
@@ -63,7 +66,7 @@ class Thresholds:
     source: str
 
 
-def thresholds(fact: Mapping[str, Any], config: Mapping[str, Any] | None) -> Thresholds:
+def thresholds(fact: CurrentFact, config: Mapping[str, Any] | None) -> Thresholds:
     """A fact's own thresholds, else its metric's default, else the registry default."""
     section = (config or {}).get("freshness", {}) or {}
     per_metric = (section.get("metrics", {}) or {}).get(fact.get("metric", ""), {}) or {}
@@ -92,8 +95,8 @@ def human_age(seconds: float) -> str:
 
 
 def status_of(
-    fact: Mapping[str, Any],
-    last_verification: Mapping[str, Any] | None,
+    fact: CurrentFact,
+    last_verification: LastVerification | None,
     config: Mapping[str, Any] | None,
     now: datetime | None = None,
     invalidated_by: str | None = None,
@@ -138,7 +141,7 @@ def status_of(
 ENVIRONMENT_KEYS = ("build_commit", "build", "gpu_driver", "driver_version")
 
 
-def newest_observations(facts: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], tuple[str, str, str]]:
+def newest_observations(facts: Sequence[CurrentFact]) -> dict[tuple[str, str], tuple[str, str, str]]:
     """(machine, key) → (measured_at, value, fact id) of the newest fact that observed that build/driver key."""
     newest: dict[tuple[str, str], tuple[str, str, str]] = {}
     for fact in facts:
@@ -164,7 +167,7 @@ def merge_newest(*maps: Mapping[tuple[str, str], tuple[str, str, str]]) -> dict[
     return out
 
 
-def invalidations(facts: Sequence[Mapping[str, Any]], verifications: Mapping[str, Mapping[str, Any]] | None = None,
+def invalidations(facts: Sequence[CurrentFact], verifications: Mapping[str, LastVerification] | None = None,
                   newest: Mapping[tuple[str, str], tuple[str, str, str]] | None = None) -> dict[str, str]:
     """fact id → reason, for facts whose machine was seen since on another build or driver.
 
@@ -186,8 +189,8 @@ def invalidations(facts: Sequence[Mapping[str, Any]], verifications: Mapping[str
     return out
 
 
-def derived_invalidation(fact: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]],
-                         verifications: Mapping[str, Mapping[str, Any]] | None = None) -> str | None:
+def derived_invalidation(fact: CurrentFact, sources: Mapping[str, CurrentFact],
+                         verifications: Mapping[str, LastVerification] | None = None) -> str | None:
     """Why a derived fact no longer holds — a source has a newer version, was superseded or refuted — or None.
 
     `sources` maps fact id → that fact's current version (JSON data); `verifications` maps fact id → the
@@ -201,14 +204,14 @@ def derived_invalidation(fact: Mapping[str, Any], sources: Mapping[str, Mapping[
             return f"derived from {ref['id']}, since superseded by {src['superseded_by']}"
         if src["version"] != ref["version"]:
             return f"derived from {ref['id']} v{ref['version']}; it is now at v{src['version']}"
-        verdict = (verifications or {}).get(ref["id"], {}).get("verdict")
-        if verdict == Verdict.REFUTED:
+        last = (verifications or {}).get(ref["id"])
+        if last is not None and last.get("verdict") == Verdict.REFUTED:
             return f"derived from {ref['id']}, since refuted by a verification"
     return None
 
 
-def derived_invalidations(facts: Sequence[Mapping[str, Any]],
-                          verifications: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
+def derived_invalidations(facts: Sequence[CurrentFact],
+                          verifications: Mapping[str, LastVerification] | None = None) -> dict[str, str]:
     """fact id → reason, for derived facts whose sources changed (see `derived_invalidation`)."""
     by_id = {f["id"]: f for f in facts}
     out: dict[str, str] = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict, cast
 
 from sqlalchemy import Connection, insert, select
 
@@ -34,6 +34,7 @@ from factreg.registry.facts import (
 from factreg.registry.ids import check_id
 from factreg.registry.models import Correction, Decision, DecisionCite
 from factreg.registry.store import Registry
+from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
 from factreg.textfile import read_text
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
@@ -170,18 +171,28 @@ def record_line(obj: Mapping[str, Any]) -> NewFact:
     )
 
 
-_VERSION_COLS = [c.name for c in VERSION.c]
 _VERIF_COLS = [c.name for c in VERIFICATION.c]
 
 
-def _fact_rows(obj: Mapping[str, Any]) -> dict[str, Any]:
+class _FactRows(TypedDict):
+    """A `fact` line as the rows it becomes."""
+
+    fact: dict[str, Any]
+    versions: list[VersionRow]
+    samples: list[dict[str, Any]]
+    conds: list[dict[str, Any]]
+    verifs: list[dict[str, Any]]
+
+
+def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
     fid = check_id(obj["id"])
-    versions: list[dict[str, Any]] = []
+    versions: list[VersionRow] = []
     samples: list[dict[str, Any]] = []
     conds: list[dict[str, Any]] = []
     for v in obj["versions"]:
-        row = {c: v.get(c) for c in _VERSION_COLS if c != "fact_id"}
-        row["fact_id"] = fid
+        got = {c: v.get(c) for c in VERSION_COLUMNS if c != "fact_id"}
+        got["fact_id"] = fid
+        row = cast(VersionRow, got)
         if not isinstance(row["version"], int) or row["version"] < 1:
             raise UsageError(f"fact {fid}: bad version {row['version']!r}")
         for c in ("metric", "unit", "measured_at", "recorded_at"):
@@ -200,17 +211,17 @@ def _fact_rows(obj: Mapping[str, Any]) -> dict[str, Any]:
                                     "supersede_reason", "ended_at")}
     verifs = []
     for r in obj.get("verifications") or []:
-        row = {c: r.get(c) for c in _VERIF_COLS}
-        row["fact_id"] = fid
-        verifs.append(row)
+        verif = {c: r.get(c) for c in _VERIF_COLS}
+        verif["fact_id"] = fid
+        verifs.append(verif)
     return {"fact": fact, "versions": versions, "samples": samples, "conds": conds, "verifs": verifs}
 
 
 def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any]]], name: str = "<input>",
                  min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, int]:
     """Import parsed lines in one transaction; nothing is written when any line is bad."""
-    records: list[dict] = []
-    full: list[dict] = []
+    records: list[Prepared] = []
+    full: list[_FactRows] = []
     decisions: list[Mapping[str, Any]] = []
     corrections: list[Mapping[str, Any]] = []
     for lineno, obj in lines:
@@ -268,11 +279,16 @@ def _same(a: Mapping[str, Any], b: Mapping[str, Any], keys: Iterable[str]) -> bo
     return all(a.get(k) == b.get(k) for k in keys)
 
 
-def _import_full(conn: Connection, full: list[dict], counts: dict[str, int], name: str) -> None:
+def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int], name: str) -> None:
     if not full:
         return
     existing = current_versions(conn, [f["fact"]["id"] for f in full], lock=True)
-    new_facts, versions, samples, conds, bumps, verifs = [], [], [], [], [], []
+    new_facts: list[dict[str, Any]] = []
+    versions: list[VersionRow] = []
+    samples: list[dict[str, Any]] = []
+    conds: list[dict[str, Any]] = []
+    bumps: list[dict[str, Any]] = []
+    verifs: list[dict[str, Any]] = []
     for f in full:
         fid = f["fact"]["id"]
         if fid not in existing:

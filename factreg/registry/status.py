@@ -12,37 +12,23 @@ import sqlite3
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from factreg import clock
 from factreg.registry import freshness
 from factreg.registry.facts import last_verifications, observed_environment
 from factreg.registry.store import Registry
+from factreg.registry.types import FactStatus, LastVerification, StatusRow
 
 # Identity conditions that staleness looks at (the machine and its build/driver).
 _KEYS = ("machine", *freshness.ENVIRONMENT_KEYS)
 
-
+# The columns status reads, named once (StatusRow): these three from `fact`, the others from its current version.
+_NAMES = tuple(StatusRow.__annotations__)
+_OF_FACT = ("id", "superseded_by", "ended_at")
 _FACTS_SQL = (
-    "SELECT f.id, f.superseded_by, f.ended_at, v.version, v.subject, v.metric, v.unit, v.value, v.spread, v.n, "
-    "v.measured_at, v.warn_after, v.error_after, v.derived_from "
-    "FROM fact f JOIN fact_version v ON v.fact_id = f.id AND v.version = f.current_version"
-)
-_NAMES = (
-    "id",
-    "superseded_by",
-    "ended_at",
-    "version",
-    "subject",
-    "metric",
-    "unit",
-    "value",
-    "spread",
-    "n",
-    "measured_at",
-    "warn_after",
-    "error_after",
-    "derived_from",
+    "SELECT " + ", ".join(f"f.{c}" if c in _OF_FACT else f"v.{c}" for c in _NAMES)
+    + " FROM fact f JOIN fact_version v ON v.fact_id = f.id AND v.version = f.current_version"
 )
 # No join: filtering on the current version in Python is faster than letting SQLite join 100,000 facts.
 _CONDS_SQL = (
@@ -67,7 +53,9 @@ def _fetch(conn: Any, sql: str) -> list[Any]:
     return [tuple(r) for r in conn.exec_driver_sql(sql).fetchall()]
 
 
-def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[tuple[str, str], Any]]:
+def load(
+    registry: Registry,
+) -> tuple[list[FactStatus], dict[str, LastVerification], dict[tuple[str, str], tuple[str, str, str]]]:
     """The current version of every fact, reduced to what status needs, and each one's last verification."""
     with registry.reader() as conn:
         rows = _fetch(conn, _FACTS_SQL)
@@ -86,19 +74,19 @@ def load(registry: Registry) -> tuple[list[dict[str, Any]], dict[str, dict[str, 
         else:
             got[key] = value
     empty: dict[str, str] = {}
-    facts = []
+    facts: list[FactStatus] = []
     for row in rows:
         fact = dict(zip(_NAMES, row, strict=True))
         if fact["derived_from"]:
             fact["derived_from"] = json.loads(fact["derived_from"])
         fact["conditions"] = {"identity": conds.get(fact["id"], empty)}
-        facts.append(fact)
+        facts.append(cast(FactStatus, fact))
     return facts, verifications, observed
 
 
 def statuses(
     registry: Registry, config: Mapping[str, Any] | None = None, now: datetime | None = None
-) -> list[dict[str, Any]]:
+) -> list[FactStatus]:
     """Every current fact with `status`, `status_reason` and `severity`, ordered by id."""
     facts, verifications, observed = load(registry)
     now = now or clock.now()
@@ -106,7 +94,7 @@ def statuses(
     invalid = freshness.invalidations(facts, verifications, newest=newest)
     for fid, why in freshness.derived_invalidations(facts, verifications).items():
         invalid.setdefault(fid, why)
-    limits: dict[tuple[Any, Any, Any], freshness.Thresholds] = {}  # thresholds depend only on these three
+    limits: dict[tuple[str, str | None, str | None], freshness.Thresholds] = {}  # they depend only on these three
     severity = freshness.SEVERITY
     for fact in facts:
         key = (fact["metric"], fact["warn_after"], fact["error_after"])
@@ -121,7 +109,16 @@ def statuses(
     return facts
 
 
-def summary(facts: Sequence[Mapping[str, Any]], fail_on: str = "stale") -> dict[str, Any]:
+class Summary(TypedDict):
+    """How many facts there are, per status (in severity order), and how many are at or above `fail_on`."""
+
+    facts: int
+    counts: dict[str, int]
+    fail_on: str
+    failing: int
+
+
+def summary(facts: Sequence[FactStatus], fail_on: str = "stale") -> Summary:
     """Counts per status (in severity order) and how many facts are at or above the fail level."""
     counts = Counter(f["status"] for f in facts)
     ordered = {s: counts[s] for s in freshness.ORDER if counts[s]}
@@ -133,7 +130,7 @@ def summary(facts: Sequence[Mapping[str, Any]], fail_on: str = "stale") -> dict[
     return {"facts": len(facts), "counts": ordered, "fail_on": fail_on, "failing": failing}
 
 
-def summary_line(s: Mapping[str, Any]) -> str:
+def summary_line(s: Summary) -> str:
     """`12 facts: 9 fresh, 2 aging, 1 refuted; 1 at or above stale → exit 1`."""
     parts = ", ".join(f"{n} {status}" for status, n in s["counts"].items()) or "none"
     verdict = f"{s['failing']} at or above {s['fail_on']}" + (" → exit 1" if s["failing"] else "")

@@ -1,0 +1,93 @@
+"""How a fact is shown outside the registry: the one set of display fields that a correction note, a decision, a
+report page and a citation marker's format take from a fact, each defined once here.
+
+`text(fact)` is its value as people read it (`11.9 ± 7.2 tok/s`); `fields(fact, names)` gives the named display
+fields, in the order asked. A field the fact lacks is None (a status row has no samples, a preview no status).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypedDict, cast
+
+from factreg import fmt
+
+
+class Shown(TypedDict, total=False):
+    """Display fields of a fact (those asked for): see FIELDS."""
+
+    id: str
+    version: int
+    metric: str
+    unit: str
+    value: float
+    spread: float | None
+    n: int | None
+    text: str
+    median: float | None
+    mean: float | None
+    min: float | None
+    max: float | None
+    ci95: list[float] | None
+    ci_lo: float | None
+    ci_hi: float | None
+    flags: list[str]
+    measured_at: str
+    date: str
+    samples: list[float]
+    identity: dict[str, str]
+    info: dict[str, str]
+    status: str | None
+    status_reason: str | None
+    superseded_by: str | None
+
+
+def text(fact: Mapping[str, Any]) -> str:
+    """A fact's value with its spread and unit, as people read it: `11.9 ± 7.2 tok/s`."""
+    return fmt.value(fact.get("value"), fact.get("spread"), fact.get("unit"))
+
+
+def _stat(name: str) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda f: (f.get("stats") or {}).get(name)
+
+
+def _ci(end: int) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda f: ((f.get("stats") or {}).get("ci95") or [None, None])[end]
+
+
+def _conditions(kind: str) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda f: dict((f.get("conditions") or {}).get(kind) or {})
+
+
+_FIELDS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+    "id": lambda f: f.get("id"),
+    "version": lambda f: f.get("version"),
+    "metric": lambda f: f.get("metric"),
+    "unit": lambda f: f.get("unit") or "",
+    "value": lambda f: f.get("value"),
+    "spread": lambda f: f.get("spread"),
+    "n": lambda f: f.get("n"),
+    "text": text,
+    "median": _stat("median"),
+    "mean": _stat("mean"),
+    "min": _stat("min"),
+    "max": _stat("max"),
+    "ci95": _stat("ci95"),
+    "ci_lo": _ci(0),
+    "ci_hi": _ci(1),
+    "flags": lambda f: list(f.get("flags") or []),
+    "measured_at": lambda f: f.get("measured_at") or "",
+    "date": lambda f: (f.get("measured_at") or "")[:10],
+    "samples": lambda f: list(f.get("samples") or []),
+    "identity": _conditions("identity"),
+    "info": _conditions("info"),
+    "status": lambda f: f.get("status"),
+    "status_reason": lambda f: f.get("status_reason"),
+    "superseded_by": lambda f: f.get("superseded_by"),
+}
+FIELDS: tuple[str, ...] = tuple(_FIELDS)
+
+
+def fields(fact: Mapping[str, Any], names: Sequence[str] = FIELDS) -> Shown:
+    """The display fields `names` of `fact` (JSON data or a status row), in that order."""
+    return cast(Shown, {name: _FIELDS[name](fact) for name in names})
