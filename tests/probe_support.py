@@ -35,15 +35,15 @@ def curl_starttransfer(url: str, body: dict) -> float:
 
 def ttfb_pairs(url: str, body: dict, n: int, warmup: int = 2) -> tuple[list[float], list[float]]:
     """factreg's ttfb and curl's time_starttransfer for the same body, alternated so that load hits both alike."""
-    from factreg.measure import probe as core
+    from factreg.measure import stream
     from factreg.measure.http import make_client
 
-    sent = core.request_body(body, no_cache=False)
+    sent = stream.request_body(body, no_cache=False)
     ours: list[float] = []
     theirs: list[float] = []
     with make_client(30, keepalive=False) as client:
         for i in range(warmup + n):
-            trace = core.stream_request(client, url, {}, sent, 30)
+            trace = stream.stream_request(client, url, {}, sent, 30)
             curl = curl_starttransfer(url, sent)
             if i >= warmup:
                 ours.append(trace.metrics()["ttfb"])

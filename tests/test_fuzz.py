@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from factreg.docs import lint, markers
 from factreg.errors import FactregError
-from factreg.measure import llamabench as lb
+from factreg.measure import llamabench_output as lbo
 from factreg.measure.sse import SSEError, SSEParser
 from factreg.registry import jsonl
 from factreg.registry.store import Registry
@@ -57,8 +57,8 @@ near_record = st.dictionaries(st.sampled_from(BENCH_KEYS) | st.text(max_size=6),
 
 def parse_any(text: str) -> list:
     try:
-        fmt = lb.sniff(text)
-        return lb.PARSERS[fmt](text, "fuzz")
+        fmt = lbo.sniff(text)
+        return lbo.PARSERS[fmt](text, "fuzz")
     except FactregError:
         return []
 
@@ -67,7 +67,7 @@ def parse_any(text: str) -> list:
 @given(st.text(max_size=400))
 def test_llamabench_parsers_take_any_text(text):
     parse_any(text)
-    for parser in lb.PARSERS.values():
+    for parser in lbo.PARSERS.values():
         with contextlib.suppress(FactregError):
             parser(text, "fuzz")
 
@@ -93,7 +93,7 @@ def test_llamabench_parsers_take_near_miss_records(records, fmt):
             + "\n".join("| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in records)
         )
     with contextlib.suppress(FactregError):
-        lb.PARSERS[fmt](text, "fuzz")
+        lbo.PARSERS[fmt](text, "fuzz")
 
 
 finite_pos = st.floats(min_value=0.001, max_value=1e6, allow_nan=False, allow_infinity=False)
@@ -107,10 +107,10 @@ valid_record = st.fixed_dictionaries({
 @FUZZ
 @given(st.lists(valid_record, min_size=1, max_size=4))
 def test_llamabench_json_jsonl_csv_round_trip(records):
-    as_json = lb.parse_json(json.dumps(records))
-    as_jsonl = lb.parse_jsonl("\n".join(json.dumps(r) for r in records))
+    as_json = lbo.parse_json(json.dumps(records))
+    as_jsonl = lbo.parse_jsonl("\n".join(json.dumps(r) for r in records))
     keys = [k for k in records[0] if k != "samples_ts"]
-    as_csv = lb.parse_csv(
+    as_csv = lbo.parse_csv(
         ",".join(keys)
         + "\n"
         + "\n".join(",".join(repr(r[k]) if isinstance(r[k], float) else f'"{r[k]}"' for k in keys) for r in records)

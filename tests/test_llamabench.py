@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from factreg.errors import CouldNotVerify, UsageError
 from factreg.measure import llamabench as lb
+from factreg.measure import llamabench_output as lbo
 from tests.llamabench_support import DATA, llama_bench, real_llama_bench, tiny_model  # noqa: F401
 
 NEW_PP = {"n_prompt": 512, "n_gen": 0, "avg_ts": 140.0, "stddev_ts": 3.162278}
@@ -48,7 +49,7 @@ def fact_count(cli) -> int:
 
 
 def test_new_json_fields_value_by_value():
-    fmt, results = lb.read_file(DATA / "new.json")
+    fmt, results = lbo.read_file(DATA / "new.json")
     assert fmt == "json"
     pp, tg = results
     assert (pp.n_prompt, pp.n_gen, pp.n_depth, pp.avg_ts, pp.stddev_ts) == (512, 0, 0, 140.0, 3.162278)
@@ -72,7 +73,7 @@ def test_new_json_fields_value_by_value():
 
 
 def test_old_json_fields_value_by_value():
-    fmt, [tg] = lb.read_file(DATA / "old.json")
+    fmt, [tg] = lbo.read_file(DATA / "old.json")
     assert fmt == "json"
     assert (tg.n_prompt, tg.n_gen, tg.n_depth, tg.avg_ts, tg.stddev_ts, tg.samples_ts) == (
         0,
@@ -92,8 +93,8 @@ def test_old_json_fields_value_by_value():
 
 
 def test_jsonl_equals_json():
-    _, a = lb.read_file(DATA / "new.json")
-    fmt, b = lb.read_file(DATA / "new.jsonl")
+    _, a = lbo.read_file(DATA / "new.json")
+    fmt, b = lbo.read_file(DATA / "new.jsonl")
     assert fmt == "jsonl"
     assert [(r.fields, r.avg_ts, r.stddev_ts, r.samples_ts) for r in a] == [
         (r.fields, r.avg_ts, r.stddev_ts, r.samples_ts) for r in b
@@ -103,7 +104,7 @@ def test_jsonl_equals_json():
 @pytest.mark.parametrize("name", ["new.csv", "new.sql"])
 def test_csv_and_sqlite_new_fields(name, tmp_path):
     path = DATA / name if name.endswith(".csv") else sqlite_from(DATA / name, tmp_path)
-    fmt, (pp, tg) = lb.read_file(path)
+    fmt, (pp, tg) = lbo.read_file(path)
     assert fmt == ("csv" if name.endswith(".csv") else "sqlite")
     for r, want in ((pp, NEW_PP), (tg, NEW_TG)):
         assert (r.n_prompt, r.n_gen, r.avg_ts, r.stddev_ts) == (
@@ -114,7 +115,7 @@ def test_csv_and_sqlite_new_fields(name, tmp_path):
         )
         assert r.samples_ts == [] and r.n is None  # CSV and SQL carry no samples
     ident_csv, info_csv = lb.split_conditions(tg)
-    _, (_, tg_json) = lb.read_file(DATA / "new.json")
+    _, (_, tg_json) = lbo.read_file(DATA / "new.json")
     ident_json, info_json = lb.split_conditions(tg_json)
     # The same run in another format gives the same identity conditions (bools as 1/0 everywhere).
     assert ident_csv == ident_json
@@ -124,16 +125,16 @@ def test_csv_and_sqlite_new_fields(name, tmp_path):
 @pytest.mark.parametrize("name", ["old.csv", "old.sql"])
 def test_csv_and_sqlite_old_fields(name, tmp_path):
     path = DATA / name if name.endswith(".csv") else sqlite_from(DATA / name, tmp_path)
-    _, [tg] = lb.read_file(path)
+    _, [tg] = lbo.read_file(path)
     assert (tg.n_prompt, tg.n_gen, tg.n_depth, tg.avg_ts, tg.stddev_ts) == (0, 32, 0, 28.0, 1.0)
     ident, _ = lb.split_conditions(tg)
-    _, [tg_json] = lb.read_file(DATA / "old.json")
+    _, [tg_json] = lbo.read_file(DATA / "old.json")
     assert ident == lb.split_conditions(tg_json)[0]
     assert ident["use_mmap"] == "1" and ident["flash_attn"] == "1"
 
 
 def test_markdown_new_table():
-    fmt, results = lb.read_file(DATA / "new.md")
+    fmt, results = lbo.read_file(DATA / "new.md")
     assert fmt == "md"
     got = [(lb.test_name(r), lb.metric_of(r), r.avg_ts, r.stddev_ts, r.n, r.samples_ts) for r in results]
     assert got == [
@@ -151,7 +152,7 @@ def test_markdown_new_table():
 
 
 def test_markdown_old_table():
-    _, [tg] = lb.read_file(DATA / "old.md")
+    _, [tg] = lbo.read_file(DATA / "old.md")
     assert (lb.test_name(tg), tg.avg_ts, tg.stddev_ts) == ("tg32", 28.0, 1.0)
     ident, _ = lb.split_conditions(tg)
     assert ident["build_commit"] == "8cf427ff" and ident["flash_attn"] == "1"
@@ -419,7 +420,7 @@ def test_real_output_of_every_format_imports(cli, isolated, llama_bench, tiny_mo
         conn.close()
     else:
         path.write_bytes(out)
-    found, results = lb.read_file(path)
+    found, results = lbo.read_file(path)
     assert found == ("sqlite" if fmt == "sql" else fmt)
     assert [lb.test_name(r) for r in results] == ["pp8", "tg4"]
     assert all(r.avg_ts > 0 for r in results)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from factreg.errors import FactregError
-from factreg.measure import llamabench as lb
+from factreg.measure import llamabench_output as lbo
 from tests.llamabench_real_support import read
 
 DATA = Path(__file__).parent / "data" / "llamabench-real"
@@ -131,8 +131,8 @@ def test_the_independent_reader_reads_what_matters() -> None:
 # ---------------------------------------------------------------- factreg against the reading
 
 
-def _read_by_factreg(name: str, tmp_path: Path) -> list[lb.BenchResult]:
-    return lb.read_file(input_path(name, tmp_path))[1]
+def _read_by_factreg(name: str, tmp_path: Path) -> list[lbo.BenchResult]:
+    return lbo.read_file(input_path(name, tmp_path))[1]
 
 
 def _text(value: Any) -> str:
@@ -152,7 +152,7 @@ def test_factreg_imports_the_file_as_the_reading_does(name: str, aspect: str, tm
             assert r.exit_code != 0 and r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, r.stderr
         else:
             with pytest.raises(FactregError):
-                lb.read_file(path)
+                lbo.read_file(path)
         return
     rows = exp["rows"]
     if aspect == "read":
@@ -169,7 +169,7 @@ def test_factreg_imports_the_file_as_the_reading_does(name: str, aspect: str, tm
         assert len(results) == len(rows)
         for r, w in zip(results, rows, strict=True):
             for title, value in w["columns"].items():
-                key = lb.MD_COLUMNS.get(title, title) if Path(name).suffix in (".md", ".txt") else title
+                key = lbo.MD_COLUMNS.get(title, title) if Path(name).suffix in (".md", ".txt") else title
                 assert _text(r.fields.get(key)) == _text(value), (title, r.fields.get(key), value)
             if w["build"]:
                 assert (str(r.fields.get("build_commit")), str(r.fields.get("build_number"))) == (

@@ -18,6 +18,9 @@ from factreg import __version__
 from factreg.config import resolve
 from factreg.demo import standin as faultserver
 from factreg.measure import probe as core
+from factreg.measure import stream
+from factreg.measure.identity import endpoints
+from factreg.measure.uptime import local_uptime, process_started_at
 from factreg.registry import facts
 from factreg.registry.store import Registry
 
@@ -90,7 +93,7 @@ def test_think_tags_inside_content_count_as_reasoning(cli, server, body_file) ->
 
 
 def test_think_splitter_handles_tags_split_across_deltas() -> None:
-    split = core._ThinkSplitter()
+    split = stream._ThinkSplitter()
     parts = [split.feed(t) for t in ["<th", "ink>plan", " more</t", "hink>", "\n\nHello", " <b>"]]
     assert "".join(p[0] for p in parts) == "plan more"
     assert "".join(p[1] for p in parts) == "\n\nHello <b>"
@@ -239,9 +242,9 @@ def stats_median(xs: list[float]) -> float:
 
 
 def test_uptime_of_the_local_server_comes_from_proc(server) -> None:
-    uptime, pid = core.local_uptime(server.url())
+    uptime, pid = local_uptime(server.url())
     assert pid == os.getpid()  # the fault server runs inside the test process
-    started = core.process_started_at(os.getpid())
+    started = process_started_at(os.getpid())
     assert started is not None and uptime is not None
     assert abs((time.time() - started) - uptime) < 2
 
@@ -250,7 +253,7 @@ def test_process_start_time_of_a_new_process() -> None:
     before = time.time()
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
     try:
-        started = core.process_started_at(child.pid)
+        started = process_started_at(child.pid)
         assert started is not None and before - 1.5 <= started <= time.time() + 1.5
     finally:
         child.kill()
@@ -360,8 +363,8 @@ def test_expect_thinking_off_catches_the_wiring_gap(cli, server, body_file, db_u
 
 
 def test_endpoints_keep_a_path_prefix() -> None:
-    assert core.endpoints("http://h:1/gw/v1/chat/completions") == ("http://h:1/gw/v1/models", "http://h:1/gw/props")
-    assert core.endpoints("https://h/v1/chat/completions") == ("https://h/v1/models", "https://h/props")
+    assert endpoints("http://h:1/gw/v1/chat/completions") == ("http://h:1/gw/v1/models", "http://h:1/gw/props")
+    assert endpoints("https://h/v1/chat/completions") == ("https://h/v1/models", "https://h/props")
 
 
 # ---------------------------------------------------------------- bad usage

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from factreg.measure import probe as core
+from factreg.measure import stream
 from factreg.measure.sse import SSEParser
 from factreg.registry.verdicts import Verdict
 from tests.streams_real_support import read
@@ -82,11 +82,11 @@ def cases() -> list[Any]:
     return out
 
 
-def factreg_reading(raw: bytes, piece: int = 4096) -> tuple[core.RequestTrace, str | None]:
+def factreg_reading(raw: bytes, piece: int = 4096) -> tuple[stream.RequestTrace, str | None]:
     """factreg's parser and per-chunk handler over the recording; a chunk's time is its index."""
     parser = SSEParser()
-    trace = core.RequestTrace(kind="fixture")
-    think = core._ThinkSplitter()
+    trace = stream.RequestTrace(kind="fixture")
+    think = stream._ThinkSplitter()
     index = 0
     try:
         events = []
@@ -97,9 +97,9 @@ def factreg_reading(raw: bytes, piece: int = 4096) -> tuple[core.RequestTrace, s
             if ev.done:
                 trace.done_seen = True
                 continue
-            core._handle(trace, ev.data, float(index), think)
+            stream._handle(trace, ev.data, float(index), think)
             index += 1
-    except core.ProbeFailure as exc:
+    except stream.ProbeFailure as exc:
         return trace, exc.message
     return trace, None
 
@@ -156,7 +156,7 @@ def test_the_independent_reader_reads_what_matters() -> None:
 # ---------------------------------------------------------------- factreg against the reading
 
 
-def _check(name: str, aspect: str, trace: core.RequestTrace, error: str | None, exp: dict[str, Any]) -> None:
+def _check(name: str, aspect: str, trace: stream.RequestTrace, error: str | None, exp: dict[str, Any]) -> None:
     if aspect == "chunks":
         want = exp["error_chunk_index"] + 1 if exp["error"] is not None else exp["json_chunks"]
         assert trace.n_chunks == want
@@ -239,8 +239,8 @@ def test_a_probe_request_ends_as_the_stream_did(name: str, aspect: str, replay: 
     url = replay((DATA / f"{name}.sse").read_bytes())
     with make_client(10, keepalive=False) as client:
         try:
-            trace = core.stream_request(client, url, {}, {"stream": True}, 10)
-        except core.ProbeFailure as exc:
+            trace = stream.stream_request(client, url, {}, {"stream": True}, 10)
+        except stream.ProbeFailure as exc:
             assert exp["error"] is not None, exc.message
             assert exc.verdict == Verdict.ERROR and exp["error"][:100] in exc.message
             return

@@ -1,4 +1,4 @@
-"""Re-verifying facts: group facts by method, call each method's verifier once, decide and record judge.
+"""Re-verifying facts: group facts by method, call each method's verifier once, decide and record verdicts.
 
 A verifier is chosen by method kind (`load_verifier`, the kinds in VERIFIERS); each is
 `remeasure(method: dict, facts: list[dict], settings) -> dict[str, Measurement]`, where `facts` share `method`
