@@ -15,6 +15,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import TABLE_HEAD, factreg_cmd, machine, row, time_process, write_section  # noqa: E402
 
+from factreg.registry.types import STAT_COLUMNS  # noqa: E402
+
 BASELINE_IMPORT = r'''
 import json, sqlite3, statistics, sys
 src, db = sys.argv[1], sys.argv[2]
@@ -42,7 +44,8 @@ with con:
     con.executemany("insert into condition (fact_id, version, key, value, kind) values (?,?,?,?,?)", conds)
 '''
 
-BASELINE_LIST = r'''
+# The baseline stays a plain script: the statistics' names are written into it, not imported.
+BASELINE_LIST = f"STATS = {tuple(c for c in STAT_COLUMNS if c not in ('ci_lo', 'ci_hi'))!r}\n" + r'''
 import json, sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
 rows = con.execute("select v.* from fact f join fact_version v on v.fact_id = f.id and v.version = f.current_version "
@@ -61,7 +64,7 @@ for r in rows:
     out.append({"id": d["fact_id"], "version": d["version"], "subject": d["subject"], "metric": d["metric"],
                 "unit": d["unit"], "value": d["value"], "spread": d["spread"], "n": d["n"],
                 "samples": samples.get(d["fact_id"], []),
-                "stats": {k: d[k] for k in ("mean", "median", "stdev", "min", "max", "iqr", "cv")} | {"ci95": [d["ci_lo"], d["ci_hi"]]},
+                "stats": {k: d[k] for k in STATS} | {"ci95": [d["ci_lo"], d["ci_hi"]]},
                 "conditions": conds.get(d["fact_id"], {"identity": {}, "info": {}}), "flags": json.loads(d["flags"]),
                 "measured_at": d["measured_at"], "recorded_at": d["recorded_at"], "method": json.loads(d["method"])})
 sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2))

@@ -8,13 +8,17 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from factreg import secrets
 from factreg.errors import FactregError
 from factreg.secrets import redact
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.registry.store import Registry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -62,13 +66,13 @@ def emit(text: str) -> None:
     sys.stdout.write(redact(text))
 
 
-def settings(db: str | None):  # type: ignore[no-untyped-def]
+def settings(db: str | None) -> Settings:
     from factreg import config
 
     return config.resolve(db)
 
 
-def open_registry(db: str | None, create: bool = True):  # type: ignore[no-untyped-def]
+def open_registry(db: str | None, create: bool = True) -> tuple[Settings, Registry]:
     """The resolved settings and the opened, migrated registry."""
     from factreg.registry.store import Registry
 
@@ -76,7 +80,7 @@ def open_registry(db: str | None, create: bool = True):  # type: ignore[no-untyp
     return s, Registry(s.db_url, create=create)
 
 
-def min_uptime(s) -> float:  # type: ignore[no-untyped-def]
+def min_uptime(s: Settings) -> float:
     return float(s.min_uptime_s)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +19,10 @@ from factreg.cli.common import (
     make_table,
     open_registry,
 )
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.registry.store import Registry
 
 OutOption = Annotated[
     Path | None,
@@ -51,7 +55,7 @@ def register(app: typer.Typer) -> None:
     app.command("report")(report)
 
 
-def _out(s: Any, out: Path | None) -> Path:
+def _out(s: Settings, out: Path | None) -> Path:
     return Path(out) if out is not None else Path(s.root)
 
 
@@ -154,7 +158,7 @@ def decision_add(
         info(f"decision {number} recorded: {data['path']} ({data['status']})")
 
 
-def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: bool) -> tuple[Any, Any]:
+def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: bool) -> tuple[Settings, Registry]:
     """Settings and registry for a command that writes decision files; a bad --templates folder or a missing
     repository for --commit fails here, before anything is recorded."""
     from factreg.publish import render
@@ -169,7 +173,7 @@ def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: b
 
 
 def _write_decisions(
-    reg: Any, s: Any, out: Path | None, templates: Path | None, commit: bool, message: str, numbers: list[int]
+    reg: Registry, s: Settings, out: Path | None, templates: Path | None, commit: bool, message: str, numbers: list[int]
 ) -> None:
     from factreg.publish import decisions
     from factreg.publish import writer as publish

@@ -5,8 +5,9 @@ Exit codes: 0 clean, 1 findings, 2 usage or configuration error, 3 could not ver
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +22,10 @@ from factreg.cli.common import (
     open_registry,
     settings,
 )
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.registry.store import Registry
 
 docs_app = typer.Typer(
     help="Citations of facts in Markdown (<!-- fact: ID -->text<!-- /fact -->): check, sync, cites, lint.",
@@ -46,7 +51,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(docs_app, name="docs")
 
 
-def _paths(paths: list[Path] | None, s) -> list[Path]:  # type: ignore[no-untyped-def]
+def _paths(paths: list[Path] | None, s: Settings) -> list[Path]:
     if paths:
         return list(paths)
     roots = s.get("docs.roots", ["."])
@@ -55,8 +60,8 @@ def _paths(paths: list[Path] | None, s) -> list[Path]:  # type: ignore[no-untype
     return [s.root / r for r in roots]
 
 
-def _registry_opener(db: str | None):  # type: ignore[no-untyped-def]
-    def opener():  # type: ignore[no-untyped-def]
+def _registry_opener(db: str | None) -> Callable[[], Registry]:
+    def opener() -> Registry:
         return open_registry(db, create=False)[1]
 
     return opener

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,6 +16,9 @@ from factreg.cli.common import (
     min_uptime,
     open_registry,
 )
+
+if TYPE_CHECKING:
+    from factreg.registry.types import FactData
 
 
 def register(app: typer.Typer) -> None:
@@ -97,8 +100,7 @@ def list_(
     db: DbOption = None,
 ) -> None:
     """List current facts, optionally filtered."""
-    from factreg import fmt
-    from factreg.registry import conditions, facts
+    from factreg.registry import conditions, display, facts
 
     s, reg = open_registry(db, create=False)
     data = facts.list_facts(reg, s.file_config, metric=metric, subject=subject,
@@ -112,7 +114,7 @@ def list_(
         table.add_column(col, justify="right" if col in ("value", "n") else "left",
                          no_wrap=col != "flags")
     for f in data:
-        table.add_row(f["id"], f["metric"], fmt.value(f["value"], f["spread"], f["unit"]), str(f["n"] or "—"),
+        table.add_row(f["id"], f["metric"], display.text(f), str(f["n"] or "—"),
                       f["status"], ", ".join(f["flags"]), f["measured_at"][:10])
     console().print(table)
     console(stderr=True).print(f"{len(data)} fact(s)")
@@ -125,8 +127,7 @@ def history(
     db: DbOption = None,
 ) -> None:
     """Show every version of a fact and the verifications made of each."""
-    from factreg import fmt
-    from factreg.registry import facts
+    from factreg.registry import display, facts
 
     _, reg = open_registry(db, create=False)
     data = facts.history(reg, fact_id)
@@ -139,18 +140,19 @@ def history(
     for v in data:
         verifs = "; ".join(f"{x['verified_at'][:10]} {x['verdict']}" for x in v["verifications"]) or "—"
         table.add_row(f"{v['version']}{' (current)' if v['current'] else ''}",
-                      fmt.value(v["value"], v["spread"], v["unit"]), str(v["n"] or "—"),
+                      display.text(v), str(v["n"] or "—"),
                       v["measured_at"][:16].replace("T", " "), ",".join(v["flags"]), verifs)
     console().print(f"[bold]{fact_id}[/bold] — {len(data)} version(s)")
     console().print(table)
 
 
-def _print_fact(f: dict) -> None:
+def _print_fact(f: FactData) -> None:
     from factreg import fmt
+    from factreg.registry import display
 
     out = console()
     out.print(f"[bold]{f['id']}[/bold]  v{f['version']}  {f['metric']} = "
-              f"[bold]{fmt.value(f['value'], f['spread'], f['unit'])}[/bold]  (n={f['n'] or '?'})")
+              f"[bold]{display.text(f)}[/bold]  (n={f['n'] or '?'})")
     st = f["stats"]
     if st["ci95"]:
         out.print(f"  95% interval of the mean: {fmt.num(st['ci95'][0])} … {fmt.num(st['ci95'][1])}   "

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit, emit_json, handles_errors, info, open_registry
+
+if TYPE_CHECKING:
+    from factreg.registry.store import Registry
+    from factreg.registry.types import FactStatus
 
 
 def register(app: typer.Typer) -> None:
@@ -47,12 +52,12 @@ def status(
     if json_out:
         emit_json({"facts": facts, "summary": summary, "decisions_needing_review": review})
     elif facts:
-        from factreg import fmt
+        from factreg.registry import display
 
         width = max(len(f["id"]) for f in facts)
         emit(
             "".join(
-                f"{f['status']:<18} {f['id']:<{width}}  {fmt.value(f['value'], f['spread'], f['unit'])}  "
+                f"{f['status']:<18} {f['id']:<{width}}  {display.text(f)}  "
                 f"{f['status_reason']}\n"
                 for f in facts
             )
@@ -68,7 +73,9 @@ def status(
         raise typer.Exit(1)
 
 
-def _decisions_needing_review(reg, config, facts) -> list[dict]:  # type: ignore[no-untyped-def]
+def _decisions_needing_review(
+    reg: Registry, config: Mapping[str, Any], facts: list[FactStatus]
+) -> list[dict[str, object]]:
     """Open decisions whose cited facts have since changed (none loaded when the registry has no decisions).
 
     The cited facts' statuses are taken from `facts`, the statuses just computed for every fact."""

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, min_uptime, open_registry
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.measure.verify import VerifyResult
+    from factreg.registry.store import Registry
+    from factreg.registry.types import FactData
 
 PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -94,7 +100,7 @@ def verify(
         if json_out:
             emit_json([])
         return
-    results = _run_with_progress(engine, reg, s, chosen)
+    results = _run_with_progress(reg, s, chosen)
     if json_out:
         emit_json(results)
     else:
@@ -104,10 +110,12 @@ def verify(
         raise typer.Exit(code)
 
 
-def _run_with_progress(engine: Any, reg: Any, s: Any, chosen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData]) -> list[VerifyResult]:
     """A progress bar on stderr when there is more than one fact (stdout stays data)."""
+    from factreg.measure import verify as engine
+
     if len(chosen) < 2:
-        return engine.verify(reg, s, chosen)  # type: ignore[no-any-return]
+        return engine.verify(reg, s, chosen)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -124,10 +132,10 @@ def _run_with_progress(engine: Any, reg: Any, s: Any, chosen: list[dict[str, Any
         def step(done: int, fact_id: str) -> None:
             bar.update(task, completed=done, description=fact_id)
 
-        return engine.verify(reg, s, chosen, progress=step)  # type: ignore[no-any-return]
+        return engine.verify(reg, s, chosen, progress=step)
 
 
-def _print_results(results: list[dict[str, Any]]) -> None:
+def _print_results(results: list[VerifyResult]) -> None:
     from factreg.fmt import value
 
     out = console()

@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping
-from typing import Any
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, TypedDict
 
 from factreg import fmt
 from factreg.registry import stats
 from factreg.registry.ids import ref
 from factreg.registry.metrics import HIGHER, LOWER, get_metric
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:  # pragma: no cover - exercised on 3.10 only
+    from typing_extensions import NotRequired
+
+if TYPE_CHECKING:
+    from factreg.registry.facts import NewFact
+    from factreg.registry.types import FactData
 
 BOOTSTRAP_RESAMPLES = 4000
 BOOTSTRAP_SEED = 20261026
@@ -24,7 +34,44 @@ BOOTSTRAP_SEED = 20261026
 WARM_KEYS = ("warm", "cold")
 
 
-def median_of(fact: Mapping[str, Any]) -> float:
+class Difference(TypedDict):
+    """Why A and B are not comparable: the key that differs, each side's value, and a line for people."""
+
+    key: str
+    a: str | float | None
+    b: str | float | None
+    message: str
+
+
+class IntegrityWarning(TypedDict):
+    """An integrity warning about the comparison (`few_samples`, `high_variance`, `cold`, `no_interval`)."""
+
+    code: str
+    message: str
+
+
+class Comparison(TypedDict):
+    """The ratio of A's median to B's, with its interval and wording, or why it was refused (`compare --json`)."""
+
+    a: str
+    b: str
+    metric: str | None
+    unit: str | None
+    direction: str | None
+    a_median: float
+    b_median: float
+    allowed: list[str]
+    ratio: float | None
+    ci95: list[float] | None
+    interval_method: str | None
+    wording: str | None
+    refused: bool
+    reasons: list[Difference]
+    warnings: list[IntegrityWarning]
+    recorded: NotRequired[str]  # `ID@vN` of the derived fact, when the comparison was recorded (`--record`)
+
+
+def median_of(fact: FactData) -> float:
     """A fact's median: of its samples when it has them, else its value."""
     samples = fact.get("samples") or []
     if samples:
@@ -32,7 +79,7 @@ def median_of(fact: Mapping[str, Any]) -> float:
     return float(fact["value"])
 
 
-def warm_state(fact: Mapping[str, Any]) -> str:
+def warm_state(fact: FactData) -> str:
     """`cold` when the fact was measured cold, else `warm`."""
     return "cold" if "cold" in (fact.get("flags") or []) else "warm"
 
@@ -48,13 +95,13 @@ def parse_allowed(values: Iterable[str] | None) -> set[str]:
     return out
 
 
-def _label(fact: Mapping[str, Any]) -> str:
+def _label(fact: FactData) -> str:
     return ref(fact["id"], fact["version"])
 
 
-def reasons_to_refuse(a: Mapping[str, Any], b: Mapping[str, Any], allowed: set[str]) -> list[dict[str, Any]]:
+def reasons_to_refuse(a: FactData, b: FactData, allowed: set[str]) -> list[Difference]:
     """Every difference that makes A and B incomparable, as {key, a, b, message}."""
-    reasons: list[dict[str, Any]] = []
+    reasons: list[Difference] = []
     if a["metric"] != b["metric"]:
         reasons.append(
             {
@@ -96,9 +143,9 @@ def reasons_to_refuse(a: Mapping[str, Any], b: Mapping[str, Any], allowed: set[s
     return reasons
 
 
-def warnings_for(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]]:
+def warnings_for(a: FactData, b: FactData) -> list[IntegrityWarning]:
     """Integrity warnings: few samples, high variance, measured cold."""
-    out: list[dict[str, Any]] = []
+    out: list[IntegrityWarning] = []
     for code, text in (("few_samples", "n={n}"), ("high_variance", "CV {cv}"), ("cold", "measured cold")):
         which = []
         for name, fact in (("A", a), ("B", b)):
@@ -139,7 +186,7 @@ def bootstrap_ci(
     return (stats.quantile(ratios, 0.025), stats.quantile(ratios, 0.975))
 
 
-def _stdev_n(fact: Mapping[str, Any]) -> tuple[float | None, int | None]:
+def _stdev_n(fact: FactData) -> tuple[float | None, int | None]:
     samples = fact.get("samples") or []
     if len(samples) >= 2:
         s = stats.summarize(samples)
@@ -147,7 +194,7 @@ def _stdev_n(fact: Mapping[str, Any]) -> tuple[float | None, int | None]:
     return fact.get("spread"), fact.get("n")
 
 
-def delta_ci(a: Mapping[str, Any], b: Mapping[str, Any], ratio: float) -> tuple[float, float] | None:
+def delta_ci(a: FactData, b: FactData, ratio: float) -> tuple[float, float] | None:
     """Delta-method 95% interval of the ratio on the log scale, from each side's spread and n."""
     sa, na = _stdev_n(a)
     sb, nb = _stdev_n(b)
@@ -182,7 +229,7 @@ def wording(ratio: float, direction: str | None, family: str | None = None) -> s
     return f"{factor}× {word}"
 
 
-def compare(a: Mapping[str, Any], b: Mapping[str, Any], allowed: Iterable[str] = ()) -> dict[str, Any]:
+def compare(a: FactData, b: FactData, allowed: Iterable[str] = ()) -> Comparison:
     """Compare fact A with fact B: {ratio, ci95, direction, wording, refused, reasons, warnings, ...}."""
     allow = parse_allowed(allowed)
     reasons = reasons_to_refuse(a, b, allow)
@@ -191,7 +238,7 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any], allowed: Iterable[str] =
         family: str | None = get_metric(a["metric"], a["unit"], direction).family
     except Exception:  # a custom metric whose unit clashes: family is only used for wording
         family = None
-    result: dict[str, Any] = {
+    result: Comparison = {
         "a": _label(a),
         "b": _label(b),
         "metric": a["metric"] if a["metric"] == b["metric"] else None,
@@ -231,12 +278,13 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any], allowed: Iterable[str] =
             {"code": "no_interval", "message": "no_interval: a spread or n is missing, so there is no interval"}
         )
     result.update(
-        ratio=ratio, ci95=list(ci) if ci else None, interval_method=method, wording=wording(ratio, direction, family)
+        {"ratio": ratio, "ci95": list(ci) if ci else None, "interval_method": method,
+         "wording": wording(ratio, direction, family)}
     )
     return result
 
 
-def summary_line(result: Mapping[str, Any]) -> str:
+def summary_line(result: Comparison) -> str:
     """One line for people: `A is 3.1× slower than B (ratio 3.11, 95% interval 2.4–9.5, bootstrap)`."""
     if result["refused"]:
         return f"refused: {result['a']} and {result['b']} are not comparable"
@@ -250,10 +298,11 @@ def summary_line(result: Mapping[str, Any]) -> str:
     return text + ")"
 
 
-def derived_fact(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any], fact_id: str):  # type: ignore[no-untyped-def]
+def derived_fact(result: Comparison, a: FactData, b: FactData, fact_id: str) -> NewFact:
     """The comparison as a derived fact (metric `ratio`) that depends on the two versions compared."""
     from factreg.registry.facts import NewFact
 
+    assert result["ratio"] is not None, "a refused comparison is never recorded"
     info: dict[str, str] = {"wording": str(result["wording"])}
     if result["ci95"]:
         info["ci95"] = f"{result['ci95'][0]:.6g}..{result['ci95'][1]:.6g}"

@@ -23,11 +23,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg import fmt
 from factreg.registry import stats
 from factreg.registry.verdicts import DEFAULT_TOLERANCE, Verdict
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.80
@@ -53,7 +56,7 @@ class Outcome:
     message: str
 
 
-def tolerance_for(fact: Mapping[str, Any], settings: Any = None) -> float:
+def tolerance_for(fact: Mapping[str, Any], settings: Settings | None = None) -> float:
     """The fact's own tolerance, else `verify.tolerance_by_metric.<metric>`, else `verify.tolerance`, else 10%."""
     if fact.get("tolerance") is not None:
         return float(fact["tolerance"])

@@ -1,16 +1,18 @@
 """Re-verifying facts: group facts by method, call each method's verifier once, decide and record verdicts.
 
 A verifier is chosen by method kind (`load_verifier`, the kinds in VERIFIERS); each is
-`remeasure(method: dict, facts: list[dict], settings) -> dict[str, Measurement]`, where `facts` share `method`
-apart from its "select" key. Methods of kind `manual` and `derived` cannot be re-run and are reported as
-skipped. A stored method is data: nothing in it is run except through a known verifier.
+`remeasure(method: dict, facts: list[FactData], settings: Settings) -> dict[str, Measurement]`, where `facts`
+share `method` apart from its "select" key. Methods of kind `manual` and `derived` cannot be re-run and are
+reported as skipped. A stored method is data: nothing in it is run except through a known verifier. Each fact's
+result is a `VerifyResult`, what `factreg verify --json` prints.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from factreg.errors import FactregError, UsageError
 from factreg.measure import judge as judging
@@ -19,9 +21,51 @@ from factreg.registry import conditions as cond
 from factreg.registry.ids import ref
 from factreg.registry.verdicts import DEFAULT_TOLERANCE, FAILURES, FINDINGS, Verdict
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:  # pragma: no cover - exercised on 3.10 only
+    from typing_extensions import NotRequired
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.registry.store import Registry
+    from factreg.registry.types import FactData, VerificationRow
+
 VERIFIERS = ("llama-bench", "probe")  # the method kinds factreg can re-run; nothing else is ever run
 NOT_RERUNNABLE = ("manual", "derived")
 SKIPPED = "skipped"
+
+
+class Values(TypedDict):
+    """One side of a verification: value ± spread and n (all None when nothing was measured)."""
+
+    value: float | None
+    spread: float | None
+    n: int | None
+
+
+class _Compared(TypedDict):
+    id: str
+    version: int
+    metric: str
+    unit: str
+    old: Values
+    new: Values
+    p_value: float | None
+    rel_diff: float | None
+    needed_n: int | None
+    diff: dict[str, list[Any]]  # condition key → [old, new], when conditions changed
+    observed: dict[str, str]
+    flags: list[str]
+
+
+class VerifyResult(_Compared):
+    """The result of verifying one fact: what `verify` returns and `factreg verify --json` prints per fact."""
+
+    verdict: str  # a Verdict, or SKIPPED for a method that cannot be re-run
+    message: str
+    tolerance: NotRequired[float]  # when the statistics decided
+    recorded: NotRequired[bool]  # whether a verification was written to the registry
 
 
 def method_key(method: Mapping[str, Any]) -> str:
@@ -43,14 +87,14 @@ def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
 
 
 def select_facts(
-    registry: Any,
-    settings: Any,
+    registry: Registry,
+    settings: Settings,
     ids: Sequence[str] = (),
     *,
     all_: bool = False,
     stale: bool = False,
     here: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[FactData]:
     """The facts to verify: the given ids, or all/stale ones, optionally only those measured on this host."""
     from factreg.registry import facts
 
@@ -76,13 +120,13 @@ def select_facts(
     return chosen
 
 
-def _old(fact: Mapping[str, Any]) -> dict[str, Any]:
+def _old(fact: FactData) -> Values:
     return {"value": fact["value"], "spread": fact["spread"], "n": fact["n"]}
 
 
-def judge(fact: Mapping[str, Any], m: Measurement, settings: Any = None) -> dict[str, Any]:
+def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> VerifyResult:
     """Compare one measurement with its fact: failure, changed conditions, or the statistics decide."""
-    base: dict[str, Any] = {
+    base: _Compared = {
         "id": fact["id"],
         "version": fact["version"],
         "metric": fact["metric"],
@@ -130,7 +174,7 @@ def judge(fact: Mapping[str, Any], m: Measurement, settings: Any = None) -> dict
 
 
 def _measure_group(
-    kind: str, method: Mapping[str, Any], group: Sequence[dict[str, Any]], settings: Any
+    kind: str, method: Mapping[str, Any], group: Sequence[FactData], settings: Settings | None
 ) -> dict[str, Measurement]:
     try:
         remeasure = load_verifier(kind)
@@ -149,18 +193,18 @@ def _measure_group(
 
 
 def verify(
-    registry: Any,
-    settings: Any,
-    fact_list: Sequence[dict[str, Any]],
+    registry: Registry,
+    settings: Settings | None,
+    fact_list: Sequence[FactData],
     progress: Callable[[int, str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[VerifyResult]:
     """Re-run every fact's method (once per group), judge and record one verification per re-runnable fact.
 
     A refutation must reproduce: a group with a refuted fact is measured once more (`verify.confirm_refutes`,
     default 1 re-run), and the fact is refuted only when the re-run refutes it too.
     """
-    results: dict[str, dict[str, Any]] = {}
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    results: dict[str, VerifyResult] = {}
+    groups: dict[tuple[str, str], list[FactData]] = {}
     for fact in fact_list:
         method = fact.get("method")
         if not isinstance(method, dict):
@@ -203,7 +247,7 @@ def verify(
     return [results[f["id"]] for f in fact_list]
 
 
-def _steady(first: dict[str, Any], second: dict[str, Any], attempt: int) -> dict[str, Any]:
+def _steady(first: VerifyResult, second: VerifyResult, attempt: int) -> VerifyResult:
     """Both runs refute: keep `refuted` only when the gap to the fact exceeds tolerance plus the runs' own drift.
 
     On a shared machine the mean of a run moves between runs by more than a run's own samples show; two
@@ -227,7 +271,7 @@ def _steady(first: dict[str, Any], second: dict[str, Any], attempt: int) -> dict
     }
 
 
-def against(registry: Any, settings: Any, fact: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, Any]:
+def against(registry: Registry, settings: Settings | None, fact: FactData, other: FactData) -> VerifyResult:
     """Judge `fact` by a measurement already in the registry (`other`, the same metric) and record the verdict.
 
     For facts that cannot be re-run here (a number quoted in a doc, a measurement on another machine): the
@@ -252,7 +296,7 @@ def against(registry: Any, settings: Any, fact: Mapping[str, Any], other: Mappin
     return result
 
 
-def _unrunnable(fact: Mapping[str, Any], message: str) -> dict[str, Any]:
+def _unrunnable(fact: FactData, message: str) -> VerifyResult:
     return {
         "id": fact["id"],
         "version": fact["version"],
@@ -273,7 +317,7 @@ def _unrunnable(fact: Mapping[str, Any], message: str) -> dict[str, Any]:
 
 
 def _record(
-    registry: Any, settings: Any, rows: Sequence[tuple[Mapping[str, Any], dict[str, Any], Measurement]]
+    registry: Registry, settings: Settings | None, rows: Sequence[tuple[FactData, VerifyResult, Measurement]]
 ) -> None:
     """One Verification row per judged fact, in one transaction."""
     from sqlalchemy import insert
@@ -282,7 +326,7 @@ def _record(
     from factreg.registry.facts import VERIFICATION
 
     now = clock.iso()
-    values = []
+    values: list[VerificationRow] = []
     for fact, res, m in rows:
         failed = res["verdict"] in FAILURES
         values.append(
@@ -291,7 +335,7 @@ def _record(
                 "fact_version": fact["version"],
                 "verified_at": now,
                 "verdict": res["verdict"],
-                "method_kind": fact["method"].get("kind"),
+                "method_kind": fact["method"]["kind"],
                 "hostname": getattr(settings, "hostname", None),
                 "value": None if failed else res["new"]["value"],
                 "spread": None if failed else m.spread,
@@ -311,7 +355,7 @@ def _record(
         registry.write_retrying(lambda conn: conn.execute(insert(VERIFICATION), values))
 
 
-def exit_code(results: Sequence[Mapping[str, Any]]) -> int:
+def exit_code(results: Sequence[VerifyResult]) -> int:
     """1 when anything was refuted or its conditions changed, else 3 when something could not run, else 0."""
     verdict_set = {r["verdict"] for r in results}
     if verdict_set & FINDINGS:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from sqlalchemy import Connection, insert, select
 
@@ -511,11 +511,27 @@ def _change(old: FactData, new: FactData) -> str:
     return text
 
 
-def list_corrections(registry: Registry) -> list[dict[str, Any]]:
+class CorrectionData(TypedDict):
+    """A correction as JSON data (`list_corrections`): which version replaced which, why, and both values."""
+
+    pk: int
+    date: str
+    old_id: str
+    old_version: int
+    new_id: str | None
+    new_version: int | None
+    verification: int | None
+    cause: str | None
+    note_path: str | None
+    old_text: str  # the old value as people read it, "—" when that version is gone
+    new_text: str
+
+
+def list_corrections(registry: Registry) -> list[CorrectionData]:
     """Every correction, oldest first, with the old and new values."""
     with registry.read() as conn:
         rows = [dict(r) for r in conn.execute(select(CORRECTION).order_by(CORRECTION.c.pk)).mappings()]
-    out = []
+    out: list[CorrectionData] = []
     cache: dict[str, dict[int, FactData]] = {}
 
     def version(fid: str | None, ver: int | None) -> FactData | None:

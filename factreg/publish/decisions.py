@@ -22,15 +22,25 @@ from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.store import Registry, in_list
 from factreg.registry.store import rows as query_rows
+from factreg.registry.types import FactStatus, IdentityOnly
 from factreg.registry.verdicts import DEFAULT_TOLERANCE
 from factreg.secrets import redact
-
-from factreg.registry.types import FactStatus, IdentityOnly
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Table
 
     from factreg.registry.types import FactData
+
+
+class CiteRow(TypedDict):
+    """A `decision_cite` row: a fact version a decision relied on, with the value it relied on."""
+
+    decision: int
+    fact_id: str
+    fact_version: int
+    value: float
+    spread: float | None
+    unit: str
 
 
 class Cite(TypedDict):
@@ -278,9 +288,7 @@ def stable_reason(fact: FactData | FactStatus | CitedFact) -> str:
     return reason
 
 
-def cite_review(
-    cite: Mapping[str, Any], current: FactData | CitedFact | None, cited: _PastVersion | None
-) -> list[str]:
+def cite_review(cite: CiteRow, current: FactData | CitedFact | None, cited: _PastVersion | None) -> list[str]:
     """Why a decision should review what it relied on in `cite` (empty when nothing changed)."""
     fid = cite["fact_id"]
     if current is None:
@@ -411,9 +419,9 @@ def _load(
 ) -> list[DecisionData]:
     with registry.reader() as conn:
         rows = query_rows(conn, "SELECT * FROM decision ORDER BY number")
-        cites: dict[int, list[dict[str, Any]]] = {}
+        cites: dict[int, list[CiteRow]] = {}
         for crow in query_rows(conn, "SELECT * FROM decision_cite ORDER BY decision, fact_id"):
-            cites.setdefault(crow["decision"], []).append(crow)
+            cites.setdefault(crow["decision"], []).append(cast(CiteRow, crow))
         for cited in cites.values():
             cited.sort(key=lambda c: c["fact_id"])  # byte order whatever the server's collation
     if numbers is not None:

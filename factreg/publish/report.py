@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from factreg import fmt
 from factreg.publish import decisions as decmod
-from factreg.publish.corrections import doc_roots, list_corrections
+from factreg.publish.corrections import CorrectionData, doc_roots, list_corrections
 from factreg.registry import display
 from factreg.registry.freshness import parse_time
 from factreg.registry.store import Registry
@@ -48,6 +48,15 @@ class DecisionLink(TypedDict):
     link: str
 
 
+class OpenCorrection(CorrectionData):
+    """A correction as the report lists it: open while a document or an open decision still relies on the old fact."""
+
+    open: bool
+    note_link: str | None
+    still_cited_in: list[str]
+    decisions: list[int]
+
+
 class Page(TypedDict):
     """What a fact's page shows (`fact.md.j2`), and what the index, STALE.md and llms.txt list."""
 
@@ -59,7 +68,7 @@ class Page(TypedDict):
     history: list[FactData]
     docs: list[DocLink]
     decisions: list[DecisionLink]
-    corrections: list[dict[str, Any]]
+    corrections: list[OpenCorrection]
     todo: str
     index_link: str
     successor_link: str | None
@@ -242,18 +251,17 @@ def build(
             for d in decmod.citing(decisions, fid)
         ]
 
-    open_corrections = []
+    open_corrections: list[OpenCorrection] = []
     for c in corrections:
         still = [x.path for x in cites.get(c["old_id"], [])]
         relying = [d for d in decmod.citing(decisions, c["old_id"]) if d["status"] == decmod.NEEDS_REVIEW]
-        c = {
+        open_corrections.append({
             **c,
             "open": bool(still or relying),
             "note_link": _rel(out / c["note_path"], folder) if c["note_path"] else None,
             "still_cited_in": [_rel(p.resolve(), out.resolve()) for p in still],
             "decisions": [d["number"] for d in relying],
-        }
-        open_corrections.append(c)
+        })
 
     pages: list[Page] = []
     for f in facts:

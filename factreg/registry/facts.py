@@ -331,7 +331,7 @@ def _stats(row: Mapping[str, Any], ci: list[float] | None) -> Stats:
 
 
 # Every column but the raw tool output, which no reader shows.
-_VERSION_COLS = [c for c in VERSION_COLUMNS if c != "raw"]
+_VERSION_COLS = tuple(c for c in VERSION_COLUMNS if c != "raw")
 
 
 def _current_where(metric: str | None, subject: str | None, conds: Mapping[str, str] | None,
@@ -513,7 +513,7 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         fact = rows(conn, "SELECT current_version, superseded_by FROM fact WHERE id = :id", p)
         if not fact:
             raise NotFound(f"no fact {fact_id!r} in the registry")
-        found = rows(conn, f"SELECT {_VERSION_COLS} FROM fact_version WHERE fact_id = :id ORDER BY version", p)
+        found = rows(conn, f"SELECT {', '.join(_VERSION_COLS)} FROM fact_version WHERE fact_id = :id ORDER BY version", p)
         samples: dict[int, list[float]] = defaultdict(list)
         for r in rows(conn, "SELECT version, value FROM sample WHERE fact_id = :id ORDER BY version, idx", p):
             samples[r["version"]].append(r["value"])
