@@ -54,14 +54,11 @@ def bench(
     if json_out:
         emit_json(recorded)
         return
-    from factreg.fmt import value
+    from factreg.registry import display
 
     out = console()
     for fact in recorded:
-        out.print(
-            f"{fact['id']}@{fact['version']}  {fact['metric']}  "
-            f"{value(fact['value'], fact['spread'], fact['unit'])}  n={fact['n']}"
-        )
+        out.print(f"{fact['id']}@{fact['version']}  {fact['metric']}  {display.text(fact)}  n={fact['n']}")
     info(f"Recorded {len(recorded)} fact(s) from llama-bench.")
 
 

@@ -10,10 +10,9 @@ SETTLE_S = 8  # the demo's stand-in for --min-uptime 300: long enough to show th
 
 def run(demo: Any) -> None:
     """bench → verify with llama-bench, then a cold and a settled probe of llama-server, side by side."""
-    from factreg import fmt
     from factreg.config import resolve
     from factreg.demo import llamaserver, tinymodel
-    from factreg.registry import facts
+    from factreg.registry import display, facts
     from factreg.registry.store import Registry
 
     live = demo.work / "live"
@@ -43,7 +42,7 @@ def run(demo: Any) -> None:
         for phase in ("cold", "settled"):
             try:
                 f = facts.get(reg, f"live/server/{phase}/{metric}")
-                row.append(f"{fmt.value(f['value'], f['spread'], f['unit'])} {'[cold]' if 'cold' in f['flags'] else ''}")
+                row.append(f"{display.text(f)} {'[cold]' if 'cold' in f['flags'] else ''}")
             except Exception:
                 row.append("—")
         demo.say(f"   {metric:<12} {row[0]:>34} {row[1]:>30}")

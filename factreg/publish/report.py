@@ -152,7 +152,7 @@ def history_points(history: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
                 "spread": v["spread"],
                 "kind": "version",
                 "label": f"v{v['version']} {v['measured_at'][:16].replace('T', ' ')}: "
-                f"{fmt.value(v['value'], v['spread'], v['unit'])}",
+                f"{display.text(v)}",
             }
         )
         for ver in v.get("verifications") or []:

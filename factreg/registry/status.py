@@ -74,14 +74,14 @@ def load(
         else:
             got[key] = value
     empty: dict[str, str] = {}
-    facts: list[FactStatus] = []
+    facts: list[dict[str, Any]] = []
     for row in rows:
         fact = dict(zip(_NAMES, row, strict=True))
         if fact["derived_from"]:
             fact["derived_from"] = json.loads(fact["derived_from"])
         fact["conditions"] = {"identity": conds.get(fact["id"], empty)}
-        facts.append(cast(FactStatus, fact))
-    return facts, verifications, observed
+        facts.append(fact)
+    return cast("list[FactStatus]", facts), verifications, observed
 
 
 def statuses(

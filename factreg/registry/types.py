@@ -38,9 +38,7 @@ class _VersionValue(TypedDict):
     n: int | None
 
 
-class StatColumns(TypedDict):
-    """The statistics columns of a version (of its samples, or from value ± spread and n)."""
-
+class _Summary(TypedDict):
     mean: float | None
     median: float | None
     stdev: float | None
@@ -48,6 +46,11 @@ class StatColumns(TypedDict):
     max: float | None
     iqr: float | None
     cv: float | None
+
+
+class StatColumns(_Summary):
+    """The statistics columns of a version (of its samples, or from value ± spread and n)."""
+
     ci_lo: float | None
     ci_hi: float | None
 
@@ -73,9 +76,7 @@ VERSION_COLUMNS: tuple[str, ...] = tuple(VersionRow.__annotations__)
 STAT_COLUMNS: tuple[str, ...] = tuple(StatColumns.__annotations__)
 
 
-class VerificationRow(TypedDict):
-    """A `verification` row as written (`pk` is given by the database)."""
-
+class _Verified(TypedDict):
     fact_id: str
     fact_version: int
     verified_at: str
@@ -85,13 +86,18 @@ class VerificationRow(TypedDict):
     value: float | None
     spread: float | None
     n: int | None
-    samples: str  # JSON list
     p_value: float | None
     rel_diff: float | None
     needed_n: int | None
+    message: str | None
+
+
+class VerificationRow(_Verified):
+    """A `verification` row as written (`pk` is given by the database)."""
+
+    samples: str  # JSON list
     observed: str  # JSON object of observed conditions
     diff: str  # JSON object key -> [old, new]
-    message: str | None
     raw: str | None
 
 
@@ -107,22 +113,15 @@ class Prepared(TypedDict):
 
 
 class VersionRef(TypedDict):
-    """A version of a fact that a derived fact depends on."""
+    """A version of a fact: what a derived fact depends on (`derived_from`), and how a version names itself."""
 
     id: str
     version: int
 
 
-class Stats(TypedDict):
+class Stats(_Summary):
     """A version's statistics as JSON data: the stat columns, with the interval as `ci95` ([lo, hi] or None)."""
 
-    mean: float | None
-    median: float | None
-    stdev: float | None
-    min: float | None
-    max: float | None
-    iqr: float | None
-    cv: float | None
     ci95: list[float] | None
 
 
@@ -133,26 +132,13 @@ class Conditions(TypedDict):
     info: dict[str, str]
 
 
-class VerificationData(TypedDict):
+class VerificationData(_Verified):
     """One verification as JSON data (`facts.verification_json`; its raw output left out)."""
 
     pk: int
-    fact_id: str
-    fact_version: int
-    verified_at: str
-    verdict: str
-    method_kind: str
-    hostname: str | None
-    value: float | None
-    spread: float | None
-    n: int | None
     samples: list[float]
-    p_value: float | None
-    rel_diff: float | None
-    needed_n: int | None
     observed: dict[str, Any]
     diff: dict[str, list[Any]]
-    message: str | None
 
 
 class LastVerification(TypedDict):
@@ -165,18 +151,9 @@ class LastVerification(TypedDict):
     pk: int
 
 
-class VersionData(TypedDict):
+class VersionData(VersionRef, _VersionValue):
     """One version of a fact as JSON data: value, statistics, conditions, flags, method (`facts.preview`)."""
 
-    id: str
-    version: int
-    subject: str | None
-    metric: str
-    unit: str
-    direction: str | None
-    value: float
-    spread: float | None
-    n: int | None
     samples: list[float]
     stats: Stats
     conditions: Conditions
