@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import TABLE_HEAD, factreg_cmd, machine, row, time_process, write_section  # noqa: E402
 
-from factreg.registry.types import STAT_COLUMNS  # noqa: E402
+from factreg.registry.types import SUMMARY_COLUMNS  # noqa: E402
 
 BASELINE_IMPORT = r'''
 import json, sqlite3, statistics, sys
@@ -45,7 +45,7 @@ with con:
 '''
 
 # The baseline stays a plain script: the statistics' names are written into it, not imported.
-BASELINE_LIST = f"STATS = {tuple(c for c in STAT_COLUMNS if c not in ('ci_lo', 'ci_hi'))!r}\n" + r'''
+BASELINE_LIST = f"STATS = {SUMMARY_COLUMNS!r}\n" + r'''
 import json, sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
 rows = con.execute("select v.* from fact f join fact_version v on v.fact_id = f.id and v.version = f.current_version "

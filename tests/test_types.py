@@ -47,6 +47,7 @@ def test_version_columns_are_the_tables_columns_in_order() -> None:
     assert tuple(c.name for c in FactVersion.__table__.c) == types.VERSION_COLUMNS  # type: ignore[attr-defined]
     start = types.VERSION_COLUMNS.index("mean")
     assert types.VERSION_COLUMNS[start:start + len(types.STAT_COLUMNS)] == types.STAT_COLUMNS
+    assert tuple(k for k in types.Stats.__annotations__ if k != "ci95") == types.SUMMARY_COLUMNS
     assert set(types.StatusRow.__annotations__) - {"id", "superseded_by", "ended_at"} <= set(types.VERSION_COLUMNS)
 
 

@@ -19,6 +19,7 @@ from factreg.registry.metrics import get_metric, missing_required
 from factreg.registry.store import Registry, in_list, rows
 from factreg.registry.types import (
     STAT_COLUMNS,
+    SUMMARY_COLUMNS,
     VERSION_COLUMNS,
     FactData,
     LastVerification,
@@ -325,7 +326,7 @@ def _version_json(row: Mapping[str, Any], samples: list[float], conds: Iterable[
 
 def _stats(row: Mapping[str, Any], ci: list[float] | None) -> Stats:
     """The stat columns as JSON data: the interval's two columns become `ci95`."""
-    out: dict[str, object] = {c: row[c] for c in STAT_COLUMNS if c not in ("ci_lo", "ci_hi")}
+    out: dict[str, object] = {c: row[c] for c in SUMMARY_COLUMNS}
     out["ci95"] = ci
     return cast(Stats, out)
 

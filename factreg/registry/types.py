@@ -74,6 +74,8 @@ class VersionRow(_VersionKey, _VersionValue, StatColumns, _VersionRest):
 
 VERSION_COLUMNS: tuple[str, ...] = tuple(VersionRow.__annotations__)
 STAT_COLUMNS: tuple[str, ...] = tuple(StatColumns.__annotations__)
+# The stat columns JSON data shows as they are (`Stats`: the interval's two columns become `ci95`).
+SUMMARY_COLUMNS: tuple[str, ...] = tuple(_Summary.__annotations__)
 
 
 class _Verified(TypedDict):
