@@ -16,7 +16,7 @@ import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg import textfile
 from factreg.config import DEFAULT_MIN_UPTIME_S
@@ -25,6 +25,12 @@ from factreg.measure import hostinfo
 from factreg.measure.llamabench_output import BenchResult, parse_json, read_file
 from factreg.registry import conditions as cond
 from factreg.registry.ids import check_id, slugify
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.measure.measurement import Measurement
+    from factreg.registry.store import Registry
+    from factreg.registry.types import FactData
 
 BINARY_NAME = "llama-bench"
 DEFAULT_TIMEOUT_S = 3600.0
@@ -133,7 +139,7 @@ def absolute_models(args: Sequence[str], cwd: Path | None = None) -> list[str]:
 # ---------------------------------------------------------------- model file hash cache
 
 
-def hash_cache_path(settings: Any = None) -> Path:
+def hash_cache_path(settings: Settings | None = None) -> Path:
     """Where model SHA-256s are cached: the project's `.factreg/`, else the user data dir."""
     from factreg import config
 
@@ -341,14 +347,14 @@ def _model_conditions(r: BenchResult, per_model: Mapping[str, dict[str, str]]) -
 
 
 def bench(
-    registry: Any,
-    settings: Any,
+    registry: Registry,
+    settings: Settings,
     args: Sequence[str],
     *,
     binary: str | None = None,
     id_prefix: str | None = None,
     min_uptime_s: float = DEFAULT_MIN_UPTIME_S,
-) -> list[dict[str, Any]]:
+) -> list[FactData]:
     """Run llama-bench and record one fact per test; return the recorded facts as JSON data."""
     from factreg.registry import facts
 
@@ -460,7 +466,9 @@ def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = DEF
 # ---------------------------------------------------------------- verify
 
 
-def remeasure(method: Mapping[str, Any], fact_list: Sequence[Mapping[str, Any]], settings: Any) -> dict[str, Any]:
+def remeasure(
+    method: Mapping[str, Any], fact_list: Sequence[FactData], settings: Settings
+) -> dict[str, Measurement]:
     """Re-run a llama-bench method once for all facts that share it; one Measurement per fact id."""
     from factreg.measure.measurement import Measurement
 

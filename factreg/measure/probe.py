@@ -34,8 +34,10 @@ from factreg.registry.verdicts import FAILURES, Verdict
 if TYPE_CHECKING:
     import httpx
 
+    from factreg.config import Settings
     from factreg.measure.measurement import Measurement
     from factreg.registry.facts import NewFact
+    from factreg.registry.types import FactData, Method
 
 OK = "ok"
 METRICS = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate")
@@ -343,7 +345,7 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
         raise UsageError(f"the stored probe method is incomplete: {exc}") from None
 
 
-def remeasure(method: dict, facts: list[dict], settings: Any) -> dict[str, Measurement]:
+def remeasure(method: Method, facts: list[FactData], settings: Settings | None) -> dict[str, Measurement]:
     """Verifier for method kind `probe`: one probe run serves every fact of the group."""
     from factreg.measure.measurement import Measurement
 
