@@ -17,6 +17,7 @@ from factreg.demo.story import MISTAKES
 from factreg.errors import UsageError
 from tests.conftest import TEST_NOW, ago
 from tests.docs_support import record
+from tests.llamabench_support import tiny_model  # noqa: F401
 
 PACKAGE = Path(__file__).resolve().parents[1] / "factreg"
 ROOT = PACKAGE.parent
@@ -168,3 +169,12 @@ def test_the_demo_tells_the_same_story_years_from_now(when: str, tmp_path: Path)
     log = subprocess.run(["git", "log", "--format=%aI %cI"], cwd=tmp_path / "demo", capture_output=True,
                          text=True, check=True).stdout.split()
     assert log and all(stamp.startswith("2026-10-26T18:00:00") for stamp in log), log
+
+
+def test_bench_dates_its_facts_by_the_clock_and_keeps_llama_benchs_own_time(cli, tiny_model) -> None:  # noqa: F811
+    """A run factreg makes now is dated by factreg's clock; llama-bench's test_time (its real clock) stays info."""
+    run = cli("bench", "--json", "--", "-m", str(tiny_model), "-p", "0", "-n", "4", "-r", "2", "-t", "1")
+    assert run.exit_code == 0, run.stderr
+    [fact] = run.json()
+    assert fact["measured_at"] == clock.iso(clock.parse(TEST_NOW))
+    assert clock.parse(fact["conditions"]["info"]["test_time"]).year >= 2024

@@ -11,6 +11,8 @@ from factreg.registry import facts, freshness
 from factreg.registry.facts import NewFact
 from tests.decisions_support import add_verification, seed
 
+pytestmark = pytest.mark.usefixtures("story_clock")  # the case study, told at its own time
+
 DAY_ALLOW = ("--allow-different", "model,machine", "--allow-different", "endpoint")
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factreg import textfile
+from factreg import clock, textfile
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import BadInput, CouldNotVerify, FactregError, UsageError
 from factreg.measure import hostinfo
@@ -407,13 +407,15 @@ def build_facts(
         if cold:
             info["warm"] = "false"
         method = {**method_for(args), "select": selector(r, varying)}
-        news.append(new_fact(r, fid, identity, info, method, f"llama-bench {test_name(r)}"))
+        # factreg ran it just now: dated by factreg's clock (llama-bench's own test_time stays an info condition)
+        news.append(new_fact(r, fid, identity, info, method, f"llama-bench {test_name(r)}", measured_at=clock.iso()))
     return news
 
 
 def new_fact(r: BenchResult, fid: str, identity: dict[str, str], info: dict[str, str], method: dict[str, Any],
-             note: str) -> Any:
-    """The NewFact for one llama-bench result: samples_ts, avg_ts ± stddev_ts, the run's test time."""
+             note: str, measured_at: str | None = None) -> Any:
+    """The NewFact for one llama-bench result: samples_ts, avg_ts ± stddev_ts, dated `measured_at` or else the
+    run's own test time (an imported file's results)."""
     from factreg.registry.facts import NewFact
 
     return NewFact(
@@ -425,7 +427,7 @@ def new_fact(r: BenchResult, fid: str, identity: dict[str, str], info: dict[str,
         n=None if r.samples_ts else r.n,
         identity=identity,
         info=info,
-        measured_at=str(r.fields["test_time"]) if r.fields.get("test_time") else None,
+        measured_at=measured_at or (str(r.fields["test_time"]) if r.fields.get("test_time") else None),
         method=method,
         raw=r.raw,
         note=note,
