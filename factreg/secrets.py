@@ -205,10 +205,12 @@ def redact(text: Any) -> str:
     for value in _known_sorted:
         if value in text:
             text = text.replace(value, MASK)
-    low = text.lower()  # masking only removes characters: a gate false before a rule stays false after it
+    low = text.lower()
     for gate, apply in _RULES:
         if gate(text, low):
-            text = apply(text)
+            masked = apply(text)
+            if masked != text:  # a mask can open a word boundary a later rule's gate looks for: look again
+                text, low = masked, masked.lower()
     return text
 
 

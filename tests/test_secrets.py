@@ -155,10 +155,12 @@ FRAGMENTS = [
 @settings(max_examples=400, deadline=None)
 def test_the_shortcuts_never_skip_text_a_rule_would_mask(text: str) -> None:
     ungated = text
+    for value in secrets._known_sorted:  # secrets other tests remembered in this process are masked first too
+        ungated = ungated.replace(value, secrets.MASK)
     for _, apply in secrets._RULES:
         ungated = apply(ungated)
     out = secrets.redact(text)
     assert out == ungated  # each rule's gate only skips text the rule leaves as it is
-    if not secrets._may_hold_credential(text):
+    if not secrets._may_hold_credential(text) and not any(v in text for v in secrets._known_sorted):
         assert out == text  # nor does the test on a whole JSON text
     assert secrets.redact(out) == out  # masking twice changes nothing
