@@ -210,6 +210,19 @@ def add_decisions(path: Path, n: int, rnd: random.Random) -> int:
     return len(cited)
 
 
+def status_against_sql(fr, env, db, sql_file, reps):  # type: ignore[no-untyped-def]
+    """`factreg status` and `sqlite3 DB < bench/SQL_FILE`, interleaved `reps` times: both timings, last outputs."""
+    sql = (ROOT / "bench" / sql_file).read_text(encoding="utf-8")
+    status_t, sql_t = [], []
+    for _ in range(reps):
+        s, status_out = timed([*fr, "status"], env)
+        t0 = time.perf_counter()
+        sql_out = run_sql(db, sql)
+        sql_t.append(time.perf_counter() - t0)
+        status_t.append(s)
+    return status_t, sql_t, status_out, sql_out
+
+
 def run_sql(db: Path, sql: str) -> str:
     """The output of `sqlite3 DB < SQL` (`|`-separated rows), through Python's sqlite3 when there is no CLI."""
     sqlite = shutil.which("sqlite3")
@@ -320,28 +333,15 @@ def main() -> None:
         status_db = work / "status.db"
         make_registry(status_db, n_facts, rnd)
         senv = {**os.environ, "FACTREG_DB": str(status_db)}
-        sql = (ROOT / "bench" / "status_equivalent.sql").read_text(encoding="utf-8")
-        status_t, sql_t = [], []
-        for _ in range(reps):
-            s, status_out = timed([*fr, "status"], senv)
-            t0 = time.perf_counter()
-            sql_out = run_sql(status_db, sql)
-            sql_t.append(time.perf_counter() - t0)
-            status_t.append(s)
+        status_t, sql_t, status_out, sql_out = status_against_sql(fr, senv, status_db, "status_equivalent.sql", reps)
         ours, _ = status_counts(status_out.decode())
         theirs, _ = sql_counts(sql_out)
         agree = "the same" if ours == theirs else f"**different** (factreg {dict(ours)}, SQL {dict(theirs)})"
 
         # The same registry with decisions citing its facts, some of which changed since.
         n_cited = add_decisions(status_db, n_decisions, rnd)
-        dsql = (ROOT / "bench" / "status_decisions_equivalent.sql").read_text(encoding="utf-8")
-        dstatus_t, dsql_t = [], []
-        for _ in range(reps):
-            s, dstatus_out = timed([*fr, "status"], senv)
-            t0 = time.perf_counter()
-            dsql_out = run_sql(status_db, dsql)
-            dsql_t.append(time.perf_counter() - t0)
-            dstatus_t.append(s)
+        dstatus_t, dsql_t, dstatus_out, dsql_out = status_against_sql(
+            fr, senv, status_db, "status_decisions_equivalent.sql", reps)
         ours, our_review = status_counts(dstatus_out.decode())
         theirs, their_review = sql_counts(dsql_out)
         dagree = (f"the same; {len(our_review):,} of the {n_decisions:,} decisions need review on both sides"

@@ -22,7 +22,6 @@ import json
 import math
 import sys
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import machine, write_section  # noqa: E402
 
 from factreg.docs.lint import lint_paths  # noqa: E402
+from tests.lint_support import label_spans  # noqa: E402  (labelled substrings → offsets, one rule)
 
 CORPUS = ROOT / "tests" / "data" / "claims-real" / "corpus.jsonl"
 Span = tuple[int, int]
@@ -39,21 +39,6 @@ Span = tuple[int, int]
 
 def load(path: Path = CORPUS) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def locate(text: str, subs: Iterable[str]) -> list[Span]:
-    """Offsets of each substring, left to right (a substring listed twice is its two occurrences)."""
-    out: list[Span] = []
-    pos = 0
-    for sub in subs:
-        i = text.find(sub, pos)
-        if i < 0:
-            i = text.find(sub)
-        if i < 0:
-            raise ValueError(f"{sub!r} is not in {text!r}")
-        out.append((i, i + len(sub)))
-        pos = i + len(sub)
-    return out
 
 
 def overlaps(a: Span, b: Span) -> bool:
@@ -113,8 +98,8 @@ def score(rows: list[dict], preds: dict[str, list[tuple[int, int, str]]]) -> Sco
         text = r["text"]
         got = preds[r["id"]]
         got_spans = [(a, b) for a, b, _ in got]
-        claims = locate(text, r["spans"])
-        targets = locate(text, r.get("targets", []))
+        claims = label_spans(text, r["spans"])
+        targets = label_spans(text, r.get("targets", []))
         s.sentences += 1
         s.positives += r["claim"]
         s.predicted += bool(got)
