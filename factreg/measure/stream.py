@@ -1,8 +1,9 @@
 """One request of the probe: a streamed POST read event by event, and the small GETs of the identity check.
 
 A streamed request keeps raw event times (`RequestTrace`) on a monotonic clock, splits reasoning from answer
-(`reasoning_content`, `<think>` tags) chunk by chunk, and ends within one overall deadline (a watchdog shuts the
-socket). Whatever goes wrong becomes a `ProbeFailure` with a verdict (`auth_failed`, `unreachable`, `error`).
+chunk by chunk (`ChunkReader`: `reasoning_content`/`reasoning`/`reasoning_details`, `<think>` tags in content, a
+leading `</think>` whose opening tag was in the prompt, Mistral's content parts, refusals), and ends within one
+overall deadline (a watchdog shuts the socket). Whatever goes wrong becomes a `ProbeFailure` with a verdict (`auth_failed`, `unreachable`, `error`).
 """
 
 from __future__ import annotations
@@ -72,11 +73,43 @@ class RequestTrace:
     def thinking(self) -> bool:
         return self.n_reasoning > 0
 
+    def token_counts(self) -> tuple[int, int, str]:
+        """(answer tokens, reasoning tokens, source): from the server's usage when it says enough (`usage`),
+        else the chunks seen (`counted`, one token per chunk).
+
+        OpenAI's usage counts reasoning inside `completion_tokens` (`completion_tokens_details.reasoning_tokens`
+        is part of it); xAI's leaves it out (then `total_tokens` = prompt + completion + reasoning, or reasoning
+        exceeds completion). A server that streamed reasoning but reports none, or no split at all, gives the
+        counted split (`tokens()` still takes the server's total).
+        """
+        counted = (self.n_answer, self.n_reasoning, "counted")
+        usage = self.usage or {}
+        completion = usage.get("completion_tokens")
+        if not _count(completion):
+            return counted
+        details = usage.get("completion_tokens_details")
+        stated = (details if isinstance(details, dict) else {}).get("reasoning_tokens", usage.get("reasoning_tokens"))
+        reasoning = int(stated) if _count(stated) else None
+        if reasoning is None or (reasoning == 0 and self.n_reasoning):
+            if not self.n_reasoning:
+                return int(completion), 0, "usage"
+            return counted  # the usage has no trustworthy split
+        prompt, total = usage.get("prompt_tokens"), usage.get("total_tokens")
+        if _count(prompt) and _count(total) and reasoning and total == prompt + completion + reasoning:
+            return int(completion), reasoning, "usage"  # xAI: completion_tokens leaves reasoning out
+        if reasoning <= completion:
+            return int(completion) - reasoning, reasoning, "usage"
+        if not (_count(prompt) and _count(total) and total == prompt + completion):
+            return int(completion), reasoning, "usage"  # reasoning beyond completion: counted beside it
+        return counted
+
     def tokens(self) -> int:
-        """Generated tokens: the server's usage count when it sent one, else the token chunks seen."""
-        if self.usage and isinstance(self.usage.get("completion_tokens"), int):
-            return int(self.usage["completion_tokens"])
-        return self.n_reasoning + self.n_answer
+        """Generated tokens (answer and reasoning): from usage when the server sent it, else the chunks seen."""
+        answer, reasoning, source = self.token_counts()
+        usage = self.usage or {}
+        if source == "counted" and _count(usage.get("completion_tokens")):
+            return int(usage["completion_tokens"])  # the server's total, without a split
+        return answer + reasoning
 
     def metrics(self) -> dict[str, float]:
         """The metrics this request's events define (a metric without its events is absent).
@@ -122,7 +155,13 @@ class RequestTrace:
             "kind": self.kind,
             "status": self.status,
             "events_s": {"start": 0.0, **events},
-            "tokens": {"reasoning_chunks": self.n_reasoning, "answer_chunks": self.n_answer, "usage": self.usage},
+            "tokens": {
+                "reasoning_chunks": self.n_reasoning,
+                "answer_chunks": self.n_answer,
+                "usage": self.usage,
+                **dict(zip(("answer_tokens", "reasoning_tokens", "tokens_source"), self.token_counts(), strict=True)),
+                "generated_tokens": self.tokens(),
+            },
             "chunks": self.n_chunks,
             "timings": self.timings,
             "model": self.model,
@@ -135,90 +174,248 @@ class RequestTrace:
         }
 
 
+def _count(x: Any) -> bool:
+    """A token count as JSON gives it: a non-negative integer (not a bool)."""
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
 def rounded(x: float | None) -> float | None:
     """Seconds as written to JSON: rounded to the microsecond."""
     return None if x is None else round(x, 6)
 
 
 class _ThinkSplitter:
-    """Splits `content` deltas into reasoning (inside `<think>…</think>`) and answer text, tags split anywhere."""
+    """Splits `content` deltas into reasoning (inside `<think>…</think>`) and answer text, tags split anywhere.
+
+    Until the first tag, content is undecided (`provisional`): a leading run that ends in `</think>` without an
+    opening tag is reasoning (Qwen3 / DeepSeek-R1 templates open the think block in the prompt); a run that meets
+    `<think>` first, or the end of the stream, is answer. `resolved` says how the earlier undecided text turned out.
+    """
 
     def __init__(self) -> None:
-        self.inside = False
+        self.state = "start"  # "start" (no tag seen yet), "answer" (outside a think block) or "inside"
         self.pending = ""
+        self.provisional = ""  # this delta's undecided text (state "start")
+        self.resolved: str | None = None  # "answer" / "reasoning": what this delta decided about earlier text
+
+    @property
+    def inside(self) -> bool:
+        return self.state == "inside"
 
     def feed(self, text: str) -> tuple[str, str]:
         """(reasoning, answer) text of this delta; a partial tag at the end waits for the next delta."""
         buf = self.pending + text
         self.pending = ""
+        self.provisional = ""
+        self.resolved = None
         reasoning: list[str] = []
         answer: list[str] = []
+        provisional: list[str] = []
         while buf:
-            tag = THINK_CLOSE if self.inside else THINK_OPEN
+            if self.state == "start":
+                tags = [(buf.find(tag), tag) for tag in (THINK_OPEN, THINK_CLOSE)]
+                found = [(at, tag) for at, tag in tags if at >= 0]
+                if found:
+                    at, tag = min(found)
+                    if tag == THINK_OPEN:
+                        self.resolved, self.state = "answer", "inside"
+                        answer.append("".join(provisional) + buf[:at])
+                    else:
+                        self.resolved, self.state = "reasoning", "answer"
+                        reasoning.append("".join(provisional) + buf[:at])
+                    provisional = []
+                    buf = buf[at + len(tag) :]
+                    continue
+                keep = _partial_tag(buf, (THINK_OPEN, THINK_CLOSE))
+                provisional.append(buf[: len(buf) - keep])
+                self.pending = buf[len(buf) - keep :]
+                break
+            tag = THINK_CLOSE if self.state == "inside" else THINK_OPEN
             at = buf.find(tag)
             if at >= 0:
-                (reasoning if self.inside else answer).append(buf[:at])
+                (reasoning if self.state == "inside" else answer).append(buf[:at])
                 buf = buf[at + len(tag) :]
-                self.inside = not self.inside
+                self.state = "answer" if self.state == "inside" else "inside"
                 continue
-            keep = 0
-            for k in range(min(len(tag) - 1, len(buf)), 0, -1):
-                if tag.startswith(buf[-k:]):
-                    keep = k
-                    break
-            (reasoning if self.inside else answer).append(buf[: len(buf) - keep])
+            keep = _partial_tag(buf, (tag,))
+            (reasoning if self.state == "inside" else answer).append(buf[: len(buf) - keep])
             self.pending = buf[len(buf) - keep :]
             break
+        self.provisional = "".join(provisional)
         return "".join(reasoning), "".join(answer)
 
+    def flush(self) -> str:
+        """The end of the stream: a partial tag left waiting is plain text after all."""
+        text, self.pending = self.pending, ""
+        return text
 
-def _handle(trace: RequestTrace, obj: dict[str, Any], t: float, think: _ThinkSplitter) -> None:
-    if trace.first_chunk is None:
-        trace.first_chunk = t
-    trace.n_chunks += 1
-    if isinstance(obj.get("error"), (dict, str)):
-        err = obj["error"]
-        msg = err.get("message") if isinstance(err, dict) else err
-        raise ProbeFailure(Verdict.ERROR, f"the server reported an error mid-stream: {str(msg)[:200]}")
-    if isinstance(obj.get("model"), str):
-        trace.model = obj["model"]
-    if isinstance(obj.get("system_fingerprint"), str) and obj["system_fingerprint"]:
-        trace.system_fingerprint = obj["system_fingerprint"]
-    if isinstance(obj.get("usage"), dict):
-        trace.usage = obj["usage"]
-    if isinstance(obj.get("timings"), dict):
-        trace.timings = obj["timings"]
-    choices = obj.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return
-    choice = choices[0]
-    if choice.get("finish_reason"):
-        trace.finish_reason = str(choice["finish_reason"])
-    delta = choice.get("delta")
-    if not isinstance(delta, dict):
-        return
-    reasoning = ""
+
+def _partial_tag(buf: str, tags: tuple[str, ...]) -> int:
+    """Length of the longest end of `buf` that may begin one of `tags`."""
+    for k in range(min(max(len(t) for t in tags) - 1, len(buf)), 0, -1):
+        if any(t.startswith(buf[-k:]) for t in tags):
+            return k
+    return 0
+
+
+@dataclass
+class _Chunk:
+    """What one JSON chunk was counted as (reasoning, answer), for decisions made after it arrived."""
+
+    t: float
+    reasoning: bool = False
+    answer: bool = False
+    visible: bool = False  # answer text that is not only whitespace (or a tool call): the user sees it
+    provisional_visible: bool = False
+
+
+def _text_of(value: Any) -> str:
+    """Text of a reasoning/thinking value: a string, or a list of `{"text": …}` parts (Mistral)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(
+            v if isinstance(v, str) else str(v["text"]) if isinstance(v, dict) and isinstance(v.get("text"), str) else ""
+            for v in value
+        )
+    return ""
+
+
+def _content_parts(parts: list[Any]) -> tuple[str, str]:
+    """(reasoning, answer) of a list-valued `content` (Mistral Magistral: `thinking` and `text` parts)."""
+    reasoning, answer = "", ""
+    for part in parts:
+        if isinstance(part, str):
+            answer += part
+        elif isinstance(part, dict):
+            kind = part.get("type")
+            if kind in ("thinking", "reasoning"):
+                reasoning += _text_of(part.get("thinking", part.get("reasoning", part.get("text"))))
+            elif kind in (None, "text", "output_text") and isinstance(part.get("text"), str):
+                answer += part["text"]
+    return reasoning, answer
+
+
+def _reasoning_fields(delta: dict[str, Any]) -> str:
+    """Reasoning text of a delta: `reasoning_content` (DeepSeek, vLLM, llama.cpp), `reasoning` (Groq, Ollama,
+    OpenRouter), else the text of `reasoning_details` (OpenRouter, Anthropic behind gateways)."""
     for key in ("reasoning_content", "reasoning"):
-        if isinstance(delta.get(key), str):
-            reasoning += delta[key]
-    answer = ""
-    if isinstance(delta.get("content"), str):
-        r, a = think.feed(delta["content"])
-        reasoning += r
-        answer += a
-    if reasoning:
-        trace.n_reasoning += 1
-        trace.last_token = t
-        if trace.first_reasoning is None:
-            trace.first_reasoning = t
-    if delta.get("tool_calls"):
-        answer += "\0"  # a tool call is the reply: it counts as answer output
-    if answer:
-        trace.n_answer += 1
-        trace.last_token = t
-        trace.last_answer = t
-        if trace.first_answer is None and answer.strip():
-            trace.first_answer = t
+        if isinstance(delta.get(key), str) and delta[key]:
+            return str(delta[key])
+    text = ""
+    details = delta.get("reasoning_details")
+    for item in details if isinstance(details, list) else []:
+        if isinstance(item, dict):
+            value = item.get("summary") if item.get("type") == "reasoning.summary" else item.get("text")
+            if item.get("type") in ("reasoning.text", "reasoning.summary") and isinstance(value, str):
+                text += value
+    return text
+
+
+class ChunkReader:
+    """Reads one request's JSON chunks into its trace: reasoning vs answer chunk by chunk, usage, timings.
+
+    `feed(obj, t)` per chunk (t: seconds after sending), `finish()` at the end of the stream: content that was
+    still undecided (before any think tag) is answer then.
+    """
+
+    def __init__(self, trace: RequestTrace):
+        self.trace = trace
+        self.think = _ThinkSplitter()
+        self._undecided: list[_Chunk] = []
+        self._last_content: _Chunk | None = None
+
+    def _reasoning(self, c: _Chunk) -> None:
+        tr = self.trace
+        if not c.reasoning:
+            c.reasoning = True
+            tr.n_reasoning += 1
+            tr.first_reasoning = c.t if tr.first_reasoning is None else min(tr.first_reasoning, c.t)
+            tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
+
+    def _answer(self, c: _Chunk, visible: bool) -> None:
+        tr = self.trace
+        if not c.answer:
+            c.answer = True
+            tr.n_answer += 1
+            tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
+            tr.last_answer = c.t if tr.last_answer is None else max(tr.last_answer, c.t)
+        if visible and not c.visible:
+            c.visible = True
+            tr.first_answer = c.t if tr.first_answer is None else min(tr.first_answer, c.t)
+
+    def _resolve(self, kind: str) -> None:
+        for c in self._undecided:
+            if kind == "reasoning":
+                self._reasoning(c)
+            else:
+                self._answer(c, c.provisional_visible)
+        self._undecided = []
+
+    def feed(self, obj: dict[str, Any], t: float) -> None:
+        tr = self.trace
+        if tr.first_chunk is None:
+            tr.first_chunk = t
+        tr.n_chunks += 1
+        if isinstance(obj.get("error"), (dict, str)):
+            err = obj["error"]
+            msg = err.get("message") if isinstance(err, dict) else err
+            raise ProbeFailure(Verdict.ERROR, f"the server reported an error mid-stream: {str(msg)[:200]}")
+        if isinstance(obj.get("model"), str):
+            tr.model = obj["model"]
+        if isinstance(obj.get("system_fingerprint"), str) and obj["system_fingerprint"]:
+            tr.system_fingerprint = obj["system_fingerprint"]
+        groq = obj.get("x_groq")
+        if isinstance(obj.get("usage"), dict):
+            tr.usage = obj["usage"]
+        elif isinstance(groq, dict) and isinstance(groq.get("usage"), dict):
+            tr.usage = groq["usage"]  # Groq sends usage only inside x_groq
+        if isinstance(obj.get("timings"), dict):
+            tr.timings = obj["timings"]
+        choices = obj.get("choices")
+        if not isinstance(choices, list):
+            return
+        choice = next((c for c in choices if isinstance(c, dict) and c.get("index", 0) == 0), None)
+        if choice is None:
+            return
+        if choice.get("finish_reason"):
+            tr.finish_reason = str(choice["finish_reason"])
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            return
+        chunk = _Chunk(t)
+        reasoning = _reasoning_fields(delta)
+        answer = delta["refusal"] if isinstance(delta.get("refusal"), str) else ""  # a refusal is the reply
+        content = delta.get("content")
+        if isinstance(content, str):
+            r, a = self.think.feed(content)
+            if self.think.resolved:
+                self._resolve(self.think.resolved)
+            reasoning += r
+            answer += a
+            self._last_content = chunk
+            if self.think.provisional:
+                chunk.provisional_visible = bool(self.think.provisional.strip())
+                self._undecided.append(chunk)
+        elif isinstance(content, list):
+            r, a = _content_parts(content)
+            reasoning += r
+            answer += a
+        if reasoning:
+            self._reasoning(chunk)
+        if answer or delta.get("tool_calls"):  # a tool call is the reply: it counts as answer output
+            self._answer(chunk, bool(answer.strip()) or bool(delta.get("tool_calls")))
+
+    def finish(self) -> None:
+        """The stream ended: undecided content is answer; a partial tag left waiting is text."""
+        rest = self.think.flush()
+        inside = self.think.inside
+        self._resolve("answer")
+        if rest and self._last_content is not None:
+            if inside:
+                self._reasoning(self._last_content)
+            else:
+                self._answer(self._last_content, bool(rest.strip()))
 
 
 def _error_text(resp: httpx.Response, limit: int = 4096) -> str:
@@ -344,7 +541,7 @@ def stream_request(
     }
     trace = RequestTrace(kind=kind)
     parser = SSEParser()
-    think = _ThinkSplitter()
+    reader = ChunkReader(trace)
     ticks = time.perf_counter_ns
     started = False
     with _Watchdog(timeout) as dog:
@@ -382,7 +579,7 @@ def stream_request(
                             trace.done_seen = True
                             trace.done = t
                         else:
-                            _handle(trace, ev.data, t, think)
+                            reader.feed(ev.data, t)
                     if dog.fired:
                         break
                 t = (ticks() - t0) / 1e9
@@ -390,7 +587,8 @@ def stream_request(
                     if ev.done:
                         trace.done_seen, trace.done = True, t
                     else:
-                        _handle(trace, ev.data, t, think)
+                        reader.feed(ev.data, t)
+                reader.finish()
                 trace.end = t
         except ProbeFailure:
             raise
@@ -423,11 +621,11 @@ def stream_request(
         raise ProbeFailure(
             Verdict.ERROR, f"the stream stalled: not finished within --timeout {timeout:g} s ({trace.n_chunks} chunks received)"
         )
-    if not trace.done_seen:
-        if trace.finish_reason:
-            raise ProbeFailure(Verdict.ERROR, f"the stream ended without data: [DONE] after {trace.n_chunks} chunks")
+    if not trace.done_seen and not trace.finish_reason and not trace.n_answer:
+        # A clean end of the connection without [DONE] (ik_llama.cpp, Gemini) is the end of a reply that said
+        # it finished or that carried an answer; with neither, nothing shows the reply was complete.
         raise ProbeFailure(
-            Verdict.ERROR, f"the stream ended early, without finish_reason or [DONE], after {trace.n_chunks} chunks"
+            Verdict.ERROR, f"the stream ended early, without finish_reason, answer or [DONE], after {trace.n_chunks} chunks"
         )
     if trace.n_chunks == 0:
         raise ProbeFailure(Verdict.ERROR, "the stream held no JSON chunks")
