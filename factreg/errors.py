@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 # Exit codes are a contract (README, "Exit codes").
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_UNVERIFIABLE = 3
+
+_ERROR_PREFIX = re.compile(r"^\s*(?:error\s*:\s*)+", re.IGNORECASE)
 
 
 class FactregError(Exception):
@@ -20,6 +24,11 @@ class FactregError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    def line(self) -> str:
+        """The one line the CLI prints: `Error: …`, with the word said once however the message begins
+        (a verdict named `error`, a tool's own `error: …` text)."""
+        return "Error: " + _ERROR_PREFIX.sub("", self.message)
 
 
 class UsageError(FactregError):

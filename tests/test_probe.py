@@ -133,7 +133,8 @@ def test_injected_delays_are_measured(cli, server, body_file) -> None:
 
 
 FAULTS = [
-    ("ok,done=0", "error", "without data: [DONE]"),
+    ("ok,done=0,tokens=0,usage=0,role=0,think=0.05,thinkgap=0.1", "no_answer", "held no answer token"),
+    ("ok,think=0.2,tokens=0", "no_answer", "held no answer token"),
     ("disconnect,after=2", "error", "closed mid-stream"),
     ("ok,status=401", "auth_failed", "HTTP 401"),
     ("ok,status=403", "auth_failed", "HTTP 403"),
@@ -159,7 +160,10 @@ def test_every_fault_gives_its_verdict_and_records_nothing(
     assert data["verdict"] == verdict
     assert data["metrics"] == {} and data["recorded"] == []
     lines = error_lines(r.stderr)
-    assert len(lines) == 1 and lines[0].startswith(f"Error: {verdict}: ") and fragment in lines[0]
+    assert len(lines) == 1 and fragment in lines[0], r.stderr
+    # the verdict names the failure, once: "Error: auth_failed: HTTP 401 …", but "Error: HTTP 404 …"
+    assert lines[0].startswith("Error: " if verdict == "error" else f"Error: {verdict}: "), lines[0]
+    assert not lines[0].lower().startswith("error: error"), lines[0]
     assert "Traceback" not in r.stderr
     assert n_facts(db_url) == 0
 
@@ -367,6 +371,124 @@ def test_expect_thinking_off_catches_the_wiring_gap(cli, server, body_file, db_u
     assert r.exit_code == 1
     assert r.json()["diff"] == {"thinking": ["off", "on"]}
     assert n_facts(db_url) == 0
+
+
+def test_a_stream_ending_without_done_after_its_answer_is_complete(cli, server, body_file) -> None:
+    """ik_llama.cpp ends the stream after its finish_reason chunk without data: [DONE]: the reply is complete."""
+    r = run_probe(cli, server.url("ok,done=0,tokens=4"), body_file, "--n", "2", "--warmup", "0", "--json")
+    assert r.exit_code == 0, r.stderr
+    data = r.json()
+    assert data["verdict"] == "ok" and data["metrics"]["ttft"]["n"] == 2
+    assert "ended without data: [DONE]" in r.stderr
+    assert all(req["done_seen"] is False for req in data["requests"])
+
+
+def test_a_reply_of_reasoning_only_is_no_answer_not_ok(cli, server, body_file, db_url) -> None:
+    """Reasoning until max_tokens ran out: no answer token, so no ttft/e2e: never `ok`, exit 3, nothing recorded."""
+    r = run_probe(
+        cli, server.url("ok,think=0.2,tokens=0"), body_file, "--n", "2", "--warmup", "0", "--record", "q/x", "--json"
+    )
+    assert r.exit_code == 3, r.stderr
+    data = r.json()
+    assert data["verdict"] == "no_answer" and data["metrics"] == {} and data["recorded"] == []
+    assert "2 of 2 measured replies held no answer token" in data["message"]
+    assert data["observed"]["thinking"] == "on"
+    assert error_lines(r.stderr) == [f"Error: no_answer: {data['message']}"]
+    assert n_facts(db_url) == 0
+
+
+def test_one_silent_reply_out_of_several_is_no_answer(server) -> None:
+    # a real probe's replies, all answered, plus one measured reply that only reasoned
+    spec = core.ProbeSpec(url=server.url("ok,tokens=2"), body=BODY, n=3, warmup=0, timeout=5)
+    plain = core.probe(spec, hostname="h")
+    assert plain.verdict == "ok"
+    silent = stream.RequestTrace(kind="measured", first_reasoning=0.1, n_reasoning=3)
+    result = core.ProbeResult(verdict="ok", requests=[*plain.requests, silent])
+    core._derive(spec, result, None)
+    assert result.verdict == "no_answer" and result.failed and result.samples == {}
+    assert result.message is not None and result.message.startswith("1 of 4 measured replies")
+
+
+def test_answer_and_reasoning_tokens_are_recorded_with_their_source(cli, server, body_file) -> None:
+    r = run_probe(cli, server.url("ok,tokens=4"), body_file, "--n", "2", "--warmup", "0", "--json")
+    assert r.exit_code == 0, r.stderr
+    info = r.json()["info"]
+    assert (info["answer_tokens"], info["reasoning_tokens"], info["tokens_source"]) == ("4,4", "0,0", "usage")
+    r = run_probe(cli, server.url("ok,tokens=3,usage=0,think=0.1,thinkgap=0.02"), body_file, "--n", "1",
+                  "--warmup", "0", "--json")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    info = r.json()["info"]
+    tokens = r.json()["requests"][-1]["tokens"]
+    assert info["tokens_source"] == "counted" and info["answer_tokens"] == "3"
+    assert info["reasoning_tokens"] == str(tokens["reasoning_chunks"]) and tokens["reasoning_chunks"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("given", "probed"),
+    [
+        ("http://h:8080/v1", "http://h:8080/v1/chat/completions"),
+        ("http://h:8080/v1/", "http://h:8080/v1/chat/completions"),
+        ("http://h:8080", "http://h:8080/v1/chat/completions"),
+        ("http://h:8080/", "http://h:8080/v1/chat/completions"),
+        ("https://gw.example/openai/v1", "https://gw.example/openai/v1/chat/completions"),
+        ("http://h:8080/v1/chat/completions", "http://h:8080/v1/chat/completions"),
+        ("http://h:8080/api/chat", "http://h:8080/api/chat"),
+        ("ftp://h/v1", "ftp://h/v1"),
+    ],
+)
+def test_a_base_url_is_probed_at_its_chat_completions(given: str, probed: str) -> None:
+    assert core.ProbeSpec(url=given, body=BODY).url == probed
+
+
+def test_the_base_url_works_from_the_command_line(cli, server, body_file) -> None:
+    base = server.url("ok,tokens=3", path="/v1")
+    assert base.endswith("/v1")
+    r = run_probe(cli, base, body_file, "--n", "1", "--warmup", "0", "--json")
+    assert r.exit_code == 0, r.stderr  # was: Error: error: HTTP 404
+    assert r.json()["observed"]["endpoint"] == base + "/chat/completions"
+
+
+def _all_subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_all_subclasses(sub)]
+    return out
+
+
+def test_every_error_class_says_error_once() -> None:
+    """Every FactregError prints one line starting `Error: ` and never `Error: error: …`, whatever its message."""
+    import typer
+
+    from factreg import errors
+    from factreg.cli.common import handles_errors
+
+    classes = [errors.FactregError, *_all_subclasses(errors.FactregError)]
+    assert {c.__name__ for c in classes} >= {"UsageError", "BadInput", "NotFound", "ConfigError", "Findings",
+                                             "CouldNotVerify"}  # fmt: skip
+    messages = {
+        "error: HTTP 404 from h:1/v1": "Error: HTTP 404 from h:1/v1",
+        "Error: Error: boom": "Error: boom",
+        "ERROR : boom": "Error: boom",
+        "error:boom": "Error: boom",
+        "auth_failed: HTTP 401": "Error: auth_failed: HTTP 401",
+        "errors in 3 files": "Error: errors in 3 files",
+        "the server reported an error mid-stream: x": "Error: the server reported an error mid-stream: x",
+    }
+    for cls in classes:
+        for message, line in messages.items():
+            assert cls(message).line() == line, (cls, message)
+
+            @handles_errors
+            def fails(cls: type = cls, message: str = message) -> None:
+                raise cls(message)
+
+            import contextlib
+            import io
+
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), pytest.raises(typer.Exit) as exit_info:
+                fails()
+            assert err.getvalue() == line + "\n" and exit_info.value.exit_code == cls.exit_code
 
 
 def test_endpoints_keep_a_path_prefix() -> None:

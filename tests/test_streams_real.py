@@ -196,6 +196,11 @@ def test_the_reading_does_not_depend_on_how_the_bytes_arrive(name: str) -> None:
 class _Replay(BaseHTTPRequestHandler):
     payload = b""
 
+    def do_GET(self) -> None:  # noqa: N802 - the http.server API; no /v1/models, no /props
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_POST(self) -> None:  # noqa: N802 - the http.server API
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.send_response(200)
@@ -239,3 +244,97 @@ def test_a_probe_request_ends_as_the_stream_did(name: str, aspect: str, replay: 
             return
     assert exp["error"] is None
     assert trace.n_answer == exp["answer_chunks"] or (name, "answer") in KNOWN_GAPS
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if (n, "outcome") not in KNOWN_GAPS])
+def test_the_whole_probe_reports_what_the_stream_held(name: str, replay: Any) -> None:
+    """The probe (identity check, one measured request) over the recording: a stream with an answer is `ok` with
+    ttft and e2e, thinking as the reading saw it; one without an answer token is `no_answer`, never `ok`."""
+    from factreg.measure import probe as core
+
+    exp = sidecar(name)["expected"]
+    url = replay((DATA / f"{name}.sse").read_bytes())
+    result = core.probe(core.ProbeSpec(url=url, body={"messages": []}, n=1, warmup=0, timeout=10), hostname="h")
+    if exp["error"] is not None:
+        assert result.verdict == Verdict.ERROR and exp["error"][:100] in str(result.message)
+    elif exp["first_answer_chunk_index"] is None:
+        assert result.verdict == Verdict.NO_ANSWER and result.failed and result.samples == {}
+    else:
+        assert result.verdict == "ok", result.message
+        assert set(result.samples) >= {"ttft", "ttft_any", "e2e"}
+        assert result.observed["thinking"] == ("on" if exp["thinking_observed"] else "off")
+        assert ("reasoning_time" in result.samples) == (exp["first_reasoning_chunk_index"] is not None)
+        answer, reasoning, source = result.requests[-1].token_counts()
+        assert result.info["tokens_source"] == source
+        assert (result.info["answer_tokens"], result.info["reasoning_tokens"]) == (str(answer), str(reasoning))
+
+
+def test_decode_rate_counts_the_reasoning_tokens_xai_leaves_out_of_completion_tokens() -> None:
+    """xAI: completion_tokens=2 beside 340 reasoning tokens; the rate is over all 342 generated tokens."""
+    trace, _ = factreg_reading((DATA / "xai-grok3-mini-usage-excludes-reasoning.sse").read_bytes())
+    assert trace.token_counts() == (2, 340, "usage")
+    span = trace.last_token - min(trace.first_reasoning, trace.first_answer)  # type: ignore[operator,type-var]
+    assert trace.metrics()["decode_rate"] == pytest.approx((342 - 1) / span)
+
+
+# ---------------------------------------------------------------- a think block the prompt opened
+
+
+def _sse(deltas: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> bytes:
+    """A stream in llama.cpp's shape: one chunk per delta, a finish chunk, a usage chunk, [DONE]."""
+    base = {"id": "chatcmpl-x", "object": "chat.completion.chunk", "model": "qwen3"}
+    chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    if usage is not None:
+        chunks.append({**base, "choices": [], "usage": usage})
+    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+
+
+LEADING_CLOSE = {
+    # Qwen3 / DeepSeek-R1 templates end the prompt with "<think>\n": the reply opens inside the think block
+    "tag-alone": ["Okay", ", the user", " said hi.", "\n", "</think>", "\n\n", "Hello", "!"],
+    "tag-split": ["Okay", ", the user said hi.</th", "ink>\n\nHel", "lo!"],
+    "tag-with-answer": ["Okay, the user said hi.", "\n</think>\n\nHello", "!"],
+    "whitespace-then-tag": ["\n", "</think>", "Hello!"],
+    "no-tags-at-all": ["Hello", " there", "!"],
+    "opening-tag-later": ["\n", "<think>", "hmm", "</think>", "Hi", "</think>"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEADING_CLOSE))
+def test_a_leading_run_ending_in_a_closing_tag_is_reasoning(case: str) -> None:
+    raw = _sse([{"role": "assistant", "content": None}] + [{"content": c} for c in LEADING_CLOSE[case]])
+    reading = {"opening-tag-later": {"think_tags": True}, "no-tags-at-all": {}}.get(case, {"starts_inside_think": True})
+    exp = read(raw, reading)
+    trace, error = factreg_reading(raw)
+    assert error is None
+    assert (trace.n_reasoning, trace.first_reasoning, trace.thinking) == (
+        exp["reasoning_chunks"],
+        None if exp["first_reasoning_chunk_index"] is None else float(exp["first_reasoning_chunk_index"]),
+        exp["thinking_observed"],
+    )
+    assert (trace.n_answer, trace.first_answer) == (exp["answer_chunks"], float(exp["first_answer_chunk_index"]))
+    bytewise, _ = factreg_reading(raw, piece=5)
+    assert (bytewise.n_reasoning, bytewise.n_answer, bytewise.first_answer) == (
+        trace.n_reasoning, trace.n_answer, trace.first_answer)  # fmt: skip
+
+
+def test_a_leading_close_tag_puts_ttft_after_the_reasoning() -> None:
+    """The case the old reading got wrong: thinking was `off` and ttft was the first reasoning chunk."""
+    raw = _sse([{"role": "assistant", "content": None}] + [{"content": c} for c in LEADING_CLOSE["tag-alone"]])
+    trace, _ = factreg_reading(raw)
+    # chunks: 0 role, 1-4 reasoning ("Okay" … "\n"), 5 "</think>", 6 "\n\n", 7 "Hello"
+    assert trace.thinking and (trace.n_reasoning, trace.first_reasoning, trace.first_answer) == (4, 1.0, 7.0)
+    assert trace.metrics()["reasoning_time"] == 6.0
+
+
+def test_content_parts_and_refusals_are_read() -> None:
+    parts = [
+        {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Let me see."}]}]},
+        {"content": [{"type": "text", "text": "Cross at the light."}]},
+        {"refusal": "I can't help with that."},
+    ]
+    raw = _sse(parts, {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12})
+    trace, _ = factreg_reading(raw)
+    assert (trace.n_reasoning, trace.first_reasoning, trace.n_answer, trace.first_answer) == (1, 0.0, 2, 1.0)
+    assert trace.token_counts() == (2, 1, "counted") and trace.tokens() == 9

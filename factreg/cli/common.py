@@ -44,7 +44,7 @@ def handles_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except FactregError as exc:
-            print(redact(f"Error: {exc.message}"), file=sys.stderr)
+            print(redact(exc.line()), file=sys.stderr)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             print("Error: interrupted", file=sys.stderr)

@@ -35,7 +35,11 @@ def read_body(path: str) -> dict:
 @handles_errors
 def probe(
     url: Annotated[
-        str, typer.Argument(help="The streaming chat completions URL, e.g. http://127.0.0.1:8080/v1/chat/completions.")
+        str,
+        typer.Argument(
+            help="The streaming chat completions URL, e.g. http://127.0.0.1:8080/v1/chat/completions "
+            "(a base URL such as http://127.0.0.1:8080/v1 gets /chat/completions appended)."
+        ),
     ],
     body: Annotated[str, typer.Option("--body", help="JSON file with the real request body ('-': stdin).")],
     n: Annotated[int, typer.Option("--n", help="Measured requests.")] = 5,
@@ -84,7 +88,7 @@ def probe(
     """Probe a streaming endpoint: identity check, warm-up, n timed requests; ttft, ttft_any, ttfb, e2e...
 
     Exit codes: 0 ok, 1 conditions changed (--expect not met), 2 bad usage or input,
-    3 auth_failed / unreachable / error (nothing is recorded then).
+    3 auth_failed / unreachable / error / no_answer (a measured reply held no answer token; nothing is recorded then).
     """
     from factreg import config, secrets
     from factreg.errors import CouldNotVerify, Findings, UsageError
@@ -154,9 +158,11 @@ def probe(
         info(f"recorded {', '.join(recorded)}")
     elif record:
         info("nothing recorded")
-    if result.failed:
-        raise CouldNotVerify(f"{result.verdict}: {result.message}")
     from factreg.registry.verdicts import Verdict
+
+    if result.failed:  # the verdict names the kind of failure, except `error`: "Error: HTTP 404 from …"
+        prefix = "" if result.verdict == Verdict.ERROR else f"{result.verdict}: "
+        raise CouldNotVerify(f"{prefix}{result.message}")
 
     if result.verdict == Verdict.CONDITIONS_CHANGED:
         raise Findings(f"conditions_changed: {result.message}")

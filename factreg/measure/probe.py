@@ -3,7 +3,8 @@
 Protocol (DESIGN.md, "Measurement protocol"): an identity check first (`/v1/models`, `/props`, one 1-token
 authenticated request), then settle (warm-up requests discarded, server uptime), then `n` measured requests
 with the same body. Each request keeps raw event times on a monotonic clock; every metric is derived from
-them. A request that fails gives a verdict (`auth_failed`, `unreachable`, `error`), never a value.
+them. A request that fails gives a verdict (`auth_failed`, `unreachable`, `error`), never a value; measured replies
+without an answer token give `no_answer`. A base URL (`http://host:8080/v1`) is probed at its `/chat/completions`.
 
 This module holds the spec, the run loop, the result, and recording and re-verifying facts; one request is
 `stream`, the identity check `identity`, the server's uptime `uptime`.
@@ -18,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from factreg import secrets
 from factreg.config import DEFAULT_MIN_UPTIME_S
@@ -45,6 +46,22 @@ METRICS = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate")
 EARLY_KEYS = ("endpoint", "model", "build", "body_sha256", "machine")
 
 
+def chat_url(url: str) -> str:
+    """The chat completions URL for `url`: a base URL (`http://host:8080`, `…/`, `…/v1`) gets
+    `/chat/completions` (under `/v1`) appended, as OpenAI clients do; any other path is kept as given."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return url
+    path = parts.path.rstrip("/")
+    if path == "":
+        path = "/v1/chat/completions"
+    elif path.endswith("/v1"):
+        path += "/chat/completions"
+    else:
+        return url
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
 @dataclass
 class ProbeSpec:
     """What to probe and how; `headers` are templates (`${ENV}` names), expanded only when sending."""
@@ -62,6 +79,9 @@ class ProbeSpec:
     no_cache: bool = False
     expect: dict[str, str] = field(default_factory=dict)
     max_bytes: int = DEFAULT_MAX_BYTES
+
+    def __post_init__(self) -> None:
+        self.url = chat_url(self.url)
 
     def check(self) -> None:
         """Refuse arguments that cannot work (exit 2)."""
@@ -234,6 +254,8 @@ def probe(
         if own:
             http.close()
     _derive(spec, result, uptime)
+    if result.failed:
+        return result
     result.diff = _compare(expect, result.observed)
     if result.diff:
         result.verdict = Verdict.CONDITIONS_CHANGED
@@ -288,10 +310,26 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
     if garbage:
         result.flags.append("garbage_lines")
         result.warnings.append(f"{garbage} lines of the stream were not SSE data and were skipped")
-    for name in ("ttft", "e2e"):
-        missing = len(measured) - len(result.samples.get(name, []))
-        if missing:
-            result.warnings.append(f"{missing} of {len(measured)} replies had no answer token: no {name} for them")
+    counts = [r.token_counts() for r in measured]
+    if counts:
+        result.info["answer_tokens"] = ",".join(str(a) for a, _, _ in counts)
+        result.info["reasoning_tokens"] = ",".join(str(b) for _, b, _ in counts)
+        result.info["tokens_source"] = ",".join(sorted({s for _, _, s in counts}))
+    no_done = sum(1 for r in result.requests if not r.done_seen)
+    if no_done:
+        result.warnings.append(f"{no_done} replies ended without data: [DONE] (accepted: each finished or answered)")
+    silent = [r for r in measured if r.first_answer is None]
+    if silent:
+        # A reply without an answer token has no ttft or e2e: the other replies' values would be a biased
+        # selection (the quick ones), so the probe measured nothing it can stand behind.
+        finish = sorted({r.finish_reason or "none" for r in silent})
+        hint = "; raise max_tokens: the reasoning used them up" if "length" in finish else ""
+        result.verdict = Verdict.NO_ANSWER
+        result.message = (
+            f"{len(silent)} of {len(measured)} measured replies held no answer token "
+            f"({sum(r.n_reasoning for r in silent)} reasoning chunks, finish_reason {', '.join(finish)}){hint}"
+        )
+        result.samples = {}
 
 
 # ---------------------------------------------------------------- recording and verifying

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
 from factreg import secrets
@@ -174,7 +174,7 @@ class RequestTrace:
         }
 
 
-def _count(x: Any) -> bool:
+def _count(x: Any) -> TypeGuard[int]:
     """A token count as JSON gives it: a non-negative integer (not a bool)."""
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 

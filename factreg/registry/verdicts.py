@@ -10,6 +10,7 @@ notes; the statistics that reach one live in `factreg.measure.judge`.
 | `inconclusive` | too few samples or too noisy to tell (with the n needed) |
 | `conditions_changed` | observed identity conditions differ: the fact is about another situation |
 | `auth_failed`, `unreachable`, `error` | the measurement could not be made; never a performance value |
+| `no_answer` | the endpoint answered, but a measured reply held no answer token (only reasoning, or nothing): no ttft or e2e |
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Verdict(str, Enum):
     AUTH_FAILED = "auth_failed"
     UNREACHABLE = "unreachable"
     ERROR = "error"
+    NO_ANSWER = "no_answer"
 
     def __str__(self) -> str:
         return self.value
@@ -35,7 +37,7 @@ class Verdict(str, Enum):
 
 
 # The measurement could not be made: `verify` exits 3, the fact becomes `unverifiable`.
-FAILURES = frozenset({Verdict.AUTH_FAILED, Verdict.UNREACHABLE, Verdict.ERROR})
+FAILURES = frozenset({Verdict.AUTH_FAILED, Verdict.UNREACHABLE, Verdict.ERROR, Verdict.NO_ANSWER})
 # A finding about the fact: `verify` exits 1.
 FINDINGS = frozenset({Verdict.REFUTED, Verdict.CONDITIONS_CHANGED})
 
