@@ -102,10 +102,14 @@ def test_every_fixture_has_its_sidecar_and_source(name: str) -> None:
     meta = sidecar(name)
     src = meta["source"]
     assert src["url"].startswith("https://github.com/") and src["repo"] in src["url"], src
-    assert len(src["commit"]) == 40 and src["path"] and src["licence"], src
+    if src.get("kind") == "issue-comment":  # a stream pasted in an issue thread: the thread and comment cited
+        assert src["url"].startswith(f"https://github.com/{src['repo']}/issues/") and src["comment"], src
+        assert meta["recorded"] in ("pasted", "pasted-excerpt") and src["licence"], src
+    else:
+        assert len(src["commit"]) == 40 and src["path"] and src["licence"], src
     for key in ("provider", "dialect", "notes", "recorded"):
         assert isinstance(meta[key], str) and meta[key], key
-    assert meta["recorded"] in ("raw", "reconstructed", "pasted-excerpt")
+    assert meta["recorded"] in ("raw", "reconstructed", "pasted", "pasted-excerpt")
     assert set(EXPECTED_KEYS) <= set(meta["expected"]), set(EXPECTED_KEYS) - set(meta["expected"])
 
 
@@ -137,6 +141,9 @@ def test_the_independent_reader_reads_what_matters() -> None:
     assert exp["first_reasoning_chunk_index"] == 1 and "<think>" not in exp["reasoning_text"] + exp["answer_text"]
     exp = sidecar("mistral-magistral-content-parts")["expected"]
     assert exp["reasoning_text"].startswith("Okay") and exp["answer_text"].startswith("To cross the street")
+    exp = sidecar("llamacpp-b6459-reasoning-content-timings")["expected"]
+    assert (exp["reasoning_chunks"], exp["answer_chunks"], exp["first_answer_chunk_index"]) == (101, 10, 102)
+    assert exp["answer_text"] == "Hello! How can I help you today? \U0001f60a" and exp["timings"]["predicted_n"] == 117
 
 
 # ---------------------------------------------------------------- factreg against the reading
@@ -188,6 +195,21 @@ def test_the_reading_does_not_depend_on_how_the_bytes_arrive(name: str) -> None:
     bytewise, _ = factreg_reading(raw, piece=7)
     assert (whole.n_chunks, whole.n_answer, whole.n_reasoning, whole.usage) == (
         bytewise.n_chunks, bytewise.n_answer, bytewise.n_reasoning, bytewise.usage)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["llamacpp-b6459-reasoning-content-timings", "deepseek-reasoner-reasoning-content"])
+def test_crlf_framing_and_keep_alive_comments_change_nothing(name: str) -> None:
+    """No real OpenAI-compatible recording with CRLF or `: keep-alive` lines was found: the same events re-framed
+    with CRLF (and with CR alone) and with a keep-alive comment before every event read the same."""
+    raw = (DATA / f"{name}.sse").read_bytes()
+    plain, _ = factreg_reading(raw)
+    for ending in (b"\r\n", b"\r"):
+        framed = raw.replace(b"\n", ending).replace(b"data: ", b": keep-alive" + ending + b"data: ")
+        assert read(framed, {})["comment_lines"] == raw.count(b"data: ")
+        for piece in (len(framed), 3):
+            got, _ = factreg_reading(framed, piece=piece)
+            assert (got.n_chunks, got.n_answer, got.n_reasoning, got.first_answer, got.usage, got.timings) == (
+                plain.n_chunks, plain.n_answer, plain.n_reasoning, plain.first_answer, plain.usage, plain.timings)  # fmt: skip
 
 
 # ---------------------------------------------------------------- the whole request, over loopback
