@@ -402,7 +402,8 @@ def publish_files(
 
         synced = sync(registry, list(roots), config)
         changed.extend(p for p in synced if p not in changed)
-    sha = publish.commit([*written, *synced], commit_message, out) if commit_message is not None else None
+    sha = (publish.commit(publish.contents_of({}, [*written, *synced]), commit_message, out)
+           if commit_message is not None else None)
     return Published(written=written, changed=changed, synced=synced, commit=sha)
 
 
@@ -438,7 +439,7 @@ def correct(
     if commit:
         from factreg.publish import writer as publish
 
-        publish.find_repo(out)  # no repository: fail before anything is recorded
+        publish.check_repo(out)  # no repository: fail before anything is recorded
     rep = replacement(registry, config, old_id, by=by, verification=verification, new_id=new_id)
     old = rep.old
     found = affected(registry, settings, old_id)
