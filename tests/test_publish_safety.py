@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 import yaml
 
 from factreg.errors import ConfigError, UsageError
-from factreg.publish import decisions
+from factreg.publish import decisions, report
 from factreg.publish import writer as publish
-from factreg.registry import ids
-from tests.decisions_support import seed
+from factreg.registry import facts, ids
+from factreg.registry.facts import NewFact
+from tests.decisions_support import git, init_repo, seed
 
 pytestmark = pytest.mark.usefixtures("story_clock")
 
@@ -177,3 +179,84 @@ def test_slug_ids_are_matched_whole():
         with pytest.raises(UsageError):
             ids.check_slug(bad)
     assert ids.check_slug("voice-front-end-35b-a3b") == "voice-front-end-35b-a3b"
+
+
+# ---------------------------------------------------------------- report page names and files factreg did not write
+
+SEGMENTS = ["a", "a.md", "a.svg", "stale", "stale.fact", "stale.fact.fact", "readme", "llms", ".git", ".x.fact",
+            "corrections", "x.fact", "index.fact"]
+
+
+def test_page_names_are_injective_and_never_a_dot_folder():
+    """Every id of one or two segments from names that clash: no two share a page or chart, no page or chart sits
+    where another one's folder goes, none is a report file, and no part starts with a dot."""
+    fact_ids = [a for a in SEGMENTS] + [f"{a}/{b}" for a in SEGMENTS for b in SEGMENTS]
+    fact_ids = [i for i in fact_ids if not any(p in (".", "..") for p in i.split("/"))]
+    files: dict[str, str] = {}
+    for fid in fact_ids:
+        page = report.page_name(fid)
+        for name in (page, page[:-3] + ".svg"):
+            assert name not in files, f"{fid} and {files.get(name)} share {name}"
+            files[name] = fid
+    folders = {"/".join(name.split("/")[:k]) for name in files for k in range(1, name.count("/") + 1)}
+    assert not folders & set(files), sorted(folders & set(files))[:3]
+    assert not {"corrections", *report.REPORT_FILES, report.MANIFEST} & (set(files) | folders)
+    assert not [n for n in files if any(part.startswith(".") for part in n.split("/"))]
+    assert len(files) == 2 * len(fact_ids) == 2 * 182
+
+
+def _record(registry, *fact_ids: str) -> None:  # type: ignore[no-untyped-def]
+    for fid in fact_ids:
+        facts.record(registry, NewFact(id=fid, metric="ttft", value=0.5, measured_at="2026-10-20T00:00:00Z"))
+
+
+def test_clashing_ids_get_a_page_each_and_none_in_a_dot_folder(cli, registry, tmp_path):
+    repo = init_repo(tmp_path / "proj")
+    hook = repo / ".git/hooks/pre-commit"
+    ids_ = ["stale", "stale.fact", "a", "a.md/x", ".git/hooks/pre-commit", "corrections/x"]
+    _record(registry, *ids_)
+    r = cli("report", "--out", str(repo), "--json")
+    assert r.exit_code == 0, r.stderr
+    pages = [p for p in r.json()["written"] if p.endswith(".md") and "/facts/" in p
+             and Path(p).name not in report.REPORT_FILES]
+    assert len(pages) == len(set(pages)) == len(ids_)
+    assert not hook.exists() and not (repo / "facts/.git").exists()
+    assert (repo / "facts/+.git/hooks/pre-commit.md").is_file()
+    assert "`stale.fact`" in (repo / "facts/stale.fact.fact.md").read_text(encoding="utf-8")
+    assert "`stale`" in (repo / "facts/stale.fact.md").read_text(encoding="utf-8")
+
+
+def test_report_never_overwrites_a_hand_written_page(cli, registry, tmp_path):
+    repo = init_repo(tmp_path / "proj")
+    runbook = repo / "facts/docs/runbook.md"
+    runbook.parent.mkdir(parents=True)
+    runbook.write_text("# Runbook\n\nWritten by hand.\n", encoding="utf-8")
+    git(repo, "add", "facts/docs/runbook.md")
+    git(repo, "commit", "-q", "-m", "runbook")
+    head = git(repo, "rev-parse", "HEAD")
+    _record(registry, "ok/ttft", "docs/runbook")
+    r = cli("report", "--out", str(repo), "--commit")
+    assert r.exit_code == 2 and r.stderr.startswith("Error: refusing to overwrite") and "runbook.md" in r.stderr
+    assert r.stderr.count("\n") == 1
+    assert runbook.read_text(encoding="utf-8") == "# Runbook\n\nWritten by hand.\n"
+    assert sorted(p.relative_to(repo).as_posix() for p in (repo / "facts").rglob("*")) == ["facts/docs",
+                                                                                          "facts/docs/runbook.md"]
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_report_overwrites_the_pages_it_wrote_and_an_old_site_without_manifest(cli, registry, tmp_path):
+    site = tmp_path / "site"
+    _record(registry, "ok/ttft")
+    assert cli("report", "--out", str(site)).exit_code == 0
+    manifest = site / "facts" / report.MANIFEST
+    assert "ok/ttft.md" in manifest.read_text(encoding="utf-8").splitlines()
+    page = site / "facts/ok/ttft.md"
+    page.write_text(page.read_text(encoding="utf-8") + "an edit\n", encoding="utf-8")
+    _record(registry, "ok/ttft")  # a second version: the page changes
+    assert cli("report", "--out", str(site)).exit_code == 0
+    assert "an edit" not in page.read_text(encoding="utf-8")
+    manifest.unlink()  # a site an earlier factreg wrote: pages carry the generated-by line
+    _record(registry, "ok/ttft")
+    r = cli("report", "--out", str(site))
+    assert r.exit_code == 0, r.stderr
+    assert manifest.is_file()
