@@ -459,10 +459,11 @@ def _doc_transform(path: Path, index: Mapping[str, FactData]) -> Callable[[bytes
     return transform
 
 
-def planned_sync(registry: Registry, config: Mapping[str, Any], roots: Sequence[Path]) -> tuple[
+def planned_sync(registry: Registry, config: Mapping[str, Any], roots: Sequence[Path], every: bool = False) -> tuple[
         dict[Path, bytes], dict[Path, Callable[[bytes], bytes | None]]]:
     """What `docs sync` would write under `roots` now, without writing it: {document: its new bytes}, and for each
-    such document the same edit as a transform of another version of it (for the commit)."""
+    such document the same edit as a transform of another version of it (for the commit). With `every`, a transform
+    for every document with citations, changed now or not (an interrupted run may have synced it already)."""
     from factreg.docs import check as chk
 
     docs = chk.scan(roots, config)
@@ -478,6 +479,7 @@ def planned_sync(registry: Registry, config: Mapping[str, Any], roots: Sequence[
         new = transform(doc.text.encode("utf-8"))
         if new is not None and new != doc.text.encode("utf-8"):
             texts[doc.path] = new
+        if doc.path in texts or every:
             transforms[doc.path] = transform
     return texts, transforms
 
@@ -642,7 +644,8 @@ def correct(
         # Decisions citing the old fact now say `needs review`: render their files, and the synced documents, in
         # memory before writing any file.
         decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
-        synced, transforms = planned_sync(registry, config, found.roots) if sync_docs and found.roots else ({}, {})
+        synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
+                              if sync_docs and found.roots else ({}, {}))
         message = f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}" if commit else None
         done = publish_files(out, Path(settings.root), note_path, note_text, decision_texts, synced, transforms,
                              files, commit_message=message)

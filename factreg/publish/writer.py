@@ -174,10 +174,12 @@ def commit(contents: Mapping[Path, Content], message: str, repo_dir: Path | None
                     sha = _store(repo, data)
                     repo.git.update_index("--add", "--cacheinfo", f"{mode},{sha},{rel}")
                     committed[rel] = (mode, sha)
-                if not committed:
-                    return None
-                # git's own commit: pre-commit, commit-msg and the other hooks run against this index.
-                repo.git.commit("-q", "--no-edit", "-m", message)
+                if committed:
+                    # git's own commit: pre-commit, commit-msg and the other hooks run against this index.
+                    repo.git.commit("-q", "--no-edit", "-m", message)
+            if not committed:
+                _catch_up_index(repo, head, wanted)
+                return None
             sha = repo.git.rev_parse("HEAD")
             parents = repo.git.rev_list("--parents", "-n", "1", sha).split()[1:]
             if parents != ([head] if head is not None else []):
@@ -212,6 +214,30 @@ def _refresh_index(repo: Any, head: str | None, wanted: Mapping[str, Content],
             repo.git.update_index("--add", "--cacheinfo", f"{mode},{target},{rel}")
     except git.GitCommandError as exc:
         sys.stderr.write(f"warning: committed, but the index was not updated: {git_error(exc)}\n")
+
+
+def _catch_up_index(repo: Any, head: str | None, wanted: Mapping[str, Content]) -> None:
+    """Nothing to commit because HEAD already holds factreg's changes (a run killed right after its commit): the
+    real index entries that run did not get to update — still the version before factreg's change — are updated.
+    An entry the user changed is left alone."""
+    import git
+
+    try:
+        for rel, content in wanted.items():
+            now = _blob(repo, head, rel)
+            if now is None:
+                continue
+            staged = _staged(repo, rel)
+            if staged is not None and staged[1] == now[1]:
+                continue
+            if callable(content):
+                if staged is None or content(repo.odb.stream(bytes.fromhex(staged[1])).read()) != now[2]:
+                    continue
+            elif now[2] != content:
+                continue
+            repo.git.update_index("--add", "--cacheinfo", f"{now[0]},{now[1]},{rel}")
+    except git.GitCommandError as exc:
+        sys.stderr.write(f"warning: the index was not updated: {git_error(exc)}\n")
 
 
 def contents_of(files: Mapping[Path, str], extra: Iterable[Path] = ()) -> dict[Path, Content]:
