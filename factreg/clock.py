@@ -48,6 +48,20 @@ def parse(text: str, what: str = "time") -> datetime:
     return moment.astimezone(timezone.utc)
 
 
+def check_date(text: object, what: str = "date") -> str:
+    """`text` when it is exactly a calendar date `YYYY-MM-DD` that `parse` accepts (no time, no trailing
+    newline, no other line), else a UsageError."""
+    if not isinstance(text, str) or len(text) != 10 or not text.isascii() or text[4::3] != "--" or not (
+        text[:4] + text[5:7] + text[8:]
+    ).isdigit():
+        raise UsageError(f"{what} must be YYYY-MM-DD, got {text!r}")
+    try:
+        parse(text, what)
+    except UsageError:
+        raise UsageError(f"{what} must be YYYY-MM-DD, a day of the calendar, got {text!r}") from None
+    return text
+
+
 def now() -> datetime:
     """The present, in UTC: the innermost `as_of()`, else `FACTREG_NOW`, else the wall clock."""
     if _pinned:

@@ -269,3 +269,102 @@ def test_verify_killed_mid_run_records_whole_groups_only(db_url, cli, tiny_model
     assert r.returncode in (0, 1), r.stderr
     per_fact = {r["fact_id"] for r in reg.query("SELECT fact_id FROM verification")}
     assert per_fact == {i for ids in groups.values() for i in ids}
+
+
+CORRECT_DOC = "# Voice\n\nFull reply in <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact --> on 35B-A3B.\n"
+CORRECT_DRAFT = "DRAFT: gateway login is admin password=hunter2-not-for-git\n"
+
+
+@pytest.mark.slow
+def test_correct_killed_at_any_point_is_finished_by_running_it_again(tmp_path):
+    """`correct --verification V --commit` killed at points from its start to its commit (a slow pre-commit hook
+    holds the moment between the registry transaction and the commit open): the registry is before or after, never
+    half (no new fact without its supersede link and correction row), the document is old or new and the user's
+    unstaged line is in no commit; running the command again finishes the correction with exactly one commit."""
+    from tests.decisions_support import add_verification, git, init_repo, seed
+
+    rnd = random.Random(SEED + 3)
+    pristine = tmp_path / "pristine"
+    repo = init_repo(pristine / "proj")
+    (repo / ".factreg").mkdir()
+    (repo / ".factreg/config.toml").write_text('[docs]\nroots = ["docs"]\n')
+    (repo / "docs").mkdir()
+    (repo / "docs/voice.md").write_text(CORRECT_DOC, encoding="utf-8")
+    git(repo, "add", ".factreg/config.toml", "docs/voice.md")
+    git(repo, "commit", "-q", "-m", "docs")
+    url = f"sqlite:///{pristine / 'registry.db'}"
+    reg = Registry(url)
+    seed(reg)
+    pk = add_verification(reg, "night/35b-a3b/e2e", "refuted", samples=[2.1, 2.2, 2.3])
+    reg.close()
+    env = clean_env(FACTREG_NOW="2026-10-28T12:00:00Z", FACTREG_USER_DIR=str(tmp_path / "user"),
+                    GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
+                    GIT_COMMITTER_EMAIL="t@example.invalid")
+    add = [*FACTREG, "decision", "add", "Voice", "--cites", "night/35b-a3b/e2e", "--date", "2026-10-26", "--commit",
+           "--db", url]
+    subprocess.run(add, env=env, cwd=repo, check=True, capture_output=True)
+    head0 = git(repo, "rev-parse", "HEAD").strip()
+    hook = repo / ".git/hooks/pre-commit"
+    hook.write_text('#!/bin/sh\ntouch "$(git rev-parse --git-dir)/../../hook-started"\nsleep 0.4\n')
+    hook.chmod(0o755)
+    (repo / "docs/voice.md").write_text(CORRECT_DOC + CORRECT_DRAFT, encoding="utf-8")  # the user's unstaged line
+    new_id = "night/35b-a3b/e2e-20261027"
+    synced = f"# Voice\n\nFull reply in <!-- fact: {new_id} -->2.20 ± 0.10 s<!-- /fact --> on 35B-A3B.\n"
+
+    def points(work: Path, db: Path) -> list[tuple[str, Callable[[], bool], float]]:
+        def recorded() -> bool:
+            import sqlite3
+
+            try:
+                con = sqlite3.connect(db)
+                try:
+                    return bool(con.execute("SELECT count(*) FROM correction").fetchone()[0])
+                finally:
+                    con.close()
+            except sqlite3.Error:
+                return False
+
+        notes = work / "proj/facts/corrections"
+        return [
+            ("at a random moment", lambda: True, rnd.uniform(0.0, 1.5)),
+            ("right after the registry transaction", recorded, 0.0),
+            ("soon after the registry transaction", recorded, rnd.uniform(0.0, 0.1)),
+            ("once the note is written", lambda: notes.is_dir() and any(notes.iterdir()), 0.0),
+            ("while the pre-commit hook runs", lambda: (work / "hook-started").exists(), rnd.uniform(0.0, 0.3)),
+        ]
+
+    for k in range(5):
+        work = tmp_path / f"run{k}"
+        shutil.copytree(pristine, work, symlinks=True)
+        db = work / "registry.db"
+        url_k = f"sqlite:///{db}"
+        proj = work / "proj"
+        cmd = [*FACTREG, "correct", "night/35b-a3b/e2e", "--verification", str(pk), "--commit", "--db", url_k]
+        name, trigger, delay = points(work, db)[k]
+        alive = kill_during(cmd, env, trigger, delay, cwd=proj)
+        print(f"kill {name}: {'mid-run' if alive else 'after the end'}")
+        reg = Registry(url_k)
+        assert reg.integrity_check() == "ok"
+        rows = reg.query("SELECT count(*) AS n FROM correction")[0]["n"]
+        old = facts.get(reg, "night/35b-a3b/e2e")
+        has_new = reg.query("SELECT count(*) AS n FROM fact WHERE id = :i", {"i": new_id})[0]["n"]
+        assert (rows, old["superseded_by"], has_new) in ((0, None, 0), (1, new_id, 1)), (name, SEED)
+        doc = (proj / "docs/voice.md").read_text(encoding="utf-8")
+        assert doc in (CORRECT_DOC + CORRECT_DRAFT, synced + CORRECT_DRAFT), (name, SEED)
+        assert "hunter2" not in git(proj, "log", "-p", "--all")
+        reg.close()
+        r = subprocess.run(cmd, env=env, cwd=proj, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, (name, r.stderr)
+        reg = Registry(url_k)
+        assert reg.query("SELECT count(*) AS n FROM correction")[0]["n"] == 1
+        assert facts.get(reg, "night/35b-a3b/e2e")["superseded_by"] == new_id
+        reg.close()
+        assert git(proj, "rev-list", "--count", f"{head0}..HEAD").strip() == "1", name
+        assert git(proj, "show", "HEAD:docs/voice.md") == synced
+        committed = sorted(git(proj, "show", "--name-only", "--format=", "HEAD").split())
+        assert committed == ["decisions/0001-voice.md", "docs/voice.md",
+                             "facts/corrections/2026-10-28-night-35b-a3b-e2e.md"], name
+        assert (proj / "docs/voice.md").read_text(encoding="utf-8") == synced + CORRECT_DRAFT
+        status = [s for s in git(proj, "status", "--porcelain").splitlines() if not s.endswith(".tmp")]
+        assert status == [" M docs/voice.md"], (name, status)  # a killed atomic write may leave its temp file
+        assert "hunter2" not in git(proj, "log", "-p", "--all")

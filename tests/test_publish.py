@@ -70,16 +70,16 @@ def test_paths_outside_are_refused(tmp_path):
     outside = tmp_path / "elsewhere.md"
     outside.write_text("x")
     with pytest.raises(ConfigError, match="outside the repository"):
-        publish.commit([repo / "README.md", outside], "m", repo)
+        publish.commit({repo / "README.md": b"x", outside: b"x"}, "m", repo)
     with pytest.raises(ConfigError, match="not inside a git repository"):
-        publish.commit([outside], "m", tmp_path)
+        publish.commit({outside: b"x"}, "m", tmp_path)
 
 
 def test_writes_are_atomic_and_only_when_changed(tmp_path):
     target = tmp_path / "a" / "b.md"
-    assert publish.write({target: "one\n"}) == [target]
+    assert publish.write({target: "one\n"}, tmp_path) == [target]
     mtime = target.stat().st_mtime_ns
-    assert publish.write({target: "one\n"}) == []
+    assert publish.write({target: "one\n"}, tmp_path) == []
     assert target.stat().st_mtime_ns == mtime
     assert [p.name for p in target.parent.iterdir()] == ["b.md"]  # no temp files left behind
     assert isinstance(target, Path)

@@ -219,4 +219,4 @@ def test_templates_override_and_out(cli, project, tmp_path):
 def test_page_names_avoid_report_files():
     assert report.page_name("gamebox/a3b/tg32") == "gamebox/a3b/tg32.md"
     assert report.page_name("readme") == "readme.fact.md"
-    assert report.page_name("corrections/x") == "corrections/x.fact.md"
+    assert report.page_name("corrections/x") == "corrections+/x.md"

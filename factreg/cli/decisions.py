@@ -168,7 +168,7 @@ def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: b
     if commit:
         from factreg.publish import writer as publish
 
-        publish.find_repo(_out(s, out))
+        publish.check_repo(_out(s, out))
     return s, reg
 
 
@@ -183,7 +183,7 @@ def _write_decisions(
     for p in changed:
         info(f"wrote {p}")
     if commit:
-        sha = publish.commit(written, message, root)
+        sha = publish.commit(publish.contents_of(written), message, root)
         info(f"committed {sha[:10]}" if sha else "nothing to commit")
 
 
@@ -354,7 +354,7 @@ def report(
     if commit:
         from factreg.publish import writer as publish
 
-        publish.find_repo(_out(s, out))
+        publish.check_repo(_out(s, out))
     with clock.as_of(as_of):
         result = rep.write(reg, s, _out(s, out), templates, commit)
     if json_out:

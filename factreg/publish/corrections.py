@@ -8,8 +8,9 @@ names it explicitly. The old fact is kept, linked to its successor (rank depreca
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -26,6 +27,7 @@ from factreg.registry.models import Correction
 from factreg.registry.store import Registry
 from factreg.registry.types import FactData, VerificationData
 from factreg.registry.verdicts import FAILURES
+from factreg.secrets import redact
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -193,6 +195,7 @@ class Applied:
 
     correction: int  # the correction row's number
     new: FactData  # the replacing fact as recorded
+    created: bool = False  # whether the correction recorded that fact (from a verification)
 
 
 @dataclass(frozen=True)
@@ -342,6 +345,29 @@ def render_note(data: Mapping[str, Any], old_id: str, version: int, templates: P
     return _with_marker(rendering.render("correction.md.j2", {"c": data}, templates), old_id, version)
 
 
+def _supersede_in(conn: Connection, old_id: str, new_id: str, reason: str) -> None:
+    """Link `old_id` to its successor `new_id` inside the caller's transaction (the checks of `facts.supersede`)."""
+    from sqlalchemy import update
+
+    fact = factmod.FACT
+    links = {fid: link for fid, link in conn.execute(
+        select(fact.c.id, fact.c.superseded_by).where(fact.c.id.in_([old_id, new_id])))}
+    for fid in (old_id, new_id):
+        if fid not in links:
+            raise NotFound(f"no fact {fid!r} in the registry")
+    if links[old_id]:
+        raise UsageError(f"{old_id} is already superseded by {links[old_id]}")
+    nxt: str | None = new_id
+    seen = {old_id}
+    while nxt:
+        if nxt in seen:
+            raise UsageError(f"{new_id} is (transitively) superseded by {old_id}: that would make a loop")
+        seen.add(nxt)
+        nxt = conn.execute(select(fact.c.superseded_by).where(fact.c.id == nxt)).scalar()
+    conn.execute(update(fact).where(fact.c.id == old_id).values(
+        superseded_by=new_id, superseded_at=clock.iso(), supersede_reason=reason))
+
+
 def apply(
     registry: Registry,
     rep: Replacement,
@@ -350,23 +376,30 @@ def apply(
     cause: str | None,
     note_rel: str,
 ) -> Applied:
-    """Step 2: record the replacing fact (from a verification), supersede the old fact, record the correction."""
+    """Step 2, one transaction: record the replacing fact (from a verification), supersede the old fact, record
+    the correction. All of it lands or none of it does."""
     old = rep.old
-    new = factmod.record(registry, rep.pending) if rep.pending is not None else rep.new
+    rows = factmod.build_rows(rep.pending) if rep.pending is not None else None
+    new_id = rep.new["id"]
     reason = (
         " ".join(cause.split())
         if cause
-        else (f"corrected by verification {verification}" if verification is not None else f"corrected by {new['id']}")
+        else (f"corrected by verification {verification}" if verification is not None else f"corrected by {new_id}")
     )
-    factmod.supersede(registry, old["id"], new["id"], reason)
 
     def work(conn: Connection) -> int:
+        new_version = rep.new["version"]
+        if rows is not None:
+            if factmod.current_versions(conn, [new_id], lock=True):
+                raise UsageError(f"{new_id} was recorded meanwhile; run the correction again")
+            new_version = factmod.write_versions(conn, [rows])[0]
+        _supersede_in(conn, old["id"], new_id, redact(reason))
         result = conn.execute(
             insert(CORRECTION).values(
                 old_fact_id=old["id"],
                 old_version=old["version"],
-                new_fact_id=new["id"],
-                new_version=new["version"],
+                new_fact_id=new_id,
+                new_version=new_version,
                 verification=verification,
                 cause=cause,
                 created_at=clock.iso(),
@@ -375,35 +408,171 @@ def apply(
         )
         return int(result.inserted_primary_key[0])  # type: ignore[index]
 
-    return Applied(correction=int(registry.write_retrying(work)), new=new)
+    pk = int(registry.write_retrying(work))
+    return Applied(correction=pk, new=factmod.get(registry, new_id), created=rows is not None)
+
+
+def undo(registry: Registry, applied: Applied, old_id: str) -> None:
+    """Take back what `apply` recorded, in one transaction: the correction row, the supersede link, and the fact it
+    recorded from a verification (while nothing else refers to it)."""
+    from sqlalchemy import delete, func, update
+
+    new_id = applied.new["id"]
+
+    def work(conn: Connection) -> None:
+        conn.execute(delete(CORRECTION).where(CORRECTION.c.pk == applied.correction))
+        fact = factmod.FACT
+        conn.execute(update(fact).where(fact.c.id == old_id, fact.c.superseded_by == new_id).values(
+            superseded_by=None, superseded_at=None, supersede_reason=None))
+        if not applied.created:
+            return
+        versions = conn.execute(select(func.count()).select_from(factmod.VERSION)
+                                .where(factmod.VERSION.c.fact_id == new_id)).scalar()
+        checks = conn.execute(select(func.count()).select_from(factmod.VERIFICATION)
+                              .where(factmod.VERIFICATION.c.fact_id == new_id)).scalar()
+        if versions != 1 or checks:
+            return  # someone recorded or verified it meanwhile: it stays
+        for table in (factmod.SAMPLE, factmod.CONDITION, factmod.VERSION):
+            conn.execute(delete(table).where(table.c.fact_id == new_id))
+        conn.execute(delete(fact).where(fact.c.id == new_id))
+
+    registry.write_retrying(work)
+
+
+def _doc_transform(path: Path, index: Mapping[str, FactData]) -> Callable[[bytes], bytes | None]:
+    """`docs sync`'s edit of the document at `path`, applicable to any version of it (HEAD's, the index's)."""
+    from factreg.docs import check as chk
+    from factreg.docs import markers as mk
+    from factreg.docs import walk
+
+    def transform(data: bytes) -> bytes | None:
+        text = walk.decode(path, data)
+        if not isinstance(text, str):
+            return None
+        found, bad = mk.parse(text)
+        try:
+            edits = chk.plan(chk.Scanned(path, text, found, []), index).edits
+        except UsageError:
+            return None
+        return mk.replace_spans(text, edits).encode("utf-8") if edits else None
+
+    return transform
+
+
+def planned_sync(registry: Registry, config: Mapping[str, Any], roots: Sequence[Path], every: bool = False) -> tuple[
+        dict[Path, bytes], dict[Path, Callable[[bytes], bytes | None]]]:
+    """What `docs sync` would write under `roots` now, without writing it: {document: its new bytes}, and for each
+    such document the same edit as a transform of another version of it (for the commit). With `every`, a transform
+    for every document with citations, changed now or not (an interrupted run may have synced it already)."""
+    from factreg.docs import check as chk
+
+    docs = chk.scan(roots, config)
+    if not docs or not chk.needs_registry(docs):
+        return {}, {}
+    index = chk.load_index(registry, config)
+    texts: dict[Path, bytes] = {}
+    transforms: dict[Path, Callable[[bytes], bytes | None]] = {}
+    for doc in docs:
+        if doc.text is None:
+            continue
+        transform = _doc_transform(doc.path, index)
+        new = transform(doc.text.encode("utf-8"))
+        if new is not None and new != doc.text.encode("utf-8"):
+            texts[doc.path] = new
+        if doc.path in texts or every:
+            transforms[doc.path] = transform
+    return texts, transforms
+
+
+@dataclass
+class _Files:
+    """Files written during a correction, with what each held before, to put back when a later step fails."""
+
+    before: dict[Path, bytes | None] = field(default_factory=dict)
+
+    def write(self, path: Path, data: bytes, root: Path) -> bool:
+        from factreg.atomic import atomic_write_bytes
+        from factreg.publish import writer
+
+        writer.check_path(path, root)
+        try:
+            old: bytes | None = path.read_bytes()
+        except FileNotFoundError:
+            old = None
+        if old == data:
+            return False
+        self.before.setdefault(path, old)
+        atomic_write_bytes(path, data)
+        return True
+
+    def restore(self) -> None:
+        from factreg.atomic import atomic_write_bytes
+
+        for path, old in reversed(list(self.before.items())):
+            with contextlib.suppress(OSError):
+                if old is None:
+                    path.unlink()
+                else:
+                    atomic_write_bytes(path, old)
 
 
 def publish_files(
-    registry: Registry,
-    config: Mapping[str, Any],
     out: Path,
+    project: Path,
     note_path: Path,
-    note_text: str,
+    note_text: str | None,
     decision_texts: Mapping[Path, str],
-    roots: Sequence[Path],
+    synced: Mapping[Path, bytes],
+    transforms: Mapping[Path, Callable[[bytes], bytes | None]],
+    files: _Files,
     *,
-    sync_docs: bool = True,
     commit_message: str | None = None,
 ) -> Published:
-    """Step 4: write the note and the decision files, sync the documents, and commit them (with a message)."""
-    from factreg.atomic import write_if_changed
+    """Step 4: write the note (None: keep the one an interrupted run wrote), the decision files and the synced
+    documents, then commit last: the generated files as written, each document as its HEAD version with the same
+    edit (the user's own changes of it are not committed)."""
     from factreg.publish import writer as publish
 
-    written = [note_path, *decision_texts]
-    changed = [p for p, text in ((note_path, note_text), *decision_texts.items()) if write_if_changed(p, text)]
-    synced: list[Path] = []
-    if sync_docs and roots:
-        from factreg.docs.sync import sync
+    generated = {**({note_path: note_text} if note_text is not None else {}), **decision_texts}
+    for path in generated:
+        publish.check_path(path, out)  # every path checked before any file is written
+    for path in synced:
+        publish.check_path(path, project)
+    changed = [p for p, text in generated.items() if files.write(p, text.encode("utf-8"), out)]
+    changed += [p for p, data in synced.items() if files.write(p, data, project)]
+    sha = None
+    if commit_message is not None:
+        contents: dict[Path, publish.Content] = {p: t.encode("utf-8") for p, t in generated.items()}
+        if note_text is None and note_path.is_file():
+            contents[note_path] = note_path.read_bytes()
+        contents.update(transforms)
+        sha = publish.commit(contents, commit_message, out)
+    return Published(written=[note_path, *decision_texts], changed=changed, synced=list(synced), commit=sha)
 
-        synced = sync(registry, list(roots), config)
-        changed.extend(p for p in synced if p not in changed)
-    sha = publish.commit([*written, *synced], commit_message, out) if commit_message is not None else None
-    return Published(written=written, changed=changed, synced=synced, commit=sha)
+
+def _interrupted(
+    registry: Registry, config: Mapping[str, Any], old_id: str, by: str | None, verification: int | None,
+    new_id: str | None,
+) -> tuple[Replacement, Applied, CorrectionData] | None:
+    """The same correction, recorded by a run that stopped before it finished (killed, or its commit failed):
+    `old_id` is superseded by the fact this request names, and a correction row says so. None otherwise."""
+    check_id(old_id)
+    old = factmod.get(registry, old_id, config=config)
+    successor = old.get("superseded_by")
+    if not successor:
+        return None
+    for row in reversed(list_corrections(registry)):
+        if (row["old_id"], row["old_version"], row["new_id"]) != (old_id, old["version"], successor):
+            continue
+        same = (by is not None and by == successor and row["verification"] is None) or (
+            verification is not None and row["verification"] == verification and new_id in (None, successor))
+        if not same:
+            return None
+        new = factmod.get(registry, successor, config=config)
+        ver = load_verification(registry, verification) if verification is not None else None
+        rep = Replacement(old=old, new=new, pending=None, verification=ver)
+        return rep, Applied(correction=row["pk"], new=new, created=False), row
+    return None
 
 
 def correct(
@@ -425,10 +594,12 @@ def correct(
     re-render the decisions citing it, sync the docs and, with `commit`, commit those files. Return what was
     done, with every file written.
 
-    The steps: check and decide the replacement, find what cites the old fact, render the note, apply the
-    correction to the registry, render the decision files, write everything, commit last. The note is rendered
-    before the registry changes, from the replacement as it will be recorded; it is rendered again in the rare
-    case that the recorded state differs (another process took the new id meanwhile)."""
+    All or nothing: every refusal comes before anything is written; the registry changes in one transaction;
+    then the decision files and documents are rendered in memory, the files written, and the commit made last. When
+    a step after the transaction fails (a template, a write, git refusing the commit), the files are put back and
+    the registry change is taken back, and the error is raised. A run killed after the transaction is finished by
+    running the same command again: it finds its correction recorded and writes and commits what is missing
+    (it changes nothing once everything is there)."""
     from factreg.publish import decisions as decmod
     from factreg.secrets import redact
 
@@ -438,38 +609,52 @@ def correct(
     if commit:
         from factreg.publish import writer as publish
 
-        publish.find_repo(out)  # no repository: fail before anything is recorded
-    rep = replacement(registry, config, old_id, by=by, verification=verification, new_id=new_id)
+        publish.check_repo(out)  # no repository, a detached HEAD: fail before anything is recorded
+    resumed = _interrupted(registry, config, old_id, by, verification, new_id)
+    if resumed is not None:
+        rep, applied, row = resumed
+        note_date = row["date"]
+        note_path = out / row["note_path"] if row["note_path"] else note_location(out, note_date, old_id,
+                                                                                   rep.old["version"])
+        cause = row["cause"]
+    else:
+        rep = replacement(registry, config, old_id, by=by, verification=verification, new_id=new_id)
+        note_date = date or _today()
+        note_path = note_location(out, note_date, old_id, rep.old["version"])
     old = rep.old
     found = affected(registry, settings, old_id)
-    note_date = date or _today()
-    note_path = note_location(out, note_date, old_id, old["version"])
     planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
     data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path)
-    note_text = render_note(data, old_id, old["version"], templates)
+    note_text: str | None = render_note(data, old_id, old["version"], templates)
+    if resumed is not None and _note_is_for(note_path, old_id, old["version"]):
+        note_text = None  # written by the interrupted run, with the documents it cited then: kept as it is
 
-    applied = apply(registry, rep, verification=verification, cause=cause, note_rel=_rel(note_path, out))
-    new = applied.new
-    after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
-    decisions = [after[d["number"]] for d in found.decisions]
-    recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path)
-    if recorded != data:
-        data, note_text = recorded, render_note(recorded, old_id, old["version"], templates)
-    # Decisions citing the old fact now say `needs review`: re-render their files (all before writing any).
-    decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
-
-    message = f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}" if commit else None
-    done = publish_files(
-        registry,
-        config,
-        out,
-        note_path,
-        note_text,
-        decision_texts,
-        found.roots,
-        sync_docs=sync_docs,
-        commit_message=message,
-    )
+    files = _Files()
+    recorded_now: Applied | None = None  # what this run recorded, taken back when a later step fails
+    try:
+        if resumed is None:
+            applied = recorded_now = apply(registry, rep, verification=verification, cause=cause,
+                                           note_rel=_rel(note_path, out))
+        new = applied.new
+        after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
+        decisions = [after[d["number"]] for d in found.decisions]
+        recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path)
+        if note_text is not None and recorded != data:
+            data, note_text = recorded, render_note(recorded, old_id, old["version"], templates)
+        # Decisions citing the old fact now say `needs review`: render their files, and the synced documents, in
+        # memory before writing any file.
+        decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
+        synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
+                              if sync_docs and found.roots else ({}, {}))
+        message = f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}" if commit else None
+        done = publish_files(out, Path(settings.root), note_path, note_text, decision_texts, synced, transforms,
+                             files, commit_message=message)
+    except BaseException:
+        files.restore()
+        if recorded_now is not None:
+            with contextlib.suppress(Exception):
+                undo(registry, recorded_now, old_id)
+        raise
     return {
         "correction": applied.correction,
         "old": ref(old_id, old["version"]),
@@ -482,6 +667,7 @@ def correct(
         "documents": data["documents"],
         "decisions": [d["number"] for d in decisions],
         "commit": done.commit,
+        "resumed": resumed is not None,
     }
 
 

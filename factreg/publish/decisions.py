@@ -116,7 +116,7 @@ OPEN = ("proposed", "accepted")
 NEEDS_REVIEW = "needs review"
 REVIEW_STATUSES = ("refuted", "superseded", "stale", "conditions_changed", "unverifiable")
 FOLDER = "decisions"
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MAX_SLUG = 200
 
 
 def parse_cites(values: Iterable[str]) -> list[tuple[str, int | None]]:
@@ -165,8 +165,8 @@ def add(
         raise UsageError("a decision needs a title")
     if status not in STATUSES:
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}, got {status!r}")
-    if date is not None and not _DATE.match(date):
-        raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}")
+    if date is not None:
+        clock.check_date(date, "--date")
     rows = []
     for fid, version in cites:
         data = factmod.get(registry, fid, version)
@@ -232,8 +232,8 @@ def revert(registry: Registry, number: int, because: str, date: str | None = Non
         fact_id = because
     except UsageError:
         fact_id = None
-    if date is not None and not _DATE.match(date):
-        raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}")
+    if date is not None:
+        clock.check_date(date, "--date")
     from sqlalchemy import update
 
     DECISION, _ = _tables()
@@ -511,8 +511,9 @@ def _successor(
 
 
 def file_name(row: Mapping[str, Any]) -> str:
-    """`0001-voice-front-end-35b-a3b.md`."""
-    return f"{int(row['number']):04d}-{row['slug']}.md"
+    """`0001-voice-front-end-35b-a3b.md`. The slug is made a slug again: a slug `add` made stays the same, one
+    edited into the database cannot name another folder."""
+    return f"{int(row['number']):04d}-{slugify(str(row['slug']), MAX_SLUG)}.md"
 
 
 def list_decisions(
@@ -561,13 +562,13 @@ def write_files(
     templates: Path | str | None = None,
     numbers: Sequence[int] | None = None,
     decisions: Sequence[DecisionData] | None = None,
-) -> tuple[list[Path], list[Path]]:
-    """Render decision files under `out/decisions/`; return (every file rendered, the files that changed)."""
-    from factreg.atomic import write_if_changed
+) -> tuple[dict[Path, str], list[Path]]:
+    """Render decision files under `out/decisions/`; return (every file rendered with its text, the files that
+    changed). Every path goes through `writer.write`, which refuses one outside `out`."""
+    from factreg.publish import writer
 
     items = list(decisions) if decisions is not None else _load(registry, config, numbers)
     if numbers is not None:
         items = [d for d in items if d["number"] in set(numbers)]
     texts = {Path(out) / d["path"]: render(d, templates) for d in items}  # render all before writing any
-    changed = [p for p, text in texts.items() if write_if_changed(p, text)]
-    return list(texts), changed
+    return texts, writer.write(texts, Path(out))

@@ -10,6 +10,7 @@ Document text is always passed as data, never compiled as template source. Every
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +18,8 @@ from typing import Any
 
 from factreg import fmt, secrets
 from factreg.errors import ConfigError
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def default_dir() -> Path:
@@ -41,6 +44,14 @@ def md_inline(text: Any) -> str:
 def yaml_str(text: Any) -> str:
     """A YAML scalar for front matter: a JSON string, which YAML reads back unchanged."""
     return json.dumps(secrets.redact("" if text is None else text), ensure_ascii=False)
+
+
+def yaml_date(text: Any) -> str:
+    """A date for front matter: `2026-10-26` as it is (YAML reads a date), anything else as a quoted string —
+    a value edited into the database cannot add front-matter lines."""
+    if isinstance(text, str) and _DATE.fullmatch(text):
+        return text
+    return yaml_str(text)
 
 
 def xml(text: Any) -> str:
@@ -106,6 +117,7 @@ def _environment(override: str | None):  # type: ignore[no-untyped-def]
         cell=md_cell,
         inline=md_inline,
         yaml=yaml_str,
+        yaml_date=yaml_date,
         xml=xml,
         fixed=_fixed,
         redact=secrets.redact,

@@ -26,6 +26,14 @@ def check_id(fact_id: str) -> str:
     return fact_id
 
 
+def check_slug(text: object, max_len: int = MAX_ID) -> str:
+    """`text` when it is a slug as `slugify` makes them (lower-case letters, digits, `.` and `-`, no leading or
+    trailing `.`/`-`): such a slug can be part of a file name and never names a folder. Else a UsageError."""
+    if not isinstance(text, str) or not text or len(text) > max_len or slugify(text, max_len) != text:
+        raise UsageError(f"invalid slug {text!r}: use lower-case letters, digits, '.' and '-'")
+    return text
+
+
 def slugify(text: str, max_len: int = 60) -> str:
     """A slug part from free text (`Voice front end → 35B-A3B` → `voice-front-end-35b-a3b`)."""
     slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")

@@ -11,12 +11,14 @@ Export → import into an empty registry → export gives identical bytes.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypedDict, cast
 
 from sqlalchemy import Connection, insert, select
 
+from factreg import clock
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import BadInput, UsageError
 from factreg.registry.facts import (
@@ -31,10 +33,11 @@ from factreg.registry.facts import (
     insert_rows,
     write_versions,
 )
-from factreg.registry.ids import check_id
+from factreg.registry.ids import check_id, check_slug
 from factreg.registry.models import Correction, Decision, DecisionCite
 from factreg.registry.store import Registry
 from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
+from factreg.secrets import redact
 from factreg.textfile import read_text
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
@@ -234,9 +237,9 @@ def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any
                     raise UsageError("a fact line needs 'id' and a list of 'versions'")
                 full.append(_fact_rows(obj))
             elif kind == "decision":
-                decisions.append(_required(obj, DECISION, "decision"))
+                decisions.append(_decision_line(_required(obj, DECISION, "decision")))
             elif kind == "correction":
-                corrections.append(_required(obj, CORRECTION, "correction"))
+                corrections.append(_correction_line(_required(obj, CORRECTION, "correction")))
             else:
                 raise UsageError(f"unknown kind {kind!r}")
         except UsageError as exc:
@@ -251,6 +254,7 @@ def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any
             write_versions(conn, records)
             counts["versions"] += len(records)
         _import_simple(conn, DECISION, "number", decisions, counts, "decisions", extra=_decision_cites)
+        _check_links(conn, decisions)
         _import_simple(conn, CORRECTION, "pk", corrections, counts, "corrections")
         return counts
 
@@ -273,6 +277,115 @@ def _required(obj: Mapping[str, Any], table: Any, kind: str) -> Mapping[str, Any
         if obj.get(col.name) is None:
             raise UsageError(f"a {kind} line needs {col.name!r}")
     return obj
+
+
+# Every status a decision can have: `add` makes proposed or accepted, `revert` and `supersede` the last two.
+DECISION_STATUSES = ("proposed", "accepted", "rejected", "deprecated", "superseded", "reverted")
+CITE_FIELDS = {"fact_id", "fact_version", "value", "spread", "unit"}
+
+
+def _whole(value: Any, name: str, optional: bool = False) -> int | None:
+    """A whole number ≥ 1 (a decision number, a version, a row number)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageError(f"{name!r} must be a whole number ≥ 1, got {value!r}")
+    return value
+
+
+def _text(value: Any, name: str, optional: bool = True) -> str | None:
+    """Free text: a string (redacted, as the command that stores it would), or None where allowed."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{name!r} must be a string")
+    return redact(value)
+
+
+def _number(value: Any, name: str, optional: bool = False) -> float | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise UsageError(f"{name!r} must be a finite number, got {value!r}")
+    return value
+
+
+def _decision_line(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A decision line, each field checked as the command that records it checks it (`decision add`, `revert`,
+    `supersede`): its slug and dates end up in a file name and in front matter."""
+    out = dict(obj)
+    number = _whole(obj["number"], "number")
+    title = _text(obj["title"], "title", optional=False)
+    if not (title or "").strip():
+        raise UsageError("a decision needs a title")
+    out["title"] = title
+    check_slug(obj["slug"])
+    if obj["status"] not in DECISION_STATUSES:
+        raise UsageError(f"'status' must be one of {', '.join(DECISION_STATUSES)}, got {obj['status']!r}")
+    clock.check_date(obj["date"], "'date'")
+    clock.parse(_text(obj["created_at"], "created_at", optional=False) or "", "'created_at'")
+    if obj.get("reverted_at") is not None:
+        clock.check_date(obj["reverted_at"], "'reverted_at'")
+    if obj.get("revert_fact") is not None:
+        check_id(obj["revert_fact"])
+    for name in ("context", "outcome", "revert_reason"):
+        out[name] = _text(obj.get(name), name)
+    makers = obj.get("decided_by", "[]")
+    try:
+        names = json.loads(makers) if isinstance(makers, str) else None
+    except ValueError:
+        names = None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise UsageError("'decided_by' must be a JSON list of names, as the export writes it")
+    out["decided_by"] = json.dumps([redact(n) for n in names], ensure_ascii=False)
+    if _whole(obj.get("superseded_by"), "superseded_by", optional=True) == number:
+        raise UsageError("a decision cannot supersede itself")
+    cites = obj.get("cites") or []
+    if not isinstance(cites, list):
+        raise UsageError("'cites' must be a list")
+    for cite in cites:
+        if not isinstance(cite, dict) or set(cite) - CITE_FIELDS or not {"fact_id", "fact_version", "value",
+                                                                         "unit"} <= set(cite):
+            raise UsageError(f"a cite has the fields {', '.join(sorted(CITE_FIELDS))} (spread may be null)")
+        check_id(cite["fact_id"])
+        _whole(cite["fact_version"], "fact_version")
+        _number(cite["value"], "value")
+        _number(cite.get("spread"), "spread", optional=True)
+        if not isinstance(cite["unit"], str):
+            raise UsageError("a cite's 'unit' must be a string")
+    return out
+
+
+def _correction_line(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A correction line, each field checked as `correct` makes it."""
+    out = dict(obj)
+    _whole(obj.get("pk"), "pk", optional=True)
+    check_id(obj["old_fact_id"])
+    _whole(obj["old_version"], "old_version")
+    if obj.get("new_fact_id") is not None:
+        check_id(obj["new_fact_id"])
+    _whole(obj.get("new_version"), "new_version", optional=True)
+    _whole(obj.get("verification"), "verification", optional=True)
+    out["cause"] = _text(obj.get("cause"), "cause")
+    clock.parse(_text(obj["created_at"], "created_at", optional=False) or "", "'created_at'")
+    note = obj.get("note_path")
+    if note is not None:
+        parts = note.split("/") if isinstance(note, str) else []
+        if (parts[:2] != ["facts", "corrections"] or len(parts) != 3 or not parts[2].endswith(".md")
+                or parts[2].startswith(".") or "\\" in note or not note.isprintable()):
+            raise UsageError(f"'note_path' must be facts/corrections/NAME.md, got {note!r}")
+    return out
+
+
+def _check_links(conn: Connection, decisions: list[Mapping[str, Any]]) -> None:
+    """Every imported `superseded_by` names a decision the registry holds (the batch included)."""
+    wanted = {d["superseded_by"] for d in decisions if d.get("superseded_by") is not None}
+    if not wanted:
+        return
+    have = {n for (n,) in conn.execute(select(DECISION.c.number).where(DECISION.c.number.in_(sorted(wanted))))}
+    missing = sorted(wanted - have)
+    if missing:
+        raise BadInput(f"a decision is superseded by decision {missing[0]}, which is not there; nothing imported")
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any], keys: Iterable[str]) -> bool:
