@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -170,3 +171,39 @@ def test_walker_skips_git_and_hidden_folders_and_takes_markdown_only(tmp_path: P
             assert problems and problems[0].kind == "unreadable"
     finally:
         os.chmod(tmp_path / "a", 0o755)
+
+
+def test_huge_format_is_a_finding_not_gigabytes(registry, db_url: str, tmp_path: Path) -> None:
+    """`{value:>400000000}` would take 3.5 GB and `{value:.999999999f}` 1 GB: under a 512 MB address-space limit
+    (so nothing that large is ever allocated on this machine), `docs check` reports both as marker problems."""
+    import resource
+    import subprocess
+    import sys
+
+    record(registry, "a/b", 11.9, 7.2)
+    doc = tmp_path / "huge.md"
+    doc.write_text(
+        'w <!-- fact: a/b format="{value:>400000000}" -->1<!-- /fact -->\n\n'
+        'p <!-- fact: a/b format="{value:.999999999f}" -->1<!-- /fact -->\n\n'
+        "ok <!-- fact: a/b -->11.9 ± 7.2 tok/s<!-- /fact -->\n",
+        encoding="utf-8",
+    )
+    limit = 512 * 1024 * 1024
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    run = subprocess.run(
+        [sys.executable, "-m", "factreg", "docs", "check", "--json", str(doc)],
+        env={**os.environ, "FACTREG_DB": db_url},
+        preexec_fn=cap,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and "MemoryError" not in run.stderr
+    problems = json.loads(run.stdout)["problems"]
+    assert [(p["line"], p["kind"]) for p in problems] == [(1, "bad_marker"), (3, "bad_marker")]
+    assert "width 400000000 is over the limit of 64" in problems[0]["message"]
+    assert "precision 999999999 is over the limit of 20" in problems[1]["message"]

@@ -168,3 +168,70 @@ def test_sigkill_mid_sync_leaves_every_file_old_or_new(registry, db_url: str, tm
     still_old = sorted(p for p in old if p.read_text(encoding="utf-8") == old[p])
     assert sorted(sy.sync(registry, [root], {})) == still_old
     assert all(p.read_text(encoding="utf-8") == new[p] for p in old)
+
+
+def test_hostile_units_formats_and_notes_cannot_inject_markers(registry, tmp_path: Path) -> None:
+    """Units, notes and a format's own text holding marker syntax, backticks and line breaks: the first sync
+    rewrites each marker once; the document then checks clean and a second and third sync change no byte."""
+    from factreg.docs import check as chk
+    from factreg.docs import markers as mk
+
+    units = [
+        "tok<!-- /fact -->",
+        "<!-- fact: h/u0 -->",
+        "x -->",
+        "<!-->",
+        "`",
+        "ms\n\n```\n",
+        "s\\",
+    ]
+    lines = []
+    for i, unit in enumerate(units):
+        facts.record(
+            registry,
+            facts.NewFact(
+                id=f"h/u{i}",
+                metric="custom_rate",
+                unit=unit,
+                value=1.5 + i,
+                n=3,
+                identity={"machine": "gamebox"},
+                note=f"note <!-- /fact --> `{i}` <!-- fact: h/u0 -->",
+            ),
+        )
+        lines.append(f"Unit {i}: <!-- fact: h/u{i} -->old<!-- /fact --> and `code {i}` after.\n\n")
+    formats = ["{value} <!-- /fact -->", "{value}`", "{value} -->", "<!-- fact: h/u1 -->{value}"]
+    for j, fmt_text in enumerate(formats):
+        lines.append(f'Format {j}: <!-- fact: h/u0 format="{fmt_text}" -->old<!-- /fact --> and `tick`.\n\n')
+    doc = tmp_path / "hostile.md"
+    doc.write_text("".join(lines), encoding="utf-8")
+    n_markers = len(units) + len(formats)
+
+    assert sy.sync(registry, [doc], {}) == [doc]
+    first = doc.read_bytes()
+    markers, problems = mk.parse(first.decode("utf-8"))
+    assert problems == [] and len(markers) == n_markers
+    assert chk.check(registry, [doc], {}) == []
+    assert sy.sync(registry, [doc], {}) == []
+    assert doc.read_bytes() == first  # byte-identical after the second run
+    assert sy.sync(registry, [doc], {}) == [] and doc.read_bytes() == first
+    body = first.decode("utf-8")
+    assert body.count("<!-- /fact -->") == n_markers + 1  # one is the first format's own text, inside its quotes
+    assert "tok&lt;!-- /fact --&gt;" in body  # shown as written on GitHub, inert in the source
+
+
+def test_tampered_successor_id_is_never_written_into_a_marker(tmp_path: Path) -> None:
+    """A registry edited by hand to supersede a fact by an id holding `-->`: a problem, the document untouched."""
+    from factreg.docs import check as chk
+
+    bad = "x --><!-- /fact -->"
+    index = {
+        "a/b": {"id": "a/b", "value": 1.0, "unit": "s", "superseded_by": bad},
+        bad: {"id": bad, "value": 2.0, "unit": "s"},
+    }
+    doc = tmp_path / "a.md"
+    doc.write_text("<!-- fact: a/b -->1.00 s<!-- /fact -->\n", encoding="utf-8")
+    result = sy.sync_scanned(chk.scan([doc]), index)  # type: ignore[arg-type]
+    assert result.changed == []
+    assert [p.kind for p in result.problems] == ["supersede_chain"]
+    assert doc.read_text(encoding="utf-8") == "<!-- fact: a/b -->1.00 s<!-- /fact -->\n"

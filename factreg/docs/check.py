@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from factreg.docs import markers as mk
 from factreg.docs import walk
 from factreg.errors import UsageError
+from factreg.registry.ids import check_id
 
 if TYPE_CHECKING:
     from factreg.registry.store import Registry
@@ -156,6 +157,8 @@ def plan(doc: Scanned, index: Mapping[str, FactData]) -> Plan:
             continue
         try:
             live = live_fact(fact, index)
+            if live["id"] != m.fact_id:  # written into the marker: a tampered registry cannot put `-->` there
+                check_id(str(live["id"]))
         except UsageError as exc:
             problems.append(Problem(**here, kind="supersede_chain", message=exc.message, actual=m.text))
             continue
