@@ -207,3 +207,47 @@ def test_huge_format_is_a_finding_not_gigabytes(registry, db_url: str, tmp_path:
     assert [(p["line"], p["kind"]) for p in problems] == [(1, "bad_marker"), (3, "bad_marker")]
     assert "width 400000000 is over the limit of 64" in problems[0]["message"]
     assert "precision 999999999 is over the limit of 20" in problems[1]["message"]
+
+
+def _one_paragraph(n: int) -> str:
+    return "Speeds: " + " ".join(f"<!-- fact: a/b -->{i} tok/s<!-- /fact -->" for i in range(n)) + "\n"
+
+
+def test_check_is_linear_in_the_markers_of_one_paragraph(tmp_path: Path) -> None:
+    """n outdated markers on one line: every problem's diff shows a window around its marker, so the characters
+    `docs check` produces (and the copies it makes) grow with n, not n² (the whole line once per marker)."""
+    index = {"a/b": {"id": "a/b", "value": 11.9, "spread": 7.2, "unit": "tok/s", "status": "fresh"}}
+    sizes = {}
+    for n in (100, 400, 1600):
+        doc = tmp_path / f"p{n}.md"
+        doc.write_text(_one_paragraph(n), encoding="utf-8")
+        problems = chk.check_scanned(chk.scan([doc]), index)  # type: ignore[arg-type]
+        assert len(problems) == n and all(p.kind == "text_differs" for p in problems)
+        sizes[n] = sum(len(line) for p in problems for line in p.diff)
+        longest = max(len(line) for p in problems for line in p.diff)
+        assert longest <= 2 * chk.DIFF_CONTEXT + 80, longest  # a window, not the line
+    assert sizes[400] <= 4.2 * sizes[100] and sizes[1600] <= 4.2 * sizes[400], sizes
+    first = chk.check_scanned(chk.scan([tmp_path / "p100.md"]), index)[1]  # type: ignore[arg-type]
+    assert first.diff[0].startswith("- Speeds: <!-- fact: a/b -->0 tok/s<!-- /fact --> <!-- fact: a/b -->1 tok/s")
+    assert first.diff[0].endswith("…") and first.diff[1].endswith("…")
+
+
+def test_unclosed_openers_are_read_once(tmp_path: Path) -> None:
+    """A 400 KB paragraph of `<!-- fact:` openers that never close (with quotes and dashes): each is read up to
+    the next `<!--`, so parsing takes well under a second; reading each to the end of the line took minutes."""
+    import subprocess
+    import sys
+
+    piece = '<!-- fact: a/b format="x - y" - '
+    text = "P " + piece * (400_000 // len(piece)) + "\n" + _one_paragraph(3)
+    doc = tmp_path / "openers.md"
+    doc.write_text(text, encoding="utf-8")
+    code = (
+        "import sys, time; from factreg.docs import markers as mk; t = time.perf_counter(); "
+        "m, p = mk.parse(open(sys.argv[1], encoding='utf-8').read()); "
+        "print(len(m), len(p), time.perf_counter() - t)"
+    )
+    run = subprocess.run([sys.executable, "-c", code, str(doc)], capture_output=True, text=True, timeout=60)
+    found, problems, seconds = run.stdout.split()
+    assert (found, problems) == ("3", "0")
+    assert float(seconds) < 5.0, seconds  # ~0.01 s here; the quadratic reading needed ~30 minutes

@@ -200,7 +200,7 @@ def test_hostile_units_formats_and_notes_cannot_inject_markers(registry, tmp_pat
             ),
         )
         lines.append(f"Unit {i}: <!-- fact: h/u{i} -->old<!-- /fact --> and `code {i}` after.\n\n")
-    formats = ["{value} <!-- /fact -->", "{value}`", "{value} -->", "<!-- fact: h/u1 -->{value}"]
+    formats = ["{value} -->", "{value}`", "{value}\\", "-->{value}<!-"]
     for j, fmt_text in enumerate(formats):
         lines.append(f'Format {j}: <!-- fact: h/u0 format="{fmt_text}" -->old<!-- /fact --> and `tick`.\n\n')
     doc = tmp_path / "hostile.md"
@@ -216,8 +216,15 @@ def test_hostile_units_formats_and_notes_cannot_inject_markers(registry, tmp_pat
     assert doc.read_bytes() == first  # byte-identical after the second run
     assert sy.sync(registry, [doc], {}) == [] and doc.read_bytes() == first
     body = first.decode("utf-8")
-    assert body.count("<!-- /fact -->") == n_markers + 1  # one is the first format's own text, inside its quotes
+    assert body.count("<!-- /fact -->") == n_markers and body.count("<!-- fact:") == n_markers
     assert "tok&lt;!-- /fact --&gt;" in body  # shown as written on GitHub, inert in the source
+
+    # A format that itself holds `<!--` is no marker at all: its parts are reported, nothing is rewritten.
+    bad = tmp_path / "bad-format.md"
+    text = 'x <!-- fact: h/u0 format="{value} <!-- /fact -->" -->old<!-- /fact -->\n'
+    bad.write_text(text, encoding="utf-8")
+    assert sy.sync(registry, [bad], {}) == [] and bad.read_text(encoding="utf-8") == text
+    assert [p.kind for p in chk.check(registry, [bad], {})] == ["bad_marker", "bad_marker"]
 
 
 def test_tampered_successor_id_is_never_written_into_a_marker(tmp_path: Path) -> None:

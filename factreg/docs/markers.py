@@ -11,7 +11,9 @@ of at most `MAX_PRECISION` (a larger one is a marker problem, refused before any
 cannot make `docs check` allocate gigabytes); `asof` appends the measurement date. Markers in
 YAML front matter, fenced and indented code blocks and inline code spans (as `factreg.docs.markdown` reads them,
 the same reading as `docs lint`'s) are examples, not citations, and are ignored. An unclosed, nested or stray
-marker, a bad id or an unknown option is a `MarkerProblem` with its line, never an exception.
+marker, a bad id or an unknown option is a `MarkerProblem` with its line, never an exception. An opening marker
+holds no line break and no `<!--` (not even inside `format="…"`), so parsing is one pass however many markers a
+paragraph holds.
 
 What is rendered between the markers is inert (`inert`): a unit, a date or a format's own text that holds `<!--`,
 `-->`, a backtick, a line break or a trailing backslash is written with HTML character references instead (they
@@ -39,7 +41,14 @@ NEEDLE = "<!--"
 FIELDS = ("value", "spread", "unit", "n", "median", "mean", "min", "max", "ci_lo", "ci_hi", "measured_at", "date", "id")
 
 # An opening marker: `<!-- fact: ID [format="..."] [asof] -->`; a closing one: `<!-- /fact -->`.
-_TAG = re.compile(r"<!--\s*(?:(?P<close>/fact)\s*-->|fact\s*:\s*(?P<body>(?:[^\"\n-]|\"[^\"\n]*\"|-(?!->))*?)\s*-->)")
+# The body of an opening marker is read up to its first `-->` outside double quotes; it cannot hold a line break or
+# another `<!--` (quoted or not), so reading from each `<!--` stops at the next one: one pass over a paragraph,
+# however many unclosed `<!-- fact:` it holds. `(?=(?P<body>…))(?P=body)` reads the body once and never gives
+# any of it back (an atomic group that Python 3.10's `re` can express). `body` keeps its surrounding spaces.
+_TAG = re.compile(
+    r"<!--\s*(?:(?P<close>/fact)\s*-->"
+    r"|fact\s*:(?=(?P<body>\s*(?:[^\"\n<-]|<(?!!--)|-(?!->)|\"(?:[^\"\n<]|<(?!!--))*\")*))(?P=body)\s*-->)"
+)
 # A format spec (Python's mini-language, 3.11+): [[fill]align][sign][z][#][0][width][grouping][.precision][type].
 _SPEC = re.compile(
     r"(?:(?P<fill>.)?[<>=^])?[-+ ]?z?#?0?(?P<width>[0-9]+)?[,_]?(?:\.(?P<precision>[0-9]+))?[bcdeEfFgGnosxX%]?", re.S
@@ -163,8 +172,10 @@ def _raw_id(tag: re.Match[str]) -> str | None:
 
 def _marker(text: str, open_tag: re.Match[str], close_tag: re.Match[str], where) -> Marker | MarkerProblem:  # type: ignore[no-untyped-def]
     line, col = where(open_tag.start())
-    body = open_tag.group("body") or ""
-    body_start = open_tag.start("body")
+    raw = open_tag.group("body") or ""
+    body = raw.lstrip()
+    body_start = open_tag.start("body") + len(raw) - len(body)
+    body = body.rstrip()
     parts = body.split(None, 1)
     if not parts:
         return MarkerProblem(line, col, "marker without a fact id: write <!-- fact: ID -->")
