@@ -46,6 +46,8 @@ FIX = {
     "too_big": "split the file, or raise [docs] max_file_mb in .factreg/config.toml",
     "unreadable": "make the file readable, or leave it out of the paths given",
     "symlink_loop": "remove the symbolic link loop, or leave it out of the paths given",
+    "outside_root": "sync the document from the folder it really is in, or replace the link by the file",
+    "changed_during_sync": "run `factreg docs sync PATH` again when the file is no longer being edited",
 }
 
 
