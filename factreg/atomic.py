@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -40,4 +41,45 @@ def write_if_changed(path: Path, text: str) -> bool:
     except FileNotFoundError:
         pass
     atomic_write_bytes(Path(path), data)
+    return True
+
+
+def _stamp(path: Path) -> tuple[int, int, int, int, str] | None:
+    """(size, mtime_ns, inode, device, sha256) of the file at `path` now, or None when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            digest = hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, digest
+
+
+def replace_if_unchanged(path: Path, data: bytes, expected: bytes) -> bool:
+    """Replace `path` by `data` atomically, but only if it still holds `expected`; return whether it did.
+
+    The file is checked when the call starts (its bytes are `expected`) and again after `data` is written and
+    fsynced to the temp file, just before the rename (the same size, mtime_ns, inode and sha256): an edit made in
+    between by someone else is kept, and the temp file is removed. What is left open is the rename itself.
+    """
+    path = Path(path)
+    before = _stamp(path)
+    if before is None or before[4] != hashlib.sha256(expected).hexdigest():
+        return False
+    mode = os.stat(path).st_mode & 0o777
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        if _stamp(path) != before:
+            os.unlink(tmp)
+            return False
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
     return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -170,3 +171,83 @@ def test_walker_skips_git_and_hidden_folders_and_takes_markdown_only(tmp_path: P
             assert problems and problems[0].kind == "unreadable"
     finally:
         os.chmod(tmp_path / "a", 0o755)
+
+
+def test_huge_format_is_a_finding_not_gigabytes(registry, db_url: str, tmp_path: Path) -> None:
+    """`{value:>400000000}` would take 3.5 GB and `{value:.999999999f}` 1 GB: under a 512 MB address-space limit
+    (so nothing that large is ever allocated on this machine), `docs check` reports both as marker problems."""
+    import resource
+    import subprocess
+    import sys
+
+    record(registry, "a/b", 11.9, 7.2)
+    doc = tmp_path / "huge.md"
+    doc.write_text(
+        'w <!-- fact: a/b format="{value:>400000000}" -->1<!-- /fact -->\n\n'
+        'p <!-- fact: a/b format="{value:.999999999f}" -->1<!-- /fact -->\n\n'
+        "ok <!-- fact: a/b -->11.9 ± 7.2 tok/s<!-- /fact -->\n",
+        encoding="utf-8",
+    )
+    limit = 512 * 1024 * 1024
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    run = subprocess.run(
+        [sys.executable, "-m", "factreg", "docs", "check", "--json", str(doc)],
+        env={**os.environ, "FACTREG_DB": db_url},
+        preexec_fn=cap,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and "MemoryError" not in run.stderr
+    problems = json.loads(run.stdout)["problems"]
+    assert [(p["line"], p["kind"]) for p in problems] == [(1, "bad_marker"), (3, "bad_marker")]
+    assert "width 400000000 is over the limit of 64" in problems[0]["message"]
+    assert "precision 999999999 is over the limit of 20" in problems[1]["message"]
+
+
+def _one_paragraph(n: int) -> str:
+    return "Speeds: " + " ".join(f"<!-- fact: a/b -->{i} tok/s<!-- /fact -->" for i in range(n)) + "\n"
+
+
+def test_check_is_linear_in_the_markers_of_one_paragraph(tmp_path: Path) -> None:
+    """n outdated markers on one line: every problem's diff shows a window around its marker, so the characters
+    `docs check` produces (and the copies it makes) grow with n, not n² (the whole line once per marker)."""
+    index = {"a/b": {"id": "a/b", "value": 11.9, "spread": 7.2, "unit": "tok/s", "status": "fresh"}}
+    sizes = {}
+    for n in (100, 400, 1600):
+        doc = tmp_path / f"p{n}.md"
+        doc.write_text(_one_paragraph(n), encoding="utf-8")
+        problems = chk.check_scanned(chk.scan([doc]), index)  # type: ignore[arg-type]
+        assert len(problems) == n and all(p.kind == "text_differs" for p in problems)
+        sizes[n] = sum(len(line) for p in problems for line in p.diff)
+        longest = max(len(line) for p in problems for line in p.diff)
+        assert longest <= 2 * chk.DIFF_CONTEXT + 80, longest  # a window, not the line
+    assert sizes[400] <= 4.2 * sizes[100] and sizes[1600] <= 4.2 * sizes[400], sizes
+    first = chk.check_scanned(chk.scan([tmp_path / "p100.md"]), index)[1]  # type: ignore[arg-type]
+    assert first.diff[0].startswith("- Speeds: <!-- fact: a/b -->0 tok/s<!-- /fact --> <!-- fact: a/b -->1 tok/s")
+    assert first.diff[0].endswith("…") and first.diff[1].endswith("…")
+
+
+def test_unclosed_openers_are_read_once(tmp_path: Path) -> None:
+    """A 400 KB paragraph of `<!-- fact:` openers that never close (with quotes and dashes): each is read up to
+    the next `<!--`, so parsing takes well under a second; reading each to the end of the line took minutes."""
+    import subprocess
+    import sys
+
+    piece = '<!-- fact: a/b format="x - y" - '
+    text = "P " + piece * (400_000 // len(piece)) + "\n" + _one_paragraph(3)
+    doc = tmp_path / "openers.md"
+    doc.write_text(text, encoding="utf-8")
+    code = (
+        "import sys, time; from factreg.docs import markers as mk; t = time.perf_counter(); "
+        "m, p = mk.parse(open(sys.argv[1], encoding='utf-8').read()); "
+        "print(len(m), len(p), time.perf_counter() - t)"
+    )
+    run = subprocess.run([sys.executable, "-c", code, str(doc)], capture_output=True, text=True, timeout=60)
+    found, problems, seconds = run.stdout.split()
+    assert (found, problems) == ("3", "0")
+    assert float(seconds) < 5.0, seconds  # ~0.01 s here; the quadratic reading needed ~30 minutes

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from factreg.docs import lint, markers
+from factreg.docs import lint, markdown, markers
 from factreg.docs.markdown import _PARA, _Blocks, code_regions, front_matter_end
 
 REFERENCE = MarkdownIt("commonmark")  # CommonMark with raw HTML, nothing else
@@ -357,3 +357,36 @@ def test_scanning_stays_linear(text: str) -> None:
     assert all(lo < hi for lo, hi in regions.blocks + regions.spans)
     lint.lint_text(text)
     markers.parse(text + "<!-- fact: a/b -->1<!-- /fact -->")
+
+
+class _Reach:
+    """Wraps `_ANGLE` and adds up how far each raw-HTML match may read: to its end, or to the paragraph's end."""
+
+    def __init__(self, real):  # type: ignore[no-untyped-def]
+        self.real = real
+        self.reach = 0
+
+    def match(self, text: str, pos: int, endpos: int):  # type: ignore[no-untyped-def]
+        m = self.real.match(text, pos, endpos)
+        self.reach += (m.end() if m else endpos) - pos
+        return m
+
+
+@pytest.mark.parametrize(
+    ("piece", "marker"),
+    [
+        ("<? ", "<!-- fact: a/b -->1 tok/s<!-- /fact --> "),
+        ("<![CDATA[ ", "<!-- fact: a/b -->1 tok/s<!-- /fact --> "),
+        ("<!x ", "a b "),  # no `>` anywhere after
+    ],
+)
+def test_raw_html_that_never_closes_is_read_once_per_paragraph(monkeypatch, piece: str, marker: str) -> None:
+    """A paragraph of citations each followed by an unclosed `<?` (or CDATA, or a declaration with no `>` after
+    it), with a code span: the raw-HTML reading stays linear in the paragraph (it read to the paragraph's end for
+    each, ~100 million characters here)."""
+    reach = _Reach(markdown._ANGLE)
+    monkeypatch.setattr(markdown, "_ANGLE", reach)
+    text = "P `x` " + (marker + piece) * 2000 + "\n"
+    regions = markdown.code_regions(text)
+    assert regions.spans == [(2, 5)]
+    assert reach.reach <= 2 * len(text), (reach.reach, len(text))

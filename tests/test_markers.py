@@ -127,3 +127,64 @@ def test_find_citations_across_folders(tmp_path: Path) -> None:
         ("a/b/c/SKILL.md", 1),
     ]
     assert {c.fact_id for c in mk.find_citations([tmp_path])} == {"f/one", "f/two"}
+
+
+# Format strings are bounded: width ≤ MAX_WIDTH, precision ≤ MAX_PRECISION, refused before anything is formatted.
+# Over the cap, but small enough that formatting them anyway (without the cap) costs at most ~100 KB here; the
+# gigabyte-sized ones run in a memory-limited process (test_docs_check.py::test_huge_format_is_a_finding_...).
+OVER_CAP = [
+    "{value:>65}",
+    "{value:0100000}",
+    "{value:x^100000}",
+    "{value:.21f}",
+    "{value:.100000f}",
+    "{value:>64.100000e}",
+    "{id:.100000}",
+    "{value:,.99999999999999999999999999999999999999999999999999999999999999999999999999}",
+]
+
+
+@pytest.mark.parametrize("template", OVER_CAP)
+def test_format_width_and_precision_are_capped(template: str) -> None:
+    import tracemalloc
+
+    text = f'x <!-- fact: a/b format="{template}" -->1<!-- /fact -->\n'
+    tracemalloc.start()
+    try:
+        markers, problems = mk.parse(text)
+        with pytest.raises(UsageError, match="over the limit of"):
+            mk.render(FACT, template)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert markers == []
+    assert len(problems) == 1 and "over the limit of" in problems[0].message, problems
+    assert peak < 64_000  # the refusal comes before formatting: no padded or zero-filled string was made
+
+
+def test_format_within_the_caps_still_renders() -> None:
+    assert mk.render(FACT, "{value:>64.20f}") == f"{11.9:>64.20f}"
+    assert mk.render(FACT, "{value:x<+#010,.3f}|{n:_>5d}|{id:.4}") == f"{11.9:x<+#010,.3f}|{5:_>5d}|game"
+    assert mk.check_format("{value:q}") is not None  # not a format spec: a marker problem, not a render error
+
+
+HOSTILE = [
+    "tok<!-- /fact -->",
+    "<!-- fact: a/b -->",
+    "-->",
+    "<!-->",
+    "`x",
+    "a\n\n```\ncode",
+    "back\\",
+]
+
+
+@pytest.mark.parametrize("unit", HOSTILE)
+def test_rendered_text_cannot_hold_marker_syntax(unit: str) -> None:
+    fact = {**FACT, "unit": unit}
+    rendered = mk.render(fact)
+    doc = f"p <!-- fact: a/b -->{rendered}<!-- /fact --> `tail`\n"
+    markers, problems = mk.parse(doc)
+    assert problems == [] and [m.text for m in markers] == [rendered]
+    assert mk.inert(rendered) == rendered
+    assert "<!--" not in rendered and "-->" not in rendered and "`" not in rendered and "\n" not in rendered

@@ -75,3 +75,11 @@ def test_no_clock_in_templates():
 def test_missing_override_folder():
     with pytest.raises(ConfigError, match="no such folder"):
         render.environment("/nonexistent/templates")
+
+
+def test_fixed_filter_caps_its_decimals(tmp_path):
+    (tmp_path / "f.j2").write_text("{{ 1.5 | fixed(2) }} {{ 1.5 | fixed(20) }}\n")
+    assert render.render("f.j2", {}, tmp_path) == f"1.50 {1.5:.20f}\n"
+    (tmp_path / "g.j2").write_text("{{ 1.5 | fixed(100000) }}\n")  # formatted anyway, 100 KB: small, but over
+    with pytest.raises(ConfigError, match="from 0 to 20"):
+        render.render("g.j2", {}, tmp_path)

@@ -127,9 +127,10 @@ def sync(
     from factreg.docs import sync as sy
 
     s = settings(db)
-    docs = chk.scan(_paths(paths, s), s.file_config)
+    roots = _paths(paths, s)
+    docs = chk.scan(roots, s.file_config)
     index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
-    result = sy.sync_scanned(docs, index, dry_run=dry_run)
+    result = sy.sync_scanned(docs, index, dry_run=dry_run, roots=roots, max_bytes=chk.max_bytes(s.file_config))
     if json_out:
         emit_json(
             {
@@ -137,11 +138,14 @@ def sync(
                 "dry_run": dry_run,
                 "markers": result.markers,
                 "problems": [p.as_json() for p in result.problems],
+                "notes": result.notes,
             }
         )
     else:
         if result.changed:
             emit("".join(f"{p}\n" for p in result.changed))
+        for note in result.notes:
+            info(note)
         for p in result.problems:
             info(f"{p.path}:{p.line}:{p.col}: " + (f"{p.fact_id}: " if p.fact_id else "") + f"{p.kind}: {p.message}")
     verb = "would change" if dry_run else "changed"

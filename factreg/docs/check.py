@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from factreg.docs import markers as mk
 from factreg.docs import walk
 from factreg.errors import UsageError
+from factreg.registry.ids import check_id
 
 if TYPE_CHECKING:
     from factreg.registry.store import Registry
@@ -45,6 +46,8 @@ FIX = {
     "too_big": "split the file, or raise [docs] max_file_mb in .factreg/config.toml",
     "unreadable": "make the file readable, or leave it out of the paths given",
     "symlink_loop": "remove the symbolic link loop, or leave it out of the paths given",
+    "outside_root": "sync the document from the folder it really is in, or replace the link by the file",
+    "changed_during_sync": "run `factreg docs sync PATH` again when the file is no longer being edited",
 }
 
 
@@ -156,6 +159,8 @@ def plan(doc: Scanned, index: Mapping[str, FactData]) -> Plan:
             continue
         try:
             live = live_fact(fact, index)
+            if live["id"] != m.fact_id:  # written into the marker: a tampered registry cannot put `-->` there
+                check_id(str(live["id"]))
         except UsageError as exc:
             problems.append(Problem(**here, kind="supersede_chain", message=exc.message, actual=m.text))
             continue
@@ -207,13 +212,25 @@ def plan(doc: Scanned, index: Mapping[str, FactData]) -> Plan:
     return Plan(edits, problems)
 
 
+# How much of the marker's line a diff shows on each side of the marker: a paragraph written as one long line
+# with thousands of markers gives each problem a short diff, not the whole line (which made `docs check`
+# quadratic in the markers of a paragraph, in time, memory and output).
+DIFF_CONTEXT = 60
+
+
 def _diff(text: str, m: mk.Marker, edits: list[tuple[int, int, str]]) -> list[str]:
-    """The marker's line(s) before and after the edits, as `- old` / `+ new`."""
-    lo = text.rfind("\n", 0, m.start) + 1
-    hi = text.find("\n", m.end)
-    hi = len(text) if hi == -1 else hi
-    old = text[lo:hi].rstrip("\r")
-    new = mk.replace_spans(text[lo:hi], [(a - lo, b - lo, s) for a, b, s in edits]).rstrip("\r")
+    """The marker's line(s) before and after the edits, as `- old` / `+ new`: at most DIFF_CONTEXT characters of
+    the line on either side of the marker, `…` where the line is cut."""
+    floor = max(0, m.start - DIFF_CONTEXT)
+    nl = text.rfind("\n", floor, m.start)
+    lo = nl + 1 if nl >= 0 else floor
+    ceil = min(len(text), m.end + DIFF_CONTEXT)
+    nl = text.find("\n", m.end, ceil)
+    hi = nl if nl >= 0 else ceil
+    before = "…" if lo > 0 and text[lo - 1] != "\n" else ""
+    after = "…" if hi < len(text) and text[hi] not in "\r\n" else ""
+    old = before + text[lo:hi].rstrip("\r") + after
+    new = before + mk.replace_spans(text[lo:hi], [(a - lo, b - lo, s) for a, b, s in edits]).rstrip("\r") + after
     return [f"- {line}" for line in old.split("\n")] + [f"+ {line}" for line in new.split("\n")]
 
 

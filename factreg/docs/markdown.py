@@ -457,6 +457,7 @@ def _code_spans(text: str, inline: list[Range]) -> list[Range]:
             runs.setdefault(run.end() - run.start(), []).append(run.start())
         pos = lo
         unclosed = hi
+        ends: tuple[int, int, int] | None = None  # the last `>`, `?>` and `]]>` of the paragraph, once needed
         while True:
             special = _INLINE_SPECIAL.search(text, pos, hi)
             if special is None:
@@ -485,6 +486,17 @@ def _code_spans(text: str, inline: list[Range]) -> list[Range]:
                 else:
                     pos = close + 3
             else:
+                # Every form ends with `>`, `<?` with `?>`, CDATA with `]]>`: when none is left in the paragraph, no
+                # match is tried, so a paragraph full of `<?` costs one search, not a search to its end for each.
+                if ends is None:
+                    ends = (text.rfind(">", lo, hi), text.rfind("?>", lo, hi), text.rfind("]]>", lo, hi))
+                if (
+                    ends[0] <= at
+                    or (ends[1] < at + 2 and text.startswith("<?", at))
+                    or (ends[2] < at + 9 and text.startswith("<![CDATA[", at))
+                ):
+                    pos = at + 1
+                    continue
                 tag = _ANGLE.match(text, at, hi)
                 pos = tag.end() if tag else at + 1
     return spans

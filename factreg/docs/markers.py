@@ -6,10 +6,19 @@ Syntax (HTML comments, so the text stays readable in raw Markdown and on GitHub)
     <!-- fact: gamebox/a3b/tg32 format="{value:.1f} tok/s (n={n})" -->11.9 tok/s (n=5)<!-- /fact -->
     <!-- fact: gamebox/a3b/tg32 asof -->11.9 ± 7.2 tok/s (as of 2026-10-26)<!-- /fact -->
 
-`format` is a Python format string over the fields in `FIELDS`; `asof` appends the measurement date. Markers in
+`format` is a Python format string over the fields in `FIELDS`, with a width of at most `MAX_WIDTH` and a precision
+of at most `MAX_PRECISION` (a larger one is a marker problem, refused before anything is formatted, so a marker
+cannot make `docs check` allocate gigabytes); `asof` appends the measurement date. Markers in
 YAML front matter, fenced and indented code blocks and inline code spans (as `factreg.docs.markdown` reads them,
 the same reading as `docs lint`'s) are examples, not citations, and are ignored. An unclosed, nested or stray
-marker, a bad id or an unknown option is a `MarkerProblem` with its line, never an exception.
+marker, a bad id or an unknown option is a `MarkerProblem` with its line, never an exception. An opening marker
+holds no line break and no `<!--` (not even inside `format="…"`), so parsing is one pass however many markers a
+paragraph holds.
+
+What is rendered between the markers is inert (`inert`): a unit, a date or a format's own text that holds `<!--`,
+`-->`, a backtick, a line break or a trailing backslash is written with HTML character references instead (they
+read the same on GitHub), so nothing rendered can close the marker, open another, or turn the rest of the
+paragraph into code; `docs sync` run twice gives the same bytes.
 """
 
 from __future__ import annotations
@@ -32,7 +41,20 @@ NEEDLE = "<!--"
 FIELDS = ("value", "spread", "unit", "n", "median", "mean", "min", "max", "ci_lo", "ci_hi", "measured_at", "date", "id")
 
 # An opening marker: `<!-- fact: ID [format="..."] [asof] -->`; a closing one: `<!-- /fact -->`.
-_TAG = re.compile(r"<!--\s*(?:(?P<close>/fact)\s*-->|fact\s*:\s*(?P<body>(?:[^\"\n-]|\"[^\"\n]*\"|-(?!->))*?)\s*-->)")
+# The body of an opening marker is read up to its first `-->` outside double quotes; it cannot hold a line break or
+# another `<!--` (quoted or not), so reading from each `<!--` stops at the next one: one pass over a paragraph,
+# however many unclosed `<!-- fact:` it holds. `(?=(?P<body>…))(?P=body)` reads the body once and never gives
+# any of it back (an atomic group that Python 3.10's `re` can express). `body` keeps its surrounding spaces.
+_TAG = re.compile(
+    r"<!--\s*(?:(?P<close>/fact)\s*-->"
+    r"|fact\s*:(?=(?P<body>\s*(?:[^\"\n<-]|<(?!!--)|-(?!->)|\"(?:[^\"\n<]|<(?!!--))*\")*))(?P=body)\s*-->)"
+)
+# A format spec (Python's mini-language, 3.11+): [[fill]align][sign][z][#][0][width][grouping][.precision][type].
+_SPEC = re.compile(
+    r"(?:(?P<fill>.)?[<>=^])?[-+ ]?z?#?0?(?P<width>[0-9]+)?[,_]?(?:\.(?P<precision>[0-9]+))?[bcdeEfFgGnosxX%]?", re.S
+)
+MAX_WIDTH = 64
+MAX_PRECISION = 20
 _ATTR = re.compile(r"\s*(?:(?P<key>[A-Za-z_][\w-]*)\s*=\s*\"(?P<val>[^\"]*)\"|(?P<flag>[A-Za-z_][\w-]*))")
 
 
@@ -150,8 +172,10 @@ def _raw_id(tag: re.Match[str]) -> str | None:
 
 def _marker(text: str, open_tag: re.Match[str], close_tag: re.Match[str], where) -> Marker | MarkerProblem:  # type: ignore[no-untyped-def]
     line, col = where(open_tag.start())
-    body = open_tag.group("body") or ""
-    body_start = open_tag.start("body")
+    raw = open_tag.group("body") or ""
+    body = raw.lstrip()
+    body_start = open_tag.start("body") + len(raw) - len(body)
+    body = body.rstrip()
     parts = body.split(None, 1)
     if not parts:
         return MarkerProblem(line, col, "marker without a fact id: write <!-- fact: ID -->")
@@ -216,6 +240,23 @@ def check_format(template: str) -> str | None:
             return f"format field {{{field}}} is not one of: {', '.join(FIELDS)}"
         if spec and "{" in spec:
             return f"bad format string {template!r}: nested fields are not allowed"
+        if spec:
+            bad = _check_spec(field, spec)
+            if bad:
+                return bad
+    return None
+
+
+def _check_spec(field: str, spec: str) -> str | None:
+    """Why `{field:spec}` is refused: not a plain format spec, or a width or precision over the caps."""
+    m = _SPEC.fullmatch(spec)
+    if m is None:
+        return f"format {{{field}:{spec[:40]}}}: not a format spec (write e.g. {{{field}:.1f}} or {{{field}:>8}})"
+    for part, cap in (("width", MAX_WIDTH), ("precision", MAX_PRECISION)):
+        digits = (m.group(part) or "").lstrip("0")
+        if len(digits) > 3 or (digits and int(digits) > cap):  # compared as text first: no huge int is made
+            shown = digits if len(digits) <= 12 else digits[:12] + "…"
+            return f"format {{{field}:…}}: {part} {shown} is over the limit of {cap}"
     return None
 
 
@@ -229,6 +270,9 @@ def render(fact: Mapping[str, Any], template: str | None = None, asof: bool = Fa
     if template is None:
         text = display.text(fact)
     else:
+        bad = check_format(template)  # the caps hold whoever calls this, not only for parsed markers
+        if bad:
+            raise UsageError(bad)
         values = fields(fact)
         try:
             text = template.format_map(values)
@@ -238,7 +282,22 @@ def render(fact: Mapping[str, Any], template: str | None = None, asof: bool = Fa
             raise UsageError(f"format {template!r} cannot be rendered: {why}") from None
     if asof:
         text += f" (as of {(fact.get('measured_at') or '')[:10]})"
-    return text
+    return inert(text)
+
+
+# What rendered text may not hold between markers, and what is written instead (HTML character references): the `<`
+# that opens a comment, the `>` that closes one, backticks, line breaks and a backslash that would escape the `<` of
+# the closing marker. Each is one character replaced by text without `<`, `>`, `-` or `!`, so no new delimiter forms.
+_INERT = re.compile(r"<(?=!--)|(?<=--)>|[`\r\n]|\\\Z")
+_INERT_AS = {"<": "&lt;", ">": "&gt;", "`": "&#96;", "\r": " ", "\n": " ", "\\": "&#92;"}
+
+
+def inert(text: str) -> str:
+    """`text` made safe to stand between an opening and a closing marker: no comment delimiter (so no marker),
+    no backtick (no code span swallowing the closing marker), no line break, no trailing backslash."""
+    if _INERT.search(text) is None:
+        return text
+    return _INERT.sub(lambda m: _INERT_AS[m.group()], text)
 
 
 def replace_spans(text: str, edits: Iterable[tuple[int, int, str]]) -> str:

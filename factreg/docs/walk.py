@@ -3,8 +3,9 @@
 Folders are walked to any depth, following symbolic links to folders at most once each (a link loop is
 reported, never followed forever); `.git` and other hidden folders are skipped. A file given explicitly is read
 whatever its name; inside folders only Markdown files (`.md`, `.markdown`, `.mdx`, e.g. SKILL.md, README.md)
-are taken. A file that cannot be used — binary, not UTF-8, larger than the size cap, unreadable — becomes a
-`Problem`, never an exception.
+are taken. A document is UTF-8, or UTF-16 with its byte-order mark (read, and written back by `docs sync`, in the
+same encoding). A file that cannot be used — binary, not UTF-8, UTF-32, larger than the size cap, unreadable —
+becomes a `Problem`, never an exception.
 """
 
 from __future__ import annotations
@@ -165,8 +166,38 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | Problem:
     return data
 
 
+# Byte-order marks of the encodings a document may have besides UTF-8 (longest first: UTF-32-LE starts like UTF-16-LE).
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def encoding_of(data: bytes) -> str:
+    """The encoding a document's bytes are read (and written back) in: UTF-16 when they start with its byte-order
+    mark, UTF-32 likewise (refused by `decode`), else UTF-8."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    return "utf-8"
+
+
 def decode(path: Path, data: bytes) -> str | Problem:
-    """UTF-8 text (line endings kept as they are), or a Problem for binary or non-UTF-8 content."""
+    """The text (line endings and a byte-order mark kept as they are, so encoding it gives the same bytes), or a
+    Problem for binary content or bytes that are not UTF-8, or UTF-16 after its byte-order mark."""
+    encoding = encoding_of(data)
+    if encoding.startswith("utf-32"):
+        return Problem(path, "encoding", "UTF-32 is not supported (save it as UTF-8 or UTF-16): skipped")
+    if encoding != "utf-8":
+        try:
+            text = data.decode(encoding)  # the byte-order mark stays, as U+FEFF
+        except UnicodeDecodeError as exc:
+            return Problem(path, "encoding", f"not valid {encoding[:6].upper()} (byte {exc.start}): skipped")
+        if "\x00" in text:
+            return Problem(path, "binary", "binary file (contains NUL characters): skipped")
+        return text
     if b"\x00" in data:
         return Problem(path, "binary", "binary file (contains NUL bytes): skipped")
     try:

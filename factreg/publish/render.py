@@ -89,8 +89,15 @@ def _json(x: Any) -> str:
     return json.dumps(secrets.redact_data(x), ensure_ascii=False, sort_keys=True)
 
 
+# A template's `fixed` filter, like a citation marker's format (docs.markers.MAX_PRECISION), takes at most 20
+# decimals: a larger count is a template error, never a gigabyte of zeros.
+MAX_DECIMALS = 20
+
+
 def _fixed(x: float, decimals: int = 1) -> str:
     """A coordinate with fixed decimals (SVG geometry)."""
+    if not isinstance(decimals, int) or not 0 <= decimals <= MAX_DECIMALS:
+        raise ConfigError(f"fixed: decimals must be a whole number from 0 to {MAX_DECIMALS}, got {decimals!r}")
     return f"{x:.{decimals}f}"
 
 
