@@ -82,9 +82,11 @@ def _load_part(conn: Any, ids: Sequence[str], with_samples: bool) -> dict[str, S
                             "ORDER BY fact_id, version, idx", params):
             sample[(r["fact_id"], r["version"])].append(r["value"])
     checks: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows(conn, "SELECT pk, fact_id, fact_version, verified_at, value, samples, observed FROM verification "
-                        f"WHERE fact_id IN {clause} AND value IS NOT NULL ORDER BY pk", params):
+    cols = "pk, fact_id, fact_version, verified_at, value, observed" + (", samples" if with_samples else "")
+    for r in rows(conn, f"SELECT {cols} FROM verification WHERE fact_id IN {clause} AND value IS NOT NULL "
+                        "ORDER BY pk", params):
         checks[r["fact_id"]].append(r)
+    seen_before: dict[str, dict[str, str]] = {}  # observed conditions repeat from run to run: parse each text once
     out: dict[str, Series] = {}
     for fid, cur in current.items():
         vs = versions.get(fid, [])
@@ -102,7 +104,10 @@ def _load_part(conn: Any, ids: Sequence[str], with_samples: bool) -> dict[str, S
         for c in checks.get(fid, []):
             if c["fact_version"] not in same:
                 continue
-            seen = {k: str(val) for k, val in _json(c["observed"], {}).items() if k not in ALWAYS_INFO}
+            seen = seen_before.get(c["observed"])
+            if seen is None:
+                seen = seen_before[c["observed"]] = {k: str(val) for k, val in _json(c["observed"], {}).items()
+                                                      if k not in ALWAYS_INFO}
             conditions = {**conds.get((fid, c["fact_version"]), {}), **seen}
             got = _json(c["samples"], []) if with_samples else None
             point = Point(c["verified_at"], float(c["value"]), [float(x) for x in got] if got else None,
@@ -158,7 +163,6 @@ def shifts(conn: Any, current: Sequence[Mapping[str, Any]], min_segment: int = c
     have a level after their recorded value; their series alone are read and searched."""
     if not current:
         return {}
-    wanted = {f["id"] for f in current}
     counts: dict[str, int] = defaultdict(int)
     for r in rows(conn, "SELECT fact_id, COUNT(*) AS n FROM verification WHERE value IS NOT NULL GROUP BY fact_id "
                         "HAVING COUNT(*) >= :m", {"m": min_segment}):
@@ -168,7 +172,9 @@ def shifts(conn: Any, current: Sequence[Mapping[str, Any]], min_segment: int = c
                             "c.version = f.current_version JOIN fact_version v ON v.fact_id = f.id AND "
                             "v.measured_at > c.measured_at WHERE f.current_version > 1 GROUP BY v.fact_id"):
             counts[r["fact_id"]] += r["n"]
-    candidates = [fid for fid, n in counts.items() if n >= min_segment and fid in wanted]
+    versions = {f["id"]: f["version"] for f in current}  # versions are numbered 1…current
+    candidates = [fid for fid, n in counts.items()
+                  if n >= min_segment and versions.get(fid, 0) + n >= 2 * min_segment]
     if not candidates:
         return {}
     out: dict[str, str] = {}
