@@ -185,6 +185,17 @@ def test_a_recorded_value_inside_the_latest_level_is_not_shifted(cli, registry, 
     assert facts.get(registry, "back/tg32")["status"] != "shifted"
 
 
+def test_a_decision_relying_on_a_shifted_fact_needs_review(cli, tmp_path):
+    record_at(cli, 130, 28.0)
+    r = cli("decision", "add", "gamebox decodes for the voice line", "--cites", FACT, "--out", str(tmp_path),
+            "--date", ago(125, date_only=True))
+    assert r.exit_code == 0, r.stderr
+    shifted_history(cli, tmp_path)
+    out = cli("status")
+    assert "needs review       decision 1: gamebox decodes for the voice line" in out.stdout
+    assert f"decision 1: gamebox decodes for the voice line — {FACT} is shifted: its level dropped" in out.stdout
+
+
 def test_refuted_outranks_shifted(cli, registry, tmp_path):
     shifted_history(cli, tmp_path)
     from tests.docs_support import verify
