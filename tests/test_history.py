@@ -196,6 +196,17 @@ def test_a_decision_relying_on_a_shifted_fact_needs_review(cli, tmp_path):
     assert f"decision 1: gamebox decodes for the voice line — {FACT} is shifted: its level dropped" in out.stdout
 
 
+@pytest.mark.postgres
+def test_history_and_shifted_on_postgresql(cli, tmp_path, pg_url, monkeypatch):
+    """The same queries on PostgreSQL; the imported verifications carry no number (the database gives one)."""
+    monkeypatch.setenv("FACTREG_DB", pg_url)
+    shifted_history(cli, tmp_path)
+    assert [f["status"] for f in cli("status", "--json").json()["facts"]] == ["shifted"]
+    (c,) = cli("changes", "--json").json()
+    assert c["points"] == ["verification 3", "verification 4"] and c["conditions_changed"] == {"build_commit": [OLD, NEW]}
+    assert cli("show", FACT, "--json").json()["status"] == "shifted"
+
+
 def test_refuted_outranks_shifted(cli, registry, tmp_path):
     shifted_history(cli, tmp_path)
     from tests.docs_support import verify
