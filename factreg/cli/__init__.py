@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from factreg.cli import decisions, demo, docs, facts, probe, registry, status, verify
+from factreg.cli import changes, decisions, demo, docs, facts, probe, registry, status, verify
 
 app = typer.Typer(
     name="factreg",
@@ -16,7 +16,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-for module in (facts, registry, verify, probe, status, docs, decisions, demo):
+for module in (facts, registry, verify, probe, status, changes, docs, decisions, demo):
     module.register(app)
 
 

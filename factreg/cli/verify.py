@@ -71,13 +71,36 @@ def verify(
     against: Annotated[str | None, typer.Option(
         "--against", help="Judge the fact by this newer measurement in the registry instead of re-running it "
         "(for numbers that cannot be re-run here).")] = None,
+    due: Annotated[bool, typer.Option(
+        "--due", help="Only the facts whose freshness asks for it (stale, then aging), within --budget; the summary "
+        "says which statuses and change points this run changed. The command for cron.")] = False,
+    budget: Annotated[str | None, typer.Option(
+        "--budget", metavar="DURATION", help="With --due: start no re-run after this long, e.g. 10m (default 10m).",
+        show_default=False)] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
     """Re-run facts' methods and record verdicts: exit 1 if refuted/changed, 3 if something could not run."""
     from factreg.measure import verify as engine
 
+    if due or budget is not None:
+        _check_due(due, bool(ids or all_ or stale or here or against))
     s, reg = open_registry(db, create=False)
+    if due:
+        from factreg.measure import due as due_run
+        from factreg.registry.freshness import parse_duration
+
+        ran = due_run.run(reg, s, parse_duration(budget or due_run.DEFAULT_BUDGET))
+        if json_out:
+            emit_json(ran.as_json())
+        else:
+            if ran.results:
+                _print_results(ran.results)
+            console().print("\n".join(due_run.summary_lines(ran)), markup=False)
+        code = engine.exit_code(ran.results)
+        if code:
+            raise typer.Exit(code)
+        return
     if against is not None:
         from factreg.errors import UsageError
         from factreg.registry import facts
@@ -105,6 +128,15 @@ def verify(
     code = engine.exit_code(results)
     if code:
         raise typer.Exit(code)
+
+
+def _check_due(due: bool, selected: bool) -> None:
+    from factreg.errors import UsageError
+
+    if not due:
+        raise UsageError("--budget goes with --due")
+    if selected:
+        raise UsageError("--due picks the facts itself: give no ID, --all, --stale, --here or --against")
 
 
 def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData]) -> list[VerifyResult]:

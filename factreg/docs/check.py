@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # Statuses of a cited (live) fact that make `docs check` fail. `aging` is reported by `factreg status`, not
 # here: the value still holds. `unverifiable` fails: its last re-measurement could not be made (the endpoint
 # answered 401, or is gone), so the doc points readers at something that no longer answers.
-FAILING = ("stale", "refuted", "conditions_changed", "unverifiable")
+FAILING = ("stale", "refuted", "conditions_changed", "unverifiable", "shifted")
 
 FIX = {
     "unknown_fact": "record the fact (`factreg record ID …`) or correct the id in the marker",
@@ -37,6 +37,8 @@ FIX = {
     "superseded": "run `factreg docs sync PATH`: it rewrites the marker to cite the successor",
     "unverifiable": "check the endpoint or tool it was measured with (`factreg verify ID` says why it failed); "
     "re-measure it where it answers, or correct the doc",
+    "shifted": "its measured level has moved since its value was recorded (`factreg changes ID` shows when and "
+    "why): record the new level, or correct ID, then run `factreg docs sync`",
     "text_differs": "run `factreg docs sync PATH` to rewrite the marker text from the registry",
     "bad_marker": 'fix the marker: <!-- fact: ID -->text<!-- /fact --> (options: format="…", asof)',
     "bad_format": 'fix the marker\'s format="…" to use fields the fact has',

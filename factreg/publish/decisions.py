@@ -114,7 +114,7 @@ def _tables() -> tuple[Table, Table]:
 STATUSES = ("proposed", "accepted")
 OPEN = ("proposed", "accepted")
 NEEDS_REVIEW = "needs review"
-REVIEW_STATUSES = ("refuted", "superseded", "stale", "conditions_changed", "unverifiable")
+REVIEW_STATUSES = ("refuted", "superseded", "stale", "conditions_changed", "unverifiable", "shifted")
 FOLDER = "decisions"
 MAX_SLUG = 200
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from factreg.docs.markers import Citation
 
 FOLDER = "facts"
-PROBLEM_STATUSES = ("refuted", "conditions_changed", "stale", "unverifiable")
+PROBLEM_STATUSES = ("refuted", "conditions_changed", "stale", "unverifiable", "shifted")
 RESERVED = {"readme", "stale", "llms", "index"}
 # The report files `report` writes under `facts/` besides the pages, and the list of every file it wrote there.
 REPORT_FILES = ("README.md", "STALE.md", "llms.txt")
@@ -213,6 +213,11 @@ def what_to_do(fact: FactData, last_verification: LastVerification | None) -> st
         return (
             "it describes a situation that no longer exists: record the current one as a new fact and "
             f"`factreg correct {fid} --by NEW_ID`, or keep it if the old situation still matters"
+        )
+    if status == "shifted":
+        return (
+            f"its measured level moved after this value (`factreg changes {fid}` says when and which conditions "
+            f"changed): record the new level as a new version (`factreg record {fid} …`), or correct it"
         )
     if status == "unverifiable":
         return (

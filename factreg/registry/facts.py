@@ -13,7 +13,7 @@ from factreg import clock
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
-from factreg.registry import freshness, stats
+from factreg.registry import freshness, series, stats
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import get_metric, missing_required
 from factreg.registry.store import Registry, in_list, rows
@@ -481,12 +481,13 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
             ver = last_verifications(conn)
             context = []
             newest = freshness.merge_newest(freshness.newest_observations(facts), observed_environment(conn))
+        shifted = series.shifts(conn, facts)
     invalid = freshness.invalidations(facts, ver, newest=newest)
     for fid, why in freshness.derived_invalidations([*facts, *context], ver).items():
         invalid.setdefault(fid, why)
     for fact in facts:
         fact["status"], fact["status_reason"] = freshness.status_of(
-            fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]))
+            fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]), shifted_by=shifted.get(fact["id"]))
     return facts
 
 

@@ -25,13 +25,14 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
 # Severity of each status, the order `factreg status --fail-on` compares against (0 is nothing to do):
 #   0 fresh, superseded   — holds, or is history with a live successor (docs citing it are `docs check`'s job)
 #   1 aging               — past warn_after: re-measure soon
-#   2 stale, unverifiable, conditions_changed — not known to hold now (too old, could not be measured,
-#                           or measured under conditions that no longer exist)
+#   2 stale, unverifiable, conditions_changed, shifted — not known to hold now (too old, could not be measured,
+#                           measured under conditions that no longer exist, or its history's latest level
+#                           began after it and differs from it: registry/series.py)
 #   3 refuted             — a re-measurement contradicts it
 SEVERITY = {"fresh": 0, "superseded": 0, "aging": 1, "stale": 2, "unverifiable": 2, "conditions_changed": 2,
-            "refuted": 3}
+            "shifted": 2, "refuted": 3}
 # Status order, from best to worst (by severity).
-ORDER = ["fresh", "superseded", "aging", "stale", "unverifiable", "conditions_changed", "refuted"]
+ORDER = ["fresh", "superseded", "aging", "stale", "unverifiable", "conditions_changed", "shifted", "refuted"]
 FAIL_LEVELS = {"aging": 1, "stale": 2, "refuted": 3}
 
 
@@ -101,21 +102,27 @@ def status_of(
     now: datetime | None = None,
     invalidated_by: str | None = None,
     limits: Thresholds | None = None,
+    shifted_by: str | None = None,
 ) -> tuple[str, str]:
     """(status, reason) of a fact's current version.
 
     `last_verification` is the newest verification of that version; `invalidated_by` says why a
     newer observation on the same machine (another build or driver) makes it stale regardless of age.
     `limits` saves looking the thresholds up again when the caller has them (`thresholds(fact, config)`).
+    `shifted_by` says how its history's latest level differs from it (`series.shifts`): only a refutation
+    outranks that, as a level found over many points says more than one verification's changed conditions.
     """
     now = now or clock.now()
     if fact.get("superseded_by"):
         return "superseded", f"superseded by {fact['superseded_by']}"
+    if last_verification is not None and last_verification["verdict"] == Verdict.REFUTED:
+        when = last_verification["verified_at"][:10]
+        return "refuted", f"refuted by a verification on {when}: {last_verification.get('message') or ''}".rstrip(": ")
+    if shifted_by:
+        return "shifted", shifted_by
     if last_verification is not None:
         verdict = last_verification["verdict"]
         when = last_verification["verified_at"][:10]
-        if verdict == Verdict.REFUTED:
-            return "refuted", f"refuted by a verification on {when}: {last_verification.get('message') or ''}".rstrip(": ")
         if verdict == Verdict.CONDITIONS_CHANGED:
             return "conditions_changed", f"conditions changed ({when}): {last_verification.get('message') or ''}".rstrip(": ")
         if verdict in FAILURES:

@@ -438,7 +438,7 @@ def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int]
     if verifs:
         taken = {pk for (pk,) in conn.execute(select(VERIFICATION.c.pk))}
         for r in verifs:
-            if r.get("pk") in taken:
+            if r.get("pk") is None or r["pk"] in taken:  # no number: the database gives one (NULL fails on PostgreSQL)
                 r = {k: v for k, v in r.items() if k != "pk"}
             conn.execute(insert(VERIFICATION), [r])
         counts["verifications"] += len(verifs)

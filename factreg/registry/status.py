@@ -1,7 +1,7 @@
 """Status of every fact in the registry, fast: what `factreg status` lists and its exit code decides on.
 
 The statuses are the same as `facts.list_facts` gives (freshness.status_of with condition-change and
-derived-source staleness) but loaded with three narrow queries — no samples, only the conditions that
+derived-source staleness, and `shifted` from the facts' histories) but loaded with three narrow queries — no samples, only the conditions that
 staleness depends on — so a registry of 100,000 facts is checked in about a second.
 """
 
@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, TypedDict, cast
 
 from factreg import clock
-from factreg.registry import freshness
+from factreg.registry import freshness, series
 from factreg.registry.facts import last_verifications, observed_environment
 from factreg.registry.store import Registry
 from factreg.registry.types import FactStatus, LastVerification, StatusRow
@@ -55,14 +55,16 @@ def _fetch(conn: Any, sql: str) -> list[Any]:
 
 def load(
     registry: Registry,
-) -> tuple[list[FactStatus], dict[str, LastVerification], dict[tuple[str, str], tuple[str, str, str]]]:
-    """The current version of every fact, reduced to what status needs, and each one's last verification."""
+) -> tuple[list[FactStatus], dict[str, LastVerification], dict[tuple[str, str], tuple[str, str, str]], dict[str, str]]:
+    """The current version of every fact, reduced to what status needs, each one's last verification, the newest
+    build/driver observations, and why the shifted ones are shifted (`series.shifts`)."""
     with registry.reader() as conn:
         rows = _fetch(conn, _FACTS_SQL)
         rows.sort(key=_first)  # sorting here is cheaper than ORDER BY over the join
         cond_rows = _fetch(conn, _CONDS_SQL)
         verifications = last_verifications(conn)
         observed = observed_environment(conn)
+        shifted = series.shifts(conn, [{"id": r[0], "version": r[3]} for r in rows])
     current = {row[0]: row[3] for row in rows}
     conds: dict[str, dict[str, str]] = {}
     for fid, version, key, value in cond_rows:
@@ -81,14 +83,14 @@ def load(
             fact["derived_from"] = json.loads(fact["derived_from"])
         fact["conditions"] = {"identity": conds.get(fact["id"], empty)}
         facts.append(fact)
-    return cast("list[FactStatus]", facts), verifications, observed
+    return cast("list[FactStatus]", facts), verifications, observed, shifted
 
 
 def statuses(
     registry: Registry, config: Mapping[str, Any] | None = None, now: datetime | None = None
 ) -> list[FactStatus]:
     """Every current fact with `status`, `status_reason` and `severity`, ordered by id."""
-    facts, verifications, observed = load(registry)
+    facts, verifications, observed, shifted = load(registry)
     now = now or clock.now()
     newest = freshness.merge_newest(freshness.newest_observations(facts), observed)
     invalid = freshness.invalidations(facts, verifications, newest=newest)
@@ -102,7 +104,8 @@ def statuses(
         if lim is None:
             lim = limits[key] = freshness.thresholds(fact, config)
         fact["status"], fact["status_reason"] = freshness.status_of(
-            fact, verifications.get(fact["id"]), config, now=now, invalidated_by=invalid.get(fact["id"]), limits=lim
+            fact, verifications.get(fact["id"]), config, now=now, invalidated_by=invalid.get(fact["id"]), limits=lim,
+            shifted_by=shifted.get(fact["id"]),
         )
         fact["severity"] = severity.get(fact["status"], 3)
         del fact["conditions"]
