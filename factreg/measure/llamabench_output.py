@@ -207,6 +207,8 @@ def _csv_line(row: Sequence[str]) -> str:
 _BUILD = re.compile(r"build:\s*(\S+?)(?:\s*\((\d+)\))?\s*$")
 _SEPARATOR_CELL = re.compile(r":?-+:?")
 _GP_TEST = re.compile(r"tg\s*(\d+)\s*@\s*pp\s*(\d+)")  # ik_llama.cpp -gp: N generated after an M-token prompt
+_SQL_START = re.compile(r"(CREATE|INSERT|ATTACH|DETACH|PRAGMA|SELECT|BEGIN|DROP|DELETE|UPDATE|REPLACE|ALTER|WITH|"
+                        r"VACUUM|SAVEPOINT|RELEASE|END|COMMIT|ROLLBACK|ANALYZE|REINDEX|EXPLAIN)[\s;]")
 _TEST_PART = re.compile(r"(pp|tg)\s*(\d+)")
 
 
@@ -454,7 +456,7 @@ def sniff(text: str) -> str:
         return "json"
     if stripped.startswith("{"):
         return "jsonl"
-    if re.match(r"(CREATE\s+TABLE|INSERT\s+INTO)\b", stripped, re.IGNORECASE):
+    if _SQL_START.match(stripped):  # every statement goes to the authorizer, which allows only llama-bench's
         return "sql"
     first = stripped.splitlines()[0] if stripped else ""
     if "avg_ts" in first and "," in first and not first.startswith("|"):
