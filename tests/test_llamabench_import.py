@@ -320,7 +320,7 @@ HOSTILE_SQL = {
     "huge_value": (NEW_SQL + "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts, cpu_info) VALUES "
                    "(0, 1, 1, '" + "x" * 2_000_000 + "');\n", "too"),
     "many_rows": (NEW_SQL.split("INSERT")[0] + "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES "
-                  + ",".join(["(0,1,1)"] * (lbo.MAX_SQL_ROWS + 1)) + ";\n", "more than llama-bench"),
+                  + ",".join(["(0,1,1)"] * (getattr(lbo, "MAX_SQL_ROWS", 100_000) + 1)) + ";\n", "more than llama-bench"),
     "transaction": ("BEGIN;\n" + NEW_SQL + "COMMIT;\n", "TRANSACTION"),
     "temp_table": ("CREATE TEMP TABLE llama_bench (n_prompt INTEGER, n_gen INTEGER, avg_ts REAL);\n", "not allowed"),
 }
