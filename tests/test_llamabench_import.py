@@ -12,6 +12,7 @@ import pytest
 from factreg.measure import llamabench_output as lbo
 from tests.llamabench_support import DATA
 
+
 def one_line_error(r, contains: str, code: int = 2) -> None:
     assert r.exit_code == code, (r.stdout, r.stderr)
     assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, r.stderr

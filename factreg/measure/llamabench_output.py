@@ -429,7 +429,7 @@ def parse_sql(text: str, name: str = "input") -> list[BenchResult]:
         conn.set_progress_handler(progress, 1000)
         try:
             conn.executescript(text)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ValueError) as exc:  # ValueError: a NUL character in the text
             if denied:
                 why = f"{denied[0]} is not allowed (only CREATE TABLE llama_bench and INSERT INTO it)"
             elif steps[0] > MAX_SQL_STEPS:
