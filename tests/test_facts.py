@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from tests.conftest import ago
+
 
 def record_27b(cli, *extra):
     return cli("record", "daytime/27b/e2e", "--metric", "e2e", "--samples", "0.43,0.73,0.85",
@@ -159,3 +161,23 @@ def test_a_verification_that_sees_a_new_build_makes_older_facts_of_the_machine_s
     listed = {f["id"]: f["status"] for f in cli("list", "--json").json()}
     assert listed == {"gamebox/a3b/tg32": "stale", "gamebox/a3b/pp512": "conditions_changed"}
     assert {f["id"]: f["status"] for f in cli("status", "--json").json()["facts"]} == listed
+
+
+def test_the_current_version_is_the_latest_measured_not_the_last_recorded(cli):
+    """Recording an older measurement after a newer one adds it to the history without making it current."""
+    newer, older = ago(days=2), ago(days=20)
+    assert cli("record", "box/m/tg32", "-m", "tg_rate", "--value", "20", "--measured-at", newer).exit_code == 0
+    r = cli("record", "box/m/tg32", "-m", "tg_rate", "--value", "10", "--measured-at", older, "--json")
+    assert r.exit_code == 0, r.stderr
+    assert (r.json()["version"], r.json()["value"], r.json()["measured_at"]) == (1, 20.0, newer)
+    shown = cli("show", "box/m/tg32", "--json").json()
+    assert (shown["version"], shown["value"]) == (1, 20.0)
+    assert [f["value"] for f in cli("list", "--json").json()] == [20.0]
+    h = cli("history", "box/m/tg32", "--json").json()
+    assert [(v["version"], v["value"], v["measured_at"], v["current"]) for v in h] == [
+        (2, 10.0, older, False), (1, 20.0, newer, True)]
+    # A third, newest measurement becomes current; a tie on measured_at goes to the later recording.
+    cli("record", "box/m/tg32", "-m", "tg_rate", "--value", "30", "--measured-at", newer)
+    h = cli("history", "box/m/tg32", "--json").json()
+    assert [(v["version"], v["current"]) for v in h] == [(2, False), (1, False), (3, True)]
+    assert cli("show", "box/m/tg32", "--json").json()["value"] == 30.0

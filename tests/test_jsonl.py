@@ -75,3 +75,34 @@ def test_conflicting_version_is_refused(registry, tmp_path):
     with pytest.raises(BadInput, match="differs"):
         jsonl.import_lines(other, jsonl.parse_text("\n".join(lines)))
     assert facts.get(other, "a/b")["value"] == 2.0
+
+
+def test_imported_versions_make_the_latest_measured_current(cli, tmp_path):
+    """Record lines and fact lines: whatever order versions arrive in, the latest measurement is current."""
+    lines = tmp_path / "records.jsonl"
+    lines.write_text(
+        json.dumps({"id": "box/m/tg32", "metric": "tg_rate", "value": 20, "measured_at": "2026-10-27T10:00:00Z"})
+        + "\n" + json.dumps({"id": "box/m/tg32", "metric": "tg_rate", "value": 10,
+                             "measured_at": "2026-10-01T10:00:00Z"}) + "\n", encoding="utf-8")
+    assert cli("import", str(lines)).exit_code == 0
+    h = cli("history", "box/m/tg32", "--json").json()
+    assert [(v["version"], v["value"], v["current"]) for v in h] == [(2, 10.0, False), (1, 20.0, True)]
+    # An export of another registry that holds an older and a newer measurement as versions 1 and 3.
+    other = tmp_path / "other.db"
+    for value, when in ((5, "2026-09-01T00:00:00Z"), (7, "2026-09-02T00:00:00Z"), (40, "2026-11-01T00:00:00Z")):
+        cli("record", "box/m/tg32", "-m", "tg_rate", "--value", str(value), "--measured-at", when, "--db", str(other))
+    exported = tmp_path / "other.jsonl"
+    cli("export", "--out", str(exported), "--db", str(other))
+    obj = json.loads(exported.read_text(encoding="utf-8"))
+    obj["versions"] = [v for v in obj["versions"] if v["version"] == 3]  # only the newest, as version 3
+    exported.write_text(json.dumps(obj) + "\n", encoding="utf-8")
+    r = cli("import", str(exported), "--json")
+    assert r.exit_code == 0, r.stderr
+    assert cli("show", "box/m/tg32", "--json").json()["value"] == 40.0
+    # And an older version 4 arriving later does not take its place.
+    obj["versions"][0].update(version=4, value=1.0, measured_at="2026-08-01T00:00:00Z")
+    exported.write_text(json.dumps(obj) + "\n", encoding="utf-8")
+    assert cli("import", str(exported)).exit_code == 0
+    h = cli("history", "box/m/tg32", "--json").json()
+    assert [(v["version"], v["value"], v["current"]) for v in h] == [
+        (4, 1.0, False), (2, 10.0, False), (1, 20.0, False), (3, 40.0, True)]

@@ -168,7 +168,7 @@ def test_import_every_format_records_facts(cli, tmp_path, registry):
     r = cli("import", "llama-bench", str(DATA / "new.json"), "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["facts"] == 2 and r.json()["json"] == 1
-    tg = cli("show", "qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
+    tg = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
     assert (tg["metric"], tg["unit"], tg["value"], tg["spread"], tg["n"]) == ("tg_rate", "tok/s", 11.9, 7.197222, 5)
     assert tg["samples"] == [4.0, 6.0, 11.0, 18.5, 20.0]
     assert tg["conditions"]["identity"]["build_commit"] == "1a2b3c4"
@@ -182,25 +182,29 @@ def test_import_every_format_records_facts(cli, tmp_path, registry):
     assert json.loads(raw)["samples_ns"][0] == 8000000000
 
     for path in (DATA / "new.jsonl", DATA / "new.csv", db, DATA / "new.md"):
-        r = cli("import", "llama-bench", str(path), "--json")
+        r = cli("import", "llama-bench", str(path), "--measured-at", "2026-10-26T02:10:30Z", "--json")
         assert r.exit_code == 0, (path, r.stderr)
-    hist = cli("history", "qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
-    versions = hist if isinstance(hist, list) else hist["versions"]
-    # json, jsonl, csv, sqlite: the same test of the same model file, so versions of one fact.
-    assert [v["value"] for v in versions] == [11.9, 11.9, 11.9, 11.9]
-    assert [v["n"] for v in versions] == [5, 5, None, None]
-    assert [v["spread"] for v in versions] == [7.197222] * 4
-    # Markdown has no model file name: the id comes from the model type.
+    hist = cli("history", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
+    # json, jsonl, csv, sqlite and the Markdown table: the same test of the same model in one run, so versions of
+    # one fact, named by the model type every format prints. The table is dated by --measured-at; the others by
+    # their own test_time (which wins over --measured-at).
+    assert [v["value"] for v in hist] == [11.9, 11.9, 11.9, 11.9, 11.9]
+    assert [v["n"] for v in hist] == [5, 5, None, None, None]
+    assert [v["spread"] for v in hist] == [7.197222] * 4 + [7.2]
+    assert [v["measured_at"] for v in hist] == ["2026-10-26T02:10:20Z"] * 4 + ["2026-10-26T02:10:30Z"]
+    assert [v["conditions"]["info"]["source_format"] for v in hist] == ["json", "jsonl", "csv", "sqlite", "md"]
     md_tg = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32-d4096", "--json").json()
     assert (md_tg["value"], md_tg["spread"], md_tg["n"]) == (9.1, 0.8, None)
     assert md_tg["conditions"]["identity"]["n_depth"] == "4096"
 
 
 def test_import_old_field_set(cli):
-    r = cli("import", "llama-bench", str(DATA / "old.json"), str(DATA / "old.md"), "--json")
+    r = cli("import", "llama-bench", str(DATA / "old.json"), str(DATA / "old.md"), "--measured-at", "2025-08-01",
+            "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["facts"] == 2 and r.json()["files"] == 2
-    fact = cli("show", "qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
+    assert r.json()["ids"] == ["qwen3moe-30b.a3b-q4-k-medium/tg32@1", "qwen3moe-30b.a3b-q4-k-medium/tg32@2"]
+    fact = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
     assert fact["value"] == 28.0 and fact["samples"] == [29.0, 28.0, 27.0]
     assert fact["conditions"]["identity"]["use_mmap"] == "1"
     assert fact["conditions"]["identity"]["n_depth"] == "0"
@@ -426,6 +430,6 @@ def test_real_output_of_every_format_imports(cli, isolated, llama_bench, tiny_mo
     assert all(r.avg_ts > 0 for r in results)
     if fmt in ("json", "jsonl"):
         assert all(len(r.samples_ts) == 2 for r in results)
-    r = cli("import", "llama-bench", str(path), "--json")
+    r = cli("import", "llama-bench", str(path), *(["--measured-at", "2026-11-30"] if fmt == "md" else []), "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["facts"] == 2

@@ -128,17 +128,34 @@ def export(
 def import_(
     files: Annotated[list[str], typer.Argument(metavar="[FORMAT] FILE...",
                                                help="Files to import; FORMAT is jsonl (default) or llama-bench.")],
+    measured_at: Annotated[str | None, typer.Option(
+        "--measured-at", help="llama-bench: when the run was made (ISO-8601), for output without test_time "
+        "(Markdown tables, old CSV); required for those.")] = None,
+    cond: Annotated[list[str] | None, typer.Option(
+        "--cond", "-c", help="llama-bench: identity condition key=value for every fact (repeat).")] = None,
+    info_: Annotated[list[str] | None, typer.Option(
+        "--info", "-i", help="llama-bench: info condition key=value for every fact (repeat).")] = None,
+    id_prefix: Annotated[str | None, typer.Option(
+        "--id", help="llama-bench: id prefix instead of the model type (e.g. gamebox/a3b).")] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Import facts: JSONL (an export, or record lines), or llama-bench output (`import llama-bench FILE...`)."""
+    """Import facts: JSONL (an export, or record lines), or llama-bench output (`import llama-bench FILE...`:
+    JSON, JSONL, CSV, SQL text, a SQLite database, or documents with Markdown tables)."""
     from factreg.errors import UsageError
+    from factreg.registry import conditions
 
     fmt = "jsonl"
     if files and files[0] in IMPORT_FORMATS:
         fmt, files = files[0], files[1:]
     if not files:
         raise UsageError("give at least one file to import")
+    given = [o for o, v in (("--measured-at", measured_at), ("--cond", cond), ("--info", info_), ("--id", id_prefix))
+             if v]
+    if fmt != "llama-bench" and given:
+        raise UsageError(f"{given[0]} is for `import llama-bench`; a JSONL line carries its own fields")
+    identity = conditions.parse_pairs(cond or [], "--cond")
+    extra = conditions.parse_pairs(info_ or [], "--info")
     paths = [Path(f) for f in files]
     for p in paths:
         if not p.exists():
@@ -147,7 +164,8 @@ def import_(
     if fmt == "llama-bench":
         from factreg.measure import llamabench
 
-        result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s))
+        result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
+                                         identity=identity, info=extra, id_prefix=id_prefix, say=info)
     else:
         from factreg.registry import jsonl
 

@@ -22,7 +22,7 @@ from factreg import clock, textfile
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import BadInput, CouldNotVerify, FactregError, UsageError
 from factreg.measure import hostinfo
-from factreg.measure.llamabench_output import BenchResult, parse_json, read_file
+from factreg.measure.llamabench_output import MD_COLUMNS, BenchResult, Reading, parse_json, read
 from factreg.registry import conditions as cond
 from factreg.registry.ids import check_id, slugify
 
@@ -213,15 +213,17 @@ def _text(key: str, value: Any) -> str:
     return cond.as_text(value)
 
 
-def split_conditions(r: BenchResult) -> tuple[dict[str, str], dict[str, str]]:
-    """Identity and info conditions from a result's fields (unknown keys become info)."""
+def split_conditions(r: BenchResult, also_identity: Iterable[str] = ()) -> tuple[dict[str, str], dict[str, str]]:
+    """Identity and info conditions from a result's fields (unknown keys become info, unless `also_identity`
+    names them: the fields a run swept)."""
     identity: dict[str, str] = {}
     info: dict[str, str] = {}
+    extra = set(also_identity)
     for key, value in r.fields.items():
         if value is None or isinstance(value, (list, dict)) and not value:
             continue
         text = _text(key, value)
-        if key in IDENTITY_KEYS:
+        if key in IDENTITY_KEYS or key in extra and key.replace("_", "").replace("-", "").isalnum():
             identity[key] = text
         elif key.replace("_", "").replace("-", "").isalnum():
             info[key] = text
@@ -230,35 +232,57 @@ def split_conditions(r: BenchResult) -> tuple[dict[str, str], dict[str, str]]:
     return identity, info
 
 
-def _varying(results: Sequence[BenchResult], keys: Iterable[str]) -> list[str]:
-    """Fields (among `keys`) whose value differs between results of the same test."""
-    groups: dict[tuple, list[BenchResult]] = {}
+# Fields that describe a result rather than set it up: never what tells two tests apart in an id.
+NOT_PARAMETERS = ("n_prompt", "n_gen", "n_depth", "test_time", "model_filename", "model_type", "model_size",
+                  "model_n_params", "model_size_text", "model_params_text", "build_number")
+
+
+def _short(key: str) -> str:
+    """A field's short name in ids: factreg's (`t`, `ngl`), else llama-bench's column title (`mla`, `lm`)."""
+    if key in SHORT:
+        return SHORT[key]
+    titles = [t for t, k in MD_COLUMNS.items() if k == key and t != key]
+    return slugify(titles[0] if titles else key)
+
+
+def model_key(r: BenchResult) -> str:
+    """The model as an id segment: its type (`qwen3moe 30B.A3B Q4_K - Medium`), which every format prints, so the
+    Markdown and the JSON of one run name the same facts; else the file name's stem."""
+    if r.fields.get("model_type"):
+        return slugify(str(r.fields["model_type"]))
+    return model_stem(r)
+
+
+def swept(results: Sequence[BenchResult]) -> list[str]:
+    """The fields that tell results apart: any that varies between the rows of one run, or between results of the
+    same test and model (different runs of a document, differing in a column or a build). They are identity
+    conditions of those results and part of their ids. Known identity keys first, then in the order seen."""
+    keys: list[str] = [k for k in IDENTITY_KEYS if k not in NOT_PARAMETERS]
     for r in results:
-        groups.setdefault((r.fields.get("model_filename"), test_slug(r)), []).append(r)
-    out: list[str] = []
-    for key in keys:
-        for members in groups.values():
-            if len({_text(key, m.fields.get(key)) for m in members}) > 1:
-                out.append(key)
-                break
-    return out
+        keys.extend(k for k in r.fields if k not in keys and k not in NOT_PARAMETERS)
+    groups: dict[tuple[Any, ...], list[BenchResult]] = {}
+    for r in results:
+        groups.setdefault(("test", model_key(r), test_slug(r)), []).append(r)
+        groups.setdefault(("run", r.run), []).append(r)
+    return [k for k in keys
+            if any(len({_text(k, m.fields.get(k)) for m in members}) > 1 for members in groups.values())]
 
 
-def fact_ids(results: Sequence[BenchResult], prefix_for: Any) -> list[str]:
-    """A readable id per result (`<prefix>/tg32`, with `-t4` style suffixes when a parameter was swept)."""
-    varying = _varying(results, [k for k in IDENTITY_KEYS if k not in ("n_prompt", "n_gen", "n_depth")])
+def fact_ids(results: Sequence[BenchResult], prefix_for: Any, keys: Sequence[str] | None = None) -> list[str]:
+    """A readable id per result: `<prefix>/tg32`, with `-t4`, `-mla2` style suffixes for swept fields and `-run2`
+    (the table's number) when two runs of one document hold the same test with nothing printed to tell them apart.
+
+    Two results of one run can still share an id: the same test twice with the same parameters (repeats)."""
+    keys = swept(results) if keys is None else keys
     ids = []
     for r in results:
-        suffix = "".join(
-            f"-{SHORT.get(k, slugify(k))}{slugify(_text(k, r.fields.get(k)), 20)}"
-            for k in varying
-            if k != "model_filename"
-        )
-        ids.append(check_id(f"{prefix_for(r)}/{test_slug(r)}{suffix}"))
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
-    if dupes:
-        raise UsageError(f"two results would get the same fact id {dupes[0]!r}; use --id to tell them apart")
-    return ids
+        suffix = "".join(f"-{_short(k)}{slugify(_text(k, r.fields[k]), 20)}" for k in keys
+                         if r.fields.get(k) not in (None, ""))
+        ids.append(f"{prefix_for(r)}/{test_slug(r)}{suffix}")
+    runs: dict[str, set[int]] = {}
+    for fid, r in zip(ids, results, strict=True):
+        runs.setdefault(fid, set()).add(r.run)
+    return [check_id(f"{fid}-run{r.run}" if len(runs[fid]) > 1 else fid) for fid, r in zip(ids, results, strict=True)]
 
 
 def selector(r: BenchResult, varying: Sequence[str]) -> dict[str, str]:
@@ -387,7 +411,7 @@ def build_facts(
 
     host_ident = hostinfo.identity(hostname)
     host_info = hostinfo.info()
-    varying = _varying(results, [k for k in IDENTITY_KEYS if k not in ("n_prompt", "n_gen", "n_depth")])
+    keys = swept(results)
     host_slug = slugify(hostname)
 
     def prefix(r: BenchResult) -> str:
@@ -396,17 +420,21 @@ def build_facts(
             return f"{id_prefix}/{model_stem(r)}" if multi_model else id_prefix
         return f"{host_slug}/{model_stem(r)}"
 
-    ids = fact_ids(results, prefix)
+    ids = fact_ids(results, prefix, keys)
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise UsageError(f"llama-bench ran the test of {dupes[0]!r} twice with the same parameters (a value listed "
+                         "twice?): give each value once, or -r for more repetitions")
     cold = "--no-warmup" in args or "-nwu" in args
     news = []
     for r, fid in zip(results, ids, strict=True):
-        identity, info = split_conditions(r)
+        identity, info = split_conditions(r, keys)
         identity.update(host_ident)
         identity.update(_model_conditions(r, per_model))
         info.update(host_info)
         if cold:
             info["warm"] = "false"
-        method = {**method_for(args), "select": selector(r, varying)}
+        method = {**method_for(args), "select": selector(r, keys)}
         # factreg ran it just now: dated by factreg's clock (llama-bench's own test_time stays an info condition)
         news.append(new_fact(r, fid, identity, info, method, f"llama-bench {test_name(r)}", measured_at=clock.iso()))
     return news
@@ -437,31 +465,129 @@ def new_fact(r: BenchResult, fid: str, identity: dict[str, str], info: dict[str,
 # ---------------------------------------------------------------- import
 
 
-def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, Any]:
-    """`factreg import llama-bench FILE...`: read every file first, then record all facts in one transaction."""
+def merge_repeats(results: Sequence[BenchResult]) -> BenchResult:
+    """One result from the same test repeated in one run with the same parameters (a value listed twice, or a table
+    with the same row twice): one measurement with more repetitions, not versions of a fact. With per-repetition
+    samples (JSON, JSONL) the samples are pooled; without (Markdown, CSV, SQL) each row's average is one sample."""
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    if all(r.samples_ts for r in results):
+        samples = [x for r in results for x in r.samples_ts]
+    else:
+        samples = [r.avg_ts for r in results]
+    return BenchResult(dict(first.fields), sum(samples) / len(samples), None, samples, len(samples),
+                       "\n".join(r.raw for r in results), first.run, first.line)
+
+
+FORMAT_NAMES = {"md": "a Markdown table", "csv": "this CSV", "sql": "this SQL", "sqlite": "this database",
+                "json": "this JSON", "jsonl": "this JSONL"}
+
+
+def _dated(r: BenchResult, measured_at: str | None, where: str, fmt: str) -> str:
+    """A result's date: its own test_time, else the one the user gave; never the import's time."""
+    if r.fields.get("test_time"):
+        return clock.iso(clock.parse(str(r.fields["test_time"]), f"test_time in {where}"))
+    if measured_at is None:
+        raise UsageError(f"{where}: {FORMAT_NAMES.get(fmt, fmt)} carries no date (no test_time): give --measured-at, "
+                         "when llama-bench ran (e.g. 2026-10-26 or 2026-10-26T14:05:00Z)")
+    return measured_at
+
+
+def _span(ranges: Sequence[tuple[int, int]], limit: int = 8) -> str:
+    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:limit])
+    return shown + (f", … ({len(ranges) - limit} more)" if len(ranges) > limit else "")
+
+
+def describe(path: Path, reading: Reading) -> list[str]:
+    """Lines for stderr: which tables of a document were read and which lines were skipped."""
+    if reading.fmt != "md":
+        return []
+    out = [f"{path}: read {len(reading.results)} result(s) from {len(reading.tables)} llama-bench table(s) at lines "
+           f"{_span(reading.tables)}"]
+    if reading.skipped:
+        out.append(f"{path}: skipped {reading.skipped_count} non-blank line(s) outside the tables (prose, logs, "
+                   f"other tables): lines {_span(reading.skipped)}")
+    if reading.skipped_rows:
+        out.append(f"{path}: skipped {len(reading.skipped_rows)} line(s) inside tables: " + "; ".join(
+            f"line {n} ({why})" for n, why in reading.skipped_rows[:8]) + (" …" if len(reading.skipped_rows) > 8 else ""))
+    return out
+
+
+def import_files(
+    registry: Any,
+    paths: Sequence[Path],
+    min_uptime_s: float = DEFAULT_MIN_UPTIME_S,
+    *,
+    measured_at: str | None = None,
+    identity: Mapping[str, str] | None = None,
+    info: Mapping[str, str] | None = None,
+    id_prefix: str | None = None,
+    say: Any = None,
+) -> dict[str, Any]:
+    """`factreg import llama-bench FILE...`: read every file first, then record all facts in one transaction.
+
+    Every table of a document is one run; fields swept within a run, or differing between runs for the same test,
+    become identity conditions and id suffixes. A result is dated by its own test_time, else by `measured_at`; a
+    result with neither is refused (a date is never made up). `identity`/`info` are added to every fact (they win
+    over the file's fields), `id_prefix` replaces the model part of the ids. `say` gets lines for stderr."""
     from factreg.registry import facts
 
+    when = clock.iso(clock.parse(measured_at, "--measured-at")) if measured_at is not None else None
+    if id_prefix is not None:
+        check_id(id_prefix)
     news: list[Any] = []
     formats: dict[str, int] = {}
+    merged = dated_by_file = 0
     for path in paths:
-        fmt, results = read_file(Path(path))
+        reading = read(Path(path))
+        results, fmt = reading.results, reading.fmt
         formats[fmt] = formats.get(fmt, 0) + 1
-        varying = _varying(results, [k for k in IDENTITY_KEYS if k not in ("n_prompt", "n_gen", "n_depth")])
-        ids = fact_ids(results, lambda r: model_stem(r))
-        for r, fid in zip(results, ids, strict=True):
-            identity, info = split_conditions(r)
-            info["source_file"] = Path(path).name
-            info["source_format"] = fmt
-            method = {"kind": "manual", "source": "llama-bench", "format": fmt, "select": selector(r, varying)}
+        keys = swept(results)
+        models = {model_key(r) for r in results}
+        if id_prefix is None and any(not (r.fields.get("model_type") or r.fields.get("model_filename"))
+                                     for r in results):
+            raise UsageError(f"{path}: a table without a model column does not say what was measured: give --id "
+                             "PREFIX to name its facts (e.g. --id gamebox/qwen3-30b)")
+
+        def prefix(r: BenchResult) -> str:
+            if id_prefix:
+                return f"{id_prefix}/{model_key(r)}" if len(models) > 1 else id_prefix  # noqa: B023
+            return model_key(r)
+
+        groups: dict[str, list[BenchResult]] = {}
+        for r, fid in zip(results, fact_ids(results, prefix, keys), strict=True):
+            groups.setdefault(fid, []).append(r)
+        for fid, members in groups.items():
+            r = merge_repeats(members)
+            where = f"{path} line {r.line}" if r.line else str(path)
+            ident, extra = split_conditions(r, keys)
+            ident.update(identity or {})
+            extra.update({"source_file": Path(path).name, "source_format": fmt, **(info or {})})
+            if reading.runs > 1:
+                extra["source_run"] = str(r.run)
+            if len(members) > 1:
+                merged += len(members) - 1
+                extra["repeats"] = str(len(members))
+            method = {"kind": "manual", "source": "llama-bench", "format": fmt, "select": selector(r, keys)}
+            note = f"llama-bench {test_name(r)}, imported from {Path(path).name}" + (
+                f" ({len(members)} repeated rows merged)" if len(members) > 1 else "")
+            dated_by_file += bool(r.fields.get("test_time"))
+            moment = _dated(r, when, where, fmt)
             try:
-                news.append(new_fact(r, fid, identity, info, method,
-                                     f"llama-bench {test_name(r)}, imported from {Path(path).name}"))
+                news.append(new_fact(r, fid, ident, extra, method, note, measured_at=moment))
             except FactregError as exc:
                 raise BadInput(f"{path}: {exc.message}") from None
+        for line in describe(Path(path), reading) if say else ():
+            say(line)
     # Validate everything before writing anything.
     for n in news:
         facts.build_rows(n, min_uptime_s)
     written = facts.record_many(registry, news, min_uptime_s)
+    if say and merged:
+        say(f"merged {merged} repeated row(s) (same test, same parameters, same run) into the fact they repeat")
+    if say and when and dated_by_file:
+        say(f"{dated_by_file} fact(s) dated by llama-bench's own test_time, not by --measured-at")
     return {"facts": len(written), "files": len(paths), **formats, "ids": written}
 
 

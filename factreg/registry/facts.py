@@ -212,6 +212,18 @@ def current_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -
     return out
 
 
+def last_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -> dict[str, int]:
+    """id → highest version number written, for those of `ids` that exist (fact rows locked when asked): the next
+    version is one more, whichever version is current."""
+    have = current_versions(conn, ids, lock=lock)
+    for part in _chunks(sorted(have)):
+        clause, params = in_list("id", list(part))
+        for r in rows(conn, f"SELECT fact_id, MAX(version) AS top FROM fact_version WHERE fact_id IN {clause} "
+                            "GROUP BY fact_id", params):
+            have[r["fact_id"]] = max(have[r["fact_id"]], int(r["top"]))
+    return have
+
+
 def _bulk_insert(conn: Connection, table: str, rows_: Sequence[Mapping[str, Any]]) -> None:
     """executemany at the driver level: SQLAlchemy's per-row parameter processing costs more than the insert."""
     cols = list(rows_[0])
@@ -240,7 +252,7 @@ def insert_rows(conn: Connection, facts: Sequence[Mapping[str, Any]], versions: 
 
 def write_versions(conn: Connection, all_rows: Sequence[Prepared]) -> list[int]:
     """Add each prepared measurement as the next version of its fact (creating facts as needed)."""
-    current = current_versions(conn, [r["version"]["fact_id"] for r in all_rows], lock=True)
+    current = last_versions(conn, [r["version"]["fact_id"] for r in all_rows], lock=True)
     new_facts: list[dict[str, object]] = []
     versions: list[VersionRow] = []
     samples: list[dict[str, object]] = []
@@ -260,10 +272,36 @@ def write_versions(conn: Connection, all_rows: Sequence[Prepared]) -> list[int]:
         samples.extend({"fact_id": fid, "version": number, "idx": i, "value": v} for i, v in enumerate(prepared["samples"]))
         conds.extend({"fact_id": fid, "version": number, "key": k, "value": v, "kind": kind}
                      for k, v, kind in prepared["conditions"])
-    created = {f["id"] for f in new_facts}
-    bumps = [{"fid": fid, "cv": ver} for fid, ver in current.items() if fid not in created or ver > 1]
-    insert_rows(conn, new_facts, versions, samples, conds, bumps)
+    insert_rows(conn, new_facts, versions, samples, conds, [])
+    settle_current(conn, [v["fact_id"] for v in versions])
     return numbers
+
+
+def _currency(version: int, measured_at: str, recorded_at: str) -> tuple[Any, ...]:
+    """How versions rank for "current": the latest measured, ties to the latest recorded (then the last written)."""
+    return (clock.parse(measured_at, "measured_at"), clock.parse(recorded_at, "recorded_at"), version)
+
+
+def settle_current(conn: Connection, ids: Sequence[str]) -> None:
+    """Point each fact of `ids` at its current version: the one rule, whatever order versions were written in.
+
+    Version numbers count recordings; the current version is the latest *measured* (an older measurement imported
+    or recorded later joins the history without replacing a newer one)."""
+    if not ids:
+        return
+    best: dict[str, tuple[Any, ...]] = {}
+    for part in _chunks(sorted(set(ids))):
+        clause, params = in_list("id", list(part))
+        for r in rows(conn, "SELECT fact_id, version, measured_at, recorded_at FROM fact_version "
+                            f"WHERE fact_id IN {clause}", params):
+            rank = _currency(r["version"], r["measured_at"], r["recorded_at"])
+            if r["fact_id"] not in best or rank > best[r["fact_id"]]:
+                best[r["fact_id"]] = rank
+    have = current_versions(conn, list(best))
+    bumps = [(rank[-1], fid) for fid, rank in sorted(best.items()) if have.get(fid) != rank[-1]]
+    if bumps:
+        mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+        conn.exec_driver_sql(f"UPDATE fact SET current_version = {mark} WHERE id = {mark}", bumps)
 
 
 def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> FactData:
@@ -508,7 +546,7 @@ def get(registry: Registry, fact_id: str, version: int | None = None,
 
 
 def history(registry: Registry, fact_id: str) -> list[FactData]:
-    """Every version of a fact, oldest first, each with the verifications made of it."""
+    """Every version of a fact in measured order (oldest measurement first), each with its verifications."""
     check_id(fact_id)
     p = {"id": fact_id}
     with registry.reader() as conn:
@@ -526,6 +564,7 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         for r in rows(conn, "SELECT * FROM verification WHERE fact_id = :id ORDER BY pk", p):
             verifs[r["fact_version"]].append(verification_json(r))
     current = fact[0]["current_version"]
+    found.sort(key=lambda r: _currency(r["version"], r["measured_at"], r["recorded_at"]))  # measured order
     out = []
     for row in found:
         data = _version_json(row, samples[row["version"]], conds[row["version"]])

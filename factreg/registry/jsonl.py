@@ -31,6 +31,7 @@ from factreg.registry.facts import (
     build_rows,
     current_versions,
     insert_rows,
+    settle_current,
     write_versions,
 )
 from factreg.registry.ids import check_id, check_slug
@@ -435,6 +436,7 @@ def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int]
             .where(VERIFICATION.c.fact_id == fid)).mappings()}
         verifs.extend(r for r in f["verifs"] if (r["fact_version"], r["verified_at"], r["verdict"]) not in seen)
     insert_rows(conn, new_facts, versions, samples, conds, bumps)
+    settle_current(conn, [f["fact"]["id"] for f in full])  # the latest measured is current, as for any write
     if verifs:
         taken = {pk for (pk,) in conn.execute(select(VERIFICATION.c.pk))}
         for r in verifs:
