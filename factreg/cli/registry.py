@@ -128,6 +128,9 @@ def export(
 def import_(
     files: Annotated[list[str], typer.Argument(metavar="[FORMAT] FILE...",
                                                help="Files to import; FORMAT is jsonl (default) or llama-bench.")],
+    trust: Annotated[bool, typer.Option(
+        "--trust", help="Trust the imported methods: `verify` may re-run them (llama-bench, probe). Without it an "
+        "imported method never runs until `verify --trust-imported`.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -151,7 +154,7 @@ def import_(
     else:
         from factreg.registry import jsonl
 
-        result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s))
+        result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust)
     if json_out:
         emit_json(result)
         return
