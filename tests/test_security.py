@@ -140,7 +140,8 @@ def test_secret_is_nowhere_in_database_outputs_report_or_docs(cli, body_file, db
         doc.write_text("TTFT is <!-- fact: sec/hdr/ttft -->?<!-- /fact --> here.\n", encoding="utf-8")
         for args in (("docs", "sync", str(docs)), ("report", "--out", str(tmp_path / "site")), ("export",),
                      ("list", "--json"), ("show", "sec/hdr/ttft", "--json"), ("history", "sec/hdr/ttft", "--json"),
-                     ("verify", "sec/hdr/ttft", "--json"), ("status", "--json")):  # fmt: skip
+                     ("verify", "sec/hdr/ttft", "--json", "--api-key-env", "MY_TOKEN"),
+                     ("status", "--json")):  # fmt: skip
             run = cli(*args)
             assert run.exit_code in (0, 1), (args, run.stderr)
             outputs += [run.stdout, run.stderr]
