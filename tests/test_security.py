@@ -564,3 +564,132 @@ def test_credentials_never_go_to_a_proxy_from_the_environment(cli, echo, body_fi
         proxy.shutdown()
         proxy.server_close()
         thread.join(5)
+
+
+# ---------------------------------------------------------------- stored llama-bench arguments are checked before running
+
+LLAMA_JSON = Path(__file__).parent / "data" / "llamabench" / "new.json"
+
+
+@pytest.fixture
+def fake_bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A llama-bench that writes a marker file (its arguments) whenever it is run, then prints real JSON output."""
+    marker = tmp_path / "llama-bench-ran"
+    script = tmp_path / "bin" / "llama-bench"
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\necho \"$@\" >> '{marker}'\ncat '{LLAMA_JSON}'\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setenv("FACTREG_LLAMA_BENCH", str(script))
+    return marker
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> Path:
+    """A model folder with a GGUF file, a .gguf that is not one, a text file and a link out to /etc/passwd; and
+    a real GGUF file in another folder."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "good.gguf").write_bytes(b"GGUF" + bytes(60))
+    (folder / "fake.gguf").write_bytes(b"not a model at all")
+    (folder / "notes.txt").write_bytes(b"GGUF" + bytes(60))
+    (folder / "link.gguf").symlink_to("/etc/passwd")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "other.gguf").write_bytes(b"GGUF" + bytes(60))
+    return folder
+
+
+def bench_method(args: list[str]) -> dict:
+    return {"kind": "llama-bench", "binary": "llama-bench", "args": args,
+            "select": {"test": "tg32", "n_prompt": "0", "n_gen": "32", "n_depth": "0"}}  # fmt: skip
+
+
+def record_bench_fact(registry: Registry, fact_id: str, args: list[str]) -> None:
+    """A llama-bench fact recorded in this registry on this machine (trusted: as `bench` records them)."""
+    facts.record(registry, NewFact(id=fact_id, metric="tg_rate", samples=[10.0, 10.5, 9.8],
+                                   identity={"machine": "testhost"}, method=bench_method(args)))  # fmt: skip
+
+
+def hash_cache_text(isolated: Path, tmp_path: Path) -> str:
+    found = [*isolated.rglob("model-hashes.json"), *(tmp_path / "userdata").rglob("model-hashes.json")]
+    return "".join(p.read_text(encoding="utf-8") for p in found)
+
+
+BAD_BENCH_ARGS = [
+    (["-m", "{good}", "-rpc", "10.66.66.66:50052"], "network"),
+    (["-m", "{good}", "-r", "100000000"], "outside 1…1000"),
+    (["-m", "/etc/passwd"], "outside the model folders"),
+    (["--model=/etc/passwd"], "as two arguments"),
+    (["--model=/etc/passwd,{good}"], "as two arguments"),
+    (["-m", "{good}", "-hf", "ggml-org/tiny"], "downloads"),
+    (["-m", "{good}", "-hft", "hf_abc"], "token"),
+    (["-m", "{other}"], "outside the model folders"),
+    (["-m", "{good},{other}"], "outside the model folders"),
+    (["-m", "{models}/fake.gguf"], "GGUF magic"),
+    (["-m", "{models}/notes.txt"], "not a .gguf"),
+    (["-m", "{models}/link.gguf"], "outside the model folders"),
+    (["-m", "models/good.gguf"], "not absolute"),
+    (["-m", "{good}", "-p", "1-1000"], "more than 64"),
+    (["-m", "{good}", "-p", "1-100000000"], "outside"),
+    (["-m", "{good}", "-n", "99999999"], "outside"),
+    (["-m", "{good}", "-t", "0"], "outside"),
+    (["-m", "{good}", "--delay", "100000"], "outside"),
+    (["-m", "{good}", "--list-devices"], "not an option"),
+    (["-m", "{good}", "-oe", "json"], "output"),
+    (["-m", "{good}", "-n"], "needs a value"),
+    (["-p", "0", "-n", "32"], "names no model"),
+]
+
+
+@pytest.mark.parametrize(("args", "says"), BAD_BENCH_ARGS, ids=[" ".join(a) for a, _ in BAD_BENCH_ARGS])
+def test_stored_llama_bench_arguments_are_checked_before_anything_runs(cli, registry, fake_bench, models, isolated,
+                                                                          tmp_path, args, says):
+    (isolated / ".factreg").mkdir()
+    (isolated / ".factreg" / "config.toml").write_text(f'[bench]\nmodel_roots = ["{models}"]\n', encoding="utf-8")
+    where = {"good": str(models / "good.gguf"), "other": str(tmp_path / "elsewhere" / "other.gguf"),
+             "models": str(models)}  # fmt: skip
+    record_bench_fact(registry, "t/bad/tg32", [a.format(**where) for a in args])
+    r = cli("verify", "t/bad/tg32", "--json")
+    assert r.exit_code == 3, r.stdout + r.stderr
+    [res] = r.json()
+    assert res["verdict"] == "error" and says in res["message"], res["message"]
+    assert "\n" not in res["message"] and "Traceback" not in r.stdout + r.stderr
+    assert not fake_bench.exists()  # llama-bench never ran
+    assert "passwd" not in hash_cache_text(isolated, tmp_path)  # and no file outside was hashed
+
+
+def test_a_good_stored_method_runs_the_fake_llama_bench(cli, registry, fake_bench, models, isolated, tmp_path):
+    """The control: with the folder allowed by default (a model benched here), the same harness sees it run."""
+    record_bench_fact(registry, "t/good/tg32", ["-m", str(models / "good.gguf"), "-p", "0", "-n", "32", "-r", "3"])
+    cli("verify", "t/good/tg32", "--json")
+    assert fake_bench.read_text().startswith(f"-m {models / 'good.gguf'} -p 0 -n 32 -r 3")
+
+
+def test_model_folders_come_from_models_benched_here_not_imported(cli, registry, fake_bench, models, tmp_path):
+    record_bench_fact(registry, "t/good/tg32", ["-m", str(models / "good.gguf"), "-n", "32"])
+    other = str(tmp_path / "elsewhere" / "other.gguf")
+    line = {"id": "their/x/tg32", "metric": "tg_rate", "samples": [10.0, 10.5], "cond": {"machine": "testhost"},
+            "method": bench_method(["-m", other, "-n", "32"])}  # fmt: skip
+    src = write_jsonl(tmp_path / "theirs.jsonl", [line])
+    assert cli("import", str(src)).exit_code == 0
+    r = cli("verify", "their/x/tg32", "--json")  # untrusted: nothing runs
+    assert r.json()[0]["message"].startswith("imported method not trusted")
+    r = cli("verify", "their/x/tg32", "--json", "--trust-imported")  # trusted now, but its folder is not allowed
+    assert r.exit_code == 3 and "outside the model folders" in r.json()[0]["message"], r.json()
+    allowed = r.json()[0]["message"].split("allows (", 1)[1].split(";", 1)[0]
+    assert allowed == str(models)  # the benched model's folder, not the imported one's
+    assert not fake_bench.exists()
+
+
+@pytest.mark.parametrize("args", [["-m", "{good}", "-rpc", "10.66.66.66:50052"], ["-m", "/etc/passwd"]])
+def test_imported_llama_bench_arguments_run_nothing_trusted_or_not(cli, fake_bench, models, tmp_path, args):
+    where = {"good": str(models / "good.gguf")}
+    line = {"id": "their/x/tg32", "metric": "tg_rate", "samples": [10.0, 10.5], "cond": {"machine": "testhost"},
+            "method": bench_method([a.format(**where) for a in args])}  # fmt: skip
+    src = write_jsonl(tmp_path / "theirs.jsonl", [line])
+    for trust in ((), ("--trust",)):
+        db = tmp_path / f"r{len(trust)}.db"
+        assert cli("import", *trust, str(src), "--db", str(db)).exit_code == 0
+        r = cli("verify", "--all", "--json", "--db", str(db))
+        assert r.exit_code == 3 and r.json()[0]["verdict"] == "error"
+        assert ("not trusted" in r.json()[0]["message"]) == (not trust)
+    assert not fake_bench.exists()

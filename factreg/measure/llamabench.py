@@ -244,12 +244,12 @@ def check_models(paths: Sequence[str], roots: Sequence[Path], where: str) -> Non
     for path in paths:
         p = Path(path)
         if not p.is_absolute():
-            raise UsageError(f"refusing model {path[:80]!r}: not an absolute path")
+            raise UsageError(f"refusing a model path that is not absolute: {path[:200]}")
         real = p.resolve()
         if not any(real == r or r in real.parents for r in resolved_roots):
             allowed = ", ".join(str(r) for r in resolved_roots) or "none yet"
-            raise UsageError(f"refusing model {path[:80]!r}: outside the model folders {where} allows ({allowed}); "
-                             "add its folder to [bench] model_roots in .factreg/config.toml")
+            raise UsageError(f"refusing a model outside the model folders {where} allows ({allowed}; add its "
+                             f"folder to [bench] model_roots in .factreg/config.toml): {path[:200]}")
         if not real.is_file():
             raise CouldNotVerify(f"model file {path} is gone (moved or deleted): re-record the fact with "
                                  "`factreg bench` or restore the file")
