@@ -271,14 +271,14 @@ def check_gguf(path: Path) -> None:
 
 def model_roots(settings: Settings | None) -> tuple[list[Path], str]:
     """The folders `verify` may take models from: `[bench] model_roots`, else the folders of the models in
-    llama-bench facts recorded in this registry on this machine (not imported, their method trusted here)."""
+    llama-bench facts recorded in this registry (not imported, their method trusted here)."""
     if settings is None:
         return [], "the configuration"
     configured = settings.get("bench.model_roots")
     if configured is not None:
         base = settings.root
         return [base / Path(r).expanduser() for r in settings.names("bench.model_roots")], "[bench] model_roots"
-    return _benched_folders(settings), "this machine's benched models"
+    return _benched_folders(settings), "the models benched in this registry"
 
 
 def _benched_folders(settings: Settings) -> list[Path]:
@@ -288,10 +288,8 @@ def _benched_folders(settings: Settings) -> list[Path]:
     registry = Registry(settings.db_url, create=False)
     try:
         with registry.reader() as conn:
-            found = rows(conn, "SELECT v.fact_id AS id, v.version, v.method, v.registry_id FROM fact_version v "
-                               "JOIN condition c ON c.fact_id = v.fact_id AND c.version = v.version "
-                               "WHERE v.origin = :origin AND c.key = 'machine' AND c.value = :host",
-                         {"origin": provenance.RECORDED, "host": settings.hostname})
+            found = rows(conn, "SELECT fact_id AS id, version, method, registry_id FROM fact_version "
+                               "WHERE origin = :origin", {"origin": provenance.RECORDED})
         mine, _ = provenance.read_keys(registry)
         candidates = []
         for r in found:
