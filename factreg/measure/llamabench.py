@@ -669,8 +669,10 @@ def import_files(registry: Any, paths: Sequence[Path], min_uptime_s: float = DEF
             info["source_format"] = fmt
             method = {"kind": "manual", "source": "llama-bench", "format": fmt, "select": selector(r, varying)}
             try:
-                news.append(new_fact(r, fid, identity, info, method,
-                                     f"llama-bench {test_name(r)}, imported from {Path(path).name}"))
+                new = new_fact(r, fid, identity, info, method,
+                               f"llama-bench {test_name(r)}, imported from {Path(path).name}")
+                new.origin, new.source, new.trusted = "imported", Path(path).name, False
+                news.append(new)
             except FactregError as exc:
                 raise BadInput(f"{path}: {exc.message}") from None
     # Validate everything before writing anything.
