@@ -60,6 +60,9 @@ class Settings:
     config_path: Path | None
     hostname: str
     file_config: dict[str, Any] = field(default_factory=dict)
+    # Environment variables a stored method may expand besides `[probe] allow_env`: those named on the command
+    # line now (`verify --api-key-env`).
+    extra_allow_env: tuple[str, ...] = ()
 
     def get(self, dotted: str, default: Any = None) -> Any:
         """A value from the config file by dotted path (`freshness.warn_after`)."""
@@ -79,6 +82,18 @@ class Settings:
     def min_uptime_s(self) -> float:
         """Below this server uptime a measurement is `cold` (`[probe] min_uptime_s`, DEFAULT_MIN_UPTIME_S)."""
         return float(self.get("probe.min_uptime_s", DEFAULT_MIN_UPTIME_S))
+
+    def allowed_env(self) -> frozenset[str]:
+        """The `${VAR}`s a stored method may expand: `[probe] allow_env` and `extra_allow_env`."""
+        return frozenset(self.names("probe.allow_env")) | frozenset(self.extra_allow_env)
+
+    def names(self, dotted: str) -> list[str]:
+        """A list of strings from the config file (absent: empty); anything else is a ConfigError."""
+        value = self.get(dotted, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise ConfigError(f"{self.config_path or 'config'}: [{dotted.rsplit('.', 1)[0]}] "
+                              f"{dotted.rsplit('.', 1)[1]} must be a list of strings")
+        return list(value)
 
     def redacted_db_url(self) -> str:
         return redact_url(self.db_url)
@@ -161,6 +176,13 @@ roots = ["."]
 [probe]
 # A measurement taken less than this many seconds after the server started is flagged `cold`.
 min_uptime_s = {DEFAULT_MIN_UPTIME_S:g}
+# The environment variables a stored probe method may name in a header (`${{MY_TOKEN}}`); `verify
+# --api-key-env VAR` allows one more for that run. Any other `${{VAR}}` in a stored method is refused.
+# allow_env = ["MY_TOKEN"]
+
+# [bench]
+# Folders whose .gguf models `verify` may hand to llama-bench (default: the folders of models benched here).
+# model_roots = ["~/models"]
 """
 
 

@@ -39,6 +39,23 @@ SENSITIVE_HEADERS = frozenset(
     }
 )
 
+# Headers whose values are never credentials; any other header's literal value may be one (`apikey`, `X-Auth`, …),
+# so `probe --record` stores no literal value but of these, and a credential-shaped one is remembered as secret.
+HARMLESS_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "content-type",
+        "http-referer",
+        "pragma",
+        "referer",
+        "user-agent",
+        "x-title",
+    }
+)
+
 # ---------------------------------------------------------------- the redaction rule
 #
 # The patterns are written for lower-cased text: `_sub_folded` matches them on `text.lower()`, which is several
@@ -283,9 +300,29 @@ def env_names(value: str) -> list[str]:
     return _ENV_REF.findall(value)
 
 
-def expand(value: str, env: Mapping[str, str] | None = None) -> str:
-    """Replace every `${VAR}` with the variable's value (remembered as a secret); unset → UsageError."""
+def check_env_name(name: str, option: str) -> str:
+    """An environment variable's name as an option gives it (`MY_API_KEY`); anything else → UsageError."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise UsageError(f"{option} takes an environment variable name, e.g. MY_API_KEY")
+    return name
+
+
+def _check_allowed(value: str, allowed: frozenset[str]) -> None:
+    for name in env_names(value):
+        if name not in allowed:
+            raise UsageError(
+                f"the stored method names ${{{name}}}, which it may not expand: add {name!r} to [probe] "
+                f"allow_env in .factreg/config.toml, or pass verify --api-key-env {name}"
+            )
+
+
+def expand(value: str, env: Mapping[str, str] | None = None, allowed: frozenset[str] | None = None) -> str:
+    """Replace every `${VAR}` with the variable's value (remembered as a secret); unset → UsageError.
+
+    With `allowed` (a stored method's headers), a variable not in it is refused before any is read."""
     source = os.environ if env is None else env
+    if allowed is not None:
+        _check_allowed(value, allowed)
 
     def sub(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -313,6 +350,10 @@ def parse_header(text: str) -> tuple[str, str]:
         parts = value.split(None, 1)
         if len(parts) == 2:
             remember(parts[1])
+    elif name.lower() not in HARMLESS_HEADERS:  # `apikey: …`, `X-Auth: …`: a credential under a name not known
+        for word in (value, *value.split()):
+            if looks_like_credential(word) and not _ENV_REF.search(word):
+                remember(word)
     return name, value
 
 
@@ -323,10 +364,32 @@ def is_sensitive(name: str) -> bool:
 
 
 def literal_secret_headers(headers: Mapping[str, str]) -> list[str]:
-    """Names of sensitive headers whose value holds a literal credential instead of only a `${VAR}`."""
-    return [name for name, value in headers.items() if is_sensitive(name) and not _TEMPLATE_ONLY.match(value)]
+    """Names of headers whose value holds literal text instead of only a `${VAR}` (an optional scheme word
+    before it): any header but the known harmless ones (HARMLESS_HEADERS) may carry a credential."""
+    return [
+        name
+        for name, value in headers.items()
+        if name.lower() not in HARMLESS_HEADERS and not _TEMPLATE_ONLY.match(value)
+    ]
 
 
-def expand_headers(headers: Mapping[str, str], env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Header templates → the values to send (secrets remembered for redaction)."""
-    return {name: expand(value, env) for name, value in headers.items()}
+def url_credentials(url: str) -> list[str]:
+    """The values of a URL's credential query parameters (`?key=…`, `&api_key=…`, `&sig=…`), each remembered."""
+    found = []
+    for match in _QUERY.finditer(url.lower()):
+        value = url[match.start("value") : match.end("value")]
+        if not value.startswith("${"):
+            found.append(value)
+            remember(value)
+    return found
+
+
+def expand_headers(
+    headers: Mapping[str, str], env: Mapping[str, str] | None = None, allowed: frozenset[str] | None = None
+) -> dict[str, str]:
+    """Header templates → the values to send (secrets remembered for redaction); with `allowed`, every `${VAR}`
+    of every header is checked before any is expanded."""
+    if allowed is not None:
+        for value in headers.values():
+            _check_allowed(value, allowed)
+    return {name: expand(value, env, allowed) for name, value in headers.items()}

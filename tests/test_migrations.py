@@ -124,14 +124,41 @@ def test_migrations_never_import_models():
     assert not {m for m in imported if m.startswith(("factreg.registry.models", "sqlmodel"))}, imported
 
 
-def _rows(reg: Registry) -> dict[str, list[dict[str, Any]]]:
-    """Every row of the tables migration 1 created, in a stable order."""
+def _rows(reg: Registry, drop: tuple[str, ...] = ()) -> dict[str, list[dict[str, Any]]]:
+    """Every row of the tables migration 1 created, in a stable order (less the columns in `drop`)."""
     out = {}
     with reg.read() as conn:
         for table in OLD_TABLES:
-            got = [dict(r) for r in conn.execute(text(f"SELECT * FROM {table}")).mappings()]
+            got = [{k: v for k, v in r.items() if k not in drop}
+                   for r in conn.execute(text(f"SELECT * FROM {table}")).mappings()]
             out[table] = sorted(got, key=lambda r: json.dumps(r, sort_keys=True, default=str))
     return out
+
+
+PROVENANCE_COLUMNS = ("recorded_by", "origin", "source", "registry_id", "trust")
+
+
+def record_at_m001(reg: Registry, new: facts.NewFact) -> None:
+    """Record a measurement the way factreg did when the registry had only migration 1 (no provenance columns)."""
+    prepared = facts.build_rows(new)
+    row = {k: v for k, v in prepared["version"].items() if k not in PROVENANCE_COLUMNS}
+    with reg.write() as conn:
+        current = conn.execute(text("SELECT current_version FROM fact WHERE id = :i"), {"i": row["fact_id"]}).scalar()
+        version = (current or 0) + 1
+        if current is None:
+            conn.execute(text("INSERT INTO fact (id, current_version, created_at) VALUES (:i, 1, :t)"),
+                         {"i": row["fact_id"], "t": row["recorded_at"]})
+        else:
+            conn.execute(text("UPDATE fact SET current_version = :v WHERE id = :i"), {"v": version, "i": row["fact_id"]})
+        row["version"] = version
+        conn.execute(text(f"INSERT INTO fact_version ({', '.join(row)}) VALUES ({', '.join(':' + k for k in row)})"),
+                     row)
+        for i, x in enumerate(prepared["samples"]):
+            conn.execute(text("INSERT INTO sample VALUES (:f, :v, :i, :x)"),
+                         {"f": row["fact_id"], "v": version, "i": i, "x": x})
+        for key, value, kind in prepared["conditions"]:
+            conn.execute(text('INSERT INTO condition (fact_id, version, "key", value, kind) VALUES (:f, :v, :k, :x, :d)'),
+                         {"f": row["fact_id"], "v": version, "k": key, "x": value, "d": kind})
 
 
 def test_a_registry_of_migration_1_upgrades_and_keeps_its_data(any_url, second_url, registry_at):
@@ -141,33 +168,43 @@ def test_a_registry_of_migration_1_upgrades_and_keeps_its_data(any_url, second_u
     with old.read() as conn:
         assert not inspect(conn).has_table("decision")
         assert not inspect(conn).has_table("correction")
-    facts.record(old, facts.NewFact(id="gamebox/a3b/tg32", metric="tg_rate", samples=[11.0, 12.0, 13.5],
-                                    identity={"machine": "gamebox", "build_commit": "8cf427ff"},
-                                    info={"note": "첫 측정"}, measured_at="2026-10-25T10:00:00Z", tolerance=0.15))
-    facts.record(old, facts.NewFact(id="gamebox/a3b/tg32", metric="tg_rate", value=12.5, spread=0.4, n=5,
-                                    identity={"machine": "gamebox", "build_commit": "8cf427ff"},
-                                    measured_at="2026-10-26T10:00:00Z"))
-    facts.record(old, facts.NewFact(id="remote/27b/ttft", metric="ttft", value=0.25,
-                                    measured_at="2026-10-26T11:00:00Z", note="before the upgrade"))
+    record_at_m001(old, facts.NewFact(id="gamebox/a3b/tg32", metric="tg_rate", samples=[11.0, 12.0, 13.5],
+                                      identity={"machine": "gamebox", "build_commit": "8cf427ff"},
+                                      info={"note": "첫 측정"}, measured_at="2026-10-25T10:00:00Z", tolerance=0.15))
+    record_at_m001(old, facts.NewFact(id="gamebox/a3b/tg32", metric="tg_rate", value=12.5, spread=0.4, n=5,
+                                      identity={"machine": "gamebox", "build_commit": "8cf427ff"},
+                                      measured_at="2026-10-26T10:00:00Z"))
+    record_at_m001(old, facts.NewFact(id="remote/27b/ttft", metric="ttft", value=0.25,
+                                      measured_at="2026-10-26T11:00:00Z", note="before the upgrade",
+                                      method={"kind": "probe", "url": "http://127.0.0.1:9/v1/chat/completions",
+                                              "body": {}}))
     with old.write() as conn:
         conn.execute(text(
             "INSERT INTO verification (fact_id, fact_version, verified_at, verdict, method_kind, samples, observed, "
             "diff) VALUES ('remote/27b/ttft', 1, '2026-10-27T00:00:00Z', 'confirmed', 'manual', '[0.25]', '{}', "
             "'{}')"))
     before = _rows(old)
-    shown_before = facts.get(old, "gamebox/a3b/tg32")
-    history_before = facts.history(old, "gamebox/a3b/tg32")
 
     upgraded = Registry(any_url)  # opening an old registry applies the migrations it lacks
     registry_at.append(upgraded)
     assert upgraded.applied_migrations() == sorted(NAMES)
     assert upgraded.migrate() == []
-    assert _rows(upgraded) == before
-    assert facts.get(upgraded, "gamebox/a3b/tg32") == shown_before
-    assert facts.history(upgraded, "gamebox/a3b/tg32") == history_before
+    assert _rows(upgraded, drop=PROVENANCE_COLUMNS) == before
+    shown = facts.get(upgraded, "gamebox/a3b/tg32")
+    assert (shown["version"], shown["value"], shown["spread"], shown["n"]) == (2, 12.5, 0.4, 5)
+    assert shown["conditions"]["identity"] == {"machine": "gamebox", "build_commit": "8cf427ff"}
+    history = facts.history(upgraded, "gamebox/a3b/tg32")
+    assert [h["samples"] for h in history] == [[11.0, 12.0, 13.5], []]
+    assert history[0]["conditions"]["info"] == {"note": "첫 측정"}
+    # versions from before provenance was kept say so, and their methods are not trusted (nothing vouches for them)
+    assert shown["provenance"] == dict.fromkeys(("origin", "recorded_by", "source", "registry_id"))
+    from factreg.registry import provenance
+
+    assert provenance.trusted(upgraded, [facts.get(upgraded, "remote/27b/ttft")]) == set()
     # the upgraded registry has exactly the schema of a new one
     assert schema(any_url) == models_schema(second_url)
-    # and the tables of the later migrations work: a decision citing an old fact, a new verification number
+    # and the tables of the later migrations work: a decision citing an old fact, a new verification number,
+    # a new version with its provenance
     number = decisions.add(upgraded, "Serve from gamebox", [("gamebox/a3b/tg32", None)])
     assert decisions.get(upgraded, number)["cites"][0]["version"] == 2
     with upgraded.write() as conn:
@@ -176,6 +213,10 @@ def test_a_registry_of_migration_1_upgrades_and_keeps_its_data(any_url, second_u
             "diff) VALUES ('remote/27b/ttft', 1, '2026-10-28T00:00:00Z', 'confirmed', 'manual', '[]', '{}', '{}') "
             "RETURNING pk")).scalar()
     assert pk == 2
+    again = facts.record(upgraded, facts.NewFact(id="remote/27b/ttft", metric="ttft", value=0.3,
+                                                 method={"kind": "probe", "url": "http://127.0.0.1:9/v1/x", "body": {}}))
+    assert again["version"] == 2 and again["provenance"]["origin"] == "recorded"
+    assert provenance.trusted(upgraded, [again]) == {("remote/27b/ttft", 2)}
     exported = [json.loads(line) for line in jsonl.export_lines(upgraded)]
     assert [(e["kind"], e.get("id") or e.get("number")) for e in exported] == [
         ("fact", "gamebox/a3b/tg32"), ("fact", "remote/27b/ttft"), ("decision", number)]

@@ -54,8 +54,14 @@ def test_which_headers_may_be_stored() -> None:
         "X-Auth-Token": "Bearer literal",
         "Cookie": "session=abc",
         "X-Trace": "plain",
+        "apikey": "abc123literal",
+        "X-Auth": "${AUTH}",
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "User-Agent": "me/1.0",
     }
-    assert secrets.literal_secret_headers(headers) == ["X-Auth-Token", "Cookie"]
+    # any header's literal value may be a credential, unless the header is known harmless
+    assert secrets.literal_secret_headers(headers) == ["X-Auth-Token", "Cookie", "X-Trace", "apikey"]
     assert secrets.env_names("a ${A} b ${B_2}") == ["A", "B_2"]
 
 

@@ -140,7 +140,8 @@ def test_secret_is_nowhere_in_database_outputs_report_or_docs(cli, body_file, db
         doc.write_text("TTFT is <!-- fact: sec/hdr/ttft -->?<!-- /fact --> here.\n", encoding="utf-8")
         for args in (("docs", "sync", str(docs)), ("report", "--out", str(tmp_path / "site")), ("export",),
                      ("list", "--json"), ("show", "sec/hdr/ttft", "--json"), ("history", "sec/hdr/ttft", "--json"),
-                     ("verify", "sec/hdr/ttft", "--json"), ("status", "--json")):  # fmt: skip
+                     ("verify", "sec/hdr/ttft", "--json", "--api-key-env", "MY_TOKEN"),
+                     ("status", "--json")):  # fmt: skip
             run = cli(*args)
             assert run.exit_code in (0, 1), (args, run.stderr)
             outputs += [run.stdout, run.stderr]
@@ -277,3 +278,418 @@ def test_template_syntax_in_documents_and_facts_renders_literally(cli, registry,
     assert cli("report", "--out", str(tmp_path / "site")).exit_code == 0
     page = (tmp_path / "site" / "facts" / "tpl" / "x" / "ttft.md").read_text(encoding="utf-8")
     assert "7*7" in page and "49" not in page and "looploop" not in page
+
+
+# ---------------------------------------------------------------- stored methods from outside are data, not authority
+
+AWS = "aws-secret-0123456789abcdefEXFIL"
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    """A server on 127.0.0.1 that records every request it gets (headers and path)."""
+    server = Recorder("127.0.0.1")
+    thread = serve(server)
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def probe_line(fact_id: str, url: str, headers: dict[str, str], **method: object) -> dict:
+    return {"id": fact_id, "metric": "ttft", "samples": [0.1, 0.11, 0.1],
+            "cond": {"endpoint": url, "body_sha256": "x"},
+            "method": {"kind": "probe", "url": url, "body": BODY, "n": 1, "warmup": 0, "headers": headers,
+                       "timeout": 5, **method, "select": {"metric": "ttft"}}}  # fmt: skip
+
+
+def write_jsonl(path: Path, lines: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def test_imported_method_cannot_send_an_environment_variable_anywhere(cli, tmp_path, recorder, monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", AWS)
+    url = f"{recorder.base}/v1/chat/completions"
+    src = write_jsonl(tmp_path / "theirs.jsonl", [probe_line("their/gw/ttft", url, {"X-Trace": "${AWS_SECRET_ACCESS_KEY}"})])
+    assert cli("import", str(src)).exit_code == 0
+    shown = cli("show", "their/gw/ttft", "--json").json()
+    assert shown["provenance"]["origin"] == "imported" and shown["provenance"]["source"] == "theirs.jsonl"
+    # imported: not trusted, so nothing runs — not a request, not a process
+    v = cli("verify", "--all", "--json")
+    assert v.exit_code == 3
+    [res] = v.json()
+    assert res["verdict"] == "error" and res["recorded"] is False
+    assert res["message"] == "imported method not trusted: run verify --trust-imported or import --trust"
+    assert recorder.seen == []
+    # trusted, by the flag or at import: the variable is still not one the configuration allows
+    v = cli("verify", "--all", "--json", "--trust-imported")
+    assert v.exit_code == 3 and "AWS_SECRET_ACCESS_KEY" in v.json()[0]["message"]
+    assert "allow_env" in v.json()[0]["message"]
+    other = tmp_path / "other.db"
+    assert cli("import", "--trust", str(src), "--db", str(other)).exit_code == 0
+    v2 = cli("verify", "--all", "--json", "--db", str(other), "--api-key-env", "MY_TOKEN")
+    assert v2.exit_code == 3 and "AWS_SECRET_ACCESS_KEY" in v2.json()[0]["message"]
+    assert recorder.seen == []
+    for run in (v, v2):
+        assert AWS not in run.stdout + run.stderr
+
+
+def test_allowed_variables_are_expanded_and_sent_only_when_trusted(cli, tmp_path, recorder, monkeypatch, isolated):
+    """The control: the same harness sees the request once the method is trusted and its variable allowed."""
+    monkeypatch.setenv("MY_TOKEN", SECRET)
+    url = f"{recorder.base}/v1/chat/completions"
+    src = write_jsonl(tmp_path / "mine.jsonl", [probe_line("mine/gw/ttft", url, {"Authorization": "Bearer ${MY_TOKEN}"})])
+    assert cli("import", str(src)).exit_code == 0
+    assert cli("verify", "--all", "--json").json()[0]["verdict"] == "error" and recorder.seen == []
+    # allowed by the command line now
+    v = cli("verify", "--all", "--json", "--trust-imported", "--api-key-env", "MY_TOKEN")
+    assert v.json()[0]["verdict"] != "error" or "not trusted" not in v.json()[0]["message"]
+    assert any(h.get("authorization") == f"Bearer {SECRET}" for h in recorder.seen)
+    # trust is remembered; the variable allowed by the configuration instead
+    recorder.seen.clear()
+    (isolated / ".factreg").mkdir()
+    (isolated / ".factreg" / "config.toml").write_text('[probe]\nallow_env = ["MY_TOKEN"]\n', encoding="utf-8")
+    cli("verify", "--all", "--json")
+    assert any(h.get("authorization") == f"Bearer {SECRET}" for h in recorder.seen)
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("url", "file:///etc/passwd", "URL must be http(s)"),
+    ("url", "http://user:pw@127.0.0.1:9/v1/chat/completions", "not in the URL"),
+    ("n", 10**9, "outside"),
+    ("n", True, "whole number"),
+    ("warmup", 10**6, "outside"),
+    ("timeout", 86400 * 365, "outside"),
+    ("timeout", 0, "outside"),
+    ("spacing", 10**7, "outside"),
+    ("spacing", -1, "outside"),
+    ("min_uptime", "soon", "must be a number"),
+    ("body", "x" * 10, "JSON object"),
+    ("body", {"pad": "x" * (9 * 2**20)}, "larger than"),
+    ("headers", {"X-A": "a\r\nX-Injected: 1"}, "not a valid header"),
+    ("headers", {"Bad Name": "x"}, "not a valid header"),
+    ("no_cache", "yes", "true or false"),
+])  # fmt: skip
+def test_every_field_of_a_trusted_stored_probe_method_is_checked(cli, registry, recorder, field, value, says):
+    """Even a trusted method (someone who can write the database can make one) is checked field by field."""
+    url = f"{recorder.base}/v1/chat/completions"
+    method = {**probe_line("x/y/ttft", url, {})["method"], field: value}
+    facts.record(registry, NewFact(id="x/y/ttft", metric="ttft", value=0.1, method=method))
+    r = cli("verify", "x/y/ttft", "--json")
+    assert r.exit_code == 3
+    assert r.json()[0]["verdict"] == "error" and says in r.json()[0]["message"], r.json()[0]["message"]
+    assert "\n" not in r.json()[0]["message"]
+    assert recorder.seen == []
+
+
+def test_restoring_your_own_export_keeps_trust_others_and_edits_do_not(cli, tmp_path, recorder, db_path, monkeypatch):
+    monkeypatch.setenv("MY_TOKEN", SECRET)
+    url = f"{recorder.base}/v1/chat/completions"
+    assert cli("record", "first/x/ttft", "-m", "ttft", "--value", "1").exit_code == 0  # the registry has its keys
+    backup, backup2 = tmp_path / "backup.db", tmp_path / "backup2.db"
+    copy_registry(db_path, backup)  # two older copies of this registry
+    copy_registry(db_path, backup2)
+    reg = Registry(f"sqlite:///{db_path}")
+    method = probe_line("mine/gw/ttft", url, {"Authorization": "Bearer ${MY_TOKEN}"})["method"]
+    facts.record(reg, NewFact(id="mine/gw/ttft", metric="ttft", samples=[0.1, 0.11], method=method))
+    reg.close()
+    export = tmp_path / "export.jsonl"
+    assert cli("export", "--out", str(export)).exit_code == 0
+    line = next(json.loads(x) for x in export.read_text().splitlines() if "mine/gw/ttft" in x)
+    assert line["versions"][0]["origin"] == "recorded" and line["versions"][0]["recorded_by"]
+    assert line["versions"][0]["registry_id"] and line["versions"][0]["trust"]
+
+    def verify(db: Path) -> dict:
+        recorder.seen.clear()
+        return cli("verify", "mine/gw/ttft", "--json", "--db", str(db), "--api-key-env", "MY_TOKEN").json()[0]
+
+    # the older copy of the same registry, restored from the export: trusted, it runs
+    assert cli("import", str(export), "--db", str(backup)).exit_code == 0
+    assert "not trusted" not in verify(backup)["message"] and recorder.seen
+    # another registry: the same lines, not trusted
+    fresh = tmp_path / "fresh.db"
+    assert cli("import", str(export), "--db", str(fresh)).exit_code == 0
+    assert "not trusted" in verify(fresh)["message"] and recorder.seen == []
+    # the export with the method's URL edited, restored into the older copy: the tag no longer matches
+    edited = json.loads(json.dumps(line).replace(url, url.replace("/v1/", "/v2/")))
+    assert cli("import", str(write_jsonl(tmp_path / "edited.jsonl", [edited])), "--db", str(backup2)).exit_code == 0
+    assert "not trusted" in verify(backup2)["message"] and recorder.seen == []
+
+
+def copy_registry(src: Path, dst: Path) -> None:
+    """A consistent copy of a SQLite registry (its WAL included), by SQLite's backup API."""
+    import sqlite3
+
+    a, b = sqlite3.connect(src), sqlite3.connect(dst)
+    try:
+        a.backup(b)
+    finally:
+        a.close()
+        b.close()
+
+
+# ---------------------------------------------------------------- secrets reaching the registry by other roads
+
+LITERAL = "literal-k3y-0123456789abcdef"
+
+
+class Echo(ThreadingHTTPServer):
+    """A server that echoes the credential it receives (bearer token, `apikey`/`X-Auth` header or `?key=`) as its
+    model name, build, model ids and model path, in every answer."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        super().__init__(("127.0.0.1", 0), _EchoHandler)
+
+    @property
+    def base(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}"
+
+
+class _EchoHandler(BaseHTTPRequestHandler):
+    server: Echo
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _credential(self) -> str:
+        from urllib.parse import parse_qs, urlsplit
+
+        auth = self.headers.get("Authorization", "")
+        query = parse_qs(urlsplit(self.path).query)
+        return (auth.split(" ", 1)[1] if " " in auth else "") or self.headers.get("apikey", "") \
+            or self.headers.get("X-Auth", "") or (query.get("key") or [""])[0]
+
+    def _send(self, content_type: str, data: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802
+        token = self._credential()
+        self.server.seen.append(token)
+        if "/models" in self.path:
+            self._send("application/json", json.dumps({"object": "list", "data": [{"id": token}]}).encode())
+        else:
+            self._send("application/json", json.dumps({"model_path": f"/models/{token}.gguf",
+                                                       "build_info": token}).encode())
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        token = self._credential()
+        self.server.seen.append(token)
+        chunk = {"model": token, "system_fingerprint": token, "choices": [{"delta": {"content": "hi"}}]}
+        self._send("text/event-stream", (f"data: {json.dumps(chunk)}\n\n" * 3 + "data: [DONE]\n\n").encode())
+
+
+@pytest.fixture
+def echo() -> Iterator[Echo]:
+    server = Echo()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def test_a_server_echoing_the_credential_never_gets_it_stored_or_shown(cli, echo, body_file, db_path, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("MY_TOKEN", SECRET)
+    url = f"{echo.base}/v1/chat/completions"
+    r = cli("probe", url, "--body", body_file, "--n", "2", "--warmup", "0", "--api-key-env", "MY_TOKEN",
+            "--record", "echo/gw", "--json")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["observed"]["model"] == "***" and r.json()["observed"]["build"] == "***"
+    outputs = [r.stdout, r.stderr]
+    export = tmp_path / "export.jsonl"
+    for args in (("list", "--json"), ("show", "echo/gw/ttft", "--json"), ("show", "echo/gw/ttft"),
+                 ("history", "echo/gw/ttft", "--json"), ("export", "--out", str(export)),
+                 ("verify", "echo/gw/ttft", "--json", "--api-key-env", "MY_TOKEN"), ("verify", "--all"),
+                 ("status", "--json"), ("report", "--out", str(tmp_path / "site"))):  # fmt: skip
+        run = cli(*args)
+        assert run.exit_code in (0, 1, 3), (args, run.stderr)
+        outputs += [run.stdout, run.stderr]
+    assert echo.seen and set(echo.seen) == {SECRET}  # the server got it, and echoed it in every answer
+    rendered = [p for p in (tmp_path / "site").rglob("*") if p.is_file()]
+    assert rendered
+    for text in outputs:
+        assert SECRET not in text
+    for path in [export, *rendered, *db_path.parent.glob(db_path.name + "*")]:
+        assert SECRET.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize("how", [
+    ("--header", f"apikey: {LITERAL}"),
+    ("--header", f"X-Auth: {LITERAL}"),
+    ("--header", f"X-Auth: Token {LITERAL}"),
+    ("?key=",),
+])  # fmt: skip
+def test_a_literal_credential_is_refused_for_record_and_masked_otherwise(cli, echo, body_file, db_path, how):
+    url = f"{echo.base}/v1/chat/completions"
+    args = list(how)
+    if how == ("?key=",):
+        url, args = f"{url}?key={LITERAL}", []
+    r = cli("probe", url, "--body", body_file, "--n", "1", "--warmup", "0", *args, "--record", "lit/gw")
+    assert r.exit_code == 2 and r.stderr.startswith("Error:") and len(r.stderr.strip().splitlines()) == 1
+    assert echo.seen == []  # refused before any request
+    assert LITERAL not in r.stdout + r.stderr
+    ok = cli("probe", url, "--body", body_file, "--n", "1", "--warmup", "0", *args, "--json")
+    assert ok.exit_code == 0, ok.stderr
+    human = cli("probe", url, "--body", body_file, "--n", "1", "--warmup", "0", *args)
+    assert any(LITERAL in seen for seen in echo.seen)  # it was sent and echoed back as model, build, ids, path
+    for text in (ok.stdout, ok.stderr, human.stdout, human.stderr):
+        assert LITERAL not in text
+    for path in db_path.parent.glob(db_path.name + "*"):
+        assert LITERAL.encode() not in path.read_bytes()
+
+
+def test_credentials_never_go_to_a_proxy_from_the_environment(cli, echo, body_file, monkeypatch):
+    proxy = Recorder("127.0.0.2")
+    thread = serve(proxy)
+    try:
+        monkeypatch.setenv("MY_TOKEN", SECRET)
+        for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
+            monkeypatch.setenv(var, proxy.base)
+        r = cli("probe", f"{echo.base}/v1/chat/completions", "--body", body_file, "--n", "1", "--warmup", "0",
+                "--api-key-env", "MY_TOKEN", "--json")  # fmt: skip
+        assert r.exit_code == 0, r.stdout + r.stderr
+        assert proxy.seen == []  # not one request through the proxy, so not the Authorization header either
+        assert echo.seen and set(echo.seen) == {SECRET}  # the endpoint itself got it
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+        thread.join(5)
+
+
+# ---------------------------------------------------------------- stored llama-bench arguments are checked before running
+
+LLAMA_JSON = Path(__file__).parent / "data" / "llamabench" / "new.json"
+
+
+@pytest.fixture
+def fake_bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A llama-bench that writes a marker file (its arguments) whenever it is run, then prints real JSON output."""
+    marker = tmp_path / "llama-bench-ran"
+    script = tmp_path / "bin" / "llama-bench"
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\necho \"$@\" >> '{marker}'\ncat '{LLAMA_JSON}'\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setenv("FACTREG_LLAMA_BENCH", str(script))
+    return marker
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> Path:
+    """A model folder with a GGUF file, a .gguf that is not one, a text file and a link out to /etc/passwd; and
+    a real GGUF file in another folder."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "good.gguf").write_bytes(b"GGUF" + bytes(60))
+    (folder / "fake.gguf").write_bytes(b"not a model at all")
+    (folder / "notes.txt").write_bytes(b"GGUF" + bytes(60))
+    (folder / "link.gguf").symlink_to("/etc/passwd")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "other.gguf").write_bytes(b"GGUF" + bytes(60))
+    return folder
+
+
+def bench_method(args: list[str]) -> dict:
+    return {"kind": "llama-bench", "binary": "llama-bench", "args": args,
+            "select": {"test": "tg32", "n_prompt": "0", "n_gen": "32", "n_depth": "0"}}  # fmt: skip
+
+
+def record_bench_fact(registry: Registry, fact_id: str, args: list[str]) -> None:
+    """A llama-bench fact recorded in this registry on this machine (trusted: as `bench` records them)."""
+    facts.record(registry, NewFact(id=fact_id, metric="tg_rate", samples=[10.0, 10.5, 9.8],
+                                   identity={"machine": "testhost"}, method=bench_method(args)))  # fmt: skip
+
+
+def hash_cache_text(isolated: Path, tmp_path: Path) -> str:
+    found = [*isolated.rglob("model-hashes.json"), *(tmp_path / "userdata").rglob("model-hashes.json")]
+    return "".join(p.read_text(encoding="utf-8") for p in found)
+
+
+BAD_BENCH_ARGS = [
+    (["-m", "{good}", "-rpc", "10.66.66.66:50052"], "network"),
+    (["-m", "{good}", "-r", "100000000"], "outside 1…1000"),
+    (["-m", "/etc/passwd"], "outside the model folders"),
+    (["--model=/etc/passwd"], "as two arguments"),
+    (["--model=/etc/passwd,{good}"], "as two arguments"),
+    (["-m", "{good}", "-hf", "ggml-org/tiny"], "downloads"),
+    (["-m", "{good}", "-hft", "hf_abc"], "token"),
+    (["-m", "{other}"], "outside the model folders"),
+    (["-m", "{good},{other}"], "outside the model folders"),
+    (["-m", "{models}/fake.gguf"], "GGUF magic"),
+    (["-m", "{models}/notes.txt"], "not a .gguf"),
+    (["-m", "{models}/link.gguf"], "outside the model folders"),
+    (["-m", "models/good.gguf"], "not absolute"),
+    (["-m", "{good}", "-p", "1-1000"], "more than 64"),
+    (["-m", "{good}", "-p", "1-100000000"], "outside"),
+    (["-m", "{good}", "-n", "99999999"], "outside"),
+    (["-m", "{good}", "-t", "0"], "outside"),
+    (["-m", "{good}", "--delay", "100000"], "outside"),
+    (["-m", "{good}", "--list-devices"], "not an option"),
+    (["-m", "{good}", "-oe", "json"], "output"),
+    (["-m", "{good}", "-n"], "needs a value"),
+    (["-p", "0", "-n", "32"], "names no model"),
+]
+
+
+@pytest.mark.parametrize(("args", "says"), BAD_BENCH_ARGS, ids=[" ".join(a) for a, _ in BAD_BENCH_ARGS])
+def test_stored_llama_bench_arguments_are_checked_before_anything_runs(cli, registry, fake_bench, models, isolated,
+                                                                          tmp_path, args, says):
+    (isolated / ".factreg").mkdir()
+    (isolated / ".factreg" / "config.toml").write_text(f'[bench]\nmodel_roots = ["{models}"]\n', encoding="utf-8")
+    where = {"good": str(models / "good.gguf"), "other": str(tmp_path / "elsewhere" / "other.gguf"),
+             "models": str(models)}  # fmt: skip
+    record_bench_fact(registry, "t/bad/tg32", [a.format(**where) for a in args])
+    r = cli("verify", "t/bad/tg32", "--json")
+    assert r.exit_code == 3, r.stdout + r.stderr
+    [res] = r.json()
+    assert res["verdict"] == "error" and says in res["message"], res["message"]
+    assert "\n" not in res["message"] and "Traceback" not in r.stdout + r.stderr
+    assert not fake_bench.exists()  # llama-bench never ran
+    assert "passwd" not in hash_cache_text(isolated, tmp_path)  # and no file outside was hashed
+
+
+def test_a_good_stored_method_runs_the_fake_llama_bench(cli, registry, fake_bench, models, isolated, tmp_path):
+    """The control: with the folder allowed by default (a model benched here), the same harness sees it run."""
+    record_bench_fact(registry, "t/good/tg32", ["-m", str(models / "good.gguf"), "-p", "0", "-n", "32", "-r", "3"])
+    cli("verify", "t/good/tg32", "--json")
+    assert fake_bench.read_text().startswith(f"-m {models / 'good.gguf'} -p 0 -n 32 -r 3")
+
+
+def test_model_folders_come_from_models_benched_here_not_imported(cli, registry, fake_bench, models, tmp_path):
+    record_bench_fact(registry, "t/good/tg32", ["-m", str(models / "good.gguf"), "-n", "32"])
+    other = str(tmp_path / "elsewhere" / "other.gguf")
+    line = {"id": "their/x/tg32", "metric": "tg_rate", "samples": [10.0, 10.5], "cond": {"machine": "testhost"},
+            "method": bench_method(["-m", other, "-n", "32"])}  # fmt: skip
+    src = write_jsonl(tmp_path / "theirs.jsonl", [line])
+    assert cli("import", str(src)).exit_code == 0
+    r = cli("verify", "their/x/tg32", "--json")  # untrusted: nothing runs
+    assert r.json()[0]["message"].startswith("imported method not trusted")
+    r = cli("verify", "their/x/tg32", "--json", "--trust-imported")  # trusted now, but its folder is not allowed
+    assert r.exit_code == 3 and "outside the model folders" in r.json()[0]["message"], r.json()
+    allowed = r.json()[0]["message"].split("allows (", 1)[1].split(";", 1)[0]
+    assert allowed == str(models)  # the benched model's folder, not the imported one's
+    assert not fake_bench.exists()
+
+
+@pytest.mark.parametrize("args", [["-m", "{good}", "-rpc", "10.66.66.66:50052"], ["-m", "/etc/passwd"]])
+def test_imported_llama_bench_arguments_run_nothing_trusted_or_not(cli, fake_bench, models, tmp_path, args):
+    where = {"good": str(models / "good.gguf")}
+    line = {"id": "their/x/tg32", "metric": "tg_rate", "samples": [10.0, 10.5], "cond": {"machine": "testhost"},
+            "method": bench_method([a.format(**where) for a in args])}  # fmt: skip
+    src = write_jsonl(tmp_path / "theirs.jsonl", [line])
+    for trust in ((), ("--trust",)):
+        db = tmp_path / f"r{len(trust)}.db"
+        assert cli("import", *trust, str(src), "--db", str(db)).exit_code == 0
+        r = cli("verify", "--all", "--json", "--db", str(db))
+        assert r.exit_code == 3 and r.json()[0]["verdict"] == "error"
+        assert ("not trusted" in r.json()[0]["message"]) == (not trust)
+    assert not fake_bench.exists()

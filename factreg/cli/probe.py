@@ -103,8 +103,7 @@ def probe(
             raise UsageError(f"--header {name} given twice")
         headers[name] = value
     if api_key_env:
-        if not api_key_env.replace("_", "a").isalnum() or api_key_env[0].isdigit():
-            raise UsageError("--api-key-env takes an environment variable name, e.g. MY_API_KEY")
+        secrets.check_env_name(api_key_env, "--api-key-env")
         if any(k.lower() == "authorization" for k in headers):
             raise UsageError("give either --api-key-env or an Authorization --header, not both")
         headers["Authorization"] = "Bearer ${" + api_key_env + "}"
@@ -116,8 +115,13 @@ def probe(
         if literal:
             raise UsageError(
                 f"--record stores the probe recipe, so header {literal[0]} must name an environment variable "
-                "instead of holding a literal secret: --header 'Authorization: Bearer ${MY_TOKEN}' or "
-                "--api-key-env MY_TOKEN"
+                "instead of holding a literal value (it may be a secret): --header "
+                f"'{literal[0]}: ${{MY_TOKEN}}', or --api-key-env MY_TOKEN for Authorization"
+            )
+        if secrets.url_credentials(url):
+            raise UsageError(
+                "--record stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
+                "header that names an environment variable instead, e.g. --header 'x-goog-api-key: ${MY_KEY}'"
             )
     settings = config.resolve(db)
     if min_uptime is None:

@@ -137,6 +137,9 @@ def import_(
         "--info", "-i", help="llama-bench: info condition key=value for every fact (repeat).")] = None,
     id_prefix: Annotated[str | None, typer.Option(
         "--id", help="llama-bench: id prefix instead of the model type (e.g. gamebox/a3b).")] = None,
+    trust: Annotated[bool, typer.Option(
+        "--trust", help="Trust the imported methods: `verify` may re-run them (llama-bench, probe). Without it an "
+        "imported method never runs until `verify --trust-imported`.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -169,7 +172,7 @@ def import_(
     else:
         from factreg.registry import jsonl
 
-        result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s))
+        result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust)
     if json_out:
         emit_json(result)
         return

@@ -77,15 +77,23 @@ def verify(
     budget: Annotated[str | None, typer.Option(
         "--budget", metavar="DURATION", help="With --due: start no re-run after this long, e.g. 10m (default 10m).",
         show_default=False)] = None,
+    trust_imported: Annotated[bool, typer.Option(
+        "--trust-imported", help="Trust the imported methods of these facts (remembered) and re-run them; without "
+        "it an imported method is never run.")] = False,
+    api_key_env: Annotated[list[str] | None, typer.Option(
+        "--api-key-env", help="An environment variable stored probe methods may expand in a header, besides the "
+        "config's [probe] allow_env (repeat).")] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
     """Re-run facts' methods and record verdicts: exit 1 if refuted/changed, 3 if something could not run."""
     from factreg.measure import verify as engine
+    from factreg.secrets import check_env_name
 
     if due or budget is not None:
         _check_due(due, bool(ids or all_ or stale or here or against))
     s, reg = open_registry(db, create=False)
+    s.extra_allow_env = tuple(check_env_name(v, "--api-key-env") for v in api_key_env or [])
     if due:
         from factreg.measure import due as due_run
         from factreg.registry.freshness import parse_duration
@@ -120,7 +128,7 @@ def verify(
         if json_out:
             emit_json([])
         return
-    results = _run_with_progress(reg, s, chosen)
+    results = _run_with_progress(reg, s, chosen, trust_imported)
     if json_out:
         emit_json(results)
     else:
@@ -139,12 +147,12 @@ def _check_due(due: bool, selected: bool) -> None:
         raise UsageError("--due picks the facts itself: give no ID, --all, --stale, --here or --against")
 
 
-def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData]) -> list[VerifyResult]:
+def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData], trust: bool) -> list[VerifyResult]:
     """A progress bar on stderr when there is more than one fact (stdout stays data)."""
     from factreg.measure import verify as engine
 
     if len(chosen) < 2:
-        return engine.verify(reg, s, chosen)
+        return engine.verify(reg, s, chosen, trust_imported=trust)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -161,7 +169,7 @@ def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData]) -> li
         def step(done: int, fact_id: str) -> None:
             bar.update(task, completed=done, description=fact_id)
 
-        return engine.verify(reg, s, chosen, progress=step)
+        return engine.verify(reg, s, chosen, progress=step, trust_imported=trust)
 
 
 def _print_results(results: list[VerifyResult]) -> None:

@@ -257,7 +257,9 @@ def _told(demo: Demo, server: Any) -> None:
     demo.say("   The gateway's address is reassigned to another machine: every request now gets HTTP 401.")
     server.override["status"] = 401
     key = {"DEMO_GATEWAY_KEY": "sk-demo-not-a-real-key"}
-    demo.run("verify", "night/27b-gateway/ttft", "night/27b-gateway/e2e", label="gateway_401", env=key)
+    # The recipe came with the imported table: trusted now, and allowed to send the one key it names.
+    demo.run("verify", "night/27b-gateway/ttft", "night/27b-gateway/e2e", "--trust-imported", "--api-key-env",
+             "DEMO_GATEWAY_KEY", label="gateway_401", env=key)
     demo.run("docs", "check", "docs", label="gateway_docs")
 
     demo.step("9. The stale-fact report, the fact pages, and where things stand")

@@ -17,7 +17,9 @@ def make_client(timeout: float, *, keepalive: bool = True) -> httpx.Client:
     """An httpx client with every time-out set to `timeout` seconds and redirects off.
 
     Redirects are never followed: a 3xx answer reaches the caller, which reports it with the Location host
-    (credentials must not travel to another host). `keepalive=False` opens one connection per request, as
+    (credentials must not travel to another host). Nothing comes from the environment (`trust_env=False`): an
+    `HTTP_PROXY`/`ALL_PROXY` would otherwise receive every request with its Authorization header, and a `.netrc`
+    would add credentials nobody asked for. `keepalive=False` opens one connection per request, as
     curl does, so that time to first byte includes connection set-up.
     """
     import httpx
@@ -30,7 +32,7 @@ def make_client(timeout: float, *, keepalive: bool = True) -> httpx.Client:
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
         limits=limits,
-        trust_env=True,
+        trust_env=False,
     )
 
 

@@ -13,6 +13,8 @@ This module holds the spec, the run loop, the result, and recording and re-verif
 from __future__ import annotations
 
 import json
+import math
+import re
 import socket
 import time
 from collections.abc import Callable, Mapping
@@ -199,13 +201,42 @@ def probe(
     client: httpx.Client | None = None,
     progress: Callable[[str], None] | None = None,
     env: Mapping[str, str] | None = None,
+    allowed_env: frozenset[str] | None = None,
 ) -> ProbeResult:
     """Run the whole protocol against `spec.url`; failures come back as verdicts, not exceptions.
 
-    Raises UsageError only for bad arguments (an unset `${ENV}` variable, a bad URL).
+    Raises UsageError only for bad arguments (an unset `${ENV}` variable, one not in `allowed_env` when given,
+    a bad URL). Everything the server sent is redacted against every secret in play before it is returned.
     """
     spec.check()
-    headers = secrets.expand_headers(spec.headers, env)
+    secrets.url_credentials(spec.url)  # a key in the query is masked wherever the URL is shown
+    headers = secrets.expand_headers(spec.headers, env, allowed_env)
+    return _scrubbed(_run(spec, headers, hostname, client, progress))
+
+
+def _scrubbed(result: ProbeResult) -> ProbeResult:
+    """The result with every value that came from the network redacted (a server may echo the credential as its
+    model name, build, model ids or model path): conditions, warnings, messages and each request's fields."""
+    result.observed = {k: secrets.redact(v) for k, v in result.observed.items()}
+    result.info = {k: secrets.redact(v) for k, v in result.info.items()}
+    result.warnings = [secrets.redact(w) for w in result.warnings]
+    result.message = None if result.message is None else secrets.redact(result.message)
+    result.diff = secrets.redact_data(result.diff)
+    for trace in result.requests:
+        for name in ("model", "system_fingerprint"):
+            value = getattr(trace, name, None)
+            if isinstance(value, str):
+                setattr(trace, name, secrets.redact(value))
+    return result
+
+
+def _run(
+    spec: ProbeSpec,
+    headers: dict[str, str],
+    hostname: str,
+    client: httpx.Client | None,
+    progress: Callable[[str], None] | None,
+) -> ProbeResult:
     say = progress or (lambda _m: None)
     own = client is None
     http = client or make_client(spec.timeout, keepalive=False)
@@ -343,7 +374,7 @@ def new_facts(result: ProbeResult, prefix: str, method: Mapping[str, Any]) -> li
     if result.verdict != OK:
         raise UsageError(f"nothing recorded: the probe's verdict is {result.verdict}")
     prefix = check_id(prefix.rstrip("/"))
-    identity = {k: v for k, v in result.observed.items()}
+    identity = {k: secrets.redact(v) for k, v in result.observed.items()}
     raw = json.dumps(secrets.redact_data([r.as_json() for r in result.requests]), ensure_ascii=False)
     out = []
     for name, xs in result.samples.items():
@@ -355,7 +386,7 @@ def new_facts(result: ProbeResult, prefix: str, method: Mapping[str, Any]) -> li
                 metric=name,
                 samples=list(xs),
                 identity=identity,
-                info=dict(result.info),
+                info={k: secrets.redact(v) for k, v in result.info.items()},
                 subject=prefix,
                 method={**method, "select": {"metric": name}},
                 raw=raw,
@@ -365,22 +396,64 @@ def new_facts(result: ProbeResult, prefix: str, method: Mapping[str, Any]) -> li
     return out
 
 
+# Bounds on a stored probe method: a method from the registry is data, and each field is checked before anything
+# is sent (a tampered or imported method cannot make verify send 10⁹ requests, wait a day, or post 1 GB).
+STORED_BOUNDS: dict[str, tuple[float, float]] = {
+    "n": (1, 1000),
+    "warmup": (0, 100),
+    "timeout": (0.001, 3600),
+    "spacing": (0, 3600),
+    "min_uptime": (0, 7 * 86400),
+}
+MAX_STORED_BODY = 8 * 1024 * 1024  # as `probe --body` reads
+MAX_STORED_HEADERS = 64
+_HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}")
+
+
+def _bounded(method: Mapping[str, Any], key: str, default: float, whole: bool) -> float:
+    value = method.get(key, default)
+    low, high = STORED_BOUNDS[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
+        raise UsageError(f"the stored probe method's {key} must be a {'whole ' if whole else ''}number, got {value!r}")
+    if not (math.isfinite(value) and low <= value <= high):
+        raise UsageError(f"the stored probe method's {key} {value!r} is outside {low:g}…{high:g}; refused")
+    return value
+
+
 def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
-    """A stored probe method → ProbeSpec (the stored method is data: only known keys are read)."""
-    try:
-        return ProbeSpec(
-            url=str(method["url"]),
-            body=dict(method["body"]),
-            n=int(method.get("n", 5)),
-            warmup=int(method.get("warmup", 2)),
-            headers={str(k): str(v) for k, v in (method.get("headers") or {}).items()},
-            timeout=float(method.get("timeout", 60)),
-            no_cache=bool(method.get("no_cache", False)),
-            min_uptime=float(method.get("min_uptime", DEFAULT_MIN_UPTIME_S)),
-            spacing=float(method.get("spacing", 0)),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"the stored probe method is incomplete: {exc}") from None
+    """A stored probe method → ProbeSpec: data, every field checked and bounded (only known keys are read)."""
+    url = method.get("url")
+    if not isinstance(url, str) or len(url) > 8192:
+        raise UsageError("the stored probe method has no usable url")
+    body = method.get("body")
+    if not isinstance(body, dict):
+        raise UsageError("the stored probe method's body must be a JSON object")
+    if len(json.dumps(body, ensure_ascii=False, default=str)) > MAX_STORED_BODY:
+        raise UsageError(f"the stored probe method's body is larger than {MAX_STORED_BODY // 2**20} MiB; refused")
+    headers = method.get("headers") or {}
+    if not isinstance(headers, dict) or len(headers) > MAX_STORED_HEADERS:
+        raise UsageError(f"the stored probe method's headers must be an object of at most {MAX_STORED_HEADERS}")
+    for name, value in headers.items():
+        if not _HEADER_NAME.fullmatch(str(name)) or not isinstance(value, str) or len(value) > 8192 or any(
+            ch in value for ch in "\r\n\0"
+        ):
+            raise UsageError(f"the stored probe method's header {str(name)[:40]!r} is not a valid header; refused")
+    no_cache = method.get("no_cache", False)
+    if not isinstance(no_cache, bool):
+        raise UsageError("the stored probe method's no_cache must be true or false")
+    spec = ProbeSpec(
+        url=url,
+        body=body,
+        n=int(_bounded(method, "n", 5, True)),
+        warmup=int(_bounded(method, "warmup", 2, True)),
+        headers=dict(headers),
+        timeout=float(_bounded(method, "timeout", 60, False)),
+        no_cache=no_cache,
+        min_uptime=float(_bounded(method, "min_uptime", DEFAULT_MIN_UPTIME_S, False)),
+        spacing=float(_bounded(method, "spacing", 0, False)),
+    )
+    spec.check()  # http(s)://host, no credentials in the URL
+    return spec
 
 
 def remeasure(method: Method, facts: list[FactData], settings: Settings | None) -> dict[str, Measurement]:
@@ -390,12 +463,15 @@ def remeasure(method: Method, facts: list[FactData], settings: Settings | None) 
     hostname = getattr(settings, "hostname", None) or socket.gethostname()
     try:
         spec = spec_from_method(method)
+        allowed: frozenset[str] = frozenset()
         if settings is not None and hasattr(settings, "get"):
             spec.max_bytes = int(float(settings.get("probe.max_response_mb", 32)) * 1024 * 1024)
+            allowed = settings.allowed_env()
         # Stop before timing when the served model or build is not the facts' (the wiring gap).
         first = facts[0]["conditions"]["identity"] if facts else {}
         spec.expect = {k: v for k, v in first.items() if k in ("model", "build")}
-        result = probe(spec, hostname=hostname)
+        # A stored method expands only the `${VAR}`s the user allows: never AWS_SECRET_ACCESS_KEY to any host.
+        result = probe(spec, hostname=hostname, allowed_env=allowed)
     except UsageError as exc:
         return {f["id"]: Measurement(failure=Verdict.ERROR, message=secrets.redact(exc.message)) for f in facts}
     out: dict[str, Measurement] = {}

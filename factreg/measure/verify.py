@@ -3,7 +3,8 @@
 A verifier is chosen by method kind (`load_verifier`, the kinds in VERIFIERS); each is
 `remeasure(method: dict, facts: list[FactData], settings: Settings) -> dict[str, Measurement]`, where `facts`
 share `method` apart from its "select" key. Methods of kind `manual` and `derived` cannot be re-run and are
-reported as skipped. A stored method is data: nothing in it is run except through a known verifier. Each fact's
+reported as skipped. A stored method is data: nothing in it is run except through a known verifier, and only when
+this registry trusts the method (recorded here, or trusted on import); each verifier checks every field again. Each fact's
 result is a `VerifyResult`, what `factreg verify --json` prints.
 """
 
@@ -18,6 +19,7 @@ from factreg.errors import FactregError, UsageError
 from factreg.measure import judge as judging
 from factreg.measure.measurement import Measurement
 from factreg.registry import conditions as cond
+from factreg.registry import provenance
 from factreg.registry.ids import ref
 from factreg.registry.verdicts import DEFAULT_TOLERANCE, FAILURES, FINDINGS, Verdict
 
@@ -197,15 +199,30 @@ def verify(
     settings: Settings | None,
     fact_list: Sequence[FactData],
     progress: Callable[[int, str], None] | None = None,
+    *,
+    trust_imported: bool = False,
 ) -> list[VerifyResult]:
     """Re-run every fact's method (once per group), judge and record one verification per re-runnable fact.
+
+    Only methods this registry trusts run (registry/provenance.py); an untrusted one (imported, or written
+    before provenance was kept) gets an `error` verdict saying so, unless `trust_imported` trusts it now.
 
     A refutation must reproduce: a group with a refuted fact is measured once more (`verify.confirm_refutes`,
     default 1 re-run), and the fact is refuted only when the re-run refutes it too.
     """
     results: dict[str, VerifyResult] = {}
     groups: dict[tuple[str, str], list[FactData]] = {}
+    runnable = [f for f in fact_list if isinstance(f.get("method"), dict) and f["method"].get("kind") in VERIFIERS]
+    vouched = provenance.trusted(registry, runnable)
+    untrusted = [f for f in runnable if (f["id"], f["version"]) not in vouched]
+    if untrusted and trust_imported:  # the user trusts them now: tagged, so later runs need no flag
+        provenance.trust(registry, untrusted)
+        untrusted = []
+    refused = {f["id"] for f in untrusted}
     for fact in fact_list:
+        if fact["id"] in refused:  # nothing of an untrusted method is run: no process, no request
+            results[fact["id"]] = _unrunnable(fact, provenance.NOT_TRUSTED)
+            continue
         method = fact.get("method")
         if not isinstance(method, dict):
             results[fact["id"]] = _unrunnable(fact, "its method is not structured data; it is never executed")

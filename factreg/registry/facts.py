@@ -13,7 +13,7 @@ from factreg import clock
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
-from factreg.registry import freshness, series, stats
+from factreg.registry import freshness, provenance, series, stats
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import get_metric, missing_required
 from factreg.registry.store import Registry, in_list, rows
@@ -80,6 +80,10 @@ class NewFact:
     direction: str | None = None
     derived_from: list[VersionRef] | None = None
     extra_flags: Sequence[str] = ()
+    # Provenance: recorded here (and so trusted), or imported from `source` (trusted only when the user says so).
+    origin: str = provenance.RECORDED
+    source: str | None = None
+    trusted: bool = True
 
 
 def _finite(x: Any, what: str) -> float:
@@ -184,12 +188,15 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
         "error_after": new.error_after, "tolerance": new.tolerance, "raw": new.raw,
         "note": None if new.note is None else redact(new.note),
         "derived_from": json.dumps(new.derived_from) if new.derived_from else None,
+        "recorded_by": provenance.user(), "origin": new.origin, "source": new.source, "registry_id": None,
+        "trust": None,
     }
     return {
         "version": version_row,
         "samples": samples,
         "conditions": [(k, v, cond.IDENTITY) for k, v in identity.items()]
         + [(k, v, cond.INFO) for k, v in info.items()],
+        "trusted": new.trusted,
     }
 
 
@@ -272,6 +279,7 @@ def write_versions(conn: Connection, all_rows: Sequence[Prepared]) -> list[int]:
         samples.extend({"fact_id": fid, "version": number, "idx": i, "value": v} for i, v in enumerate(prepared["samples"]))
         conds.extend({"fact_id": fid, "version": number, "key": k, "value": v, "kind": kind}
                      for k, v, kind in prepared["conditions"])
+    provenance.tag_rows(conn, versions, [p.get("trusted", True) for p in all_rows])
     insert_rows(conn, new_facts, versions, samples, conds, [])
     settle_current(conn, [v["fact_id"] for v in versions])
     return numbers
@@ -359,6 +367,8 @@ def _version_json(row: Mapping[str, Any], samples: list[float], conds: Iterable[
         "tolerance": row["tolerance"],
         "note": row["note"],
         "derived_from": json.loads(row["derived_from"]) if row["derived_from"] else None,
+        "provenance": {"origin": row.get("origin"), "recorded_by": row.get("recorded_by"),
+                       "source": row.get("source"), "registry_id": row.get("registry_id")},
     }
 
 

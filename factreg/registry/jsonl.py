@@ -5,7 +5,9 @@ Each line is one JSON object with a `kind`:
 - `decision`, `correction`: decision records and corrections, as exported;
 - `record` (or no kind): one new measurement in the shape of `factreg record`'s options — the
   reviewable format of hand-written data such as the case study in `facts/`.
-Export → import into an empty registry → export gives identical bytes.
+Export → import into an empty registry → export gives identical bytes. A version's provenance travels with it
+(`recorded_by`, `origin`, `source`, `registry_id`, `trust`); an imported method runs only once this registry trusts
+it (registry/provenance.py).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from factreg.registry.facts import (
 )
 from factreg.registry.ids import check_id, check_slug
 from factreg.registry.models import Correction, Decision, DecisionCite
+from factreg.registry.provenance import IMPORTED, ensure_keys, tag
 from factreg.registry.store import Registry
 from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
 from factreg.secrets import redact
@@ -204,6 +207,9 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
                 raise UsageError(f"fact {fid}: version {row['version']} has no {c}")
         if isinstance(row["value"], bool) or not isinstance(row["value"], (int, float)):
             raise UsageError(f"fact {fid}: version {row['version']} value must be a number")
+        for c in ("method", "recorded_by", "origin", "source", "registry_id", "trust"):
+            if got.get(c) is not None and not isinstance(got[c], str):
+                raise UsageError(f"fact {fid}: version {row['version']} {c} must be text")
         versions.append(row)
         samples.extend({"fact_id": fid, "version": row["version"], "idx": i, "value": float(x)}
                        for i, x in enumerate(v.get("samples") or []))
@@ -221,18 +227,27 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
     return {"fact": fact, "versions": versions, "samples": samples, "conds": conds, "verifs": verifs}
 
 
-def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any]]], name: str = "<input>",
-                 min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, int]:
-    """Import parsed lines in one transaction; nothing is written when any line is bad."""
+def import_lines(registry: Registry, lines: Iterable[tuple[Any, ...]], name: str = "<input>",
+                 min_uptime_s: float = DEFAULT_MIN_UPTIME_S, *, trust: bool = False) -> dict[str, int]:
+    """Import parsed lines (`(lineno, obj)`, or `(lineno, obj, source file)`) in one transaction; nothing is
+    written when any line is bad.
+
+    Imported methods are data: a record line's version is marked imported from its file and untrusted; a fact
+    line keeps the provenance and tag it carries (valid only in the registry that exported it). With `trust`,
+    this registry tags every imported method as trusted."""
     records: list[Prepared] = []
     full: list[_FactRows] = []
     decisions: list[Mapping[str, Any]] = []
     corrections: list[Mapping[str, Any]] = []
-    for lineno, obj in lines:
+    for item in lines:
+        lineno, obj = item[0], item[1]
+        source = item[2] if len(item) > 2 else Path(name).name
         kind = obj.get("kind", "record")
         try:
             if kind == "record":
-                records.append(build_rows(record_line(obj), min_uptime_s))
+                new = record_line(obj)
+                new.origin, new.source, new.trusted = IMPORTED, source, trust
+                records.append(build_rows(new, min_uptime_s))
             elif kind == "fact":
                 if not isinstance(obj.get("versions"), list) or not isinstance(obj.get("id"), str):
                     raise UsageError("a fact line needs 'id' and a list of 'versions'")
@@ -250,7 +265,7 @@ def import_lines(registry: Registry, lines: Iterable[tuple[int, Mapping[str, Any
 
     def work(conn: Connection) -> dict[str, int]:
         counts = {"facts": 0, "versions": 0, "skipped": 0, "verifications": 0, "decisions": 0, "corrections": 0}
-        _import_full(conn, full, counts, name)
+        _import_full(conn, full, counts, name, trust)
         if records:
             write_versions(conn, records)
             counts["versions"] += len(records)
@@ -393,7 +408,7 @@ def _same(a: Mapping[str, Any], b: Mapping[str, Any], keys: Iterable[str]) -> bo
     return all(a.get(k) == b.get(k) for k in keys)
 
 
-def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int], name: str) -> None:
+def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int], name: str, trust: bool) -> None:
     if not full:
         return
     existing = current_versions(conn, [f["fact"]["id"] for f in full], lock=True)
@@ -435,6 +450,10 @@ def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int]
             select(VERIFICATION.c.fact_version, VERIFICATION.c.verified_at, VERIFICATION.c.verdict)
             .where(VERIFICATION.c.fact_id == fid)).mappings()}
         verifs.extend(r for r in f["verifs"] if (r["fact_version"], r["verified_at"], r["verdict"]) not in seen)
+    if trust and versions:
+        _, key = ensure_keys(conn)
+        for v in versions:
+            v["trust"] = tag(key, v["fact_id"], v["version"], v["method"])
     insert_rows(conn, new_facts, versions, samples, conds, bumps)
     settle_current(conn, [f["fact"]["id"] for f in full])  # the latest measured is current, as for any write
     if verifs:
@@ -468,11 +487,11 @@ def _import_simple(conn: Connection, table, key: str, objs: list[Mapping[str, An
         counts[label] += 1
 
 
-def import_files(registry: Registry, paths: list[Path], min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> dict[str, int]:
-    """Import JSONL files, all in one transaction."""
-    lines: list[tuple[int, Mapping[str, Any]]] = []
+def import_files(registry: Registry, paths: list[Path], min_uptime_s: float = DEFAULT_MIN_UPTIME_S, *,
+                 trust: bool = False) -> dict[str, int]:
+    """Import JSONL files, all in one transaction (`trust`: this registry trusts their methods)."""
+    lines: list[tuple[int, Mapping[str, Any], str]] = []
     name = ", ".join(str(p) for p in paths)
     for path in paths:
-        lines.extend(read_lines(path) if len(paths) == 1 else
-                     [(n, {**o}) for n, o in read_lines(path)])
-    return import_lines(registry, lines, name, min_uptime_s)
+        lines.extend((n, o, Path(path).name) for n, o in read_lines(path))
+    return import_lines(registry, lines, name, min_uptime_s, trust=trust)

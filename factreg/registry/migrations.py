@@ -211,11 +211,34 @@ def m003_corrections(conn: Connection) -> None:
     _run(conn, M003_CORRECTIONS)
 
 
+# ---------------------------------------------------------------- m004_provenance (frozen)
+
+M004_PROVENANCE = (
+    "ALTER TABLE fact_version ADD COLUMN recorded_by VARCHAR",
+    "ALTER TABLE fact_version ADD COLUMN origin VARCHAR",
+    "ALTER TABLE fact_version ADD COLUMN source VARCHAR",
+    "ALTER TABLE fact_version ADD COLUMN registry_id VARCHAR",
+    "ALTER TABLE fact_version ADD COLUMN trust VARCHAR",
+    """CREATE TABLE registry_meta (
+    name VARCHAR NOT NULL,
+    value VARCHAR NOT NULL,
+    PRIMARY KEY (name)
+)""",
+)
+
+
+def m004_provenance(conn: Connection) -> None:
+    """Where each version came from (recorded here by whom, or imported from which file) and whether this
+    registry trusts its method; `registry_meta` holds the registry's own id and trust key."""
+    _run(conn, M004_PROVENANCE)
+
+
 # Append only: a released migration is never edited, renamed or reordered.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m001_core", m001_core),
     ("m002_decisions", m002_decisions),
     ("m003_corrections", m003_corrections),
+    ("m004_provenance", m004_provenance),
 ]
 
 NAMES = [name for name, _ in MIGRATIONS]

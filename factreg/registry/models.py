@@ -52,6 +52,13 @@ class FactVersion(SQLModel, table=True):
     note: str | None = None
     raw: str | None = None
     derived_from: str | None = None  # JSON list of {"id", "version"} for derived facts
+    # Provenance (m004): who recorded it where, or which file it was imported from; `trust` is this registry's
+    # tag on the method (registry/provenance.py), without which an imported method is never run.
+    recorded_by: str | None = None
+    origin: str | None = None  # "recorded" | "imported"; None: written before provenance was kept
+    source: str | None = None  # the imported file's name
+    registry_id: str | None = None  # the registry that wrote the version
+    trust: str | None = None
 
 
 class Sample(SQLModel, table=True):
@@ -145,6 +152,14 @@ class Correction(SQLModel, table=True):
     cause: str | None = None
     created_at: str
     note_path: str | None = None
+
+
+class RegistryMeta(SQLModel, table=True):
+    """The registry's own settings: its random id (written into exports) and its trust key (never exported)."""
+
+    __tablename__ = "registry_meta"
+    name: str = Field(primary_key=True)
+    value: str
 
 
 class Migration(SQLModel, table=True):

@@ -66,6 +66,11 @@ class _VersionRest(TypedDict):
     note: str | None
     raw: str | None
     derived_from: str | None  # JSON list of VersionRef
+    recorded_by: str | None
+    origin: str | None  # "recorded" | "imported"; None before provenance was kept
+    source: str | None  # the imported file's name
+    registry_id: str | None  # the registry that wrote the version
+    trust: str | None  # this registry's tag on the method (registry/provenance.py)
 
 
 class VersionRow(_VersionKey, _VersionValue, StatColumns, _VersionRest):
@@ -109,6 +114,7 @@ class Prepared(TypedDict):
     version: VersionRow
     samples: list[float]
     conditions: list[tuple[str, str, str]]  # (key, value, kind)
+    trusted: bool  # whether this registry vouches for its method (tagged when written)
 
 
 # ---------------------------------------------------------------- JSON data
@@ -153,6 +159,15 @@ class LastVerification(TypedDict):
     pk: int
 
 
+class Provenance(TypedDict):
+    """Where a version came from: recorded (by whom, in which registry) or imported (from which file)."""
+
+    origin: str | None
+    recorded_by: str | None
+    source: str | None
+    registry_id: str | None
+
+
 class VersionData(VersionRef, _VersionValue):
     """One version of a fact as JSON data: value, statistics, conditions, flags, method (`facts.preview`)."""
 
@@ -168,6 +183,7 @@ class VersionData(VersionRef, _VersionValue):
     tolerance: float | None
     note: str | None
     derived_from: list[VersionRef] | None
+    provenance: Provenance
 
 
 class FactData(VersionData):
