@@ -67,7 +67,8 @@ def test_series_holds_versions_and_verifications_in_time_order(cli, registry, tm
     assert s.points[3].conditions == {"build_commit": NEW, "machine": "gamebox", "model": "35b-a3b"}
     assert s.points[1].conditions == s.points[0].conditions == {"build_commit": OLD, "machine": "gamebox",
                                                                  "model": "35b-a3b"}
-    assert s.version == 2 and s.current == 0 and s.value == 27.0
+    # The current version is the latest measured (v1), not the last recorded (v2).
+    assert s.version == 1 and s.current == 2 and s.value == 28.0
 
 
 def test_failed_verifications_and_other_units_are_not_points(cli, registry, tmp_path, db_url):
