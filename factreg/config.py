@@ -42,7 +42,10 @@ def find_project_dir(start: Path | None = None) -> Path | None:
 
 
 def sqlite_url(path: Path) -> str:
-    return f"sqlite:///{path}"
+    """The SQLAlchemy URL of a SQLite file; `%`, `?` and `#` in the path are percent-encoded (a URL's query and
+    fragment marks), and `store.sqlite_file` decodes them as SQLAlchemy does."""
+    text = str(path).replace("%", "%25").replace("?", "%3F").replace("#", "%23")
+    return f"sqlite:///{text}"
 
 
 def hostname() -> str:

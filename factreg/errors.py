@@ -7,6 +7,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_UNVERIFIABLE = 3
+EXIT_INTERNAL = 70  # a bug: an exception no command expected (`Error: internal error: …`, sysexits' EX_SOFTWARE)
 
 
 class FactregError(Exception):

@@ -119,6 +119,14 @@ FOLDER = "decisions"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def _is_date(text: str) -> bool:
+    """`YYYY-MM-DD` naming a real day in the years a registry holds (2026-99-99 is none)."""
+    try:
+        return bool(_DATE.match(text)) and bool(clock.parse(text))
+    except UsageError:
+        return False
+
+
 def parse_cites(values: Iterable[str]) -> list[tuple[str, int | None]]:
     """`--cites a,b@2` (repeatable) → [(id, version or None)]; duplicates are refused."""
     out: list[tuple[str, int | None]] = []
@@ -165,7 +173,7 @@ def add(
         raise UsageError("a decision needs a title")
     if status not in STATUSES:
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}, got {status!r}")
-    if date is not None and not _DATE.match(date):
+    if date is not None and not _is_date(date):
         raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}")
     rows = []
     for fid, version in cites:
@@ -232,7 +240,7 @@ def revert(registry: Registry, number: int, because: str, date: str | None = Non
         fact_id = because
     except UsageError:
         fact_id = None
-    if date is not None and not _DATE.match(date):
+    if date is not None and not _is_date(date):
         raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}")
     from sqlalchemy import update
 
