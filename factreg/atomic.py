@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import tempfile
 from pathlib import Path
 
+from factreg.errors import UsageError
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to a temp file beside `path`, fsync it, then rename it over `path`."""
+    """Write `data` to a temp file beside `path`, fsync it, then rename it over `path`.
+
+    A file that cannot be written (a folder in its place, no permission, a full disk) is one UsageError naming
+    it; the old file stays as it was and no temp file is left behind."""
     path = Path(path)
+    try:
+        _write(path, data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _write(path: Path, data: bytes) -> None:
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -38,7 +53,7 @@ def write_if_changed(path: Path, text: str) -> bool:
     try:
         if Path(path).read_bytes() == data:
             return False
-    except FileNotFoundError:
+    except OSError:  # missing, or not readable: the write says why when it cannot write either
         pass
     atomic_write_bytes(Path(path), data)
     return True

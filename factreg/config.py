@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,10 @@ def find_project_dir(start: Path | None = None) -> Path | None:
 
 
 def sqlite_url(path: Path) -> str:
-    return f"sqlite:///{path}"
+    """The SQLAlchemy URL of a SQLite file; `%`, `?` and `#` in the path are percent-encoded (a URL's query and
+    fragment marks), and `store.sqlite_file` decodes them as SQLAlchemy does."""
+    text = str(path).replace("%", "%25").replace("?", "%3F").replace("#", "%23")
+    return f"sqlite:///{text}"
 
 
 def hostname() -> str:
@@ -113,9 +117,69 @@ def _load_config_file(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except (OSError, ValueError) as exc:
+            loaded = tomllib.load(fh)
+    except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    problem = config_problem(loaded)
+    if problem:
+        raise ConfigError(f"config file {path}: {problem}")
+    return loaded
+
+
+# The config file's known keys and what each must hold: (kind, low, high) — a number within [low, high], a whole
+# number, text, or a list of text. Unknown keys are left alone (for other versions of factreg).
+_NUMBER, _WHOLE, _TEXT, _TEXTS = "a number", "a whole number", "text", "a list of text"
+_KEYS: dict[str, tuple[str, float, float]] = {
+    "freshness.warn_after": (_TEXT, 0, 0),
+    "freshness.error_after": (_TEXT, 0, 0),
+    "freshness.metrics.*.warn_after": (_TEXT, 0, 0),
+    "freshness.metrics.*.error_after": (_TEXT, 0, 0),
+    "verify.tolerance": (_NUMBER, 0, 10),
+    "verify.tolerance_by_metric.*": (_NUMBER, 0, 10),
+    "verify.alpha": (_NUMBER, 0, 1),
+    "verify.confirm_refutes": (_WHOLE, 0, 10),
+    "verify.timeout_s": (_NUMBER, 0, 7 * 86400),
+    "docs.roots": (_TEXTS, 0, 0),
+    "docs.max_file_mb": (_NUMBER, 0, 1024 * 1024),
+    "probe.min_uptime_s": (_NUMBER, 0, 365 * 86400),
+    "probe.max_response_mb": (_NUMBER, 0, 64 * 1024),
+}
+_TABLES = ("freshness", "freshness.metrics", "freshness.metrics.*", "verify", "verify.tolerance_by_metric", "docs",
+           "probe")
+
+
+def config_problem(data: dict[str, Any]) -> str | None:
+    """What is wrong with a loaded config file (a known key holding the wrong type or an out-of-range number)."""
+    import math
+    import re
+
+    def walk(node: Any, path: str) -> Iterator[tuple[str, str, Any]]:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                name = f"{path}.{key}" if path else str(key)
+                yield name, re.sub(r"^(freshness\.metrics|verify\.tolerance_by_metric)\.[^.]+", r"\1.*", name), value
+                yield from walk(value, name)
+
+    for name, pattern, value in walk(data, ""):
+        if pattern in _TABLES and not isinstance(value, dict):
+            return f"[{name}] must be a table"
+        rule = _KEYS.get(pattern)
+        if rule is None:
+            continue
+        kind, low, high = rule
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if kind == _TEXT:
+            ok = isinstance(value, str)
+        elif kind == _TEXTS:
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        elif kind == _NUMBER:
+            ok = number and math.isfinite(value) and low <= value <= high
+        else:
+            ok = number and isinstance(value, int) and low <= value <= high
+        if not ok:
+            bounds = f" from {low:g} to {high:g}" if kind in (_NUMBER, _WHOLE) else ""
+            return f"{name} must be {kind}{bounds}, got {str(value)[:40]!r}"
+    return None
 
 
 def resolve(db: str | None = None, cwd: Path | None = None) -> Settings:
@@ -189,11 +253,14 @@ min_uptime_s = {DEFAULT_MIN_UPTIME_S:g}
 def init_project(where: Path) -> Path:
     """Create `.factreg/` with a default config; return the folder."""
     folder = where / PROJECT_DIR_NAME
-    folder.mkdir(parents=True, exist_ok=True)
-    cfg = folder / CONFIG_FILE
-    if not cfg.exists():
-        cfg.write_text(DEFAULT_CONFIG, encoding="utf-8")
-    gitignore = folder / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text("registry.db-wal\nregistry.db-shm\n", encoding="utf-8")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        cfg = folder / CONFIG_FILE
+        if not cfg.exists():
+            cfg.write_text(DEFAULT_CONFIG, encoding="utf-8")
+        gitignore = folder / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text("registry.db-wal\nregistry.db-shm\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot create {folder}: {exc.strerror or exc}") from None
     return folder

@@ -9,6 +9,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_UNVERIFIABLE = 3
+EXIT_INTERNAL = 70  # a bug: an exception no command expected (`Error: internal error: …`, sysexits' EX_SOFTWARE)
 
 _ERROR_PREFIX = re.compile(r"^\s*(?:error\s*:\s*)+", re.IGNORECASE)
 

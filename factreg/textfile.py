@@ -8,6 +8,7 @@ UTF-8 (with the byte and line). A UTF-8 byte-order mark is dropped.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -17,23 +18,38 @@ from factreg.errors import BadInput
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
 
-def read_bytes(path: Path | str, what: str = "", max_bytes: int = MAX_INPUT_BYTES) -> bytes:
-    """At most `max_bytes` of `path` (`-` is standard input), or BadInput saying why not."""
+CHUNK = 1024 * 1024
+
+
+def read_bytes(path: Path | str, what: str = "", max_bytes: int = MAX_INPUT_BYTES, refuse_nul: bool = False) -> bytes:
+    """At most `max_bytes` of `path` (`-` is standard input), or BadInput saying why not.
+
+    Read in chunks; with `refuse_nul` the first NUL byte stops the read (`/dev/zero` is refused at once)."""
     label = f"{what}: " if what else ""
     too_large = f"{label}{path} is too large (the limit is {max_bytes // (1024 * 1024)} MB)"
+    chunks: list[bytes] = []
+    size = 0
     try:
-        if str(path) == "-":
-            data = sys.stdin.buffer.read(max_bytes + 1)
-        else:
-            with open(path, "rb") as fh:
+        with contextlib.ExitStack() as stack:
+            if str(path) == "-":
+                fh = sys.stdin.buffer
+            else:
+                fh = stack.enter_context(open(path, "rb"))
                 if os.fstat(fh.fileno()).st_size > max_bytes:  # a regular file: refused before reading
                     raise BadInput(too_large)
-                data = fh.read(max_bytes + 1)  # a device or pipe: read no more than the limit
+            while size <= max_bytes:  # a device or pipe: read no more than the limit
+                chunk = fh.read(min(CHUNK, max_bytes + 1 - size))
+                if not chunk:
+                    break
+                if refuse_nul and b"\x00" in chunk:
+                    raise BadInput(f"{label}{path}: binary file (contains NUL bytes)")
+                chunks.append(chunk)
+                size += len(chunk)
     except OSError as exc:
         raise BadInput(f"{label}cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > max_bytes:
+    if size > max_bytes:
         raise BadInput(too_large)
-    return data
+    return b"".join(chunks)
 
 
 def decode(data: bytes, name: str, allow_nul: bool = False) -> str:
@@ -50,4 +66,4 @@ def decode(data: bytes, name: str, allow_nul: bool = False) -> str:
 def read_text(path: Path | str, what: str = "", max_bytes: int = MAX_INPUT_BYTES) -> str:
     """`read_bytes` then `decode`: a user's file as text, or one clear BadInput."""
     name = f"{what}: {path}" if what else str(path)
-    return decode(read_bytes(path, what, max_bytes), name)
+    return decode(read_bytes(path, what, max_bytes, refuse_nul=True), name)

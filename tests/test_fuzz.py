@@ -383,3 +383,132 @@ def test_jsonl_export_import_export_is_byte_identical(lines):
                 assert all(math.isfinite(x) for x in v["samples"])
         one.close()
         two.close()
+
+
+# ---------------------------------------------------------------- whole commands: no traceback, the registry reads
+
+# Through the command line in-process (the `cli` fixture); the registry persists across examples, so every accepted
+# input adds to what the next example's `list` and `export` must still read.
+CLI_FEW = settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+
+hostile_numbers = st.sampled_from([
+    "1e999", "-1e999", "1e308", "9" * 400, "99999999999999999999", "NaN", "Infinity", "1_000", "0x10", "١٢", "",
+    " 1 ", "1e-400", "-0", "0", "1.5", "3", "1e100", "1e101", "+7", ".5", "5.",
+])  # fmt: skip
+hostile_text = (
+    st.text(max_size=12)
+    | st.sampled_from(["[/bold]", "[red]x", "\ud800", "a\udfffb", "\x00", "\u2028", "${HOME}", "../x", "=", "k=v"])
+)
+
+
+def _no_traceback(r) -> None:  # type: ignore[no-untyped-def]
+    assert r.exit_code != 70, r.stderr  # the internal-error guard caught something
+    assert "Traceback" not in r.stderr, r.stderr
+    if r.exit_code == 2:
+        assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, r.stderr
+
+
+def _registry_reads(cli) -> None:  # type: ignore[no-untyped-def]
+    listed = cli("list", "--json")
+    assert listed.exit_code in (0, 2), listed.stderr
+    _no_traceback(listed)
+    exported = cli("export")
+    _no_traceback(exported)
+    if listed.exit_code == 0:
+        assert exported.exit_code == 0, exported.stderr
+        ids = [json.loads(line)["id"] for line in exported.stdout.split("\n") if '"kind":"fact"' in line]
+        assert sorted(f["id"] for f in listed.json()) == sorted(ids)
+        assert "Warning" not in listed.stderr + exported.stderr  # nothing accepted is unreadable afterwards
+
+
+def _number_json(text: str) -> str:
+    return text if text and all(c in "0123456789+-.eE" for c in text) and text not in "+-." else json.dumps(text)
+
+
+hostile_import_line = st.one_of(
+    st.builds(lambda fid, metric, value, note: (f'{{"id": {json.dumps(fid)}, "metric": {json.dumps(metric)}, '
+                                                f'"value": {_number_json(value)}, "note": {json.dumps(note)}}}'),
+              st.sampled_from(["a/b", "a/c", "x/y"]), st.sampled_from(["ttft", "tg_rate", "ratio"]),
+              hostile_numbers, hostile_text),
+    st.builds(lambda depth: '{"id": "a/b", "metric": "ttft", "value": 1, "note": ' + "[" * depth + "]" * depth + "}",
+              st.sampled_from([1, 31, 33, 999, 5000, 100_000])),
+    st.builds(lambda xs: '{"id": "a/b", "metric": "ttft", "samples": [' + ", ".join(map(_number_json, xs)) + "]}",
+              st.lists(hostile_numbers, min_size=1, max_size=4)),
+    near_line.map(json.dumps),
+)
+
+
+@CLI_FEW
+@given(st.lists(hostile_import_line, min_size=1, max_size=3), st.booleans())
+def test_import_lines_never_traceback_and_the_registry_reads(cli, tmp_path, lines, bom):
+    f = tmp_path / "in.jsonl"
+    f.write_bytes((b"\xef\xbb\xbf" if bom else b"") + "\n".join(lines).encode("utf-8", "surrogatepass"))
+    r = cli("import", str(f))
+    _no_traceback(r)
+    assert r.exit_code in (0, 2)
+    _registry_reads(cli)
+
+
+record_args = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["--value", "--spread", "--tolerance", "--n", "--samples"]), hostile_numbers),
+        st.tuples(st.just("--samples"), st.lists(hostile_numbers, min_size=1, max_size=3).map(",".join)),
+        st.tuples(st.sampled_from(["--cond", "--info"]), st.builds("{}={}".format, st.sampled_from(
+            ["model", "machine", "build", "quant", "x"]), hostile_text)),
+        st.tuples(st.sampled_from(["--note", "--subject", "--unit", "--direction"]), hostile_text),
+        st.tuples(st.sampled_from(["--measured-at", "--warn-after", "--error-after"]),
+                  st.sampled_from(["2026-99-99", "1-01-01T00:00:00Z", "9999-12-31", "2026-10-26", "30d", "1e9d",
+                                   "2026-10-26T25:00:00Z", "0d", "soon"]) | hostile_text),
+    ),
+    max_size=5,
+)
+
+
+@CLI_FEW
+@given(st.sampled_from(["a/b", "a/c", "b/x"]), st.sampled_from(["ttft", "tg_rate", "mem_gb", "custom_x"]), record_args)
+def test_command_line_values_never_traceback_and_the_registry_reads(cli, fact_id, metric, pairs):
+    args = ["record", fact_id, "-m", metric]
+    for option, value in pairs:
+        args += [option, value]
+    r = cli(*args)
+    _no_traceback(r)
+    assert r.exit_code in (0, 2)
+    _registry_reads(cli)
+    shown = cli("show", fact_id)
+    _no_traceback(shown)
+    assert shown.exit_code in (0, 2)
+
+
+toml_values = st.one_of(
+    st.integers(-(2**63), 2**63 - 1).map(str), st.floats(allow_nan=True).map(lambda x: repr(x).replace("inf", "inf")
+                                                                           .replace("nan", "nan")),
+    st.booleans().map(lambda b: "true" if b else "false"), st.text(max_size=8).map(json.dumps),
+    st.sampled_from(['"30d"', '"soon"', '["."]', "[1, 2]", '["docs", "."]', "{}", '{ warn_after = "1d" }', "0.1"]),
+)
+config_keys = st.sampled_from([
+    "freshness.warn_after", "freshness.error_after", "freshness.metrics.ttft.warn_after", "freshness.metrics.ttft",
+    "freshness", "verify.tolerance", "verify.tolerance_by_metric.ttft", "verify.alpha", "verify.confirm_refutes",
+    "verify.timeout_s", "docs.roots", "docs.max_file_mb", "probe.min_uptime_s", "probe.max_response_mb", "probe",
+    "other.key",
+])  # fmt: skip
+
+
+def _toml(pairs: dict[str, str]) -> str:
+    """`a.b.c = v` lines as TOML: dotted keys at the top level (a table given twice is a TOML error: also fine)."""
+    return "".join(f"{key} = {value}\n" for key, value in pairs.items())
+
+
+@settings(CLI_FEW, max_examples=12)
+@given(st.dictionaries(config_keys, toml_values, max_size=4))
+def test_config_files_never_traceback(cli, pairs):
+    Path(".factreg").mkdir(exist_ok=True)
+    Path(".factreg/config.toml").write_text(_toml(pairs), encoding="utf-8")
+    for args in (["record", "a/b", "-m", "ttft", "--value", "1"], ["list"], ["status"], ["show", "a/b"],
+                 ["export"]):
+        r = cli(*args)
+        _no_traceback(r)
+        assert r.exit_code in (0, 1, 2), (args, r.stderr)
+    Path(".factreg/config.toml").unlink()
+    _registry_reads(cli)

@@ -6,6 +6,8 @@ Everything printed goes through `secrets.redact`: errors, messages, JSON, lines 
 from __future__ import annotations
 
 import functools
+import math
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -37,22 +39,90 @@ AsOfOption = Annotated[
 
 
 def handles_errors(func: F) -> F:
-    """Turn expected failures into one line `Error: …` on stderr and their exit code."""
+    """Turn expected failures into one line `Error: …` on stderr and their exit code.
+
+    Rows the readers skipped as unreadable (`store.note_unreadable`) are named in one line `Warning: …`."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except FactregError as exc:
-            print(redact(exc.line()), file=sys.stderr)
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            print("Error: interrupted", file=sys.stderr)
-            raise typer.Exit(130) from None
-        except BrokenPipeError:
-            raise typer.Exit(0) from None
+        from factreg.registry.store import collect_unreadable
+
+        failed = False
+        with collect_unreadable() as skipped:
+            try:
+                _check_arguments([*args, *kwargs.values()])
+                return func(*args, **kwargs)
+            except FactregError as exc:
+                failed = True
+                print(redact(exc.line()), file=sys.stderr)
+                raise typer.Exit(exc.exit_code) from None
+            except KeyboardInterrupt:
+                print("Error: interrupted", file=sys.stderr)
+                raise typer.Exit(130) from None
+            except BrokenPipeError:
+                raise typer.Exit(0) from None
+            finally:
+                if skipped and not failed:
+                    warn_unreadable(skipped)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _check_arguments(values: list[Any]) -> None:
+    """Refuse an argument that is not valid text: a lone surrogate (bytes in argv that are not UTF-8)."""
+    from factreg.errors import UsageError
+
+    for value in values:
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            try:
+                str(item).encode("utf-8")
+            except UnicodeEncodeError:
+                raise UsageError(f"an argument is not valid UTF-8 text: {str(item).encode('utf-8', 'replace')!r}"
+                                 ) from None
+
+
+def warn_unreadable(skipped: dict[str, str], shown: int = 5) -> None:
+    """One line on stderr naming the rows a command skipped because they cannot be read."""
+    parts = [f"{key} ({why})" for key, why in list(skipped.items())[:shown]]
+    more = f"; and {len(skipped) - shown} more" if len(skipped) > shown else ""
+    print(redact(f"Warning: skipped {len(skipped)} unreadable row(s): {'; '.join(parts)}{more}"), file=sys.stderr)
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
+
+
+def whole_number(option: str) -> Callable[[Any], int]:
+    """A typer `parser` for an integer option: plain digits only (int() would take `1_000` and 20-digit numbers)."""
+
+    def parse(text: Any) -> int:
+        if isinstance(text, int) and not isinstance(text, bool):
+            return text
+        if not isinstance(text, str) or not _WHOLE.fullmatch(text.strip()):
+            from factreg.errors import UsageError
+
+            raise UsageError(f"{option} takes a whole number, e.g. 5; got {str(text)[:40]!r}")
+        return int(text)
+
+    return parse
+
+
+def number(option: str) -> Callable[[Any], float]:
+    """A typer `parser` for a number option: finite decimal only (float() would take `nan`, `inf` and `1_000`)."""
+
+    def parse(text: Any) -> float:
+        if isinstance(text, (int, float)) and not isinstance(text, bool):
+            return float(text)
+        value = math.inf
+        if isinstance(text, str) and _NUMBER.fullmatch(text.strip()):
+            value = float(text)
+        if not math.isfinite(value):
+            from factreg.errors import UsageError
+
+            raise UsageError(f"{option} takes a finite number, e.g. 0.5; got {str(text)[:40]!r}")
+        return value
+
+    return parse
 
 
 def emit_json(data: Any) -> None:
@@ -93,7 +163,9 @@ def console(stderr: bool = False):  # type: ignore[no-untyped-def]
         def print(self, *objects: Any, **kwargs: Any) -> None:
             super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
-    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False)
+    # No markup: text from a user or a file (`[/bold]` in a condition) is printed as it is; styled lines pass
+    # markup=True with every user part through `rich.markup.escape`.
+    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False)
     if not out.is_terminal:
         out.width = max(out.width, 160)  # piped output: whole lines, not an 80-column wrap
     return out

@@ -18,6 +18,7 @@ from factreg.cli.common import (
     info,
     make_table,
     open_registry,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def decision_list(
 @decision_app.command("show")
 @handles_errors
 def decision_show(
-    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.")],
+    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.", parser=whole_number("N"))],
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -251,7 +252,7 @@ def decision_show(
 @decision_app.command("revert")
 @handles_errors
 def decision_revert(
-    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.")],
+    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.", parser=whole_number("N"))],
     because: Annotated[str, typer.Option("--because", help="The fact id that showed it wrong, or a reason.")],
     date: Annotated[str | None, typer.Option("--date", help="Date of the revert, YYYY-MM-DD (default: today).")] = None,
     out: OutOption = None,
@@ -271,8 +272,9 @@ def decision_revert(
 @decision_app.command("supersede")
 @handles_errors
 def decision_supersede(
-    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.")],
-    by: Annotated[int, typer.Option("--by", metavar="M", help="The decision that replaces it.")],
+    number: Annotated[int, typer.Argument(metavar="N", help="Decision number.", parser=whole_number("N"))],
+    by: Annotated[int, typer.Option("--by", metavar="M", help="The decision that replaces it.",
+                                                    parser=whole_number("--by"))],
     out: OutOption = None,
     templates: TemplatesOption = None,
     commit: CommitFlag = False,

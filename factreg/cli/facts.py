@@ -14,7 +14,9 @@ from factreg.cli.common import (
     handles_errors,
     make_table,
     min_uptime,
+    number,
     open_registry,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -36,14 +38,16 @@ def record(
     samples: Annotated[str | None, typer.Option("--samples", help="Raw samples, comma-separated; value = median.")] = None,
     unit: Annotated[str | None, typer.Option("--unit", help="Unit; required for a custom metric.")] = None,
     spread: Annotated[str | None, typer.Option("--spread", help="Standard deviation (default: of the samples).")] = None,
-    n: Annotated[int | None, typer.Option("--n", help="Number of samples behind --value.")] = None,
+    n: Annotated[int | None, typer.Option("--n", help="Number of samples behind --value.",
+                                                        parser=whole_number("--n"))] = None,
     cond: Annotated[list[str] | None, typer.Option("--cond", "-c", help="Identity condition key=value (repeat).")] = None,
     info: Annotated[list[str] | None, typer.Option("--info", "-i", help="Info condition key=value (repeat).")] = None,
     subject: Annotated[str | None, typer.Option("--subject", help="What was measured (default: id's parent).")] = None,
     measured_at: Annotated[str | None, typer.Option("--measured-at", help="ISO-8601 time (default: now).")] = None,
     warn_after: Annotated[str | None, typer.Option("--warn-after", help="Aging after this long, e.g. 30d.")] = None,
     error_after: Annotated[str | None, typer.Option("--error-after", help="Stale after this long, e.g. 90d.")] = None,
-    tolerance: Annotated[float | None, typer.Option("--tolerance", help="Practical tolerance, e.g. 0.1.")] = None,
+    tolerance: Annotated[float | None, typer.Option("--tolerance", help="Practical tolerance, e.g. 0.1.",
+                                                                      parser=number("--tolerance"))] = None,
     direction: Annotated[str | None, typer.Option("--direction", help="higher|lower is better (custom metric).")] = None,
     note: Annotated[str | None, typer.Option("--note", help="Free text kept with the fact.")] = None,
     json_out: JsonFlag = False,
@@ -76,7 +80,8 @@ def record(
 @handles_errors
 def show(
     fact_id: Annotated[str, typer.Argument(metavar="ID")],
-    version: Annotated[int | None, typer.Option("--version", help="A past version instead of the current.")] = None,
+    version: Annotated[int | None, typer.Option("--version", help="A past version instead of the current.",
+                                                                    parser=whole_number("--version"))] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -127,6 +132,8 @@ def history(
     db: DbOption = None,
 ) -> None:
     """Show every version of a fact and the verifications made of each."""
+    from rich.markup import escape
+
     from factreg.registry import display, facts
 
     _, reg = open_registry(db, create=False)
@@ -142,17 +149,19 @@ def history(
         table.add_row(f"{v['version']}{' (current)' if v['current'] else ''}",
                       display.text(v), str(v["n"] or "—"),
                       v["measured_at"][:16].replace("T", " "), ",".join(v["flags"]), verifs)
-    console().print(f"[bold]{fact_id}[/bold] — {len(data)} version(s)")
+    console().print(f"[bold]{escape(fact_id)}[/bold] — {len(data)} version(s)", markup=True)
     console().print(table)
 
 
 def _print_fact(f: FactData) -> None:
+    from rich.markup import escape
+
     from factreg import fmt
     from factreg.registry import display
 
     out = console()
-    out.print(f"[bold]{f['id']}[/bold]  v{f['version']}  {f['metric']} = "
-              f"[bold]{display.text(f)}[/bold]  (n={f['n'] or '?'})")
+    out.print(f"[bold]{escape(f['id'])}[/bold]  v{f['version']}  {escape(f['metric'])} = "
+              f"[bold]{escape(display.text(f))}[/bold]  (n={f['n'] or '?'})", markup=True)
     st = f["stats"]
     if st["ci95"]:
         out.print(f"  95% interval of the mean: {fmt.num(st['ci95'][0])} … {fmt.num(st['ci95'][1])}   "

@@ -6,7 +6,17 @@ from typing import Annotated
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, make_table
+from factreg.cli.common import (
+    DbOption,
+    JsonFlag,
+    console,
+    emit_json,
+    handles_errors,
+    info,
+    make_table,
+    number,
+    whole_number,
+)
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -42,8 +52,9 @@ def probe(
         ),
     ],
     body: Annotated[str, typer.Option("--body", help="JSON file with the real request body ('-': stdin).")],
-    n: Annotated[int, typer.Option("--n", help="Measured requests.")] = 5,
-    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.")] = 2,
+    n: Annotated[int, typer.Option("--n", help="Measured requests.", parser=whole_number("--n"))] = 5,
+    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.",
+                                                 parser=whole_number("--warmup"))] = 2,
     header: Annotated[
         list[str] | None,
         typer.Option(
@@ -55,12 +66,14 @@ def probe(
         typer.Option("--api-key-env", help="Send 'Authorization: Bearer ${VAR}' from this environment variable."),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds one request (and the identity check) may take, start to end.")
+        float, typer.Option("--timeout", help="Seconds one request (and the identity check) may take, start to end.",
+                            parser=number("--timeout"))
     ] = 60.0,
     min_uptime: Annotated[
         float | None,
         typer.Option(
-            "--min-uptime", help="Seconds a server must have been up to count as warm (default: the config's [probe] min_uptime_s, 300)."
+            "--min-uptime", help="Seconds a server must have been up to count as warm (default: the config's [probe] min_uptime_s, 300).",
+            parser=number("--min-uptime"),
         ),
     ] = None,
     wait_for_uptime: Annotated[
@@ -70,7 +83,8 @@ def probe(
         str | None,
         typer.Option("--server-started-at", help="ISO-8601 time the server started (when /proc cannot tell)."),
     ] = None,
-    spacing: Annotated[float, typer.Option("--spacing", help="Seconds between measured requests.")] = 0.0,
+    spacing: Annotated[float, typer.Option("--spacing", help="Seconds between measured requests.",
+                                                   parser=number("--spacing"))] = 0.0,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Send cache_prompt: false (bust prompt caches).")
     ] = False,
@@ -173,11 +187,13 @@ def probe(
 
 
 def _print(data: dict) -> None:
+    from rich.markup import escape
+
     from factreg import fmt
 
     out = console()
     obs = data["observed"]
-    out.print(f"[bold]{data['verdict']}[/bold]  {obs.get('endpoint', '')}")
+    out.print(f"[bold]{escape(str(data['verdict']))}[/bold]  {escape(str(obs.get('endpoint', '')))}", markup=True)
     shown = [f"{k}={obs[k]}" for k in ("model", "build", "thinking", "warm", "machine") if k in obs]
     if shown:
         out.print("  observed: " + "  ".join(shown))

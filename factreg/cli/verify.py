@@ -159,7 +159,7 @@ def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData], trust
         TextColumn("verifying"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         TimeElapsedColumn(),
         console=console(stderr=True),
         transient=True,
@@ -173,6 +173,8 @@ def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData], trust
 
 
 def _print_results(results: list[VerifyResult]) -> None:
+    from rich.markup import escape
+
     from factreg.fmt import value
 
     out = console()
@@ -189,7 +191,8 @@ def _print_results(results: list[VerifyResult]) -> None:
         style = styles.get(r["verdict"], "magenta")
         old = value(r["old"]["value"], r["old"]["spread"], r["unit"])
         new = value(r["new"]["value"], r["new"]["spread"], r["unit"]) if r["new"]["value"] is not None else "—"
-        out.print(f"[{style}]{r['verdict']:<18}[/{style}] {r['id']}  {old} → {new}", markup=True)
+        out.print(f"[{style}]{escape(r['verdict']):<18}[/{style}] {escape(r['id'])}  {escape(old)} → {escape(new)}",
+                  markup=True)
         out.print(f"    {r['message']}", markup=False)
     counts: dict[str, int] = {}
     for r in results:

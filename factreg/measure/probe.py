@@ -44,6 +44,12 @@ if TYPE_CHECKING:
 
 OK = "ok"
 METRICS = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate")
+# Bounds of a probe, from the command line or a stored method: requests, and seconds (timeout, spacing, uptime).
+MAX_N = 10_000
+MAX_WARMUP = 1_000
+MAX_SECONDS = 3600.0
+MAX_UPTIME = 365 * 86400.0
+
 # Observable before any timing: a difference here stops the probe early.
 EARLY_KEYS = ("endpoint", "model", "build", "body_sha256", "machine")
 
@@ -87,21 +93,29 @@ class ProbeSpec:
 
     def check(self) -> None:
         """Refuse arguments that cannot work (exit 2)."""
-        parts = urlsplit(self.url)
+        try:
+            parts = urlsplit(self.url)
+            parts.port  # noqa: B018 - a port out of range (99999) or not a number fails here
+        except ValueError as exc:
+            raise UsageError(f"URL must be http(s)://host[:port]/…, got {self.url!r} ({exc})") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError(f"URL must be http(s)://host[:port]/…, got {self.url!r}")
         if parts.username or parts.password:
             raise UsageError("put credentials in --header or --api-key-env, not in the URL")
         if not isinstance(self.body, dict):
             raise UsageError("--body must hold a JSON object (a chat completions request)")
-        if self.n < 1:
-            raise UsageError("--n must be at least 1")
-        if self.warmup < 0:
-            raise UsageError("--warmup cannot be negative")
-        if not self.timeout or self.timeout <= 0:
-            raise UsageError("--timeout must be positive")
-        if self.spacing < 0 or self.min_uptime < 0:
-            raise UsageError("--spacing and --min-uptime cannot be negative")
+        # Bounded here, where both the command line and a stored method (`verify`) arrive: a stored
+        # `spacing: 100000` would otherwise sleep for days.
+        if not 1 <= self.n <= MAX_N:
+            raise UsageError(f"--n must be from 1 to {MAX_N}")
+        if not 0 <= self.warmup <= MAX_WARMUP:
+            raise UsageError(f"--warmup must be from 0 to {MAX_WARMUP}")
+        if not (math.isfinite(self.timeout) and 0 < self.timeout <= MAX_SECONDS):
+            raise UsageError(f"--timeout must be a number of seconds above 0 and at most {MAX_SECONDS:g}")
+        if not (math.isfinite(self.spacing) and 0 <= self.spacing <= MAX_SECONDS):
+            raise UsageError(f"--spacing must be a number of seconds from 0 to {MAX_SECONDS:g}")
+        if not (math.isfinite(self.min_uptime) and 0 <= self.min_uptime <= MAX_UPTIME):
+            raise UsageError(f"--min-uptime must be a number of seconds from 0 to {MAX_UPTIME:g}")
 
     def method(self) -> dict[str, Any]:
         """The recipe stored with recorded facts: data, header templates only."""

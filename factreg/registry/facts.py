@@ -5,18 +5,19 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from factreg import clock
 from factreg.config import DEFAULT_MIN_UPTIME_S
-from factreg.errors import NotFound, UsageError
+from factreg.errors import ConfigError, NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import freshness, provenance, series, stats
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import get_metric, missing_required
-from factreg.registry.store import Registry, in_list, rows
+from factreg.registry.store import Registry, collect_unreadable, in_list, note_unreadable, rows
 from factreg.registry.types import (
     STAT_COLUMNS,
     SUMMARY_COLUMNS,
@@ -86,18 +87,29 @@ class NewFact:
     trusted: bool = True
 
 
+# Bounds of what a fact holds: statistics of numbers up to 1e100 cannot overflow a float (squares, sums), and a
+# sample count fits every database's integer.
+MAX_MAGNITUDE = 1e100
+MAX_N = 1_000_000_000
+
+
 def _finite(x: Any, what: str) -> float:
+    # float() also takes `1_000` and non-ASCII digits: a number on the command line or in a file is plain ASCII.
+    if isinstance(x, bool) or (isinstance(x, str) and ("_" in x or not x.isascii())):
+        raise UsageError(f"{what} must be a number, got {str(x)[:40]!r}")
     try:
         v = float(x)
-    except (TypeError, ValueError):
-        raise UsageError(f"{what} must be a number, got {x!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise UsageError(f"{what} must be a number, got {str(x)[:40]!r}") from None
     if not math.isfinite(v):
-        raise UsageError(f"{what} must be a finite number, got {x!r}")
+        raise UsageError(f"{what} must be a finite number, got {str(x)[:40]!r}")
+    if abs(v) > MAX_MAGNITUDE:
+        raise UsageError(f"{what} must be within ±{MAX_MAGNITUDE:g}, got {str(x)[:40]!r}")
     return v
 
 
 def parse_number(text: str, what: str) -> float:
-    """A finite number from the command line."""
+    """A finite number from the command line (plain decimal: no `nan`, `inf` or `1_000`)."""
     return _finite(text.strip(), what)
 
 
@@ -121,8 +133,8 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
     spread = None if new.spread is None else _finite(new.spread, "--spread")
     if spread is not None and spread < 0:
         raise UsageError("--spread cannot be negative")
-    if new.n is not None and (not isinstance(new.n, int) or new.n < 1):
-        raise UsageError(f"--n must be a whole number of at least 1, got {new.n!r}")
+    if new.n is not None and (not isinstance(new.n, int) or isinstance(new.n, bool) or not 1 <= new.n <= MAX_N):
+        raise UsageError(f"--n must be a whole number from 1 to {MAX_N:,}, got {str(new.n)[:40]!r}")
     if samples and new.n is not None and new.n != len(samples):
         raise UsageError(f"--n {new.n} does not match the {len(samples)} samples given")
     if new.tolerance is not None and not (0 < _finite(new.tolerance, "--tolerance") < 10):
@@ -257,9 +269,33 @@ def insert_rows(conn: Connection, facts: Sequence[Mapping[str, Any]], versions: 
         _bulk_insert(conn, "condition", conds)
 
 
+def current_metrics(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """id → (metric, unit) of the current version, for those of `ids` that exist."""
+    out: dict[str, tuple[str, str]] = {}
+    for part in _chunks(sorted(set(ids))):
+        clause, params = in_list("id", list(part))
+        for r in rows(conn, f"SELECT v.fact_id, v.metric, v.unit FROM {_CURRENT} WHERE f.id IN {clause}", params):
+            out[r["fact_id"]] = (r["metric"], r["unit"])
+    return out
+
+
+def same_metric(known: dict[str, tuple[str, str]], fact_id: str, metric: str, unit: str) -> None:
+    """UsageError when `fact_id` already measures another metric or unit: a fact's versions are one quantity
+    (a new version of a ttft fact cannot be a ratio). Remembers the metric for the rest of the batch."""
+    was = known.get(fact_id)
+    if was is not None and was != (metric, unit):
+        raise UsageError(f"fact {fact_id} measures {was[0]} ({was[1]}); a new version cannot measure {metric} "
+                         f"({unit}): record it under another id (nothing stored)")
+    known[fact_id] = (metric, unit)
+
+
 def write_versions(conn: Connection, all_rows: Sequence[Prepared]) -> list[int]:
     """Add each prepared measurement as the next version of its fact (creating facts as needed)."""
     current = last_versions(conn, [r["version"]["fact_id"] for r in all_rows], lock=True)
+    known = current_metrics(conn, list(current)) if current else {}
+    for prepared in all_rows:
+        vrow = prepared["version"]
+        same_metric(known, vrow["fact_id"], vrow["metric"], vrow["unit"])
     new_facts: list[dict[str, object]] = []
     versions: list[VersionRow] = []
     samples: list[dict[str, object]] = []
@@ -339,6 +375,111 @@ def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float
 
 
 # ---------------------------------------------------------------- reading
+
+_OPTIONAL_NUMBERS = ("spread", *STAT_COLUMNS, "tolerance")
+
+
+def _json_as(text: Any, kind: type) -> Any:
+    """`text` parsed as JSON of type `kind`, or ValueError."""
+    value = json.loads(text) if isinstance(text, str) else None
+    if not isinstance(value, kind):
+        raise ValueError
+    return value
+
+
+def unreadable(row: Mapping[str, Any], samples: Sequence[Any] = ()) -> str | None:
+    """Why a stored version row cannot be read, or None: a row written by another tool or by hand straight into
+    the database (a time that is no time, flags or method that are not JSON, a number that is not finite).
+
+    Readers skip such a row and name it (`store.note_unreadable`): one bad row never breaks reading the rest.
+    Only the columns present in `row` are checked."""
+    for col in ("measured_at", "recorded_at"):
+        if col in row and not _is_time(row[col]):
+            return f"{col} {str(row[col])[:40]!r} is not a time"
+    for col in ("metric", "unit"):
+        if col in row and not isinstance(row[col], str):
+            return f"{col} is missing"
+    if "value" in row and not _is_finite(row["value"]):
+        return f"value {str(row['value'])[:40]!r} is not a finite number"
+    for col in _OPTIONAL_NUMBERS:
+        if row.get(col) is not None and not _is_finite(row[col]):
+            return f"{col} {str(row[col])[:40]!r} is not a finite number"
+    if row.get("n") is not None and (not isinstance(row["n"], int) or row["n"] < 1):
+        return f"n {str(row['n'])[:40]!r} is not a whole number of at least 1"
+    if not all(_is_finite(x) for x in samples):
+        return "a sample is not a finite number"
+    for col, kind in (("flags", list), ("method", dict)):
+        if col in row:
+            try:
+                _json_as(row[col], kind)
+            except ValueError:
+                return f"{col} {str(row[col])[:40]!r} is not a JSON {'list' if kind is list else 'object'}"
+    if row.get("derived_from") is not None:
+        try:
+            refs = _json_as(row["derived_from"], list)
+            if not all(isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("version"), int)
+                       for r in refs):
+                raise ValueError
+        except ValueError:
+            return f"derived_from {str(row['derived_from'])[:40]!r} is not a list of fact versions"
+    for col in ("warn_after", "error_after"):
+        if row.get(col) is not None:
+            try:
+                freshness.parse_duration(row[col] if isinstance(row[col], str) else "")
+            except UsageError:
+                return f"{col} {str(row[col])[:40]!r} is not a duration"
+    return None
+
+
+def _is_time(text: Any) -> bool:
+    """Whether `clock.parse` takes `text` (its common case checked without building the UTC time: status reads
+    100,000 rows)."""
+    if not isinstance(text, str) or len(text) < 10 or not text[:4].isdigit() or text[4] != "-":
+        return False
+    try:
+        year = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text).year
+    except ValueError:
+        return False
+    if clock.FIRST_YEAR < year < clock.LAST_YEAR:
+        return True
+    try:
+        clock.parse(text)  # a year at the edge, where the zone decides
+    except UsageError:
+        return False
+    return True
+
+
+def _is_finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def readable(found: Iterable[Mapping[str, Any]], samples: Mapping[Any, Sequence[Any]] | None = None,
+             key: Callable[[Mapping[str, Any]], Any] = lambda r: r["fact_id"]) -> list[Any]:
+    """The rows of `found` that can be read; each other one is named with `store.note_unreadable`."""
+    out = []
+    for row in found:
+        why = unreadable(row, (samples or {}).get(key(row), ()))
+        if why is None:
+            out.append(row)
+        else:
+            note_unreadable(f"{row.get('fact_id', row.get('id'))}@{row.get('version')}", why)
+    return out
+
+
+def dangling(conn: Any, ids: Sequence[str] | None = None) -> list[str]:
+    """Facts whose `current_version` names no stored version (each named with `store.note_unreadable`)."""
+    sql = ("SELECT f.id, f.current_version, (SELECT max(v.version) FROM fact_version v WHERE v.fact_id = f.id) "
+           "AS newest FROM fact f WHERE NOT EXISTS (SELECT 1 FROM fact_version v WHERE v.fact_id = f.id AND "
+           "v.version = f.current_version)")
+    params: dict[str, Any] = {}
+    if ids is not None:
+        clause, params = in_list("id", list(ids) or [""])
+        sql += f" AND f.id IN {clause}"
+    found = rows(conn, sql, params)
+    for r in found:
+        note_unreadable(f"{r['id']}@{r['current_version']}", f"current_version {r['current_version']} points past "
+                        f"the stored versions (newest: {r['newest'] if r['newest'] is not None else 'none'})")
+    return [r["id"] for r in found]
 
 
 def _version_json(row: Mapping[str, Any], samples: list[float], conds: Iterable[tuple[str, str, str]]) -> FactData:
@@ -422,11 +563,15 @@ def load_current(
     cols = ", ".join(f"v.{c}" for c in _VERSION_COLS)
     found = rows(conn, f"SELECT {cols}, f.superseded_by, f.ended_at FROM {_CURRENT} WHERE {where} ORDER BY f.id",
                  params)
+    filtered = bool(metric or subject or conds or ids is not None)
+    if ids is not None:
+        dangling(conn, ids)
+    elif not filtered and len(found) < int(rows(conn, "SELECT count(*) AS n FROM fact")[0]["n"]):
+        dangling(conn)
     if not found:
         return []
     # Byte order on every backend (a PostgreSQL server's collation may sort `a-b` after `a/b`).
     found.sort(key=lambda r: r["fact_id"])
-    filtered = bool(metric or subject or conds or ids is not None)
     keyed = f" AND v.fact_id IN (SELECT v.fact_id FROM {_CURRENT} WHERE {where})" if filtered else ""
     samples: dict[str, list[float]] = defaultdict(list)
     for r in rows(conn, f"SELECT s.fact_id, s.value FROM {_CURRENT} JOIN sample s ON s.fact_id = v.fact_id AND "
@@ -437,7 +582,7 @@ def load_current(
                         f"c.fact_id = v.fact_id AND c.version = v.version WHERE 1 = 1{keyed}", params):
         condmap[r["fact_id"]].append((r["key"], r["value"], r["kind"]))
     out: list[FactData] = []
-    for row in found:
+    for row in readable(found, samples):
         data = _version_json(row, samples.get(row["fact_id"], []), condmap.get(row["fact_id"], []))
         data["superseded_by"] = row["superseded_by"]
         data["ended_at"] = row["ended_at"]
@@ -453,7 +598,16 @@ def last_verifications(conn: Any, ids: Sequence[str] | None = None) -> dict[str,
     if ids is not None:
         clause, params = in_list("id", list(ids) or [""])
         sql += f" WHERE r.fact_id IN {clause}"
-    return {r["fact_id"]: cast(LastVerification, r) for r in rows(conn, sql + " ORDER BY r.pk", params)}
+    out: dict[str, LastVerification] = {}
+    for r in rows(conn, sql + " ORDER BY r.pk", params):
+        try:
+            clock.parse(r["verified_at"] if isinstance(r["verified_at"], str) else "")
+        except UsageError:
+            note_unreadable(f"{r['fact_id']} verification {r['pk']}",
+                            f"verified_at {str(r['verified_at'])[:40]!r} is not a time")
+            continue
+        out[r["fact_id"]] = cast(LastVerification, r)
+    return out
 
 
 def newest_environment(conn: Any, machines: Sequence[str]) -> dict[tuple[str, str], tuple[str, str, str]]:
@@ -543,16 +697,19 @@ def get(registry: Registry, fact_id: str, version: int | None = None,
         config: Mapping[str, Any] | None = None) -> FactData:
     """One fact (its current version, or `version`) with its status; NotFound when absent."""
     check_id(fact_id)
-    if version is None:
-        found = list_facts(registry, config, ids=[fact_id])
-        if not found:
-            raise NotFound(f"no fact {fact_id!r} in the registry")
-        return found[0]
-    versions = history(registry, fact_id)
-    for v in versions:
-        if v["version"] == version:
-            return v
-    raise NotFound(f"fact {fact_id!r} has no version {version}")
+    with collect_unreadable() as skipped:
+        if version is None:
+            found = list_facts(registry, config, ids=[fact_id])
+        else:
+            found = [v for v in history(registry, fact_id) if v["version"] == version]
+    for key, why in skipped.items():
+        if key.startswith(f"{fact_id}@") and (version is None or key == f"{fact_id}@{version}"):
+            raise ConfigError(f"fact {key} cannot be read: {why}")
+        note_unreadable(key, why)
+    if not found:
+        raise NotFound(f"no fact {fact_id!r} in the registry" if version is None
+                       else f"fact {fact_id!r} has no version {version}")
+    return found[0]
 
 
 def history(registry: Registry, fact_id: str) -> list[FactData]:
@@ -574,9 +731,11 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         for r in rows(conn, "SELECT * FROM verification WHERE fact_id = :id ORDER BY pk", p):
             verifs[r["fact_version"]].append(verification_json(r))
     current = fact[0]["current_version"]
+    if current not in {r["version"] for r in found}:
+        note_unreadable(f"{fact_id}@{current}", f"current_version {current} points past the stored versions")
     found.sort(key=lambda r: _currency(r["version"], r["measured_at"], r["recorded_at"]))  # measured order
     out = []
-    for row in found:
+    for row in readable(found, samples, key=lambda r: r["version"]):
         data = _version_json(row, samples[row["version"]], conds[row["version"]])
         data["current"] = row["version"] == current
         data["superseded_by"] = fact[0]["superseded_by"] if data["current"] else None
@@ -591,10 +750,18 @@ def verification_json(row: Mapping[str, Any]) -> VerificationData:
         "pk": row["pk"], "fact_id": row["fact_id"], "fact_version": row["fact_version"],
         "verified_at": row["verified_at"], "verdict": row["verdict"], "method_kind": row["method_kind"],
         "hostname": row["hostname"], "value": row["value"], "spread": row["spread"], "n": row["n"],
-        "samples": json.loads(row["samples"]), "p_value": row["p_value"], "rel_diff": row["rel_diff"],
-        "needed_n": row["needed_n"], "observed": json.loads(row["observed"]), "diff": json.loads(row["diff"]),
+        "samples": _loads(row["samples"], []), "p_value": row["p_value"], "rel_diff": row["rel_diff"],
+        "needed_n": row["needed_n"], "observed": _loads(row["observed"], {}), "diff": _loads(row["diff"], {}),
         "message": row["message"],
     }
+
+
+def _loads(text: Any, default: Any) -> Any:
+    """A verification's JSON column, or `default` when what is stored is not JSON of the same kind."""
+    try:
+        return _json_as(text, type(default))
+    except ValueError:
+        return default
 
 
 def count(registry: Registry) -> int:

@@ -31,15 +31,18 @@ from factreg.registry.facts import (
     VERSION,
     NewFact,
     build_rows,
+    current_metrics,
     current_versions,
     insert_rows,
+    same_metric,
     settle_current,
+    unreadable,
     write_versions,
 )
 from factreg.registry.ids import check_id, check_slug
 from factreg.registry.models import Correction, Decision, DecisionCite
 from factreg.registry.provenance import IMPORTED, ensure_keys, tag
-from factreg.registry.store import Registry
+from factreg.registry.store import Registry, note_unreadable
 from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
 from factreg.secrets import redact
 from factreg.textfile import read_text
@@ -87,21 +90,51 @@ def export_lines(registry: Registry) -> Iterator[str]:
 
     for fact in facts:
         out_versions = []
+        bad: tuple[str, str] | None = None
         for v in versions.get(fact["id"], []):
             key = (v["fact_id"], v["version"])
+            why = unreadable(v, samples.get(key, []))
+            if why is not None:
+                bad = bad or (f"{fact['id']}@{v['version']}", why)
             out: dict[str, Any] = {k: val for k, val in v.items() if k != "fact_id"}
             out["samples"] = samples.get(key, [])
             kinds = conds.get(key, {"identity": {}, "info": {}})
             out["conditions"] = {"identity": dict(sorted(kinds["identity"].items())),
                                  "info": dict(sorted(kinds["info"].items()))}
             out_versions.append(out)
-        yield dumps({"kind": "fact", **dict(fact), "versions": out_versions,
-                     "verifications": [{k: v for k, v in r.items() if k != "fact_id"}
-                                       for r in verifs.get(fact["id"], [])]})
+        if fact["current_version"] not in {v["version"] for v in out_versions}:
+            bad = bad or (f"{fact['id']}@{fact['current_version']}",
+                          f"current_version {fact['current_version']} points past the stored versions")
+        line = None if bad else _dumps_or_none({
+            "kind": "fact", **dict(fact), "versions": out_versions,
+            "verifications": [{k: v for k, v in r.items() if k != "fact_id"} for r in verifs.get(fact["id"], [])]})
+        if line is None:
+            # One bad row never breaks the export (the backup) of the rest; the command names it.
+            note_unreadable(*(bad or (fact["id"], "a value that JSON cannot hold (not a finite number)")))
+            continue
+        yield line
     for dec in decisions:
-        yield dumps({"kind": "decision", **dict(dec), "cites": cites.get(dec["number"], [])})
+        line = _dumps_or_none({"kind": "decision", **dict(dec), "cites": cites.get(dec["number"], [])})
+        if line is None:
+            note_unreadable(f"decision {dec['number']}", "a value that JSON cannot hold")
+            continue
+        yield line
     for cor in corrections:
-        yield dumps({"kind": "correction", **dict(cor)})
+        line = _dumps_or_none({"kind": "correction", **dict(cor)})
+        if line is None:
+            note_unreadable(f"correction {cor['pk']}", "a value that JSON cannot hold")
+            continue
+        yield line
+
+
+def _dumps_or_none(obj: Any) -> str | None:
+    """The JSON line of `obj`, or None when it holds a value JSON cannot (inf, NaN, a lone surrogate)."""
+    try:
+        line = dumps(obj)
+        line.encode("utf-8")
+    except (ValueError, TypeError):
+        return None
+    return line
 
 
 def export(registry: Registry, out: IO[str]) -> int:
@@ -131,17 +164,60 @@ def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, An
         if len(line) > MAX_LINE:
             raise BadInput(f"{name}:{lineno}: line longer than {MAX_LINE} bytes")
         try:
-            obj = json.loads(line, parse_constant=_no_constant)
+            obj = json.loads(line, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int)
         except (json.JSONDecodeError, ValueError) as exc:
             raise BadInput(f"{name}:{lineno}: not valid JSON ({exc})") from None
+        except RecursionError:
+            raise BadInput(f"{name}:{lineno}: nested more than {MAX_DEPTH} levels deep") from None
         if not isinstance(obj, dict):
             raise BadInput(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        problem = _unstorable(obj)
+        if problem:
+            raise BadInput(f"{name}:{lineno}: {problem}")
         out.append((lineno, obj))
     return out
 
 
+# What an import line may hold: numbers a float or a 64-bit integer holds, text that is UTF-8, bounded nesting.
+MAX_INT = 2**63 - 1
+MAX_DEPTH = 32
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number factreg accepts")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 19 or abs(int(text)) > MAX_INT:
+        raise ValueError(f"integer {text[:40]}{'…' if len(text) > 40 else ''} is out of range")
+    return int(text)
+
+
+def _unstorable(obj: Any) -> str | None:
+    """Why a parsed line cannot be stored: too deeply nested, or a string with a lone surrogate (not UTF-8)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} levels deep"
+        if isinstance(node, dict):
+            stack.extend((k, depth) for k in node)
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+        elif isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"text {node.encode('utf-8', 'replace')[:40]!r} holds a lone surrogate (not UTF-8)"
+    return None
 
 
 def record_line(obj: Mapping[str, Any]) -> NewFact:
@@ -210,17 +286,37 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
         for c in ("method", "recorded_by", "origin", "source", "registry_id", "trust"):
             if got.get(c) is not None and not isinstance(got[c], str):
                 raise UsageError(f"fact {fid}: version {row['version']} {c} must be text")
+        given_samples = v.get("samples") or []
+        if not isinstance(given_samples, list):
+            raise UsageError(f"fact {fid}: version {row['version']} samples must be a list of numbers")
+        # What a reader would skip as unreadable is refused here: a time that is no time, flags or method that
+        # are not JSON, a number that is not finite.
+        why = unreadable(row, given_samples)
+        if why is not None:
+            raise UsageError(f"fact {fid}: version {row['version']}: {why}")
+        if versions and (versions[0]["metric"], versions[0]["unit"]) != (row["metric"], row["unit"]):
+            raise UsageError(f"fact {fid}: version {row['version']} measures {row['metric']} ({row['unit']}), "
+                             f"version {versions[0]['version']} {versions[0]['metric']} ({versions[0]['unit']})")
         versions.append(row)
         samples.extend({"fact_id": fid, "version": row["version"], "idx": i, "value": float(x)}
-                       for i, x in enumerate(v.get("samples") or []))
+                       for i, x in enumerate(given_samples))
         given = v.get("conditions") or {}
         for kind in ("identity", "info"):
             conds.extend({"fact_id": fid, "version": row["version"], "key": k, "value": str(val), "kind": kind}
                          for k, val in (given.get(kind) or {}).items())
     fact = {k: obj.get(k) for k in ("id", "current_version", "created_at", "superseded_by", "superseded_at",
                                     "supersede_reason", "ended_at")}
+    if fact["current_version"] not in {v["version"] for v in versions}:
+        raise UsageError(f"fact {fid}: current_version {fact['current_version']!r} is not one of its versions")
     verifs = []
     for r in obj.get("verifications") or []:
+        if not isinstance(r, dict):
+            raise UsageError(f"fact {fid}: a verification must be an object")
+        when = r.get("verified_at")
+        try:
+            clock.parse(when if isinstance(when, str) else "")
+        except UsageError:
+            raise UsageError(f"fact {fid}: verification verified_at {r.get('verified_at')!r} is not a time") from None
         verif = {c: r.get(c) for c in _VERIF_COLS}
         verif["fact_id"] = fid
         verifs.append(verif)
@@ -412,6 +508,7 @@ def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int]
     if not full:
         return
     existing = current_versions(conn, [f["fact"]["id"] for f in full], lock=True)
+    known = current_metrics(conn, list(existing)) if existing else {}
     new_facts: list[dict[str, Any]] = []
     versions: list[VersionRow] = []
     samples: list[dict[str, Any]] = []
@@ -432,6 +529,8 @@ def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int]
         have = {r["version"]: dict(r) for r in conn.execute(select(VERSION).where(VERSION.c.fact_id == fid)).mappings()}
         top = existing[fid]
         for v in f["versions"]:
+            if v["version"] not in have:
+                same_metric(known, fid, v["metric"], v["unit"])
             old = have.get(v["version"])
             if old is not None:
                 if not _same(old, v, ("metric", "value", "measured_at", "unit")):

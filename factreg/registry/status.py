@@ -16,8 +16,9 @@ from typing import Any, TypedDict, cast
 
 from factreg import clock
 from factreg.registry import freshness, series
-from factreg.registry.facts import last_verifications, observed_environment
-from factreg.registry.store import Registry
+from factreg.registry.facts import dangling, last_verifications, observed_environment, unreadable
+from factreg.registry.store import Registry, note_unreadable
+from factreg.registry.store import rows as dict_rows
 from factreg.registry.types import FactStatus, LastVerification, StatusRow
 
 # Identity conditions that staleness looks at (the machine and its build/driver).
@@ -61,6 +62,8 @@ def load(
     with registry.reader() as conn:
         rows = _fetch(conn, _FACTS_SQL)
         rows.sort(key=_first)  # sorting here is cheaper than ORDER BY over the join
+        if len(rows) < int(dict_rows(conn, "SELECT count(*) AS n FROM fact")[0]["n"]):
+            dangling(conn)
         cond_rows = _fetch(conn, _CONDS_SQL)
         verifications = last_verifications(conn)
         observed = observed_environment(conn)
@@ -79,6 +82,10 @@ def load(
     facts: list[dict[str, Any]] = []
     for row in rows:
         fact = dict(zip(_NAMES, row, strict=True))
+        why = unreadable(fact)
+        if why is not None:  # one bad row never breaks reading the rest
+            note_unreadable(f"{fact['id']}@{fact['version']}", why)
+            continue
         if fact["derived_from"]:
             fact["derived_from"] = json.loads(fact["derived_from"])
         fact["conditions"] = {"identity": conds.get(fact["id"], empty)}

@@ -6,14 +6,17 @@ library's sqlite3 with the same settings, so read commands start fast."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
 
 from factreg import clock
 from factreg.config import redact_url
@@ -23,6 +26,42 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
 
 BUSY_TIMEOUT_MS = 30_000
+
+# Rows a reader skipped because they cannot be read (`fact@version` → why), for the command to name in one warning.
+_unreadable: ContextVar[dict[str, str] | None] = ContextVar("factreg_unreadable", default=None)
+
+
+@contextmanager
+def collect_unreadable() -> Iterator[dict[str, str]]:
+    """Within the block, rows that readers skip as unreadable are gathered in the dict yielded."""
+    found: dict[str, str] = {}
+    token = _unreadable.set(found)
+    try:
+        yield found
+    finally:
+        _unreadable.reset(token)
+
+
+def note_unreadable(key: str, why: str) -> None:
+    """A reader skipped row `key` (e.g. `a/b@2`) because of `why`: one bad row never breaks reading the rest."""
+    found = _unreadable.get()
+    if found is not None:
+        found.setdefault(key, why)
+
+
+def sqlite_file(url: str) -> str:
+    """The file path of a `sqlite:///PATH` URL (percent-decoded, the query left out), as SQLAlchemy reads it."""
+    path = url.split("sqlite:///", 1)[-1] if url.startswith("sqlite:///") else ""
+    return unquote(path.split("?", 1)[0])
+
+
+def newer_schema(applied: Sequence[str]) -> None:
+    """ConfigError when the registry holds migrations this factreg does not know (written by a newer factreg)."""
+    from factreg.registry.migrations import NAMES
+
+    if set(applied) - set(NAMES):
+        raise ConfigError(f"registry schema {len(set(applied))} is newer than this factreg ({len(NAMES)}); "
+                          "upgrade factreg")
 
 
 def _sqlite_hooks(engine: Engine) -> None:
@@ -57,7 +96,7 @@ class Registry:
         self.is_sqlite = url.startswith("sqlite")
         self.sqlite_path: str | None = None
         if self.is_sqlite:
-            path = url.split("sqlite:///", 1)[-1]
+            path = sqlite_file(url)
             self.sqlite_path = path or ":memory:"
             if path and path != ":memory:":
                 db_path = Path(path)
@@ -98,11 +137,31 @@ class Registry:
             rows = self.query("SELECT name FROM factreg_migration")
         except ConfigError:
             return False  # no bookkeeping table yet (or unusable: migrate() will say why)
-        return set(NAMES) <= {r["name"] for r in rows}
+        applied = [r["name"] for r in rows]
+        newer_schema(applied)
+        return set(NAMES) <= set(applied)
+
+    @property
+    def read_only_folder(self) -> bool:
+        """Whether the SQLite file's folder cannot be written: SQLite then cannot create its `-shm` file, so the
+        registry is opened read-only (`mode=ro`, or `immutable=1` when no write-ahead log is pending)."""
+        if not self.is_sqlite or self.sqlite_path in (None, ":memory:"):
+            return False
+        folder = Path(self.sqlite_path).parent
+        return folder.is_dir() and not os.access(folder, os.W_OK)
+
+    def _read_only_uri(self) -> str:
+        assert self.sqlite_path is not None
+        pending = Path(self.sqlite_path + "-wal").exists()
+        return f"file:{quote(str(Path(self.sqlite_path).resolve()))}?{'mode=ro' if pending else 'immutable=1'}"
 
     def _sqlite_connect(self) -> sqlite3.Connection:
         assert self.sqlite_path is not None
-        con = sqlite3.connect(self.sqlite_path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        if self.read_only_folder:
+            con = sqlite3.connect(self._read_only_uri(), uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                  isolation_level=None)
+        else:
+            con = sqlite3.connect(self.sqlite_path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         con.row_factory = sqlite3.Row
         con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         return con
@@ -134,10 +193,17 @@ class Registry:
         finally:
             con.close()
 
+    @cached_property
+    def _read_only_engine(self) -> Engine:
+        from sqlalchemy import create_engine
+
+        return create_engine("sqlite://", creator=self._sqlite_connect)
+
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """A connection in a read transaction."""
-        with self._guard(), self.engine.connect() as conn, conn.begin():
+        """A connection in a read transaction (read-only when the registry's folder cannot be written)."""
+        engine = self._read_only_engine if self.read_only_folder else self.engine
+        with self._guard(), engine.connect() as conn, conn.begin():
             yield conn
 
     @contextmanager
@@ -169,6 +235,9 @@ class Registry:
         try:
             yield
         except OperationalError as exc:
+            if self.read_only_folder:
+                raise ConfigError(f"the registry folder {Path(self.sqlite_path or '').parent} is read-only: "
+                                  "this command writes to the registry (read commands still work)") from None
             raise ConfigError(f"cannot use the registry at {redact_url(self.url)}: {_short(exc)}") from None
         except DatabaseError as exc:
             if isinstance(exc, IntegrityError):
@@ -199,6 +268,7 @@ class Registry:
             if not self._has_table(conn, "factreg_migration"):
                 create_bookkeeping(conn)
         done = set(self.applied_migrations())
+        newer_schema(sorted(done))
         for name, step in todo:
             if name in done:
                 continue
