@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from factreg.errors import UsageError
 from factreg.registry import facts, series
 from factreg.registry.facts import NewFact
 from tests.conftest import ago
@@ -35,9 +36,13 @@ def import_verifications(cli, tmp_path: Path, fid: str, version: int, points: li
              "hostname": "gamebox", "value": value, "spread": 0.2, "n": 3,
              "samples": json.dumps([value - 0.2, value, value + 0.2]), "observed": json.dumps(observed),
              "diff": "{}", "message": "re-run"} for days, value, observed in points]
+    exported = cli("export")
+    assert exported.exit_code == 0, exported.stderr
+    line = next(obj for obj in map(json.loads, exported.stdout.splitlines())
+                if obj.get("kind") == "fact" and obj["id"] == fid)
+    line["verifications"] = rows  # the fact as the other machine exports it, with its new verifications
     path = tmp_path / f"verifs-{len(list(tmp_path.glob('verifs-*')))}.jsonl"
-    path.write_text(json.dumps({"kind": "fact", "id": fid, "versions": [], "verifications": rows}) + "\n",
-                    encoding="utf-8")
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     r = cli("import", str(path))
     assert r.exit_code == 0, r.stderr
 
@@ -78,10 +83,10 @@ def test_failed_verifications_and_other_units_are_not_points(cli, registry, tmp_
 
     verify(registry, FACT, "unreachable", None, None, "connection refused")  # measured nothing
     assert series.of(registry, FACT).sources == ["v1", "verification 1"]
-    facts.record(registry, NewFact(id=FACT, metric="e2e", value=1.5, identity={"machine": "gamebox"},
-                                   measured_at=ago(1)))
-    s = series.of(registry, FACT)  # the current version is in seconds now: the tok/s points are not its series
-    assert s.unit == "s" and s.sources == ["v2"]
+    with pytest.raises(UsageError, match="cannot measure e2e"):  # a fact's versions are one quantity
+        facts.record(registry, NewFact(id=FACT, metric="e2e", value=1.5, identity={"machine": "gamebox"},
+                                       measured_at=ago(1)))
+    assert series.of(registry, FACT).sources == ["v1", "verification 1"]
 
 
 # ---------------------------------------------------------------- factreg changes

@@ -56,8 +56,12 @@ EARLY_KEYS = ("endpoint", "model", "build", "body_sha256", "machine")
 
 def chat_url(url: str) -> str:
     """The chat completions URL for `url`: a base URL (`http://host:8080`, `…/`, `…/v1`) gets
-    `/chat/completions` (under `/v1`) appended, as OpenAI clients do; any other path is kept as given."""
-    parts = urlsplit(url.strip())
+    `/chat/completions` (under `/v1`) appended, as OpenAI clients do; any other path is kept as given.
+    A URL that does not parse (`http://[::1`) is returned as given, for `ProbeSpec.check` to refuse."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return url
     path = parts.path.rstrip("/")
