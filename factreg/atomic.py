@@ -76,8 +76,17 @@ def replace_if_unchanged(path: Path, data: bytes, expected: bytes) -> bool:
     The file is checked when the call starts (its bytes are `expected`) and again after `data` is written and
     fsynced to the temp file, just before the rename (the same size, mtime_ns, inode and sha256): an edit made in
     between by someone else is kept, and the temp file is removed. What is left open is the rename itself.
+    A file that cannot be written (a full disk, no permission) is one UsageError naming it, as in
+    `atomic_write_bytes`.
     """
     path = Path(path)
+    try:
+        return _replace_if_unchanged(path, data, expected)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _replace_if_unchanged(path: Path, data: bytes, expected: bytes) -> bool:
     before = _stamp(path)
     if before is None or before[4] != hashlib.sha256(expected).hexdigest():
         return False
