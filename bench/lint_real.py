@@ -13,7 +13,8 @@ function `factreg docs lint` calls, with its default options. Scores, per langua
 
 Prints the tables and writes bench/results/lint_real_baseline.md (pass `--out NAME` for another file name under
 bench/results/). Disagreements are listed for the tune split only: the unseen third stays unseen.
-Run: `python bench/lint_real.py`.
+Run: `python bench/lint_real.py`; while changing the rules, `python bench/lint_real.py --tune-only [--quiet]`
+scores the tune split alone (the unseen split is neither linted nor shown) and writes nothing.
 """
 
 from __future__ import annotations
@@ -190,11 +191,29 @@ def tables(results: list[tuple[str, str, Score]]) -> str:
     )
 
 
+def tune_only(rows: list[dict]) -> None:
+    """Score the tune split alone and list its disagreements; nothing of the unseen split is linted or shown."""
+    rows = [r for r in rows if r["split"] == "tune"]
+    preds = run_lint(rows)
+    results = [(lang, "tune", score(select(rows, lang, "tune"), preds)) for lang in ("en", "ko", "all")]
+    print(tables(results))
+    if "--quiet" in sys.argv:
+        return
+    for lang, _, s in results[:2]:
+        print(f"\n#### {lang}: {len(s.misses)} sentences with missed claims\n")
+        print("".join(f"- {m}\n" for m in s.misses))
+        print(f"\n#### {lang}: {len(s.extras)} sentences with findings that are not claims\n")
+        print("".join(f"- {e}\n" for e in s.extras))
+
+
 def main() -> None:
     name = "lint_real_baseline"
     if "--out" in sys.argv:
         name = sys.argv[sys.argv.index("--out") + 1]
     rows = load()
+    if "--tune-only" in sys.argv:
+        tune_only(rows)
+        return
     preds = run_lint(rows)
     results = [(lang, split, score(select(rows, lang, split), preds)) for lang, split in PARTS]
     body = tables(results)
