@@ -57,6 +57,7 @@ class Finding:
     text: str  # e.g. "28 tok/s", "30~60초", "3.1× slower", "11.9 ± 7.2 tok/s"
     value: str  # e.g. "28", "30~60", "3.1", "11.9 ± 7.2"
     unit: str  # e.g. "tok/s", "s", "ms", "×", "min", "%", "" (a bare spread)
+    kind: str = "claim"  # "claim", or "target" (a target, limit or setting; reported only when asked)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -65,7 +66,7 @@ class Finding:
 _SP = r"[ \t\u00a0\u2009\u202f]"  # one space (never a newline: a claim stays on one line)
 # A number; the look-behind (after the first digit, so the search can skip to digits fast) keeps numbers that are
 # part of a word, version, address or clock time out: `tg32`, `b6012`, `A3B`, `v1.2`, `02:30`, `:8080`.
-_NUM_FIRST = r"\d(?<![A-Za-z0-9.:#@$\\]\d)\d*(?:,\d{3})*(?:\.\d+)?"
+_NUM_FIRST = r"\d(?<![A-Za-z0-9_.:#@$\\]\d)\d*(?:,\d{3})*(?:\.\d+)?"
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)
 
@@ -74,7 +75,17 @@ _UNITS = [
     ("rate", rf"(?i:tok(?:en)?s?|tks?|t){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
     ("rate", rf"(?i:tok(?:en)?s?){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
     ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
+    ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
+    ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
     ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
+    # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
+    ("persec", rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
+     rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
+     rf"(?:(?i:s|secs?|seconds?){_END}|초)"),
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps){_END}"),
+    ("fps", rf"(?i:fps){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b){_SP}?/{_SP}?(?:s|sec){_END}"),
+    ("flops", rf"(?:[GTP]?FLOPS|TOPS){_END}"),
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
@@ -82,14 +93,16 @@ _UNITS = [
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
     ("us", rf"(?:[µμ]s|(?i:micro-?seconds?)){_END}|마이크로초"),
     ("s", rf"(?:s|(?i:secs?|seconds?)){_END}"),
+    ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
     ("s", r"초(?![과기반록등월석점콜소])"),
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
     ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
+    ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
     # ratios and relative changes (checked further in Python: what follows decides)
     ("ratio", r"[×✕✖]"),
     ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
-    ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower))"),
+    ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
     ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
     ("pct", r"%"),
 ]
@@ -104,6 +117,11 @@ _NORMAL = {
     "us": "µs",
     "s": "s",
     "min": "min",
+    "h": "h",
+    "persec": "/s",
+    "fps": "fps",
+    "bw": "B/s",
+    "flops": "FLOPS",
     "ratio": "×",
     "x": "×",
     "xsp": "×",
@@ -112,18 +130,22 @@ _NORMAL = {
 }
 
 _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
-_RANGE = rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP}?(?:에서|부터){_SP}?)"
+_RANGE = (
+    rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP}?(?:에서|부터){_SP}?"
+    rf"|{_SP}?(?:→|->|⇒){_SP}?)"  # a before → after pair whose unit is written once: 155 → 732 chars/초
+)
 
 # What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`).
-_NEXT = r"(?=[ \t\u00a0\u2009\u202f]?[^ \t\n\u00a0\u2009\u202f0-9A-LN-QU-WYZ.,:;)\]|/(\"'])"
+_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-QU-WYZ.,:;)\]|/(\"'])"
 
 _CLAIM = re.compile(
     rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
     rf"(?:"
     rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
-    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?P<sp>{_SP}?|-(?=(?i:second|minute|millisecond)))(?:{_UNIT_ALT})"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?P<sp>(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_UNIT_ALT})"
     rf")"
 )
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.
@@ -295,14 +317,18 @@ def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool
 
 
 _KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
-_LENIENT = frozenset({"x", "xsp", "times", "pct", "min", "ratio"})  # what follows the unit decides
-_DURATIONS = frozenset({"s", "ms", "min", "us"})
+_RELATIVE = frozenset({"x", "xsp", "times", "pct", "ratio"})  # what surrounds the number decides
+_DURATIONS = frozenset({"s", "ms", "min", "us", "h"})
+_SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "flops", "fps"})
+
+Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("claim" or "target")
 
 
-def _candidates(text: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, value, unit) of every claim in `text`, before skipped regions are removed."""
-    out: list[tuple[int, int, str, str]] = []
+def _candidates(text: str) -> list[Candidate]:
+    """(start, end, value, unit, kind) of every claim and target in `text`, before skipped regions are removed."""
+    out: list[Candidate] = []
     append = out.append
+    ctx = _Context(text)
     for m in _CLAIM.finditer(text):
         start = m.start()
         group = m.lastgroup or ""
@@ -310,17 +336,11 @@ def _candidates(text: str) -> list[tuple[int, int, str, str]]:
         if group[0] == "p" or group == "n2":  # a ± spread, with or without a unit
             n2_end = m.end("n2")
             value = text[start:n2_end]
-            if kind is None:
-                append((start, n2_end, value, ""))
+            if kind is None or kind in _RELATIVE:
+                append((start, n2_end, value, "", ctx.spread_kind(start, n2_end)))
                 continue
             end = m.end()
-            if kind in _LENIENT:
-                checked = _check(text, start, m.start(group), end, kind)
-                if checked is None:  # keep the spread; what follows is not part of it
-                    append((start, n2_end, value, ""))
-                    continue
-                end = checked
-            append((start, end, value, _NORMAL[kind]))
+            append((start, end, value, _NORMAL[kind], ctx.spread_kind(start, end)))
             continue
         if kind is None:  # pragma: no cover - the pattern always ends with a unit here
             continue
@@ -328,79 +348,433 @@ def _candidates(text: str) -> list[tuple[int, int, str, str]]:
         end = m.end()
         n3_end = m.end("n3")
         num_end = n3_end if n3_end >= 0 else m.end("n1")
-        if num_end == u_start and n3_end < 0 and (kind == "s" or kind == "x"):
+        if num_end == u_start and n3_end < 0 and kind in ("s", "x", "h"):
             digits = m.group("n1")
             if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)):
                 continue  # `RTX 2080s`, `3700x`, `the 401s`
-        if kind in _LENIENT:
-            checked = _check(text, start, u_start, end, kind)
-            if checked is None:
-                continue
-            end = checked
-        if kind in _DURATIONS and _is_setting(text, start, end):
+            if kind == "s" and digits.isdigit() and _PRODUCT_BEFORE.search(text, max(0, start - 20), start):
+                continue  # `Vega 10s`, `Radeon 7s`: a product's name in the plural
+        if _NAME_AFTER.match(text, end):
+            continue  # `-5s-Diffusers`: part of a name
+        verdict = ctx.classify(start, u_start, end, kind)
+        if verdict is None:
             continue
-        if text[u_start] == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
-            continue  # 오전 2시 30분 10초: a clock time
-        append((start, end, text[start:num_end], _NORMAL[kind]))
-    if "초당" in text:
-        for m in _PER_SECOND.finditer(text):
-            num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
-            out.append((m.start(), m.end(), text[m.start("n1") : num_end], "tok/s"))
-        out.sort()
-        # `초당 28 토큰/초` would be found twice: keep the first of overlapping claims
-        kept: list[tuple[int, int, str, str]] = []
-        for c in out:
-            if kept and c[0] < kept[-1][1]:
-                continue
-            kept.append(c)
-        out = kept
-    return out
+        end, what = verdict
+        append((start, end, text[start:num_end], _NORMAL[kind], what))
+    for rx in _EXTRA:
+        if rx.pattern[:2] in text or rx is _PPTG or rx is _PREFIX_X or rx is _LABEL_UNIT:
+            for m in rx.finditer(text):
+                found = ctx.extra(m)
+                if found is not None:
+                    out.append(found)
+    out.sort()
+    # keep the first of overlapping claims (`초당 28 토큰/초` is found twice)
+    kept: list[Candidate] = []
+    for c in out:
+        if kept and c[0] < kept[-1][1]:
+            continue
+        kept.append(c)
+    return ctx.rows(kept)
 
 
-def _check(text: str, start: int, u_start: int, end: int, kind: str) -> int | None:
-    """The claim's end offset after what follows the unit is taken into account, or None if it is no claim."""
-    if kind in ("ratio", "x", "xsp", "times", "pct"):
-        after = text[end : end + 40]
-        comp = _COMPARATIVE.match(after)
-        if comp:
-            return end + comp.end()
-        if kind == "xsp" or kind == "times":
+# ---------------------------------------------------------------------------------------------------------------
+# Telling claims from targets, settings and numbers that are not performance (the policy in the module docstring)
+
+_B = r"(?<![A-Za-z])"  # an English word starts here
+_E = r"(?![A-Za-z])"  # and ends here
+
+# Where a clause ends: a table cell, a sentence, a list of items (a comma), a dash between statements.
+_CLAUSE_STOP = re.compile(r"\||[.!?](?:\s|$)|[;,，。]|\s[—–]\s|\n")
+# Performance nouns and verbs: a ratio or a percentage near one of these is a speed-up or slow-down.
+_PERF = (
+    rf"{_B}(?i:speed(?:s|ed)?(?:[- ]?up)?|fast(?:er|est)?|slow(?:er|ed|s)?|quick(?:er)?|perf(?:ormance)?|"
+    rf"throughput|latency|latencies|ttft|ttfb|tpot|itl|inference|decod\w*|prefill\w*|pp|tg|"
+    rf"token[- ]generation|generation|prompt processing|runtime|run time|wall[- ]clock|duration|delay|"
+    rf"build(?:s|ing)?|compil\w*|execution|response|load(?:ing)? time|startup|start-up|accelerat\w*|"
+    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps){_E}"
+    r"|속도|성능|처리량|처리 속도|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
+    r"시간|빠르|빨라|빠름|빠른|빨리|느리|느려|느림|느린|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
+    r"TTFT|TPS|RPS|FPS|fps|CPS"
+)
+# Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
+_NONPERF = (
+    rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
+    rf"cheaper|price|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
+    rf"activation|zoom|scale|dimensions?){_E}"
+    r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|요청 수|"
+    r"코드|라인|줄|보안|부하|사용량|절약|가능성|개발 시간|설정 시간|작업 시간|Onboarding|온보딩|I/O|네트워크 요청|"
+    r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
+    r"호출|필요|증가로"
+)
+_CHANGE = (
+    rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
+    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|cut|cuts|higher|lower|better|worse|savings?|difference|"
+    rf"accelerat\w*|outperform\w*|less|more){_E}"
+    r"|향상|개선|단축|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
+)
+_LEX = re.compile(rf"(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF})")
+_CHANGE_RX = re.compile(_CHANGE)
+# A comparative right after a ratio or percentage makes it a speed-up or slow-down on its own.
+_COMP_AFTER = re.compile(
+    rf"(?:\*\*|__|\)|{_SP})*(?:나|가|이|는|의|로|만큼)?{_SP}?(?:(?:더|빠른|높은){_SP}?)?"
+    rf"(?:(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|accelerations?){_E}"
+    r"|빠[르른름]|빨[라랐리]|느[리려렸림린]|늦|↑|⬆|가속|⚡)"
+)
+_RATIO_CHANGE_AFTER = re.compile(
+    rf"(?:\*\*|__|{_SP})*(?:의{_SP}?)?(?:향상|개선|단축|(?i:improvement|gain|boost|uplift|acceleration){_E})"
+)
+_SIGN_BEFORE = re.compile(r"[+−-]\s?$")
+# A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
+_BOUND_BEFORE = re.compile(rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)){_SP}*$")
+_BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b|이상)")
+# Targets, limits and requirements: a number in such a clause is not a measurement.
+_TARGET_WORDS = re.compile(
+    rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
+    rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must){_E}"
+    r"|목표|요구|기준치|임계|한도|권장|해야|하도록|유지|SLO|SLA"
+)
+_ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
+_UNCHECKED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
+_RUBRIC = re.compile(
+    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
+)
+# A duration that is a setting rather than a measurement (besides the existing _SETTING_BEFORE/_SETTING_AFTER).
+_SETTING_WORDS = re.compile(
+    rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
+    rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
+    rf"retention|cache for){_E}"
+    r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|폴링|스크래핑|백오프|"
+    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*"
+)
+_SETTING_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?[a-z_]+\s*[:=]\s")  # `duration: 600초`, a configuration key
+_TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
+_QUOTED = re.compile(r"[\"'“‘]$")
+# Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
+_MEDIA_AFTER = re.compile(
+    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\(|\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
+    rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long{_SP}+(?:video|audio)){_E}"
+    r"|(?:\*\*)?\s?(?:분량|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성)"
+)
+_MEDIA_BEFORE = re.compile(
+    rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
+    rf"(?:\(|(?i:longer than|shorter than|up to){_SP}*|최대{_SP}?|\(최대{_SP}?)$"
+    rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
+)
+_READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
+# Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
+_HUMAN = re.compile(
+    rf"{_B}(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|difficulty|"
+    rf"study|agenda|read){_E}"
+    r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
+    r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
+    r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼"
+)
+# Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
+_WORK = re.compile(
+    rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|execution|export|build|inference|"
+    rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing){_E}"
+    r"|소요|걸리|걸린|걸려|걸림|학습|훈련|빌드|추론|실행|생성|변환|처리"
+)
+_ELAPSED_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
+)
+_ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
+_HYPOTHETICAL = re.compile(
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system){_E}|라도|라면|다면|이면|쏟아진다면"
+)
+# `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.
+_PRODUCT_BEFORE = re.compile(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
+_NAME_AFTER = re.compile(r"-[A-Za-z]")
+# Numbers whose unit is written elsewhere:
+# `8000pp / 400tg t/s`: llama-bench test names glued to their numbers, the rate after the last.
+_PPTG = re.compile(
+    rf"(?<![\w.])(?P<n1>{_NUM})(?:pp|tg)(?:{_SP}?/{_SP}?{_NUM}(?:pp|tg))*{_SP}?(?i:t/s|tok/s|tokens/s)"
+)
+# `pp512 560 -> 180`: a test name, then its rate(s) without a unit.
+_TEST_THEN_NUMBER = re.compile(
+    rf"(?<![\w])(?:pp|tg)\d+{_SP}+(?P<n1>{_NUM})(?:{_SP}*(?:->|→){_SP}*{_NUM})?(?![\w.%/])"
+)
+# `Benchmark duration (s): 19.08`, `Request throughput (req/s): 46.13`: the unit in a label before a colon.
+_LABEL_UNIT = re.compile(
+    r"\((?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)\s*:?\s*(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"(?![\w.])"
+)
+# `x2.88`: a ratio written with the sign first.
+_PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
+_EXTRA = (_PER_SECOND, _PPTG, _TEST_THEN_NUMBER, _LABEL_UNIT, _PREFIX_X)
+_CELL_NUMBER = re.compile(
+    rf"^(?:\*\*|__|~|≈|약|{_SP})*[+−-]?(?:\*\*)?{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?{_SP}?[%×xX배](?:\*\*|__|{_SP})*"
+    rf"(?:\(.*\))?(?:{_SP}|⬇️|⬆️|↓|↑|⚡|✅)*$"
+)
+_TIME_UNITS = frozenset({"s", "ms", "min", "us", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps"})
+
+
+class _Context:
+    """What surrounds a number in one document: its line, its clause, and the words there."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _line(self, pos: int) -> tuple[int, int]:
+        return self.text.rfind("\n", 0, pos) + 1, _line_end(self.text, pos)
+
+    def _before(self, start: int, limit: int = 60) -> str:
+        """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
+        lo = max(self._line(start)[0], start - limit)
+        chunk = self.text[lo:start]
+        cut = 0
+        for m in _CLAUSE_STOP.finditer(chunk):
+            if m.end() < len(chunk) or m.group() in ("|", ","):
+                cut = m.end()
+        return chunk[cut:]
+
+    def _after(self, end: int, limit: int = 40) -> str:
+        hi = min(self._line(end)[1], end + limit)
+        chunk = self.text[end:hi]
+        m = _CLAUSE_STOP.search(chunk)
+        return chunk[: m.start()] if m else chunk
+
+    def _line_text(self, pos: int) -> str:
+        lo, hi = self._line(pos)
+        return self.text[lo:hi]
+
+    # --- targets ---------------------------------------------------------------------------------------------
+
+    def _target(self, start: int, end: int) -> bool:
+        """Whether a number is a target, limit, threshold or requirement rather than a measurement."""
+        line = self._line_text(start)
+        if _UNCHECKED.match(line):
+            return True
+        before = self._before(start, 40)
+        after = self._after(end, 30)
+        achieved = _ACHIEVED.search(line) is not None
+        near_before = before[-16:]
+        if _TARGET_WORDS.search(near_before):
+            return True  # `(목표: 2s 이하)`, `target is 500ms`, `Targets: P95 … ≤ 800ms`
+        if _TARGET_WORDS.search(before) or _TARGET_WORDS.search(after):
+            if not achieved:
+                return True
+        bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
+        if _RUBRIC.search(line) and (bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())):
+            return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
+        if bound and not achieved:
+            return self._bound_is_target(start, end, line)
+        return False
+
+    def _bound_is_target(self, start: int, end: int, line: str) -> bool:
+        return False
+
+    # --- kinds of numbers ------------------------------------------------------------------------------------
+
+    def spread_kind(self, start: int, end: int) -> str:
+        return "target" if self._target(start, end) else "claim"
+
+    def classify(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
+        """(end, "claim" or "target") for a number with a unit, or None when it is neither."""
+        if kind in _RELATIVE:
+            new_end = self._relative(start, u_start, end, kind)
+            if new_end is None:
+                return None
+            return new_end, ("target" if self._target(start, new_end) else "claim")
+        if kind in _DURATIONS:
+            return self._duration(start, u_start, end, kind)
+        if kind == "fps":
+            line = self._line_text(start)
+            if re.search(r"(?i:video|frames|export|frame_rate|비디오|영상)", line):
+                return None  # the frame rate of a video, not the speed of a system
+        if self._hypothetical(start):
+            return None
+        return end, ("target" if self._target(start, end) else "claim")
+
+    def _hypothetical(self, start: int) -> bool:
+        lo, _ = self._line(start)
+        seg = self.text[max(lo, start - 120) : start]
+        stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
+        return _HYPOTHETICAL.search(seg[stop + 1 :]) is not None
+
+    def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
+        text = self.text
+        ch = text[u_start]
+        before = text[max(0, start - 16) : start]
+        if ch == "분" and _CLOCK_HOUR_BEFORE.search(before):
+            return None  # 새벽 2시 30분: a clock time
+        if ch == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
+            return None  # 오전 2시 30분 10초: a clock time
+        if kind in ("min", "h") and _MINUTE_SCHEDULE_AFTER.match(text, end):
+            return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
+        if _ELAPSED_AFTER.match(text, end) or _ELAPSED_LINE.search(self._line_text(start)):
+            return None  # uptime, progress, elapsed time in a timeline
+        if _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60)):
+            return None  # the length of a video or a recording
+        if kind == "min" and _READ_AFTER.match(text, end):
+            return None  # `6 min read`
+        line = self._line_text(start)
+        if kind in ("min", "h") and _HUMAN.search(line):
+            return None  # time spent by people
+        if kind == "h":
+            clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
+            if not _WORK.search(clause):
+                return None  # hours without work done by a system: schedules, plans, data sets
+        if self._hypothetical(start):
+            return None
+        if self._setting(start, end):
+            return end, "target"
+        return end, ("target" if self._target(start, end) else "claim")
+
+    def _setting(self, start: int, end: int) -> bool:
+        text = self.text
+        if _SETTING_AFTER.match(text, end) or _TEST_LENGTH_AFTER.match(text, end):
+            return True
+        if _QUOTED.search(text, max(0, start - 1), start):
+            return True  # `"30s"`: a value written as a literal
+        before = self._before(start, 40)
+        if _SETTING_WORDS.search(before) or _SETTING_WORDS.match(self._after(end, 20).strip()):
+            return True
+        if _SETTING_LABEL.match(self._line_text(start)):
+            return True
+        lo = max(0, start - 40)
+        nl = text.rfind("\n", lo, start)
+        raw = text[nl + 1 if nl >= 0 else lo : start]
+        return _SETTING_HINT.search(raw.lower()) is not None and _SETTING_BEFORE.search(raw) is not None
+
+    def _relative(self, start: int, u_start: int, end: int, kind: str) -> int | None:
+        """The end of a ratio or percentage that is a speed-up or slow-down, or None."""
+        text = self.text
+        comp = _COMPARATIVE.match(text, end)
+        if comp and kind != "pct":
+            return comp.end()
+        if kind == "xsp" or (kind == "times" and text[end : end + 1] not in ".;)"):
             return end  # the pattern already required a comparative
-        if kind == "pct":
-            if _KO_COMPARATIVE.match(after) or _PCT_OTHER.match(after):
+        if kind != "pct" and _NOT_RATIO_NEXT.match(text, end):
+            return None  # `2 × RTX 2080 Super`, `2x 8 GB`, `4× A100`
+        value = text[start:u_start].strip("* _")
+        if kind != "pct" and re.fullmatch(r"1(?:\.0+)?", value):
+            return None  # `1x`, `1배`: the baseline
+        if comp:
+            return comp.end()
+        if _COMP_AFTER.match(text, end):
+            return end
+        if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
+            return end  # `4.1x 향상`, `3x improvement`
+        after = self._after(end, 40)
+        before = self._before(start, 60)
+        signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
+        first_after = _LEX.search(after)
+        last_before = None
+        for last_before in _LEX.finditer(before):
+            pass
+        change = _CHANGE_RX.search(after) or _CHANGE_RX.search(before)
+        # the nearest noun decides: after the number first (`20~40% 속도 향상`), then before (`TTFT 50% 감소`)
+        for hit in (first_after, last_before):
+            if hit is None:
+                continue
+            if hit.lastgroup == "nonperf":
+                return None
+            if kind != "pct" or change or signed:
                 return end
             return None
-        if text[u_start] == "배":
-            return end
-        if _NOT_RATIO_NEXT.match(after):
-            return None  # `2 × RTX 2080 Super`, `2x 8 GB`, `4× A100`
+        if kind == "pct" and signed and re.match(rf"{_SP}+(?i:from){_SP}.+{_SP}to{_SP}", after):
+            return end  # `−17% from d0 to d32K`: a change between two conditions
+        if self._bare_cell(start, end):
+            return end if kind != "pct" else None  # percentages in tables: decided with their row
+        if kind == "pct":
+            return None
+        # a ratio with no noun in its clause: look wider (the sentence, the row's label) for what it measures
+        wide = self._wide_before(start)
+        last = None
+        for last in _LEX.finditer(wide):
+            pass
+        if last is not None and last.lastgroup == "nonperf":
+            return None  # `compression ratio (e.g., 8x)`, `| 에너지 사용량 | … | 6.6-23배 감소 |`
+        if last is None and re.search(rf"(?i:{_B}by){_SP}*(?:(?i:up to|about|around|nearly)|~)?{_SP}*$", before):
+            return None  # `increase by 1.1x`: by how much of what, the sentence does not say
         return end
-    if kind == "min":
-        before = text[max(0, start - 12) : start]
-        if text[u_start] == "분" and _CLOCK_HOUR_BEFORE.search(before):
-            return None  # 새벽 2시 30분: a clock time
-        if _MINUTE_SCHEDULE_AFTER.match(text, end):
-            return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
-    return end
+
+    def _wide_before(self, start: int) -> str:
+        """The sentence before a number (commas included) and, in a table row, the row's first cell."""
+        text = self.text
+        lo, _ = self._line(start)
+        seg = text[max(lo, start - 100) : start]
+        cut = max(seg.rfind(". "), seg.rfind("; "), seg.rfind("|"))
+        seg = seg[cut + 1 :]
+        if text.startswith("|", lo) or text[lo:start].lstrip().startswith("|"):
+            first = text[lo:start].lstrip().lstrip("|").split("|", 1)[0]
+            seg = first + " " + seg
+        return seg
+
+    def _bare_cell(self, start: int, end: int) -> bool:
+        text = self.text
+        lo, hi = self._line(start)
+        left = text.rfind("|", lo, start)
+        right = text.find("|", end, hi)
+        if left < 0 or right < 0:
+            return False
+        return _CELL_NUMBER.match(text[left + 1 : right].replace("(", " (", 1)) is not None
+
+    # --- numbers found by the extra patterns -----------------------------------------------------------------
+
+    def extra(self, m: re.Match[str]) -> Candidate | None:
+        rx = m.re
+        start = m.start("n1")
+        if rx is _PER_SECOND:
+            num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
+            start = m.start()
+            return (start, m.end(), self.text[m.start("n1") : num_end], "tok/s", self.spread_kind(start, m.end()))
+        if rx is _PREFIX_X:
+            start = m.start()
+            if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):
+                return None
+            return (start, m.end(), m.group("n1"), "×", "claim")
+        if rx is _TEST_THEN_NUMBER:
+            return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
+        if rx is _LABEL_UNIT:
+            return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
+        return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
+
+    # --- table rows ------------------------------------------------------------------------------------------
+
+    def rows(self, found: list[Candidate]) -> list[Candidate]:
+        """Percentages alone in a table cell are claims when their row holds a measured time or rate."""
+        if "|" not in self.text or "%" not in self.text:
+            return found
+        text = self.text
+        out = list(found)
+        lines_with_times: set[int] = set()
+        for c in found:
+            if c[4] == "claim" and c[3] in _TIME_UNITS:
+                lines_with_times.add(self._line(c[0])[0])
+        if not lines_with_times:
+            return found
+        taken = [(c[0], c[1]) for c in found]
+        for lo in lines_with_times:
+            hi = _line_end(text, lo)
+            for m in _PCT_CELL.finditer(text, lo, hi):
+                a, b = m.start("n"), m.end("n") + 1
+                if any(x < b and a < y for x, y in taken):
+                    continue
+                row_label = text[lo:hi].strip("| ").split("|", 1)[0]
+                if _LEX.search(row_label) and _LEX.search(row_label).lastgroup == "nonperf":  # type: ignore[union-attr]
+                    continue
+                out.append((a, b, m.group("n"), "%", "claim"))
+        out.sort()
+        return out
 
 
-def _is_setting(text: str, start: int, end: int) -> bool:
-    """Whether a duration is a setting (`timeout 30 s`, `5초마다`, `every 5 seconds`) rather than a measurement."""
-    if _SETTING_AFTER.match(text, end):
-        return True
-    lo = max(0, start - 40)
-    nl = text.rfind("\n", lo, start)
-    before = text[nl + 1 if nl >= 0 else lo : start]
-    if _SETTING_HINT.search(before.lower()) is None:
-        return False  # the common case, decided by one quick search
-    return _SETTING_BEFORE.search(before) is not None
+_PCT_CELL = re.compile(
+    rf"\|(?:\*\*|__|~|{_SP})*[+−-]?(?:\*\*)?(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
+    rf"(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축)*(?=\|)"
+)
 
 
-def lint_text(text: str, path: str = "<text>", include_code: bool = False) -> list[Finding]:
-    """Every unsourced claim in a document's text, in order."""
+def lint_text(text: str, path: str = "<text>", include_code: bool = False, targets: bool = False) -> list[Finding]:
+    """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
+    settings (findings of kind "target")."""
     if not _DIGIT.search(text):
         return []
     found = _candidates(text)
+    if not targets:
+        found = [c for c in found if c[4] == "claim"]
     if not found:
         return []
     skip, ignore_file = _skipped(text, include_code)
@@ -427,13 +801,13 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False) -> li
     line = 1
     line_start = 0
     last = 0
-    for start, end, value, unit in found:
+    for start, end, value, unit, kind in found:
         newlines = text.count("\n", last, start)
         if newlines:
             line += newlines
             line_start = text.rfind("\n", last, start) + 1
         last = start
-        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit))
+        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit, kind))
     return out
 
 
