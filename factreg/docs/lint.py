@@ -91,13 +91,14 @@ _UNITS = [
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
     # durations
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
-    ("us", rf"(?:[µμ]s|(?i:micro-?seconds?)){_END}|마이크로초"),
+    ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
     ("s", rf"(?:s|(?i:secs?|seconds?)){_END}"),
     ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
     ("s", r"초(?![과기반록등월석점콜소])"),
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
     ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
     ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
+    ("d", rf"(?i:days?){_END}"),
     # ratios and relative changes (checked further in Python: what follows decides)
     ("ratio", r"[×✕✖]"),
     ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
@@ -118,6 +119,7 @@ _NORMAL = {
     "s": "s",
     "min": "min",
     "h": "h",
+    "d": "d",
     "persec": "/s",
     "fps": "fps",
     "bw": "B/s",
@@ -144,7 +146,7 @@ _CLAIM = re.compile(
     rf"(?:"
     rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
-    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?P<sp>(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
     rf"(?:{_UNIT_ALT})"
     rf")"
 )
@@ -318,7 +320,7 @@ def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool
 
 _KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
 _RELATIVE = frozenset({"x", "xsp", "times", "pct", "ratio"})  # what surrounds the number decides
-_DURATIONS = frozenset({"s", "ms", "min", "us", "h"})
+_DURATIONS = frozenset({"s", "ms", "min", "us", "h", "d"})
 _SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "flops", "fps"})
 
 Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("claim" or "target")
@@ -361,8 +363,8 @@ def _candidates(text: str) -> list[Candidate]:
             continue
         end, what = verdict
         append((start, end, text[start:num_end], _NORMAL[kind], what))
-    for rx in _EXTRA:
-        if rx.pattern[:2] in text or rx is _PPTG or rx is _PREFIX_X or rx is _LABEL_UNIT:
+    for rx, hint in _EXTRA:
+        if hint in text:
             for m in rx.finditer(text):
                 found = ctx.extra(m)
                 if found is not None:
@@ -391,7 +393,7 @@ _PERF = (
     rf"throughput|latency|latencies|ttft|ttfb|tpot|itl|inference|decod\w*|prefill\w*|pp|tg|"
     rf"token[- ]generation|generation|prompt processing|runtime|run time|wall[- ]clock|duration|delay|"
     rf"build(?:s|ing)?|compil\w*|execution|response|load(?:ing)? time|startup|start-up|accelerat\w*|"
-    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps){_E}"
+    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps|outperform\w*|surpass\w*){_E}"
     r"|속도|성능|처리량|처리 속도|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
     r"시간|빠르|빨라|빠름|빠른|빨리|느리|느려|느림|느린|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
     r"TTFT|TPS|RPS|FPS|fps|CPS"
@@ -401,16 +403,17 @@ _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
     rf"cheaper|price|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
-    rf"activation|zoom|scale|dimensions?){_E}"
+    rf"activation|zoom|scale|dimensions?|success|hz|khz){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|요청 수|"
-    r"코드|라인|줄|보안|부하|사용량|절약|가능성|개발 시간|설정 시간|작업 시간|Onboarding|온보딩|I/O|네트워크 요청|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰)\s?시간|시간 절약|비중|"
+    r"코드|라인|줄|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
-    r"호출|필요|증가로"
+    r"호출|필요|증가로|완료|진행률"
 )
 _CHANGE = (
     rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
     rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|cut|cuts|higher|lower|better|worse|savings?|difference|"
-    rf"accelerat\w*|outperform\w*|less|more){_E}"
+    rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up){_E}"
     r"|향상|개선|단축|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
 )
 _LEX = re.compile(rf"(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF})")
@@ -424,6 +427,19 @@ _COMP_AFTER = re.compile(
 _RATIO_CHANGE_AFTER = re.compile(
     rf"(?:\*\*|__|{_SP})*(?:의{_SP}?)?(?:향상|개선|단축|(?i:improvement|gain|boost|uplift|acceleration){_E})"
 )
+_CONJUNCTION = re.compile(rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}")
+_BY_BEFORE = re.compile(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
+_NUMBER_UNIT = re.compile(r"\d[\d.,]*\s?(?:%|[A-Za-z/µ]+|[초분배]|시간)?")
+
+
+def _after_last_number(before: str) -> str:
+    """The words before a number back to the previous number (which has words of its own)."""
+    last = None
+    for last in _NUMBER_UNIT.finditer(before):
+        pass
+    return before[last.end() :] if last is not None else before
+
+
 _SIGN_BEFORE = re.compile(r"[+−-]\s?$")
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
 _BOUND_BEFORE = re.compile(rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)){_SP}*$")
@@ -432,9 +448,14 @@ _BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|�
 _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must){_E}"
-    r"|목표|요구|기준치|임계|한도|권장|해야|하도록|유지|SLO|SLA"
+    r"|목표|요구|기준치|한도|권장|해야|하도록|유지|SLO|SLA"
 )
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
+_LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
+_UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
+_UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b)")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_CAPABLE = re.compile(r"수 있|했|됐|였|왔|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 _UNCHECKED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _RUBRIC = re.compile(
     rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
@@ -444,21 +465,29 @@ _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
     rf"retention|cache for){_E}"
-    r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|폴링|스크래핑|백오프|"
+    r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*"
 )
-_SETTING_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?[a-z_]+\s*[:=]\s")  # `duration: 600초`, a configuration key
+_SETTING_NOUN_AFTER = re.compile(
+    rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|(?i:time-?out|interval|ttl|expiry|keep-?alive){_E})"
+    r"|\((?:[a-z]+[A-Z]\w*)?(?:Duration|Timeout|Interval|Delay|TTL)\)"
+)
+_SETTING_LABEL = re.compile(  # `duration: 600초`, a configuration key naming a duration
+    r"^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
+)
+# `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
+_KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
 _TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
 _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = re.compile(
-    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\(|\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
+    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
     rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long{_SP}+(?:video|audio)){_E}"
     r"|(?:\*\*)?\s?(?:분량|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성)"
 )
 _MEDIA_BEFORE = re.compile(
     rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
-    rf"(?:\(|(?i:longer than|shorter than|up to){_SP}*|최대{_SP}?|\(최대{_SP}?)$"
+    rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to){_SP}*|최대{_SP}?)$"
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
 )
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
@@ -476,6 +505,19 @@ _WORK = re.compile(
     rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing){_E}"
     r"|소요|걸리|걸린|걸려|걸림|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
+_DELAY_AFTER = re.compile(
+    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송)|{_SP}*(?i:later|after that){_E}"
+)
+_NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|window){_E})")
+_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
+_IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
+_CONDITION_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
+    rf"(?:넘으면|넘는|넘어가는|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}경우)"
+)
+_QUOTA_AFTER = re.compile(rf"에{_SP}?\d+{_SP}?(?:회|번|건)")
+_PAREN_ESTIMATE = re.compile(r"\)\s*$|\)\s*[|*]")
+_SYSTEM_WORK = re.compile(r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)")
 _ELAPSED_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
 )
@@ -502,7 +544,8 @@ _LABEL_UNIT = re.compile(
 )
 # `x2.88`: a ratio written with the sign first.
 _PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
-_EXTRA = (_PER_SECOND, _PPTG, _TEST_THEN_NUMBER, _LABEL_UNIT, _PREFIX_X)
+_EXTRA = ((_PER_SECOND, "초당"), (_PPTG, "/s"), (_TEST_THEN_NUMBER, "p"), (_TEST_THEN_NUMBER, "tg"), (_LABEL_UNIT, ")"),
+          (_PREFIX_X, "x"), (_PREFIX_X, "×"))
 _CELL_NUMBER = re.compile(
     rf"^(?:\*\*|__|~|≈|약|{_SP})*[+−-]?(?:\*\*)?{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?{_SP}?[%×xX배](?:\*\*|__|{_SP})*"
     rf"(?:\(.*\))?(?:{_SP}|⬇️|⬆️|↓|↑|⚡|✅)*$"
@@ -547,14 +590,17 @@ class _Context:
         if _UNCHECKED.match(line):
             return True
         before = self._before(start, 40)
-        after = self._after(end, 30)
+        after = self._after(end, 30).split("(", 1)[0]  # a parenthesis after the number speaks of another
         achieved = _ACHIEVED.search(line) is not None
         near_before = before[-16:]
         if _TARGET_WORDS.search(near_before):
             return True  # `(목표: 2s 이하)`, `target is 500ms`, `Targets: P95 … ≤ 800ms`
-        if _TARGET_WORDS.search(before) or _TARGET_WORDS.search(after):
-            if not achieved:
+        if not achieved:
+            if _TARGET_WORDS.search(before) or _TARGET_WORDS.search(after):
                 return True
+            label = _LABEL.match(line)
+            if label and _TARGET_WORDS.search(label.group(1)) and self._line(start)[0] + label.end() <= start:
+                return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
         if _RUBRIC.search(line) and (bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
@@ -563,7 +609,11 @@ class _Context:
         return False
 
     def _bound_is_target(self, start: int, end: int, line: str) -> bool:
-        return False
+        """A bound (`< 200ms`, `500ms 이하`) with nothing saying it was reached: in Korean notes, a limit."""
+        if _HANGUL.search(line) is None:
+            return False
+        upper = _UPPER_BEFORE.search(self.text, max(0, start - 4), start) or _UPPER_AFTER.match(self.text, end)
+        return upper is not None and _CAPABLE.search(self._after(end, 40)) is None
 
     # --- kinds of numbers ------------------------------------------------------------------------------------
 
@@ -581,17 +631,20 @@ class _Context:
             return self._duration(start, u_start, end, kind)
         if kind == "fps":
             line = self._line_text(start)
-            if re.search(r"(?i:video|frames|export|frame_rate|비디오|영상)", line):
+            if re.search(r"(?i:video|frames|export|frame_rate|hz|비디오|영상)", line):
                 return None  # the frame rate of a video, not the speed of a system
         if self._hypothetical(start):
             return None
         return end, ("target" if self._target(start, end) else "claim")
 
     def _hypothetical(self, start: int) -> bool:
-        lo, _ = self._line(start)
-        seg = self.text[max(lo, start - 120) : start]
+        """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`)."""
+        lo, hi = self._line(start)
+        seg = self.text[max(lo, start - 200) : start]
         stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
-        return _HYPOTHETICAL.search(seg[stop + 1 :]) is not None
+        tail = self.text[start : min(hi, start + 120)]
+        m = re.search(r"[.?!](?:\s|$)", tail)
+        return _HYPOTHETICAL.search(seg[stop + 1 :] + tail[: m.start() if m else len(tail)]) is not None
 
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         text = self.text
@@ -601,8 +654,16 @@ class _Context:
             return None  # 새벽 2시 30분: a clock time
         if ch == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
             return None  # 오전 2시 30분 10초: a clock time
-        if kind in ("min", "h") and _MINUTE_SCHEDULE_AFTER.match(text, end):
+        if kind in ("min", "h", "d") and _MINUTE_SCHEDULE_AFTER.match(text, end):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
+        if _DELAY_AFTER.match(text, end):
+            return end, "target"  # `500ms 후 한 번 더`: a delay before doing something again
+        if _NOT_MEASURED_AFTER.match(text, end) or _WINDOW_BEFORE.search(text, max(0, start - 12), start):
+            return None  # `1초 단위로`: a resolution; `Last 5 minutes`: a window of time
+        if _IDENT_BEFORE.search(text, max(0, start - 30), start):
+            return None  # `high-load-5min`: part of a name
+        if _CONDITION_AFTER.match(text, end) or _QUOTA_AFTER.match(text, end):
+            return end, "target"  # `2초 넘으면`, `5초 이상 … 경우`, `15분에 5회`: a threshold or a quota
         if _ELAPSED_AFTER.match(text, end) or _ELAPSED_LINE.search(self._line_text(start)):
             return None  # uptime, progress, elapsed time in a timeline
         if _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60)):
@@ -610,9 +671,12 @@ class _Context:
         if kind == "min" and _READ_AFTER.match(text, end):
             return None  # `6 min read`
         line = self._line_text(start)
-        if kind in ("min", "h") and _HUMAN.search(line):
+        if kind in ("min", "h", "d") and _HUMAN.search(line):
             return None  # time spent by people
-        if kind == "h":
+        if kind in ("min", "h") and _PAREN_ESTIMATE.match(text, end) and "(" in text[max(0, start - 6) : start]:
+            if not _SYSTEM_WORK.search(line):
+                return None  # `확인으로 시작 (5분)`: how long a step takes a person
+        if kind in ("h", "d"):
             clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
             if not _WORK.search(clause):
                 return None  # hours without work done by a system: schedules, plans, data sets
@@ -629,7 +693,9 @@ class _Context:
         if _QUOTED.search(text, max(0, start - 1), start):
             return True  # `"30s"`: a value written as a literal
         before = self._before(start, 40)
-        if _SETTING_WORDS.search(before) or _SETTING_WORDS.match(self._after(end, 20).strip()):
+        if _SETTING_WORDS.search(before) or _SETTING_NOUN_AFTER.search(self._after(end, 16)):
+            return True
+        if _KEY_BEFORE.search(text, max(0, start - 40), start):
             return True
         if _SETTING_LABEL.match(self._line_text(start)):
             return True
@@ -657,16 +723,21 @@ class _Context:
             return end
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
-        after = self._after(end, 40)
-        before = self._before(start, 60)
+        after = _CONJUNCTION.split(self._after(end, 40), 1)[0]
+        before = _after_last_number(self._before(start, 60))
         signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
         first_after = _LEX.search(after)
+        change_after = _CHANGE_RX.search(after)
         last_before = None
         for last_before in _LEX.finditer(before):
             pass
-        change = _CHANGE_RX.search(after) or _CHANGE_RX.search(before)
+        change = change_after or _CHANGE_RX.search(before)
+        hits = [first_after, last_before]
+        if _BY_BEFORE.search(before) or (change_after and (first_after is None or change_after.start() < first_after.start())):
+            # `improves performance by ~20%`, `추론 시간을 85% 줄이고`: the verb and its object come first
+            hits = [last_before]
         # the nearest noun decides: after the number first (`20~40% 속도 향상`), then before (`TTFT 50% 감소`)
-        for hit in (first_after, last_before):
+        for hit in hits:
             if hit is None:
                 continue
             if hit.lastgroup == "nonperf":
@@ -676,17 +747,19 @@ class _Context:
             return None
         if kind == "pct" and signed and re.match(rf"{_SP}+(?i:from){_SP}.+{_SP}to{_SP}", after):
             return end  # `−17% from d0 to d32K`: a change between two conditions
-        if self._bare_cell(start, end):
-            return end if kind != "pct" else None  # percentages in tables: decided with their row
-        if kind == "pct":
-            return None
-        # a ratio with no noun in its clause: look wider (the sentence, the row's label) for what it measures
+        if kind == "pct" and self._bare_cell(start, end):
+            return None  # percentages alone in table cells: decided with their row (see rows)
+        # no noun in the clause: look wider (the sentence, the row's label) for what the number measures
         wide = self._wide_before(start)
         last = None
         for last in _LEX.finditer(wide):
             pass
         if last is not None and last.lastgroup == "nonperf":
             return None  # `compression ratio (e.g., 8x)`, `| 에너지 사용량 | … | 6.6-23배 감소 |`
+        if kind == "pct":
+            return end if (change or signed) and last is not None else None  # `| API 응답 시간 | **60% 감소** |`
+        if self._bare_cell(start, end):
+            return end
         if last is None and re.search(rf"(?i:{_B}by){_SP}*(?:(?i:up to|about|around|nearly)|~)?{_SP}*$", before):
             return None  # `increase by 1.1x`: by how much of what, the sentence does not say
         return end
@@ -754,16 +827,22 @@ class _Context:
                 if any(x < b and a < y for x, y in taken):
                     continue
                 row_label = text[lo:hi].strip("| ").split("|", 1)[0]
-                if _LEX.search(row_label) and _LEX.search(row_label).lastgroup == "nonperf":  # type: ignore[union-attr]
+                last = None
+                for last in _LEX.finditer(row_label):
+                    pass
+                if last is not None and last.lastgroup == "nonperf":
+                    continue
+                if self._target(a, b):
                     continue
                 out.append((a, b, m.group("n"), "%", "claim"))
         out.sort()
         return out
 
 
+# A percentage in a row of measured times: its own cell, or with a sign or a change word (`PG +8%`, `(20%)`).
 _PCT_CELL = re.compile(
-    rf"\|(?:\*\*|__|~|{_SP})*[+−-]?(?:\*\*)?(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
-    rf"(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축)*(?=\|)"
+    rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP})*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
+    rf"(?=(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축|\)|\([^)|]*\))*\|)"
 )
 
 
