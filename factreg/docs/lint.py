@@ -102,6 +102,7 @@ _UNITS = [
     # ratios and relative changes (checked further in Python: what follows decides)
     ("ratio", r"[×✕✖]"),
     ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
+    ("xcap", rf"(?<=\d)X(?=[.,;)]|$)"),
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
     ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
@@ -127,6 +128,7 @@ _NORMAL = {
     "ratio": "×",
     "x": "×",
     "xsp": "×",
+    "xcap": "×",
     "times": "×",
     "pct": "%",
 }
@@ -319,7 +321,7 @@ def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool
 
 
 _KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
-_RELATIVE = frozenset({"x", "xsp", "times", "pct", "ratio"})  # what surrounds the number decides
+_RELATIVE = frozenset({"x", "xcap", "xsp", "times", "pct", "ratio"})  # what surrounds the number decides
 _DURATIONS = frozenset({"s", "ms", "min", "us", "h", "d"})
 _SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "flops", "fps"})
 
@@ -350,7 +352,7 @@ def _candidates(text: str) -> list[Candidate]:
         end = m.end()
         n3_end = m.end("n3")
         num_end = n3_end if n3_end >= 0 else m.end("n1")
-        if num_end == u_start and n3_end < 0 and kind in ("s", "x", "h"):
+        if num_end == u_start and n3_end < 0 and kind in ("s", "x", "xcap", "h"):
             digits = m.group("n1")
             if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)):
                 continue  # `RTX 2080s`, `3700x`, `the 401s`
@@ -405,7 +407,7 @@ _NONPERF = (
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|요청 수|"
-    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰)\s?시간|시간 절약|비중|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰)\s?시간|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률"
@@ -440,6 +442,8 @@ def _after_last_number(before: str) -> str:
     return before[last.end() :] if last is not None else before
 
 
+# A measured time or rate somewhere on the line (a percentage change with no noun then speaks of it).
+_TIMED = re.compile(r"\d\s?(?:ms|s|sec|seconds|초|분|tok/s|t/s|tokens/s)(?![A-Za-z])")
 _SIGN_BEFORE = re.compile(r"[+−-]\s?$")
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
 _BOUND_BEFORE = re.compile(rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)){_SP}*$")
@@ -454,6 +458,16 @@ _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
 _UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b)")
+def _declarative(after: str) -> bool:
+    """Whether a Korean clause ends in the plain present declarative (`끝난다`, `돌아온다`, `걸린다`): a statement
+    of fact about the system, not a limit it must keep (`이하다`, `이하로 유지해야 한다` are caught before)."""
+    m = re.search(r"([\uac00-\ud7a3])다(?:[.!]|\s*$)", after)
+    if m is None:
+        return False
+    syllable = ord(m.group(1)) - 0xAC00
+    return syllable % 28 == 4 or m.group(1) == "는"  # a final ㄴ (`난`, `온`, `린`), or `-는다`
+
+
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 _UNCHECKED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
@@ -513,7 +527,7 @@ _WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최�
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
-    rf"(?:넘으면|넘는|넘어가는|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}경우)"
+    rf"(?:넘으면|넘는|넘어가는|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
 )
 _QUOTA_AFTER = re.compile(rf"에{_SP}?\d+{_SP}?(?:회|번|건)")
 _PAREN_ESTIMATE = re.compile(r"\)\s*$|\)\s*[|*]")
@@ -523,8 +537,11 @@ _ELAPSED_AFTER = re.compile(
 )
 _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
 _HYPOTHETICAL = re.compile(
-    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system){_E}|라도|라면|다면|이면|쏟아진다면"
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system){_E}|라도|라면|다면|쏟아진다면"
 )
+# `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
+_QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
+_QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|(?i:like|such as){_E})")
 # `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.
 _PRODUCT_BEFORE = re.compile(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
 _NAME_AFTER = re.compile(r"-[A-Za-z]")
@@ -547,7 +564,7 @@ _PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
 _EXTRA = ((_PER_SECOND, "초당"), (_PPTG, "/s"), (_TEST_THEN_NUMBER, "p"), (_TEST_THEN_NUMBER, "tg"), (_LABEL_UNIT, ")"),
           (_PREFIX_X, "x"), (_PREFIX_X, "×"))
 _CELL_NUMBER = re.compile(
-    rf"^(?:\*\*|__|~|≈|약|{_SP})*[+−-]?(?:\*\*)?{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?{_SP}?[%×xX배](?:\*\*|__|{_SP})*"
+    rf"^(?:\*\*|__|~|≈|약|{_SP})*[+−-]?(?:\*\*)?[x×]?{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?{_SP}?[%×xX배]?(?:\*\*|__|{_SP})*"
     rf"(?:\(.*\))?(?:{_SP}|⬇️|⬆️|↓|↑|⚡|✅)*$"
 )
 _TIME_UNITS = frozenset({"s", "ms", "min", "us", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps"})
@@ -613,7 +630,8 @@ class _Context:
         if _HANGUL.search(line) is None:
             return False
         upper = _UPPER_BEFORE.search(self.text, max(0, start - 4), start) or _UPPER_AFTER.match(self.text, end)
-        return upper is not None and _CAPABLE.search(self._after(end, 40)) is None
+        after = self._after(end, 40)
+        return upper is not None and _CAPABLE.search(after) is None and not _declarative(after)
 
     # --- kinds of numbers ------------------------------------------------------------------------------------
 
@@ -644,6 +662,8 @@ class _Context:
         stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
         tail = self.text[start : min(hi, start + 120)]
         m = re.search(r"[.?!](?:\s|$)", tail)
+        if _QUOTE_OPEN.search(seg) and _QUOTE_EXAMPLE.search(tail):
+            return True
         return _HYPOTHETICAL.search(seg[stop + 1 :] + tail[: m.start() if m else len(tail)]) is not None
 
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
@@ -733,9 +753,11 @@ class _Context:
             pass
         change = change_after or _CHANGE_RX.search(before)
         hits = [first_after, last_before]
-        if _BY_BEFORE.search(before) or (change_after and (first_after is None or change_after.start() < first_after.start())):
-            # `improves performance by ~20%`, `추론 시간을 85% 줄이고`: the verb and its object come first
-            hits = [last_before]
+        if _BY_BEFORE.search(before):
+            hits = [last_before]  # `improves performance by ~20%`: the verb and its object come first
+        elif change_after and (first_after is None or change_after.start() < first_after.start()):
+            # `추론 시간을 85% 줄이고`: the object comes first; `**85% 감소**된 추론 시간`: or after the change
+            hits = [last_before] if last_before is not None else [first_after]
         # the nearest noun decides: after the number first (`20~40% 속도 향상`), then before (`TTFT 50% 감소`)
         for hit in hits:
             if hit is None:
@@ -756,8 +778,12 @@ class _Context:
             pass
         if last is not None and last.lastgroup == "nonperf":
             return None  # `compression ratio (e.g., 8x)`, `| 에너지 사용량 | … | 6.6-23배 감소 |`
+        if kind == "xcap":
+            return end if last is not None else None  # `by as much as 4X`, not `Ryzen 7 3700X and 3X`
         if kind == "pct":
-            return end if (change or signed) and last is not None else None  # `| API 응답 시간 | **60% 감소** |`
+            if (change or signed) and (last is not None or _TIMED.search(self._line_text(start))):
+                return end  # `| API 응답 시간 | **60% 감소** |`, `31% 개선 (19.57초 → 13.46초)`
+            return None
         if self._bare_cell(start, end):
             return end
         if last is None and re.search(rf"(?i:{_B}by){_SP}*(?:(?i:up to|about|around|nearly)|~)?{_SP}*$", before):
@@ -815,7 +841,7 @@ class _Context:
         out = list(found)
         lines_with_times: set[int] = set()
         for c in found:
-            if c[4] == "claim" and c[3] in _TIME_UNITS:
+            if c[4] == "claim" and (c[3] in _TIME_UNITS or c[3] == "×"):
                 lines_with_times.add(self._line(c[0])[0])
         if not lines_with_times:
             return found
