@@ -470,6 +470,8 @@ def _declarative(after: str) -> bool:
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
+# `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
+_KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _RUBRIC = re.compile(
     rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
@@ -485,6 +487,10 @@ _SETTING_WORDS = re.compile(
 _SETTING_NOUN_AFTER = re.compile(
     rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|(?i:time-?out|interval|ttl|expiry|keep-?alive){_E})"
     r"|\((?:[a-z]+[A-Z]\w*)?(?:Duration|Timeout|Interval|Delay|TTL)\)"
+)
+_PER_ITEM_AFTER = re.compile(
+    rf"{_SP}*(?i:between|per|each|/){_SP}*(?:(?i:each|two|consecutive|successive){_SP}+)?"
+    rf"(?i:tokens?|chunks?|steps?|frames?|requests?|iterations?|batch(?:es)?|words?){_E}"
 )
 _SETTING_LABEL = re.compile(  # `duration: 600초`, a configuration key naming a duration
     r"^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
@@ -621,6 +627,8 @@ class _Context:
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
         if _RUBRIC.search(line) and (bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
+        if bound and _KEEP.search(before):
+            return True  # `keep ITL under 50 ms`
         if bound and not achieved:
             return self._bound_is_target(start, end, line)
         return False
@@ -708,6 +716,8 @@ class _Context:
 
     def _setting(self, start: int, end: int) -> bool:
         text = self.text
+        if _PER_ITEM_AFTER.match(text, end):
+            return False  # `Chunk interval: ~15ms between tokens`: a time measured per token, not a setting
         if _SETTING_AFTER.match(text, end) or _TEST_LENGTH_AFTER.match(text, end):
             return True
         if _QUOTED.search(text, max(0, start - 1), start):
