@@ -576,14 +576,60 @@ _CELL_NUMBER = re.compile(
 _TIME_UNITS = frozenset({"s", "ms", "min", "us", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps"})
 
 
+_NEWLINE = re.compile("\n")
+_LINE_FLAGS = {
+    "unchecked": _UNCHECKED,
+    "achieved": _ACHIEVED,
+    "rubric": _RUBRIC,
+    "hangul": _HANGUL,
+    "video": re.compile(r"(?i:video|frames|export|frame_rate|hz|비디오|영상)"),
+    "elapsed": _ELAPSED_LINE,
+    "human": _HUMAN,
+    "system_work": _SYSTEM_WORK,
+    "setting_label": _SETTING_LABEL,
+    "timed": _TIMED,
+    "target_words": _TARGET_WORDS,
+    "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]"),
+    "media": re.compile(
+        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence)|분량|오디오|음성|비디오|영상|녹음|데이터"
+    ),
+    "setting_words": re.compile(rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive)"),
+}
+_REACH = 300  # how far around a number its line is read
+
+
 class _Context:
     """What surrounds a number in one document: its line, its clause, and the words there."""
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._newlines: list[int] | None = None
+        self._flags: dict[int, dict[str, bool]] = {}
 
     def _line(self, pos: int) -> tuple[int, int]:
-        return self.text.rfind("\n", 0, pos) + 1, _line_end(self.text, pos)
+        """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in _NEWLINE.finditer(self.text)]
+        nl = self._newlines
+        i = bisect_right(nl, pos - 1)
+        lo = nl[i - 1] + 1 if i > 0 else 0
+        hi = nl[i] if i < len(nl) else len(self.text)
+        return max(lo, pos - _REACH), min(hi, pos + _REACH)
+
+    def _flag(self, pos: int, name: str) -> bool:
+        """A property of the whole line holding `pos`, worked out once per line."""
+        if self._newlines is None:
+            self._line(pos)
+        nl = self._newlines or []
+        i = bisect_right(nl, pos - 1)
+        lo = nl[i - 1] + 1 if i > 0 else 0
+        flags = self._flags.get(lo)
+        if flags is None:
+            hi = nl[i] if i < len(nl) else len(self.text)
+            line = self.text[lo:hi]
+            flags = {key: rx.search(line) is not None for key, rx in _LINE_FLAGS.items()}
+            self._flags[lo] = flags
+        return flags[name]
 
     def _before(self, start: int, limit: int = 60) -> str:
         """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
@@ -609,33 +655,33 @@ class _Context:
 
     def _target(self, start: int, end: int) -> bool:
         """Whether a number is a target, limit, threshold or requirement rather than a measurement."""
-        line = self._line_text(start)
-        if _UNCHECKED.match(line):
+        if self._flag(start, "unchecked"):
             return True
         before = self._before(start, 40)
         after = self._after(end, 30).split("(", 1)[0]  # a parenthesis after the number speaks of another
-        achieved = _ACHIEVED.search(line) is not None
-        near_before = before[-16:]
-        if _TARGET_WORDS.search(near_before):
+        achieved = self._flag(start, "achieved")
+        words = self._flag(start, "target_words")
+        if words and _TARGET_WORDS.search(before[-16:]):
             return True  # `(목표: 2s 이하)`, `target is 500ms`, `Targets: P95 … ≤ 800ms`
-        if not achieved:
+        if words and not achieved:
             if _TARGET_WORDS.search(before) or _TARGET_WORDS.search(after):
                 return True
-            label = _LABEL.match(line)
-            if label and _TARGET_WORDS.search(label.group(1)) and self._line(start)[0] + label.end() <= start:
+            lo = self.text.rfind("\n", max(0, start - _REACH), start) + 1
+            label = _LABEL.match(self.text, lo, start)
+            if label and _TARGET_WORDS.search(label.group(1)) and label.end() <= start:
                 return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
-        if _RUBRIC.search(line) and (bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())):
+        if self._flag(start, "rubric") and (bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
         if bound and not achieved:
-            return self._bound_is_target(start, end, line)
+            return self._bound_is_target(start, end)
         return False
 
-    def _bound_is_target(self, start: int, end: int, line: str) -> bool:
+    def _bound_is_target(self, start: int, end: int) -> bool:
         """A bound (`< 200ms`, `500ms 이하`) with nothing saying it was reached: in Korean notes, a limit."""
-        if _HANGUL.search(line) is None:
+        if not self._flag(start, "hangul"):
             return False
         upper = _UPPER_BEFORE.search(self.text, max(0, start - 4), start) or _UPPER_AFTER.match(self.text, end)
         after = self._after(end, 40)
@@ -656,8 +702,7 @@ class _Context:
         if kind in _DURATIONS:
             return self._duration(start, u_start, end, kind)
         if kind == "fps":
-            line = self._line_text(start)
-            if re.search(r"(?i:video|frames|export|frame_rate|hz|비디오|영상)", line):
+            if self._flag(start, "video"):
                 return None  # the frame rate of a video, not the speed of a system
         if self._hypothetical(start):
             return None
@@ -665,6 +710,8 @@ class _Context:
 
     def _hypothetical(self, start: int) -> bool:
         """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`)."""
+        if not self._flag(start, "hypothetical"):
+            return False
         lo, hi = self._line(start)
         seg = self.text[max(lo, start - 200) : start]
         stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
@@ -692,17 +739,18 @@ class _Context:
             return None  # `high-load-5min`: part of a name
         if _CONDITION_AFTER.match(text, end) or _QUOTA_AFTER.match(text, end):
             return end, "target"  # `2초 넘으면`, `5초 이상 … 경우`, `15분에 5회`: a threshold or a quota
-        if _ELAPSED_AFTER.match(text, end) or _ELAPSED_LINE.search(self._line_text(start)):
+        if _ELAPSED_AFTER.match(text, end) or self._flag(start, "elapsed"):
             return None  # uptime, progress, elapsed time in a timeline
-        if _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60)):
+        if self._flag(start, "media") and (
+            _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60))
+        ):
             return None  # the length of a video or a recording
         if kind == "min" and _READ_AFTER.match(text, end):
             return None  # `6 min read`
-        line = self._line_text(start)
-        if kind in ("min", "h", "d") and _HUMAN.search(line):
+        if kind in ("min", "h", "d") and self._flag(start, "human"):
             return None  # time spent by people
         if kind in ("min", "h") and _PAREN_ESTIMATE.match(text, end) and "(" in text[max(0, start - 6) : start]:
-            if not _SYSTEM_WORK.search(line):
+            if not self._flag(start, "system_work"):
                 return None  # `확인으로 시작 (5분)`: how long a step takes a person
         if kind in ("h", "d"):
             clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
@@ -723,11 +771,13 @@ class _Context:
         if _QUOTED.search(text, max(0, start - 1), start):
             return True  # `"30s"`: a value written as a literal
         before = self._before(start, 40)
-        if _SETTING_WORDS.search(before) or _SETTING_NOUN_AFTER.search(self._after(end, 16)):
+        if self._flag(start, "setting_words") and (
+            _SETTING_WORDS.search(before) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
+        ):
             return True
         if _KEY_BEFORE.search(text, max(0, start - 40), start):
             return True
-        if _SETTING_LABEL.match(self._line_text(start)):
+        if self._flag(start, "setting_label"):
             return True
         lo = max(0, start - 40)
         nl = text.rfind("\n", lo, start)
@@ -791,7 +841,7 @@ class _Context:
         if kind == "xcap":
             return end if last is not None else None  # `by as much as 4X`, not `Ryzen 7 3700X and 3X`
         if kind == "pct":
-            if (change or signed) and (last is not None or _TIMED.search(self._line_text(start))):
+            if (change or signed) and (last is not None or self._flag(start, "timed")):
                 return end  # `| API 응답 시간 | **60% 감소** |`, `31% 개선 (19.57초 → 13.46초)`
             return None
         if self._bare_cell(start, end):
@@ -852,7 +902,7 @@ class _Context:
         lines_with_times: set[int] = set()
         for c in found:
             if c[4] == "claim" and (c[3] in _TIME_UNITS or c[3] == "×"):
-                lines_with_times.add(self._line(c[0])[0])
+                lines_with_times.add(text.rfind("\n", 0, c[0]) + 1)
         if not lines_with_times:
             return found
         taken = [(c[0], c[1]) for c in found]
