@@ -976,17 +976,19 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False, targe
     return out
 
 
-def lint_file(path: Path | str, include_code: bool = False) -> list[Finding]:
+def lint_file(path: Path | str, include_code: bool = False, targets: bool = False) -> list[Finding]:
     """Every unsourced claim in one file; BadInput when it cannot be read as UTF-8 text."""
     from factreg.textfile import read_text
 
-    return lint_text(read_text(path), str(path), include_code)
+    return lint_text(read_text(path), str(path), include_code, targets)
 
 
 TEXT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
 
 
-def lint_documents(paths: Iterable[Path | str], include_code: bool = False) -> tuple[list[Finding], list]:  # type: ignore[type-arg]
+def lint_documents(
+    paths: Iterable[Path | str], include_code: bool = False, targets: bool = False
+) -> tuple[list[Finding], list]:  # type: ignore[type-arg]
     """Findings under `paths` and the files that could not be read (walk.Problem), for the CLI to report."""
     from factreg.docs import walk
 
@@ -996,10 +998,11 @@ def lint_documents(paths: Iterable[Path | str], include_code: bool = False) -> t
         if isinstance(text, walk.Problem):
             problems.append(text)
             continue
-        findings.extend(lint_text(text, str(path), include_code))
+        findings.extend(lint_text(text, str(path), include_code, targets))
     return findings, problems
 
 
-def lint_paths(paths: list[Path], include_code: bool = False) -> list[Finding]:
-    """Every unsourced claim in the Markdown files under `paths`; files that cannot be read are skipped."""
-    return lint_documents(paths, include_code)[0]
+def lint_paths(paths: list[Path], include_code: bool = False, targets: bool = False) -> list[Finding]:
+    """Every unsourced claim in the Markdown files under `paths`; files that cannot be read are skipped. With
+    `targets`, the targets, limits and settings too (findings of kind "target")."""
+    return lint_documents(paths, include_code, targets)[0]
