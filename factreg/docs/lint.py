@@ -79,9 +79,12 @@ _UNITS = [
     ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
     ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
     # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
-    ("persec", rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
-     rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
-     rf"(?:(?i:s|secs?|seconds?){_END}|초)"),
+    (
+        "persec",
+        rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
+        rf"(?:(?i:s|secs?|seconds?){_END}|초)",
+    ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps){_END}"),
     ("fps", rf"(?i:fps){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b){_SP}?/{_SP}?(?:s|sec){_END}"),
@@ -102,7 +105,7 @@ _UNITS = [
     # ratios and relative changes (checked further in Python: what follows decides)
     ("ratio", r"[×✕✖]"),
     ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
-    ("xcap", rf"(?<=\d)X(?=[.,;)]|$)"),
+    ("xcap", r"(?<=\d)X(?=[.,;)]|$)"),
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
     ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
@@ -434,11 +437,17 @@ _BY_BEFORE = re.compile(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearl
 _NUMBER_UNIT = re.compile(r"\d[\d.,]*\s?(?:%|[A-Za-z/µ]+|[초분배]|시간)?")
 
 
+def _last(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of `rx` in `text`, or None."""
+    found = None
+    for found in rx.finditer(text):  # noqa: B007 - the loop keeps the last one
+        pass
+    return found
+
+
 def _after_last_number(before: str) -> str:
     """The words before a number back to the previous number (which has words of its own)."""
-    last = None
-    for last in _NUMBER_UNIT.finditer(before):
-        pass
+    last = _last(_NUMBER_UNIT, before)
     return before[last.end() :] if last is not None else before
 
 
@@ -458,6 +467,8 @@ _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
 _UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b)")
+
+
 def _declarative(after: str) -> bool:
     """Whether a Korean clause ends in the plain present declarative (`끝난다`, `돌아온다`, `걸린다`): a statement
     of fact about the system, not a limit it must keep (`이하다`, `이하로 유지해야 한다` are caught before)."""
@@ -537,7 +548,9 @@ _CONDITION_AFTER = re.compile(
 )
 _QUOTA_AFTER = re.compile(rf"에{_SP}?\d+{_SP}?(?:회|번|건)")
 _PAREN_ESTIMATE = re.compile(r"\)\s*$|\)\s*[|*]")
-_SYSTEM_WORK = re.compile(r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)")
+_SYSTEM_WORK = re.compile(
+    r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)"
+)
 _ELAPSED_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
 )
@@ -553,13 +566,9 @@ _PRODUCT_BEFORE = re.compile(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
 _NAME_AFTER = re.compile(r"-[A-Za-z]")
 # Numbers whose unit is written elsewhere:
 # `8000pp / 400tg t/s`: llama-bench test names glued to their numbers, the rate after the last.
-_PPTG = re.compile(
-    rf"(?<![\w.])(?P<n1>{_NUM})(?:pp|tg)(?:{_SP}?/{_SP}?{_NUM}(?:pp|tg))*{_SP}?(?i:t/s|tok/s|tokens/s)"
-)
+_PPTG = re.compile(rf"(?<![\w.])(?P<n1>{_NUM})(?:pp|tg)(?:{_SP}?/{_SP}?{_NUM}(?:pp|tg))*{_SP}?(?i:t/s|tok/s|tokens/s)")
 # `pp512 560 -> 180`: a test name, then its rate(s) without a unit.
-_TEST_THEN_NUMBER = re.compile(
-    rf"(?<![\w])(?:pp|tg)\d+{_SP}+(?P<n1>{_NUM})(?:{_SP}*(?:->|→){_SP}*{_NUM})?(?![\w.%/])"
-)
+_TEST_THEN_NUMBER = re.compile(rf"(?<![\w])(?:pp|tg)\d+{_SP}+(?P<n1>{_NUM})(?:{_SP}*(?:->|→){_SP}*{_NUM})?(?![\w.%/])")
 # `Benchmark duration (s): 19.08`, `Request throughput (req/s): 46.13`: the unit in a label before a colon.
 _LABEL_UNIT = re.compile(
     r"\((?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)\s*:?\s*(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
@@ -567,8 +576,15 @@ _LABEL_UNIT = re.compile(
 )
 # `x2.88`: a ratio written with the sign first.
 _PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
-_EXTRA = ((_PER_SECOND, "초당"), (_PPTG, "/s"), (_TEST_THEN_NUMBER, "p"), (_TEST_THEN_NUMBER, "tg"), (_LABEL_UNIT, ")"),
-          (_PREFIX_X, "x"), (_PREFIX_X, "×"))
+_EXTRA = (
+    (_PER_SECOND, "초당"),
+    (_PPTG, "/s"),
+    (_TEST_THEN_NUMBER, "p"),
+    (_TEST_THEN_NUMBER, "tg"),
+    (_LABEL_UNIT, ")"),
+    (_PREFIX_X, "x"),
+    (_PREFIX_X, "×"),
+)
 _CELL_NUMBER = re.compile(
     rf"^(?:\*\*|__|~|≈|약|{_SP})*[+−-]?(?:\*\*)?[x×]?{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?{_SP}?[%×xX배]?(?:\*\*|__|{_SP})*"
     rf"(?:\(.*\))?(?:{_SP}|⬇️|⬆️|↓|↑|⚡|✅)*$"
@@ -671,7 +687,9 @@ class _Context:
             if label and _TARGET_WORDS.search(label.group(1)) and label.end() <= start:
                 return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
-        if self._flag(start, "rubric") and (bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())):
+        if self._flag(start, "rubric") and (
+            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())
+        ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
@@ -701,9 +719,8 @@ class _Context:
             return new_end, ("target" if self._target(start, new_end) else "claim")
         if kind in _DURATIONS:
             return self._duration(start, u_start, end, kind)
-        if kind == "fps":
-            if self._flag(start, "video"):
-                return None  # the frame rate of a video, not the speed of a system
+        if kind == "fps" and self._flag(start, "video"):
+            return None  # the frame rate of a video, not the speed of a system
         if self._hypothetical(start):
             return None
         return end, ("target" if self._target(start, end) else "claim")
@@ -749,9 +766,13 @@ class _Context:
             return None  # `6 min read`
         if kind in ("min", "h", "d") and self._flag(start, "human"):
             return None  # time spent by people
-        if kind in ("min", "h") and _PAREN_ESTIMATE.match(text, end) and "(" in text[max(0, start - 6) : start]:
-            if not self._flag(start, "system_work"):
-                return None  # `확인으로 시작 (5분)`: how long a step takes a person
+        if (
+            kind in ("min", "h")
+            and _PAREN_ESTIMATE.match(text, end)
+            and "(" in text[max(0, start - 6) : start]
+            and not self._flag(start, "system_work")
+        ):
+            return None  # `확인으로 시작 (5분)`: how long a step takes a person
         if kind in ("h", "d"):
             clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
             if not _WORK.search(clause):
@@ -808,9 +829,7 @@ class _Context:
         signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
         first_after = _LEX.search(after)
         change_after = _CHANGE_RX.search(after)
-        last_before = None
-        for last_before in _LEX.finditer(before):
-            pass
+        last_before = _last(_LEX, before)
         change = change_after or _CHANGE_RX.search(before)
         hits = [first_after, last_before]
         if _BY_BEFORE.search(before):
@@ -833,9 +852,7 @@ class _Context:
             return None  # percentages alone in table cells: decided with their row (see rows)
         # no noun in the clause: look wider (the sentence, the row's label) for what the number measures
         wide = self._wide_before(start)
-        last = None
-        for last in _LEX.finditer(wide):
-            pass
+        last = _last(_LEX, wide)
         if last is not None and last.lastgroup == "nonperf":
             return None  # `compression ratio (e.g., 8x)`, `| 에너지 사용량 | … | 6.6-23배 감소 |`
         if kind == "xcap":
@@ -913,9 +930,7 @@ class _Context:
                 if any(x < b and a < y for x, y in taken):
                     continue
                 row_label = text[lo:hi].strip("| ").split("|", 1)[0]
-                last = None
-                for last in _LEX.finditer(row_label):
-                    pass
+                last = _last(_LEX, row_label)
                 if last is not None and last.lastgroup == "nonperf":
                     continue
                 if self._target(a, b):
