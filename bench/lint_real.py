@@ -228,8 +228,9 @@ def main() -> None:
             + f"\n#### {lang}, tune split: {len(s.extras)} sentences with findings that are not claims\n\n"
             + "".join(f"- {e}\n" for e in s.extras)
         )
+    title = "baseline, before tuning" if name == "lint_real_baseline" else "after tuning on the tune split"
     doc = (
-        "## Lint on real sentences (baseline, before tuning)\n\n"
+        f"## Lint on real sentences ({title})\n\n"
         f"Machine: {machine()}.\n\n"
         "Corpus: `tests/data/claims-real/corpus.jsonl` — sentences quoted from public READMEs, docs, GitHub "
         "issues and pull requests, benchmark write-ups and blogs by other authors, English and Korean, labelled "
