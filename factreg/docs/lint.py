@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -357,13 +357,15 @@ _SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "flops"
 Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("claim" or "target")
 
 
-def _candidates(text: str) -> list[Candidate]:
-    """(start, end, value, unit, kind) of every claim and target in `text`, before skipped regions are removed."""
+def _candidates(text: str, skipped: Callable[[int, int], bool] = lambda a, b: False) -> list[Candidate]:
+    """(start, end, value, unit, kind) of every claim and target in `text` outside the `skipped` regions."""
     out: list[Candidate] = []
     append = out.append
     ctx = _Context(text)
     for m in _CLAIM.finditer(text):
         start = m.start()
+        if skipped(start, m.end()):
+            continue
         group = m.lastgroup or ""
         kind = _KIND.get(group)
         if group[0] == "p" or group == "n2":  # a ± spread, with or without a unit
@@ -397,6 +399,8 @@ def _candidates(text: str) -> list[Candidate]:
     for rx, hint in _EXTRA:
         if hint in text:
             for m in rx.finditer(text):
+                if skipped(m.start(), m.end()):
+                    continue
                 found = ctx.extra(m)
                 if found is not None:
                     out.append(found)
@@ -509,7 +513,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
-_UNCHECKED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
+_UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _RUBRIC = re.compile(
     rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
 )
@@ -530,7 +534,7 @@ _PER_ITEM_AFTER = re.compile(
     rf"(?i:tokens?|chunks?|steps?|frames?|requests?|iterations?|batch(?:es)?|words?){_E}"
 )
 _SETTING_LABEL = re.compile(  # `duration: 600초`, a configuration key naming a duration
-    r"^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
+    r"(?m)^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
 )
 # `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
 _KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
@@ -659,19 +663,18 @@ class _Context:
         return max(lo, pos - _REACH), min(hi, pos + _REACH)
 
     def _flag(self, pos: int, name: str) -> bool:
-        """A property of the whole line holding `pos`, worked out once per line."""
+        """A property of the whole line holding `pos`, worked out once per line and only when asked."""
         if self._newlines is None:
             self._line(pos)
         nl = self._newlines or []
         i = bisect_right(nl, pos - 1)
         lo = nl[i - 1] + 1 if i > 0 else 0
-        flags = self._flags.get(lo)
-        if flags is None:
+        flags = self._flags.setdefault(lo, {})
+        value = flags.get(name)
+        if value is None:
             hi = nl[i] if i < len(nl) else len(self.text)
-            line = self.text[lo:hi]
-            flags = {key: rx.search(line) is not None for key, rx in _LINE_FLAGS.items()}
-            self._flags[lo] = flags
-        return flags[name]
+            value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
+        return value
 
     def _before(self, start: int, limit: int = 60) -> str:
         """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
@@ -978,31 +981,29 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False, targe
     settings (findings of kind "target")."""
     if not _DIGIT.search(text):
         return []
-    found = _candidates(text)
-    if not targets:
-        found = [c for c in found if c[4] == "claim"]
-    if not found:
+    if _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA):
         return []
     skip, ignore_file = _skipped(text, include_code)
     if ignore_file:
         return []
-    if skip:
-        # merge the regions so that one bisect tells whether a claim overlaps any of them
-        merged: list[list[int]] = []
-        for lo, hi in skip:
-            if merged and lo <= merged[-1][1]:
-                if hi > merged[-1][1]:
-                    merged[-1][1] = hi
-            else:
-                merged.append([lo, hi])
-        starts = [lo for lo, _ in merged]
-        kept = []
-        for c in found:
-            i = bisect_right(starts, c[1] - 1) - 1  # the last region starting before the claim's end
-            if i >= 0 and merged[i][1] > c[0]:
-                continue
-            kept.append(c)
-        found = kept
+    # merge the regions so that one bisect tells whether a number overlaps any of them; numbers in them are
+    # dropped before their words are read
+    merged: list[list[int]] = []
+    for lo, hi in skip:
+        if merged and lo <= merged[-1][1]:
+            if hi > merged[-1][1]:
+                merged[-1][1] = hi
+        else:
+            merged.append([lo, hi])
+    starts = [lo for lo, _ in merged]
+
+    def skipped(start: int, end: int) -> bool:
+        i = bisect_right(starts, end - 1) - 1  # the last region starting before the number's end
+        return i >= 0 and merged[i][1] > start
+
+    found = _candidates(text, skipped)
+    if not targets:
+        found = [c for c in found if c[4] == "claim"]
     out: list[Finding] = []
     line = 1
     line_start = 0
