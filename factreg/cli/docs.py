@@ -185,23 +185,36 @@ def lint(
         bool, typer.Option("--include-code", help="Also look inside code blocks and spans.")
     ] = False,
     json_out: JsonFlag = False,
+    targets: Annotated[
+        bool,
+        typer.Option("--targets", help="Also list targets, limits and settings (kind target); they never fail."),
+    ] = False,
 ) -> None:
-    """Find unsourced claims: performance numbers (durations, rates, ratios, spreads) outside fact markers.
+    """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
+    markers; targets, limits and settings are not claims.
 
     Exit 1 when there are any; cite them with <!-- fact: ID -->…<!-- /fact --> or reword them.
     """
     from factreg.docs.lint import lint_paths
 
     s = settings(None)
-    findings = lint_paths(_paths(paths, s), include_code=include_code)
+    findings = lint_paths(_paths(paths, s), include_code=include_code, targets=targets)
+    claims = [f for f in findings if f.kind == "claim"]
     if json_out:
         from dataclasses import asdict
 
         emit_json([{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(f).items()} for f in findings])
     elif findings:
-        emit("".join(f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)})\n" for f in findings))
-    info(f"docs lint: {len(findings)} unsourced claim(s) in {len({str(f.path) for f in findings})} file(s)")
-    if findings:
+        emit(
+            "".join(
+                f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
+                for f in findings
+            )
+        )
+    info(f"docs lint: {len(claims)} unsourced claim(s) in {len({str(f.path) for f in claims})} file(s)")
+    if targets:
+        info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
+    if claims:
         raise typer.Exit(1)
 
 
