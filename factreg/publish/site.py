@@ -89,8 +89,8 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
     times = [parse_time(p.at).timestamp() for p in s.points]
     values: list[float] = []
     for p, src in zip(s.points, s.sources, strict=True):
-        spread = spreads.get(src) or 0.0
-        values += [p.value - spread, p.value + spread, *(p.samples or [])[:MAX_SAMPLES]]
+        half = spreads.get(src) or 0.0
+        values += [p.value - half, p.value + half, *(p.samples or [])[:MAX_SAMPLES]]
     for c in found:
         values += [c.before.ci_low, c.before.ci_high, c.after.ci_low, c.after.ci_high]
     lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
