@@ -19,7 +19,8 @@ SCRIPT = "<script>alert('x')</script>"
 IMG = '"><img src=x onerror=alert(1)>'
 URL = "https://evil.example/track.png"
 SECRET = "sk-live0123456789abcdefXYZ"
-HOSTILE_TEXTS = (SCRIPT, IMG, "</style><style>body{display:none}</style>", "</title><script>alert(2)</script>")
+UNIT = "s</text><script>alert(3)</script>"
+HOSTILE_TEXTS = (SCRIPT, IMG, "</style><style>body{display:none}</style>", "</title><script>alert(2)</script>", UNIT)
 
 
 def ok(r: Any) -> Any:
@@ -46,7 +47,8 @@ def build_registry(cli: Any, tmp_path: Path) -> None:
            "--measured-at", ago(3)))
     ok(cli("record", "night/35b-a3b/ttft-warm", "-m", "ttft", "--samples", "0.44,0.45,0.46,0.45,0.47",
            "-c", "machine=gamebox", "-c", "warm=true", "--measured-at", ago(2)))
-    ok(cli("record", HOSTILE_FACT, "-m", "ttft", "--samples", "0.5,0.6,0.7", "-c", f"machine={IMG}",
+    ok(cli("record", HOSTILE_FACT, "-m", "hostile_ttft", "--unit", UNIT, "--direction", "lower",
+           "--samples", "0.5,0.6,0.7", "-c", f"machine={IMG}",
            "-c", "build=</style><style>body{display:none}</style>", "--subject", SCRIPT,
            "--note", f"{SCRIPT} see {URL} api_key={SECRET} </title><script>alert(2)</script>", "--measured-at", ago(1)))
     ok(cli("decision", "add", f"Voice front end {SCRIPT}", "--cites", f"{SHIFTED},night/35b-a3b/ttft,{HOSTILE_FACT}",

@@ -13,7 +13,7 @@ from factreg.publish import site
 from factreg.registry import series
 from tests.conftest import TEST_NOW
 from tests.decisions_support import git, init_repo
-from tests.site_support import HOSTILE_FACT, HOSTILE_TEXTS, IMG, SCRIPT, SECRET, SHIFTED, URL, Page, build_registry, ok
+from tests.site_support import HOSTILE_FACT, HOSTILE_TEXTS, IMG, SCRIPT, SECRET, SHIFTED, UNIT, URL, Page, build_registry, ok
 
 FACTS = (SHIFTED, "night/35b-a3b/ttft", "night/35b-a3b/ttft-warm", HOSTILE_FACT)
 
@@ -121,7 +121,7 @@ def test_every_value_is_escaped_and_no_secret_is_rendered(cli, project, tmp_path
         assert all("onerror" not in attrs for _, attrs in page.elements)
     # The hostile text is there, as text.
     body = " ".join(Page(hostile).text)
-    assert SCRIPT in body and IMG.strip('">') in body and URL in body
+    assert SCRIPT in body and IMG.strip('">') in body and URL in body and UNIT in body
     assert "&lt;script&gt;alert(" in hostile
     assert f"Voice front end {SCRIPT}" in " ".join(Page(pages["index.html"]).text)
 

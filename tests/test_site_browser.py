@@ -109,9 +109,11 @@ def test_a_fact_page_draws_its_history_in_the_browser(browser, built, tmp_path, 
 def test_screenshots(browser, built, tmp_path):
     shots = tmp_path / "screenshots"
     shots.mkdir()
-    for name, rel in (("index", "index.html"), ("fact", site.html_name(SHIFTED))):
+    for name, rel, fragment in (("index", "index.html", ""), ("filtered", "index.html", "#q=night"),
+                                ("fact", site.html_name(SHIFTED), "")):
         png = shots / f"site-{name}.png"
-        _, console = load(browser, (built / rel).as_uri(), tmp_path, f"--screenshot={png}", "--window-size=1100,900")
+        _, console = load(browser, (built / rel).as_uri() + fragment, tmp_path, f"--screenshot={png}",
+                          "--window-size=1100,900")
         assert console == [], console
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
