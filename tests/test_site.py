@@ -13,7 +13,19 @@ from factreg.publish import site
 from factreg.registry import series
 from tests.conftest import TEST_NOW
 from tests.decisions_support import git, init_repo
-from tests.site_support import HOSTILE_FACT, HOSTILE_TEXTS, IMG, SCRIPT, SECRET, SHIFTED, UNIT, URL, Page, build_registry, ok
+from tests.site_support import (
+    HOSTILE_FACT,
+    HOSTILE_TEXTS,
+    IMG,
+    SCRIPT,
+    SECRET,
+    SHIFTED,
+    UNIT,
+    URL,
+    Page,
+    build_registry,
+    ok,
+)
 
 FACTS = (SHIFTED, "night/35b-a3b/ttft", "night/35b-a3b/ttft-warm", HOSTILE_FACT)
 
