@@ -58,7 +58,7 @@ def dom(browser: str, path: Path, tmp_path: Path, fragment: str = "") -> Page:
 
 
 @pytest.fixture
-def built(tmp_path: Path, cli, monkeypatch, registry):  # type: ignore[no-untyped-def]
+def built(tmp_path: Path, cli, monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
     build_registry(cli, tmp_path)
     out = tmp_path / "site"
