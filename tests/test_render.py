@@ -19,9 +19,24 @@ def test_shipped_templates_are_found_and_packaged():
         "fact.md.j2",
         "index.md.j2",
         "llms.txt.j2",
+        "site-base.html.j2",
+        "site-chart.html.j2",
+        "site-corrections.html.j2",
+        "site-decision.html.j2",
+        "site-fact.html.j2",
+        "site-index.html.j2",
+        "site.css.j2",
+        "site.js.j2",
         "stale.md.j2",
     ]
     assert (folder / "__init__.py").is_file()
+
+
+def test_html_templates_escape_and_the_others_do_not(tmp_path):
+    (tmp_path / "t.html.j2").write_text("{{ x }}\n")
+    (tmp_path / "t.md.j2").write_text("{{ x }}\n")
+    assert render.render("t.html.j2", {"x": "<b>&"}, tmp_path) == "&lt;b&gt;&amp;\n"
+    assert render.render("t.md.j2", {"x": "<b>&"}, tmp_path) == "<b>&\n"
 
 
 def test_strict_undefined_is_a_one_line_error(tmp_path):

@@ -345,20 +345,26 @@ def report(
     templates: TemplatesOption = None,
     commit: CommitFlag = False,
     as_of: AsOfOption = None,
+    html: Annotated[bool, typer.Option("--html", help="Write the HTML site instead: index.html with a filter and a "
+                                       "page per fact with its chart, into --out (default: site/ under the project "
+                                       "root). Static files, nothing fetched from elsewhere.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Write facts/STALE.md, a page and SVG chart per fact, facts/README.md, facts/llms.txt, decision files."""
+    """Write facts/STALE.md, a page and SVG chart per fact, facts/README.md, facts/llms.txt, decision files;
+    with --html, the HTML site (docs/history.md, "The HTML report")."""
     from factreg import clock
     from factreg.publish import report as rep
+    from factreg.publish import site
 
     s, reg = open_registry(db, create=False)
+    folder = (out if out is not None else Path(s.root) / "site") if html else _out(s, out)
     if commit:
         from factreg.publish import writer as publish
 
-        publish.check_repo(_out(s, out))
+        publish.check_repo(folder)
     with clock.as_of(as_of):
-        result = rep.write(reg, s, _out(s, out), templates, commit)
+        result = (site if html else rep).write(reg, s, folder, templates, commit)
     if json_out:
         emit_json(result)
         return

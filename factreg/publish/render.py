@@ -4,7 +4,8 @@ Templates come from the top-level `templates/` folder (shipped as the package `f
 `--templates DIR` folder overrides them file by file. Undefined names are errors (StrictUndefined), output
 keeps its trailing newline, and nothing time-dependent is added: the same data renders the same bytes.
 Document text is always passed as data, never compiled as template source. Every rendered text passes through
-`secrets.redact` (the filters redact each value, and the whole output is redacted once more).
+`secrets.redact` (the filters redact each value, and the whole output is redacted once more). HTML templates
+(`*.html.j2`, the site of `report --html`) escape every value they print (jinja2 autoescape).
 """
 
 from __future__ import annotations
@@ -101,6 +102,11 @@ def _fixed(x: float, decimals: int = 1) -> str:
     return f"{x:.{decimals}f}"
 
 
+def _autoescape(name: str | None) -> bool:
+    """HTML templates (`*.html.j2`) escape every value they print; the Markdown and SVG templates do not."""
+    return bool(name) and str(name).endswith((".html.j2", ".html"))
+
+
 @lru_cache(maxsize=8)
 def _environment(override: str | None):  # type: ignore[no-untyped-def]
     import jinja2
@@ -113,7 +119,7 @@ def _environment(override: str | None):  # type: ignore[no-untyped-def]
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
-        autoescape=False,  # Markdown; the `xml` filter escapes SVG text explicitly
+        autoescape=_autoescape,  # HTML pages only; Markdown is not escaped, the `xml` filter escapes SVG text
         trim_blocks=True,
         lstrip_blocks=True,
     )
