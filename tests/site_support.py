@@ -39,9 +39,11 @@ def build_registry(cli: Any, tmp_path: Path) -> None:
              "samples": json.dumps([v - 0.2, v, v + 0.2]),
              "observed": json.dumps({"build_commit": NEW, "machine": "gamebox"}), "diff": "{}", "message": "re-run"}
             for i, v in enumerate(WEEKLY)]
+    line = next(obj for obj in map(json.loads, ok(cli("export")).stdout.splitlines())
+                if obj.get("kind") == "fact" and obj["id"] == SHIFTED)
+    line["verifications"] = rows  # the fact as the cron machine exports it, with its verifications
     path = tmp_path / "verifications.jsonl"
-    path.write_text(json.dumps({"kind": "fact", "id": SHIFTED, "versions": [], "verifications": rows}) + "\n",
-                    encoding="utf-8")
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     ok(cli("import", str(path)))
     ok(cli("record", "night/35b-a3b/ttft", "-m", "ttft", "--samples", "0.41,0.45,0.52", "-c", "machine=gamebox",
            "--measured-at", ago(3)))
