@@ -211,11 +211,25 @@ def m003_corrections(conn: Connection) -> None:
     _run(conn, M003_CORRECTIONS)
 
 
+# ---------------------------------------------------------------- m004_decision_drivers (frozen)
+
+M004_DECISION_DRIVERS = (
+    "ALTER TABLE decision ADD COLUMN drivers VARCHAR",
+    "ALTER TABLE decision ADD COLUMN review_by VARCHAR",
+)
+
+
+def m004_decision_drivers(conn: Connection) -> None:
+    """A decision's drivers (the comparisons it holds on, a JSON list) and the date to review it by."""
+    _run(conn, M004_DECISION_DRIVERS)
+
+
 # Append only: a released migration is never edited, renamed or reordered.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m001_core", m001_core),
     ("m002_decisions", m002_decisions),
     ("m003_corrections", m003_corrections),
+    ("m004_decision_drivers", m004_decision_drivers),
 ]
 
 NAMES = [name for name, _ in MIGRATIONS]
