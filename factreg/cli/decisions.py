@@ -1,4 +1,4 @@
-"""Commands: compare, decision (add, list, show, revert, supersede), correct, report."""
+"""Commands: compare, decision (add, list, show, revert, supersede), correct, retract, report."""
 
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ def register(app: typer.Typer) -> None:
     app.command("compare")(compare)
     app.add_typer(decision_app, name="decision")
     app.command("correct")(correct)
+    app.command("retract")(retract)
     app.command("report")(report)
 
 
@@ -356,6 +357,36 @@ def correct(
         info(f"wrote {p}")
     if commit:
         info(f"committed {sha[:10]}" if sha else "nothing to commit")
+
+
+@handles_errors
+def retract(
+    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact that was wrong, with nothing to replace it.")],
+    because: Annotated[str, typer.Option("--because", help="Why it is wrong, in words (kept in its note).")],
+    out: OutOption = None,
+    templates: TemplatesOption = None,
+    commit: CommitFlag = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Withdraw a wrong fact that nothing replaces: it becomes `retracted`, its note lists what cited it, citing
+    documents fail `docs check` and decisions relying on it need review; --commit commits exactly those files."""
+    from factreg.publish import corrections, render
+
+    render.environment(templates)
+    s, reg = open_registry(db, create=False)
+    result = corrections.retract(reg, s, fact_id, because=because, out=_out(s, out), templates=templates,
+                                 commit=commit)
+    if json_out:
+        emit_json(result)
+        return
+    info(f"{result['retracted']} retracted; note {result['note']}")
+    for p in result["changed"]:
+        info(f"wrote {p}")
+    for number in result["decisions"]:
+        info(f"decision {number} relied on it: re-rendered")
+    if commit:
+        info(f"committed {result['commit'][:10]}" if result["commit"] else "nothing to commit")
 
 
 @handles_errors

@@ -49,7 +49,7 @@ class Driver:
     fact: str
     op: str
     threshold: float | None = None
-    unit: str | None = None  # the threshold's unit (the fact's unit when the driver was recorded)
+    unit: str | None = None  # the threshold's unit (the fact's unit when recorded); None: the fact's unit
     other: str | None = None
 
     @property
@@ -216,10 +216,10 @@ def judge(driver: Driver, fact: Mapping[str, Any] | None, other: Mapping[str, An
     median, ci = center(fact)
     if driver.other is None:
         assert driver.threshold is not None
-        if (driver.unit or "") != (fact.get("unit") or ""):
+        if driver.unit is not None and driver.unit != (fact.get("unit") or ""):
             out["detail"] = f"{driver.fact} is now measured in {fact.get('unit')!r}, the threshold in {driver.unit!r}"
             return out
-        right, right_ci, shown_right = driver.threshold, None, fmt.value(driver.threshold, None, driver.unit)
+        right, right_ci, shown_right = driver.threshold, None, fmt.value(driver.threshold, None, fact.get("unit"))
         detail = _shown(fact, median, ci)
     else:
         assert other is not None
@@ -239,6 +239,6 @@ def judge(driver: Driver, fact: Mapping[str, Any] | None, other: Mapping[str, An
     if clearly is False:
         detail += (f" (the interval reaches across {shown_right})" if driver.other is None
                    else " (the intervals overlap)")
-    out.update(holds=holds, clearly=clearly, detail=detail,
-               verdict=(UNCLEAR if clearly is False else HOLDS) if holds else BROKEN)
+    out["holds"], out["clearly"], out["detail"] = holds, clearly, detail
+    out["verdict"] = (UNCLEAR if clearly is False else HOLDS) if holds else BROKEN
     return out
