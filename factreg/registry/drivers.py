@@ -85,14 +85,16 @@ def parse(text: object, what: str = "--driver") -> Driver:
         check_id(left)
     except UsageError as exc:
         raise UsageError(f"{what} {shown!r}: {exc.message}") from None
+    if re.search(r"[<>=!]", right):
+        raise UsageError(f"{what} {shown!r}: one comparison per driver (< <= > >=)")
+    if re.fullmatch(r"[-+]?(nan|inf|infinity)", right, flags=re.IGNORECASE):
+        raise UsageError(f"{what} {shown!r}: the threshold must be a finite number")
     number = _NUMBER_AND_UNIT.fullmatch(right)
     if number is not None:
         value = float(number.group(1))
         if not math.isfinite(value):
             raise UsageError(f"{what} {shown!r}: the threshold must be a finite number")
         return Driver(left, op, threshold=value, unit=number.group(2))
-    if re.search(r"[<>=!]", right):
-        raise UsageError(f"{what} {shown!r}: one comparison per driver (< <= > >=)")
     try:
         check_id(right)
     except UsageError as exc:
@@ -128,7 +130,13 @@ def check(driver: Driver, fact_of: Callable[[str], Mapping[str, Any]], what: str
                 f"{what} {driver.text!r}: {driver.fact} is measured in {fact['unit']!r}; give the threshold in "
                 "that unit"
             )
-        return Driver(driver.fact, driver.op, threshold=driver.threshold, unit=fact["unit"] or None)
+        named = Driver(driver.fact, driver.op, threshold=driver.threshold, unit=fact["unit"] or None)
+        try:
+            if parse(named.text, what) == named:
+                return named
+        except UsageError:
+            pass
+        return Driver(driver.fact, driver.op, threshold=driver.threshold)  # a unit the text cannot carry: implied
     other = fact_of(driver.other)
     if (fact["metric"], fact["unit"]) != (other["metric"], other["unit"]):
         raise UsageError(
