@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -507,11 +508,23 @@ def retractions(conn: Any, current: Mapping[str, int]) -> dict[str, str]:
     """fact id → why it is retracted, for the facts of `current` (id → current version) whose current version
     was retracted (`factreg retract`); a version recorded after a retraction is not retracted."""
     out: dict[str, str] = {}
+    if not _has_table(conn, "correction"):  # a registry read before its migrations ran (m003 adds it)
+        return out
     for r in rows(conn, _RETRACTIONS + " ORDER BY pk"):
         if current.get(r["old_fact_id"]) == r["old_version"]:
             cause = " ".join((r["cause"] or "").split())
             out[r["old_fact_id"]] = f"retracted on {r['created_at'][:10]}" + (f": {cause}" if cause else "")
     return out
+
+
+def _has_table(conn: Any, name: str) -> bool:
+    """Whether table `name` exists, asked without an error (which would end a PostgreSQL transaction)."""
+    if isinstance(conn, sqlite3.Connection) or conn.dialect.name == "sqlite":
+        sql = "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = :name"
+    else:
+        sql = ("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = :name "
+               "AND table_schema = current_schema()")
+    return bool(rows(conn, sql, {"name": name})[0]["n"])
 
 
 def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[FactData]:
