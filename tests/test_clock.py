@@ -128,7 +128,8 @@ def test_as_of_judges_freshness_at_another_date(registry, cli, tmp_path: Path) -
 # The tests whose outcome depends on the date: freshness, status, citations, corrections, decisions, reports.
 DATE_SENSITIVE = ["tests/test_freshness.py", "tests/test_status.py", "tests/test_docs_sync.py",
                   "tests/test_docs_check.py", "tests/test_corrections.py", "tests/test_decisions.py",
-                  "tests/test_status_decisions.py", "tests/test_report.py", "tests/test_clock.py"]
+                  "tests/test_status_decisions.py", "tests/test_report.py", "tests/test_clock.py",
+                  "tests/test_decisions_drivers.py", "tests/test_retract.py"]
 LATER = ["2027-06-01T09:00:00Z", "2031-01-01T09:00:00Z"]
 
 

@@ -1,4 +1,4 @@
-"""Commands: compare, decision (add, list, show, revert, supersede), correct, report."""
+"""Commands: compare, decision (add, list, show, revert, supersede), correct, retract, report."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ def register(app: typer.Typer) -> None:
     app.command("compare")(compare)
     app.add_typer(decision_app, name="decision")
     app.command("correct")(correct)
+    app.command("retract")(retract)
     app.command("report")(report)
 
 
@@ -117,13 +118,13 @@ def compare(
 def decision_add(
     title: Annotated[str, typer.Argument(metavar="TITLE", help="What was decided, e.g. 'voice front end → 35B-A3B'.")],
     cites: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--cites",
             help="Fact ids relied on (ID or ID@VERSION; comma-separated "
-            "or repeated). The current value of each is stored.",
+            "or repeated). The current value of each is stored. Needed unless --driver names the facts.",
         ),
-    ],
+    ] = None,
     context: Annotated[str | None, typer.Option("--context", help="Context and problem statement.")] = None,
     outcome: Annotated[str | None, typer.Option("--outcome", help="The decision outcome, in words.")] = None,
     status: Annotated[str, typer.Option("--status", help="proposed or accepted.")] = "accepted",
@@ -131,25 +132,40 @@ def decision_add(
     date: Annotated[
         str | None, typer.Option("--date", help="Date of the decision, YYYY-MM-DD (default: today).")
     ] = None,
+    driver: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--driver",
+            help="A comparison the decision holds on (repeat): 'ID < 1.0' (a number in the fact's unit; "
+            "< <= > >=) or 'ID > OTHER_ID' (a fact of the same metric). Judged on the median whenever the "
+            "decision is read; when it no longer holds, the decision needs review. Its facts are cited.",
+        ),
+    ] = None,
+    review_by: Annotated[
+        str | None,
+        typer.Option("--review-by", metavar="DATE", help="The decision needs review after this date, YYYY-MM-DD."),
+    ] = None,
     out: OutOption = None,
     templates: TemplatesOption = None,
     commit: CommitFlag = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Record a decision that cites facts, and write decisions/NNNN-<slug>.md."""
+    """Record a decision that cites facts (and the drivers it holds on), and write decisions/NNNN-<slug>.md."""
     from factreg.publish import decisions
 
     s, reg = _prepare(db, out, templates, commit)
     number = decisions.add(
         reg,
         title,
-        decisions.parse_cites(cites),
+        decisions.parse_cites(cites or [], required=not driver),
         context=context,
         outcome=outcome,
         status=status,
         by=by or [],
         date=date,
+        drivers=driver or [],
+        review_by=review_by,
     )
     _write_decisions(reg, s, out, templates, commit, f"factreg decision {number}: {title}", [number])
     data = decisions.get(reg, number, s.file_config)
@@ -157,6 +173,8 @@ def decision_add(
         emit_json(data)
     else:
         info(f"decision {number} recorded: {data['path']} ({data['status']})")
+        for j in data["drivers"]:
+            info(f"  driver {j['text']}: {j['verdict']} ({j['detail']})")
 
 
 def _prepare(db: str | None, out: Path | None, templates: Path | None, commit: bool) -> tuple[Settings, Registry]:
@@ -240,6 +258,10 @@ def decision_show(
             f"  cites {c['id']}@v{c['version']}: relied on {c['relied_on']}; now "
             + (f"{now['text']} (v{now['version']}, {now['status']})" if now else "missing")
         )
+    for j in d["drivers"]:
+        out.print(f"  driver {j['text']}: {j['verdict']} — {j['detail']}")
+    if d["review_by"]:
+        out.print(f"  review by {d['review_by']}")
     for r in d["review_reasons"]:
         out.print(f"  needs review: {r}")
     if d["reverted"]:
@@ -337,6 +359,36 @@ def correct(
         info(f"wrote {p}")
     if commit:
         info(f"committed {sha[:10]}" if sha else "nothing to commit")
+
+
+@handles_errors
+def retract(
+    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact that was wrong, with nothing to replace it.")],
+    because: Annotated[str, typer.Option("--because", help="Why it is wrong, in words (kept in its note).")],
+    out: OutOption = None,
+    templates: TemplatesOption = None,
+    commit: CommitFlag = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Withdraw a wrong fact that nothing replaces: it becomes `retracted`, its note lists what cited it, citing
+    documents fail `docs check` and decisions relying on it need review; --commit commits exactly those files."""
+    from factreg.publish import corrections, render
+
+    render.environment(templates)
+    s, reg = open_registry(db, create=False)
+    result = corrections.retract(reg, s, fact_id, because=because, out=_out(s, out), templates=templates,
+                                 commit=commit)
+    if json_out:
+        emit_json(result)
+        return
+    info(f"{result['retracted']} retracted; note {result['note']}")
+    for p in result["changed"]:
+        info(f"wrote {p}")
+    for number in result["decisions"]:
+        info(f"decision {number} relied on it: re-rendered")
+    if commit:
+        info(f"committed {result['commit'][:10]}" if result["commit"] else "nothing to commit")
 
 
 @handles_errors

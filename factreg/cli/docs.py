@@ -73,8 +73,8 @@ def check(
 ) -> None:
     """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
 
-    Exit 1 when a cited fact is stale, refuted, shifted, superseded, unknown or its conditions changed, when a
-    marker's text differs from the registry, or a file or marker cannot be read.
+    Exit 1 when a cited fact is stale, refuted, retracted, shifted, superseded, unknown or its conditions changed,
+    when a marker's text differs from the registry, or a file or marker cannot be read.
     """
     from factreg import clock
     from factreg.docs import check as chk

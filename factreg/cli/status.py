@@ -26,17 +26,19 @@ def status(
             "--fail-on",
             metavar="aging|stale|refuted",
             help="Exit 1 when a fact is at or above this level. Severity: fresh = superseded < aging < "
-            "stale = unverifiable = conditions_changed = shifted < refuted.",
+            "stale = unverifiable = conditions_changed = shifted < refuted = retracted.",
         ),
     ] = "stale",
     as_of: AsOfOption = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """List every fact as fresh, aging, stale, refuted, conditions_changed, unverifiable, shifted or superseded,
-    with why (`shifted`: its history's latest level began after its value and differs from it; docs/history.md).
+    """List every fact as fresh, aging, stale, refuted, retracted, conditions_changed, unverifiable, shifted or
+    superseded, with why (`shifted`: its history's latest level began after its value and differs from it;
+    docs/history.md).
 
-    Decisions that rely on a fact that has since changed are listed as `needs review`. A summary line on
+    Decisions that rely on a fact that has since changed, whose driver no longer holds or whose review date has
+    passed are listed as `needs review`. A summary line on
     stderr ends every run. Exit 0 when no fact is at or above --fail-on (default stale),
     1 when some are, 2 on a usage or configuration error.
     """

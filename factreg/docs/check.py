@@ -1,6 +1,6 @@
 """`docs check`: render every citation from the registry in memory and report what no longer holds.
 
-A marker is a problem when its fact is unknown, stale, refuted, whose conditions changed, superseded, or when
+A marker is a problem when its fact is unknown, stale, refuted, retracted, whose conditions changed, superseded, or when
 its text differs from the current rendering. Unreadable files and broken markers are problems too. Nothing is
 written: `docs sync` (factreg.docs.sync) applies the same plan.
 """
@@ -25,13 +25,15 @@ if TYPE_CHECKING:
 # Statuses of a cited (live) fact that make `docs check` fail. `aging` is reported by `factreg status`, not
 # here: the value still holds. `unverifiable` fails: its last re-measurement could not be made (the endpoint
 # answered 401, or is gone), so the doc points readers at something that no longer answers.
-FAILING = ("stale", "refuted", "conditions_changed", "unverifiable", "shifted")
+FAILING = ("stale", "refuted", "retracted", "conditions_changed", "unverifiable", "shifted")
 
 FIX = {
     "unknown_fact": "record the fact (`factreg record ID …`) or correct the id in the marker",
     "stale": "re-measure it (`factreg verify ID`, or record a new value), then run `factreg docs sync`",
     "refuted": "record the corrected value and supersede this fact (`factreg correct ID …`), then run "
     "`factreg docs sync`",
+    "retracted": "the fact was withdrawn as wrong (its correction note in facts/corrections/ says why): remove the "
+    "claim, or measure it again and cite the new fact",
     "conditions_changed": "re-measure under today's conditions, record it and supersede ID, then run "
     "`factreg docs sync`",
     "superseded": "run `factreg docs sync PATH`: it rewrites the marker to cite the successor",

@@ -4,6 +4,11 @@
 samples as a new fact. That new fact gets its own id, `<old-id>-<YYYYMMDD of the verification>` (then `-2`, `-3`
 … if taken), because a correction is a supersede between two facts, not a new version of the same one; `--as`
 names it explicitly. The old fact is kept, linked to its successor (rank deprecated).
+
+`retract ID --because "…"` withdraws a wrong fact that nothing replaces: a correction without a successor (no new
+fact, no verification), which makes the fact's current version `retracted` (ranked with `refuted`); its note
+(`…-retraction.md`) lists the documents and decisions that relied on it. It is all or nothing in the same steps
+as a correction.
 """
 
 from __future__ import annotations
@@ -277,14 +282,16 @@ def affected(registry: Registry, settings: Settings, old_id: str) -> Affected:
     return Affected(roots=roots, citations=citations, decisions=list(before))
 
 
-def note_location(out: Path, date: str, old_id: str, version: int) -> Path:
-    """Where the correction note of `old_id` v`version` goes: a name not yet taken by another fact's note."""
+def note_location(out: Path, date: str, old_id: str, version: int, kind: str = "correction") -> Path:
+    """Where the correction (or retraction) note of `old_id` v`version` goes: a name not yet taken by another
+    note."""
     folder = out / FOLDER
-    name = note_name(date, old_id)
+    base = old_id if kind == "correction" else f"{old_id}-{kind}"
+    name = note_name(date, base)
     k = 1
-    while (folder / name).exists() and not _note_is_for(folder / name, old_id, version):
+    while (folder / name).exists() and not _note_is_for(folder / name, old_id, version, kind):
         k += 1
-        name = note_name(date, f"{old_id}-{k}")
+        name = note_name(date, f"{base}-{k}")
     return folder / name
 
 
@@ -328,13 +335,8 @@ def note_data(
             for k, (a, b) in cond.diff(old["conditions"][kind], new["conditions"][kind]).items()
         ],
         "causes": probable_causes(old, new, cause),
-        "documents": [
-            {"path": _rel(c.path, out), "link": _rel(c.path, folder), "line": c.line, "text": c.text} for c in citations
-        ],
-        "decisions": [
-            {"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], folder)}
-            for d in decisions
-        ],
+        "documents": _documents(citations, out, folder),
+        "decisions": _decision_links(decisions, out, folder),
     }
 
 
@@ -671,17 +673,17 @@ def correct(
     }
 
 
-def _marker(old_id: str, version: int) -> str:
-    return f"<!-- factreg correction: {ref(old_id, version)} -->"
+def _marker(old_id: str, version: int, kind: str = "correction") -> str:
+    return f"<!-- factreg {kind}: {ref(old_id, version)} -->"
 
 
-def _with_marker(text: str, old_id: str, version: int) -> str:
-    return f"{_marker(old_id, version)}\n{text}"
+def _with_marker(text: str, old_id: str, version: int, kind: str = "correction") -> str:
+    return f"{_marker(old_id, version, kind)}\n{text}"
 
 
-def _note_is_for(path: Path, old_id: str, version: int) -> bool:
+def _note_is_for(path: Path, old_id: str, version: int, kind: str = "correction") -> bool:
     try:
-        return path.read_text(encoding="utf-8").startswith(_marker(old_id, version))
+        return path.read_text(encoding="utf-8").startswith(_marker(old_id, version, kind))
     except OSError:
         return False
 
@@ -749,3 +751,162 @@ def list_corrections(registry: Registry) -> list[CorrectionData]:
             }
         )
     return out
+
+
+# ---------------------------------------------------------------- retraction
+
+
+def _documents(citations: Sequence[Citation], out: Path, folder: Path) -> list[dict[str, Any]]:
+    return [{"path": _rel(c.path, out), "link": _rel(c.path, folder), "line": c.line, "text": c.text}
+            for c in citations]
+
+
+def _decision_links(decisions: Sequence[DecisionData], out: Path, folder: Path) -> list[dict[str, Any]]:
+    return [{"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], folder)}
+            for d in decisions]
+
+
+def retraction_data(date: str, fact: FactData, because: str, citations: Sequence[Citation],
+                    decisions: Sequence[DecisionData], out: Path, note_path: Path) -> dict[str, Any]:
+    """What a retraction note shows, as plain data (`decisions` with their status after it)."""
+    return {
+        "date": date,
+        "fact": display.fields(fact, NOTE_FIELDS),
+        "because": because,
+        "documents": _documents(citations, out, note_path.parent),
+        "decisions": _decision_links(decisions, out, note_path.parent),
+    }
+
+
+def render_retraction(data: Mapping[str, Any], fact_id: str, version: int, templates: Path | str | None = None) -> str:
+    """The retraction note's text (with the marker that ties the file to `fact_id` v`version`)."""
+    from factreg.publish import render as rendering
+
+    return _with_marker(rendering.render("retraction.md.j2", {"r": data}, templates), fact_id, version, "retraction")
+
+
+def _retraction_row(registry: Registry, fact_id: str, version: int) -> CorrectionData | None:
+    """The retraction of `fact_id` v`version`, if one is recorded."""
+    for row in reversed(list_corrections(registry)):
+        if (row["old_id"], row["old_version"], row["new_id"], row["verification"]) == (fact_id, version, None, None):
+            return row
+    return None
+
+
+def _apply_retraction(registry: Registry, fact: FactData, because: str, note_rel: str) -> int:
+    """One transaction: record the retraction of `fact`'s current version, while it is still current, not
+    superseded and not retracted."""
+    fid, version = fact["id"], fact["version"]
+
+    def work(conn: Connection) -> int:
+        found = factmod.FACT
+        row = conn.execute(select(found.c.current_version, found.c.superseded_by).where(found.c.id == fid)).first()
+        if row is None:
+            raise NotFound(f"no fact {fid!r} in the registry")
+        if row[0] != version or row[1]:
+            raise UsageError(f"{fid} changed meanwhile (a new version or a successor); run the retraction again")
+        taken = conn.execute(select(CORRECTION.c.pk).where(
+            CORRECTION.c.old_fact_id == fid, CORRECTION.c.old_version == version,
+            CORRECTION.c.new_fact_id.is_(None), CORRECTION.c.verification.is_(None))).first()
+        if taken is not None:
+            raise UsageError(f"{ref(fid, version)} was retracted meanwhile")
+        result = conn.execute(insert(CORRECTION).values(
+            old_fact_id=fid, old_version=version, new_fact_id=None, new_version=None, verification=None,
+            cause=because, created_at=clock.iso(), note_path=note_rel))
+        return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    return int(registry.write_retrying(work))
+
+
+def _undo_retraction(registry: Registry, pk: int) -> None:
+    from sqlalchemy import delete
+
+    registry.write_retrying(lambda conn: conn.execute(delete(CORRECTION).where(CORRECTION.c.pk == pk)))
+
+
+def retract(
+    registry: Registry,
+    settings: Settings,
+    fact_id: str,
+    *,
+    because: str,
+    out: Path | None = None,
+    templates: Path | str | None = None,
+    date: str | None = None,
+    sync_docs: bool = True,
+    commit: bool = False,
+) -> dict[str, Any]:
+    """Withdraw `fact_id` (its current version) as wrong, with nothing to replace it: record the retraction, write
+    its note, re-render the decisions citing it (they now need review), sync the docs and, with `commit`, commit
+    those files. Documents citing it fail `docs check` from then on.
+
+    All or nothing, as `correct`: every refusal comes first; the registry changes in one transaction; files are
+    rendered in memory, written, and committed last; a failure after the transaction puts the files back and
+    takes the retraction back. Running the same command again after a run was killed finishes it."""
+    from factreg.publish import decisions as decmod
+
+    config = settings.file_config
+    out = Path(out) if out is not None else Path(settings.root)
+    because = redact(" ".join((because or "").split()))
+    if not because:
+        raise UsageError("--because needs the reason the fact is wrong")
+    check_id(fact_id)
+    if date is not None:
+        clock.check_date(date, "--date")
+    if commit:
+        from factreg.publish import writer as publish
+
+        publish.check_repo(out)  # fail before anything is recorded
+    fact = factmod.get(registry, fact_id, config=config)
+    version = fact["version"]
+    resumed = _retraction_row(registry, fact_id, version)
+    if resumed is not None and resumed["cause"] != because:
+        raise UsageError(f"{ref(fact_id, version)} is already retracted ({resumed['date']}: {resumed['cause']})")
+    if resumed is None and fact.get("superseded_by"):
+        raise UsageError(f"{fact_id} is superseded by {fact['superseded_by']}: retract that fact if it is wrong too")
+    note_date = resumed["date"] if resumed is not None else (date or _today())
+    note_path = (out / resumed["note_path"] if resumed is not None and resumed["note_path"]
+                 else note_location(out, note_date, fact_id, version, "retraction"))
+    found = affected(registry, settings, fact_id)
+    planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
+    data = retraction_data(note_date, fact, because, found.citations, planned, out, note_path)
+    note_text: str | None = render_retraction(data, fact_id, version, templates)  # a template error: nothing done
+    if resumed is not None and _note_is_for(note_path, fact_id, version, "retraction"):
+        note_text = None  # written by the interrupted run: kept as it is
+
+    files = _Files()
+    recorded_now: int | None = None
+    try:
+        pk = resumed["pk"] if resumed is not None else None
+        if pk is None:
+            pk = recorded_now = _apply_retraction(registry, fact, because, _rel(note_path, out))
+        after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
+        decisions = [after[d["number"]] for d in found.decisions]
+        recorded = retraction_data(note_date, fact, because, found.citations, decisions, out, note_path)
+        if note_text is not None and recorded != data:
+            data, note_text = recorded, render_retraction(recorded, fact_id, version, templates)
+        decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
+        synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
+                              if sync_docs and found.roots else ({}, {}))
+        message = f"factreg retract {ref(fact_id, version)}: {because[:100]}" if commit else None
+        done = publish_files(out, Path(settings.root), note_path, note_text, decision_texts, synced, transforms,
+                             files, commit_message=message)
+    except BaseException:
+        files.restore()
+        if recorded_now is not None:
+            with contextlib.suppress(Exception):
+                _undo_retraction(registry, recorded_now)
+        raise
+    return {
+        "correction": pk,
+        "retracted": ref(fact_id, version),
+        "because": because,
+        "note": str(note_path),
+        "written": [str(p) for p in done.written],
+        "synced": [str(p) for p in done.synced],
+        "changed": [str(p) for p in done.changed],
+        "documents": data["documents"],
+        "decisions": [d["number"] for d in decisions],
+        "commit": done.commit,
+        "resumed": resumed is not None,
+    }

@@ -1,8 +1,11 @@
 """Decisions: MADR-compatible decision records that cite facts as data, with the value each relied on.
 
-A decision is `needs review` when a fact it cites has since been refuted, superseded, gone stale, become
-unverifiable, changed conditions, or moved outside its tolerance in a newer version. Revert and supersede
-links are stored as data and rendered into the front matter of `decisions/NNNN-<slug>.md`.
+A decision is `needs review` when a fact it cites has since been refuted, retracted, superseded, gone stale,
+become unverifiable, changed conditions, or moved outside its tolerance in a newer version; when one of its
+drivers (`registry/drivers.py`: `day/35b-a3b/e2e < 1.0 s`) no longer holds for the facts as they are now; or
+when its review date (`--review-by`) has passed. Nothing of that is stored: it is worked out whenever the
+decision is read. Revert and supersede links are stored as data and rendered into the front matter of
+`decisions/NNNN-<slug>.md`.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from factreg import clock
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import display
+from factreg.registry import drivers as drv
 from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.store import Registry, in_list
@@ -81,6 +85,8 @@ class DecisionData(TypedDict):
     context: str | None
     outcome: str | None
     cites: list[Cite]
+    drivers: list[drv.Judged]  # each driver with its truth now
+    review_by: str | None
     review_reasons: list[str]
     reverted: Reverted | None
     superseded_by: DecisionLink | None
@@ -88,15 +94,25 @@ class DecisionData(TypedDict):
     path: str
 
 
+class Center(TypedDict):
+    """The median and 95% interval a driver is judged on (`drivers.center`)."""
+
+    median: float | None
+    ci95: list[float] | None
+
+
 class CitedFact(FactStatus):
-    """A cited fact's status row (`status.statuses`) with the tolerance and identity conditions a review reads."""
+    """A cited fact's status row (`status.statuses`) with the tolerance, identity conditions and median a review
+    reads."""
 
     tolerance: float | None
+    stats: Center
 
 
 class _PastVersion(TypedDict):
     tolerance: float | None
     conditions: IdentityOnly
+    stats: Center
 
 
 # What a cite shows of the fact it cites now, and of that fact's successor (registry.display fields).
@@ -114,13 +130,14 @@ def _tables() -> tuple[Table, Table]:
 STATUSES = ("proposed", "accepted")
 OPEN = ("proposed", "accepted")
 NEEDS_REVIEW = "needs review"
-REVIEW_STATUSES = ("refuted", "superseded", "stale", "conditions_changed", "unverifiable", "shifted")
+REVIEW_STATUSES = ("refuted", "retracted", "superseded", "stale", "conditions_changed", "unverifiable", "shifted")
 FOLDER = "decisions"
 MAX_SLUG = 200
 
 
-def parse_cites(values: Iterable[str]) -> list[tuple[str, int | None]]:
-    """`--cites a,b@2` (repeatable) → [(id, version or None)]; duplicates are refused."""
+def parse_cites(values: Iterable[str], required: bool = True) -> list[tuple[str, int | None]]:
+    """`--cites a,b@2` (repeatable) → [(id, version or None)]; duplicates are refused, and no id at all unless
+    not `required` (a decision whose drivers name its facts)."""
     out: list[tuple[str, int | None]] = []
     seen: set[str] = set()
     for value in values:
@@ -136,7 +153,7 @@ def parse_cites(values: Iterable[str]) -> list[tuple[str, int | None]]:
                 raise UsageError(f"--cites: {fid!r} given twice")
             seen.add(fid)
             out.append((fid, version))
-    if not out:
+    if not out and required:
         raise UsageError("--cites needs at least one fact id")
     return out
 
@@ -155,8 +172,13 @@ def add(
     status: str = "accepted",
     by: Sequence[str] = (),
     date: str | None = None,
+    drivers: Sequence[str] = (),
+    review_by: str | None = None,
 ) -> int:
     """Record a decision citing facts (each with the value relied on); return its number.
+
+    `drivers` (`day/35b-a3b/e2e < 1.0`, `a > b`: registry/drivers.py) are the comparisons the decision holds on;
+    the facts they read are cited too. `review_by` (YYYY-MM-DD): the decision needs review after that date.
 
     Free text is redacted before it is stored: a credential pasted into the title, context or outcome never
     reaches the registry, the decision file (nor its name) or a commit."""
@@ -167,6 +189,23 @@ def add(
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}, got {status!r}")
     if date is not None:
         clock.check_date(date, "--date")
+    if review_by is not None:
+        clock.check_date(review_by, "--review-by")
+    found: dict[str, FactData] = {}
+
+    def fact_of(fid: str) -> FactData:
+        if fid not in found:
+            found[fid] = factmod.get(registry, fid)
+        return found[fid]
+
+    checked = [drv.check(d, fact_of) for d in drv.parse_all(drivers)]
+    cites = list(cites)
+    cited = {fid for fid, _ in cites}
+    for d in checked:
+        cites += [(fid, None) for fid in d.facts if fid not in cited]
+        cited.update(d.facts)
+    if not cites:
+        raise UsageError("--cites needs at least one fact id (or give a --driver)")
     rows = []
     for fid, version in cites:
         data = factmod.get(registry, fid, version)
@@ -201,6 +240,8 @@ def add(
                     "context": context,
                     "outcome": outcome,
                     "created_at": clock.iso(),
+                    "drivers": drv.dumps(checked),
+                    "review_by": review_by,
                 }
             ],
         )
@@ -364,7 +405,8 @@ def cited_facts(
             got = details.get((i, by_id[i]["version"]))
             if got is None:  # changed since `statuses` were read: read it again
                 return cited_facts(registry, config, ids)
-            out[i] = cast("CitedFact", {**by_id[i], "tolerance": got["tolerance"], "conditions": got["conditions"]})
+            out[i] = cast("CitedFact", {**by_id[i], "tolerance": got["tolerance"], "conditions": got["conditions"],
+                                        "stats": got["stats"]})
         return out
 
     with registry.reader() as conn:
@@ -387,7 +429,8 @@ def cited_facts(
 
 
 def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], _PastVersion]:
-    """(fact id, version) → that version's tolerance and identity conditions, for the versions that exist."""
+    """(fact id, version) → that version's tolerance, identity conditions, median and 95% interval, for the versions
+    that exist."""
     wanted = set(pairs)
     ids = sorted({fid for fid, _ in wanted})
     out: dict[tuple[str, int], _PastVersion] = {}
@@ -396,10 +439,12 @@ def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tupl
     with registry.reader() as conn:
         for part in _chunks(ids):
             clause, params = in_list("id", part)
-            for r in query_rows(conn, f"SELECT fact_id, version, tolerance FROM fact_version WHERE fact_id IN {clause}",
-                                params):
+            for r in query_rows(conn, "SELECT fact_id, version, tolerance, median, ci_lo, ci_hi FROM fact_version "
+                                      f"WHERE fact_id IN {clause}", params):
                 if (r["fact_id"], r["version"]) in wanted:
-                    out[(r["fact_id"], r["version"])] = {"tolerance": r["tolerance"], "conditions": {"identity": {}}}
+                    ci = [r["ci_lo"], r["ci_hi"]] if r["ci_lo"] is not None else None
+                    out[(r["fact_id"], r["version"])] = {"tolerance": r["tolerance"], "conditions": {"identity": {}},
+                                                         "stats": {"median": r["median"], "ci95": ci}}
             for r in query_rows(conn, "SELECT fact_id, version, key, value FROM condition "
                                       f"WHERE kind = :kind AND fact_id IN {clause}", {**params, "kind": cond.IDENTITY}):
                 got = out.get((r["fact_id"], r["version"]))
@@ -431,8 +476,10 @@ def _load(
             raise NotFound(f"no decision {min(missing)}")
     shown = [r for r in rows if numbers is None or r["number"] in numbers]
     used = [c for r in shown for c in cites.get(r["number"], [])]
+    drivers = {r["number"]: drv.loads(r.get("drivers")) for r in shown}
+    read = {c["fact_id"] for c in used} | {fid for ds in drivers.values() for d in ds for fid in d.facts}
     if current is None:
-        current = cited_facts(registry, config, {c["fact_id"] for c in used}, statuses) if used else {}
+        current = cited_facts(registry, config, read, statuses) if read else {}
     past = _versions(registry, {
         (c["fact_id"], c["fact_version"]) for c in used
         if c["fact_id"] in current and current[c["fact_id"]]["version"] != c["fact_version"]
@@ -468,6 +515,12 @@ def _load(
                     "review": review,
                 }
             )
+        judged = [_judge(d, current) for d in drivers[row["number"]]]
+        reasons.extend(f"driver {j['text']} {j['verdict']}: {j['detail']}" for j in judged
+                       if j["verdict"] in (drv.BROKEN, drv.UNKNOWN))
+        review_by = row.get("review_by")
+        if review_by and clock.today() > review_by:
+            reasons.append(f"its review date {review_by} has passed")
         recorded = row["status"]
         effective = NEEDS_REVIEW if recorded in OPEN and reasons else recorded
         supersedes = sorted(superseding.get(row["number"], []))
@@ -483,6 +536,8 @@ def _load(
                 "context": row["context"],
                 "outcome": row["outcome"],
                 "cites": entries,
+                "drivers": judged,
+                "review_by": review_by,
                 "review_reasons": reasons,
                 "reverted": None
                 if recorded != "reverted"
@@ -495,6 +550,21 @@ def _load(
             }
         )
     return out
+
+
+def _end(current: Mapping[str, FactData | CitedFact], fact_id: str | None) -> FactData | CitedFact | None:
+    """The fact that holds now for `fact_id`: itself, or the end of its supersede chain."""
+    fact = current.get(fact_id) if fact_id is not None else None
+    seen: set[str] = set()
+    while fact is not None and (nxt := fact.get("superseded_by")) and fact["id"] not in seen and nxt in current:
+        seen.add(fact["id"])
+        fact = current[nxt]
+    return fact
+
+
+def _judge(driver: drv.Driver, current: Mapping[str, FactData | CitedFact]) -> drv.Judged:
+    """A driver judged on the facts that hold now (a superseded fact's successor stands in for it)."""
+    return drv.judge(driver, _end(current, driver.fact), _end(current, driver.other))
 
 
 def _successor(

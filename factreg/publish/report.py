@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from factreg.docs.markers import Citation
 
 FOLDER = "facts"
-PROBLEM_STATUSES = ("refuted", "conditions_changed", "stale", "unverifiable", "shifted")
+PROBLEM_STATUSES = ("refuted", "retracted", "conditions_changed", "stale", "unverifiable", "shifted")
 RESERVED = {"readme", "stale", "llms", "index"}
 # The report files `report` writes under `facts/` besides the pages, and the list of every file it wrote there.
 REPORT_FILES = ("README.md", "STALE.md", "llms.txt")
@@ -209,6 +209,8 @@ def what_to_do(fact: FactData, last_verification: LastVerification | None) -> st
     if status == "refuted":
         pk = last_verification["pk"] if last_verification else "V"
         return f"correct it from the refuting measurement: `factreg correct {fid} --verification {pk}`"
+    if status == "retracted":
+        return "it was withdrawn as wrong: remove the documents' claims that cite it, or measure it again as a new fact"
     if status == "conditions_changed":
         return (
             "it describes a situation that no longer exists: record the current one as a new fact and "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -662,6 +663,34 @@ def observed_environment(conn: Any, machines: Sequence[str] | None = None
     return out
 
 
+# A correction without a replacement (no new fact, no verification) is a retraction: `factreg retract`.
+_RETRACTIONS = ("SELECT old_fact_id, old_version, cause, created_at FROM correction "
+                "WHERE new_fact_id IS NULL AND verification IS NULL")
+
+
+def retractions(conn: Any, current: Mapping[str, int]) -> dict[str, str]:
+    """fact id → why it is retracted, for the facts of `current` (id → current version) whose current version
+    was retracted (`factreg retract`); a version recorded after a retraction is not retracted."""
+    out: dict[str, str] = {}
+    if not _has_table(conn, "correction"):  # a registry read before its migrations ran (m003 adds it)
+        return out
+    for r in rows(conn, _RETRACTIONS + " ORDER BY pk"):
+        if current.get(r["old_fact_id"]) == r["old_version"]:
+            cause = " ".join((r["cause"] or "").split())
+            out[r["old_fact_id"]] = f"retracted on {r['created_at'][:10]}" + (f": {cause}" if cause else "")
+    return out
+
+
+def _has_table(conn: Any, name: str) -> bool:
+    """Whether table `name` exists, asked without an error (which would end a PostgreSQL transaction)."""
+    if isinstance(conn, sqlite3.Connection) or conn.dialect.name == "sqlite":
+        sql = "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = :name"
+    else:
+        sql = ("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = :name "
+               "AND table_schema = current_schema()")
+    return bool(rows(conn, sql, {"name": name})[0]["n"])
+
+
 def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[FactData]:
     """Current facts matching the filters, with their status."""
     filtered = bool(filters.get("metric") or filters.get("subject") or filters.get("conds")
@@ -684,12 +713,14 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
             context = []
             newest = freshness.merge_newest(freshness.newest_observations(facts), observed_environment(conn))
         shifted = series.shifts(conn, facts)
+        retracted = retractions(conn, {f["id"]: f["version"] for f in facts})
     invalid = freshness.invalidations(facts, ver, newest=newest)
     for fid, why in freshness.derived_invalidations([*facts, *context], ver).items():
         invalid.setdefault(fid, why)
     for fact in facts:
         fact["status"], fact["status_reason"] = freshness.status_of(
-            fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]), shifted_by=shifted.get(fact["id"]))
+            fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]), shifted_by=shifted.get(fact["id"]),
+            retracted=retracted.get(fact["id"]))
     return facts
 
 

@@ -28,11 +28,13 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
 #   2 stale, unverifiable, conditions_changed, shifted — not known to hold now (too old, could not be measured,
 #                           measured under conditions that no longer exist, or its history's latest level
 #                           began after it and differs from it: registry/series.py)
-#   3 refuted             — a re-measurement contradicts it
+#   3 refuted, retracted  — a re-measurement contradicts it, or it was withdrawn as wrong with nothing to replace
+#                           it (`factreg retract`: a correction without a successor)
 SEVERITY = {"fresh": 0, "superseded": 0, "aging": 1, "stale": 2, "unverifiable": 2, "conditions_changed": 2,
-            "shifted": 2, "refuted": 3}
+            "shifted": 2, "refuted": 3, "retracted": 3}
 # Status order, from best to worst (by severity).
-ORDER = ["fresh", "superseded", "aging", "stale", "unverifiable", "conditions_changed", "shifted", "refuted"]
+ORDER = ["fresh", "superseded", "aging", "stale", "unverifiable", "conditions_changed", "shifted", "refuted",
+         "retracted"]
 FAIL_LEVELS = {"aging": 1, "stale": 2, "refuted": 3}
 
 
@@ -103,6 +105,7 @@ def status_of(
     invalidated_by: str | None = None,
     limits: Thresholds | None = None,
     shifted_by: str | None = None,
+    retracted: str | None = None,
 ) -> tuple[str, str]:
     """(status, reason) of a fact's current version.
 
@@ -111,10 +114,14 @@ def status_of(
     `limits` saves looking the thresholds up again when the caller has them (`thresholds(fact, config)`).
     `shifted_by` says how its history's latest level differs from it (`series.shifts`): only a refutation
     outranks that, as a level found over many points says more than one verification's changed conditions.
+    `retracted` says when and why its current version was withdrawn (`facts.retractions`): a person's finding
+    that it was wrong, outranked only by a successor.
     """
     now = now or clock.now()
     if fact.get("superseded_by"):
         return "superseded", f"superseded by {fact['superseded_by']}"
+    if retracted:
+        return "retracted", retracted
     if last_verification is not None and last_verification["verdict"] == Verdict.REFUTED:
         when = last_verification["verified_at"][:10]
         return "refuted", f"refuted by a verification on {when}: {last_verification.get('message') or ''}".rstrip(": ")

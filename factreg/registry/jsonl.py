@@ -23,6 +23,7 @@ from sqlalchemy import Connection, insert, select
 from factreg import clock
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import BadInput, UsageError
+from factreg.registry import drivers as drv
 from factreg.registry.facts import (
     CONDITION,
     FACT,
@@ -440,6 +441,10 @@ def _decision_line(obj: Mapping[str, Any]) -> dict[str, Any]:
         clock.check_date(obj["reverted_at"], "'reverted_at'")
     if obj.get("revert_fact") is not None:
         check_id(obj["revert_fact"])
+    # Drivers and the review date, checked as `decision add --driver/--review-by` checks them; stored canonical.
+    out["drivers"] = drv.dumps(drv.loads(obj.get("drivers")))
+    if obj.get("review_by") is not None:
+        clock.check_date(obj["review_by"], "'review_by'")
     for name in ("context", "outcome", "revert_reason"):
         out[name] = _text(obj.get(name), name)
     makers = obj.get("decided_by", "[]")

@@ -233,12 +233,26 @@ def m004_provenance(conn: Connection) -> None:
     _run(conn, M004_PROVENANCE)
 
 
+# ---------------------------------------------------------------- m005_decision_drivers (frozen)
+
+M005_DECISION_DRIVERS = (
+    "ALTER TABLE decision ADD COLUMN drivers VARCHAR",
+    "ALTER TABLE decision ADD COLUMN review_by VARCHAR",
+)
+
+
+def m005_decision_drivers(conn: Connection) -> None:
+    """A decision's drivers (the comparisons it holds on, a JSON list) and the date to review it by."""
+    _run(conn, M005_DECISION_DRIVERS)
+
+
 # Append only: a released migration is never edited, renamed or reordered.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m001_core", m001_core),
     ("m002_decisions", m002_decisions),
     ("m003_corrections", m003_corrections),
     ("m004_provenance", m004_provenance),
+    ("m005_decision_drivers", m005_decision_drivers),
 ]
 
 NAMES = [name for name, _ in MIGRATIONS]

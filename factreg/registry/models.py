@@ -125,6 +125,8 @@ class Decision(SQLModel, table=True):
     revert_reason: str | None = None
     revert_fact: str | None = None
     superseded_by: int | None = None
+    drivers: str | None = None  # JSON list of driver texts (`fact < 1.0 s`, `a > b`); None: no drivers
+    review_by: str | None = None  # YYYY-MM-DD: the decision needs review after this date
 
 
 class DecisionCite(SQLModel, table=True):

@@ -16,7 +16,7 @@ from typing import Any, TypedDict, cast
 
 from factreg import clock
 from factreg.registry import freshness, series
-from factreg.registry.facts import dangling, last_verifications, observed_environment, unreadable
+from factreg.registry.facts import dangling, last_verifications, observed_environment, retractions, unreadable
 from factreg.registry.store import Registry, note_unreadable
 from factreg.registry.store import rows as dict_rows
 from factreg.registry.types import FactStatus, LastVerification, StatusRow
@@ -56,9 +56,11 @@ def _fetch(conn: Any, sql: str) -> list[Any]:
 
 def load(
     registry: Registry,
-) -> tuple[list[FactStatus], dict[str, LastVerification], dict[tuple[str, str], tuple[str, str, str]], dict[str, str]]:
+) -> tuple[list[FactStatus], dict[str, LastVerification], dict[tuple[str, str], tuple[str, str, str]], dict[str, str],
+           dict[str, str]]:
     """The current version of every fact, reduced to what status needs, each one's last verification, the newest
-    build/driver observations, and why the shifted ones are shifted (`series.shifts`)."""
+    build/driver observations, why the shifted ones are shifted (`series.shifts`) and why the retracted ones are
+    retracted (`facts.retractions`)."""
     with registry.reader() as conn:
         rows = _fetch(conn, _FACTS_SQL)
         rows.sort(key=_first)  # sorting here is cheaper than ORDER BY over the join
@@ -68,7 +70,8 @@ def load(
         verifications = last_verifications(conn)
         observed = observed_environment(conn)
         shifted = series.shifts(conn, [{"id": r[0], "version": r[3]} for r in rows])
-    current = {row[0]: row[3] for row in rows}
+        current = {row[0]: row[3] for row in rows}
+        retracted = retractions(conn, current)
     conds: dict[str, dict[str, str]] = {}
     for fid, version, key, value in cond_rows:
         if current.get(fid) != version:
@@ -90,14 +93,14 @@ def load(
             fact["derived_from"] = json.loads(fact["derived_from"])
         fact["conditions"] = {"identity": conds.get(fact["id"], empty)}
         facts.append(fact)
-    return cast("list[FactStatus]", facts), verifications, observed, shifted
+    return cast("list[FactStatus]", facts), verifications, observed, shifted, retracted
 
 
 def statuses(
     registry: Registry, config: Mapping[str, Any] | None = None, now: datetime | None = None
 ) -> list[FactStatus]:
     """Every current fact with `status`, `status_reason` and `severity`, ordered by id."""
-    facts, verifications, observed, shifted = load(registry)
+    facts, verifications, observed, shifted, retracted = load(registry)
     now = now or clock.now()
     newest = freshness.merge_newest(freshness.newest_observations(facts), observed)
     invalid = freshness.invalidations(facts, verifications, newest=newest)
@@ -112,7 +115,7 @@ def statuses(
             lim = limits[key] = freshness.thresholds(fact, config)
         fact["status"], fact["status_reason"] = freshness.status_of(
             fact, verifications.get(fact["id"]), config, now=now, invalidated_by=invalid.get(fact["id"]), limits=lim,
-            shifted_by=shifted.get(fact["id"]),
+            shifted_by=shifted.get(fact["id"]), retracted=retracted.get(fact["id"]),
         )
         fact["severity"] = severity.get(fact["status"], 3)
         del fact["conditions"]
