@@ -201,6 +201,9 @@ def test_a_registry_of_migration_1_upgrades_and_keeps_its_data(any_url, second_u
     from factreg.registry import provenance
 
     assert provenance.trusted(upgraded, [facts.get(upgraded, "remote/27b/ttft")]) == set()
+    # ... and verify says why, and how to trust one's own registry once (not "imported")
+    assert provenance.why_untrusted(facts.get(upgraded, "remote/27b/ttft")).startswith(
+        "method recorded before factreg kept provenance")
     # the upgraded registry has exactly the schema of a new one
     assert schema(any_url) == models_schema(second_url)
     # and the tables of the later migrations work: a decision citing an old fact, a new verification number,

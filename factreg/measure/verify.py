@@ -221,7 +221,7 @@ def verify(
     refused = {f["id"] for f in untrusted}
     for fact in fact_list:
         if fact["id"] in refused:  # nothing of an untrusted method is run: no process, no request
-            results[fact["id"]] = _unrunnable(fact, provenance.NOT_TRUSTED)
+            results[fact["id"]] = _unrunnable(fact, provenance.why_untrusted(fact))
             continue
         method = fact.get("method")
         if not isinstance(method, dict):

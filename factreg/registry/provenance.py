@@ -38,6 +38,14 @@ IMPORTED = "imported"
 ID_KEY = "registry_id"
 TRUST_KEY = "trust_key"
 NOT_TRUSTED = "imported method not trusted: run verify --trust-imported or import --trust"
+NOT_TRUSTED_LEGACY = ("method recorded before factreg kept provenance, so not trusted yet: if this registry's "
+                      "facts are your own, run verify --trust-imported once")
+
+
+def why_untrusted(fact: Mapping[str, Any]) -> str:
+    """The message for a fact whose method is not vouched for: imported, or written before provenance existed."""
+    origin = (fact.get("provenance") or {}).get("origin")
+    return NOT_TRUSTED if origin else NOT_TRUSTED_LEGACY
 
 
 @functools.lru_cache(maxsize=1)
