@@ -40,6 +40,26 @@ class Tools:
     def _index(self) -> dict[str, FactData]:
         return chk.load_index(self.registry, self.settings.file_config)
 
+    def _advice(self, fact: FactData, index: Mapping[str, FactData], template: str | None = None,
+                asof: bool = False) -> dict[str, Any]:
+        """`_cite_advice`, and for a refuted fact not yet corrected the measurement that refuted it."""
+        live = _live_or_none(fact, index)
+        out = _cite_advice(fact, live, template, asof)
+        target = live or fact
+        if target.get("status") == "refuted":
+            for version in reversed(factmod.history(self.registry, str(target["id"]))):
+                found = [v for v in version.get("verifications") or [] if v.get("value") is not None]
+                if found:
+                    last = found[-1]
+                    out["measured_now"] = {
+                        "text": display.text({**last, "unit": target.get("unit")}),
+                        "verified_at": last["verified_at"],
+                        "verdict": last["verdict"],
+                        "by": last.get("method_kind"),
+                    }
+                    break
+        return out
+
     # ------------------------------------------------------------------ read
 
     def search_facts(
@@ -75,7 +95,6 @@ class Tools:
         if fact is None:
             raise NotFound(f"no fact {fact_id!r} in the registry")
         history = factmod.history(self.registry, fact_id)
-        live = chk.live_fact(fact, index)
         out: dict[str, Any] = {
             **_summary(fact),
             "value": fact.get("value"),
@@ -99,7 +118,7 @@ class Tools:
                 }
                 for v in history
             ],
-            "cite": _cite_advice(fact, live),
+            "cite": self._advice(fact, index),
         }
         return secrets.redact_data(out)
 
@@ -116,7 +135,7 @@ class Tools:
             for cand in item["candidates"]:
                 fact = index.get(cand["fact_id"])
                 if fact is not None and not cand["citable"]:
-                    cand["current"] = _cite_advice(fact, _live_or_none(fact, index))
+                    cand["current"] = self._advice(fact, index)
             unsourced.append(item)
         found, bad = mk.parse(text)
         problems = [chk.Problem("<text>", b.line, b.col, "bad_marker", b.message, b.fact_id) for b in bad]
@@ -126,7 +145,7 @@ class Tools:
             item = p.as_json()
             fact = index.get(p.fact_id or "")
             if fact is not None:
-                item["current"] = _cite_advice(fact, _live_or_none(fact, index))
+                item["current"] = self._advice(fact, index)
             citations.append(item)
         return secrets.redact_data({
             "unsourced": unsourced,
@@ -142,8 +161,8 @@ class Tools:
         fact = index.get(fact_id)
         if fact is None:
             raise NotFound(f"no fact {fact_id!r} in the registry")
-        live = chk.live_fact(fact, index)
-        return secrets.redact_data({**_cite_advice(fact, live, format, asof)})
+        chk.live_fact(fact, index)  # a broken supersede chain is an error here
+        return secrets.redact_data(self._advice(fact, index, format, asof))
 
     def status(self) -> dict[str, Any]:
         """How many facts are in each status, and those a document should not rely on, with the reason."""

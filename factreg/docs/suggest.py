@@ -14,8 +14,10 @@ ranked by the words of the claim's sentence that name the fact: its id and subje
   shifted, unverifiable, conditions_changed) and it carries none of `NOT_CITABLE_FLAGS` (`cold`, `few_samples`);
 - that fact's marker renders the author's own text with its current value: the plain rendering (`1.49 s`), or a
   `format=` that writes the number as the author did (`{value:.2f}초` for `0.13초`); otherwise it is left alone;
-- at least one word of the sentence names the fact, and no other candidate is named by more words (the
-  sentence may be about that other, uncitable, fact).
+- at least one word of the sentence names what the fact was measured on (its model, machine, endpoint host or
+  subject: a metric's name alone is not enough), more words than name any other citable candidate (two
+  facts named equally are ambiguous), and no other candidate is named by more words (the sentence may be about
+  that other, uncitable, fact).
 
 The marker keeps the author's text, so a fixed document reads the same and `docs check` passes on it; lint skips
 what is inside markers, so a second `--fix` changes nothing. Only prose is touched: the claims come from
@@ -64,6 +66,7 @@ _METRIC_WORDS = {
     "pp_rate": ("prefill", "prompt processing", "pp", "프리필"),
     "ratio": ("faster", "slower", "빠르", "느리", "배"),
 }
+_METRIC_TERMS = frozenset(w for words in _METRIC_WORDS.values() for w in words) | frozenset(VOCABULARY)
 # Condition values too common to say which fact a sentence is about.
 _GENERIC = frozenset({"true", "false", "on", "off", "yes", "no", "none", "http", "https", "v1", "cuda", "cpu"})
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
@@ -338,17 +341,19 @@ def _suggest_one(
 def _pick(found: list[Candidate]) -> tuple[Candidate | None, str | None]:
     if not found:
         return None, "no fact matches its unit and value"
-    usable = [c for c in found if c.citable and c.marker is not None and c.words]
+    usable = [c for c in found if c.citable and c.marker is not None and any(w not in _METRIC_TERMS for w in c.words)]
     if not usable:
         best = found[0]
         if not best.citable:
             return None, f"{best.fact_id} is {best.why_not}"
         if best.marker is None:
             return None, f"{best.fact_id}'s current value does not render the text as written"
-        return None, f"no word of the sentence names {best.fact_id}"
-    if len(usable) > 1:
-        return None, "ambiguous: " + ", ".join(c.fact_id for c in usable) + " all match"
-    one = usable[0]
+        return None, f"no word of the sentence names what {best.fact_id} was measured on (model, machine, subject)"
+    most = max(len(c.words) for c in usable)
+    tops = [c for c in usable if len(c.words) == most]
+    if len(tops) > 1:
+        return None, "ambiguous: " + ", ".join(c.fact_id for c in tops) + " match it equally"
+    one = tops[0]
     stronger = [c for c in found if c is not one and len(c.words) > len(one.words)]
     if stronger:
         return None, f"the sentence names {stronger[0].fact_id} ({stronger[0].why_not or 'not renderable'}) more"
