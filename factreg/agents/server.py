@@ -28,8 +28,9 @@ INSTRUCTIONS = (
 )
 
 
-def build(open_registry: Callable[[], tuple[Settings, Registry]], allow_write: bool = False) -> Any:
-    """The MCP server (an `mcp.server.MCPServer`); `open_registry` gives the settings and registry per call."""
+def build(open_registry: Callable[[bool], tuple[Settings, Registry]], allow_write: bool = False) -> Any:
+    """The MCP server (an `mcp.server.MCPServer`); `open_registry(create)` gives the settings and registry per
+    call (created only by `record`, as `factreg record` creates it)."""
     try:
         from mcp.server import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
@@ -39,7 +40,7 @@ def build(open_registry: Callable[[], tuple[Settings, Registry]], allow_write: b
     server = MCPServer("factreg", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def tools() -> Tools:
-        s, reg = open_registry()
+        s, reg = open_registry(False)
         return Tools(reg, s)
 
     def guarded(call: Callable[[], Any]) -> Any:
@@ -104,7 +105,7 @@ def build(open_registry: Callable[[], tuple[Settings, Registry]], allow_write: b
                    "note": note}
 
             def run() -> dict[str, Any]:
-                s, reg = open_registry()
+                s, reg = open_registry(True)
                 return Tools(reg, s).record(new, float(s.min_uptime_s))
 
             return guarded(run)
@@ -117,6 +118,6 @@ def build(open_registry: Callable[[], tuple[Settings, Registry]], allow_write: b
     return server
 
 
-def serve(open_registry: Callable[[], tuple[Settings, Registry]], allow_write: bool = False) -> None:
+def serve(open_registry: Callable[[bool], tuple[Settings, Registry]], allow_write: bool = False) -> None:
     """Serve on stdin/stdout until the client closes them."""
     build(open_registry, allow_write).run("stdio")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from factreg.cli.common import DbOption, JsonFlag, emit, emit_json, handles_errors, info, open_registry
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.registry.store import Registry
 
 
 def register(app: typer.Typer) -> None:
@@ -59,5 +63,7 @@ def mcp(
     """
     from factreg.agents import server
 
-    server.build(lambda: open_registry(db, create=False), allow_write)  # fails early without the SDK
-    server.serve(lambda: open_registry(db, create=False), allow_write)
+    def opener(create: bool) -> tuple[Settings, Registry]:
+        return open_registry(db, create=create)
+
+    server.serve(opener, allow_write)
