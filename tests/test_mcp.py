@@ -162,6 +162,8 @@ def test_a_probe_token_appears_in_no_tool_output(cli, db_url, tmp_path, server, 
         ("get_fact", {"id": "sec/env/e2e"}),
         ("check_text", {"text": f"sec answers in {marker}, and 0.5 s end to end at 127.0.0.1 for model sec."}),
         ("check_text", {"text": f"Authorization: Bearer {token}"}),
+        # a stale marker text on the line of a pasted header: the diff it returns shows that line
+        ("check_text", {"text": f"<!-- fact: sec/env/ttft -->9 s<!-- /fact --> Bearer {token}"}),
         ("cite", {"id": "sec/env/ttft"}),
         ("status", {}),
         ("get_fact", {"id": token[:60].replace("-", "/")}),
@@ -169,6 +171,7 @@ def test_a_probe_token_appears_in_no_tool_output(cli, db_url, tmp_path, server, 
     ]
     _, outputs = session_calls(db_url, calls, env={"MY_TOKEN": token})
     assert not outputs[2][0] and json.loads(outputs[2][1])["id"] == "sec/env/ttft"
+    assert "text_differs" in outputs[6][1]  # the line was read, and shown masked
     for is_error, text, structured in outputs:
         assert token not in text
         assert token not in json.dumps(structured or {})
