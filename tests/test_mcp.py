@@ -172,6 +172,6 @@ def test_a_probe_token_appears_in_no_tool_output(cli, db_url, tmp_path, server, 
     _, outputs = session_calls(db_url, calls, env={"MY_TOKEN": token})
     assert not outputs[2][0] and json.loads(outputs[2][1])["id"] == "sec/env/ttft"
     assert "text_differs" in outputs[6][1]  # the line was read, and shown masked
-    for is_error, text, structured in outputs:
+    for _is_error, text, structured in outputs:
         assert token not in text
         assert token not in json.dumps(structured or {})

@@ -78,10 +78,10 @@ class Tools:
         for f in found:
             if status and f.get("status") != status:
                 continue
+            conds: Mapping[str, Mapping[str, str]] = f.get("conditions") or {}  # type: ignore[assignment]
+            pairs = [f"{k}={v}" for kind in ("identity", "info") for k, v in (conds.get(kind) or {}).items()]
             hay = " ".join([str(f["id"]), str(f.get("subject") or ""), str(f.get("metric") or ""),
-                            str(f.get("note") or ""),
-                            *(f"{k}={v}" for kind in ("identity", "info")
-                              for k, v in (f.get("conditions") or {}).get(kind, {}).items())]).lower()
+                            str(f.get("note") or ""), *pairs]).lower()
             if all(w in hay for w in words):
                 out.append(_summary(f))
         limit = max(1, min(int(limit), MAX_RESULTS))

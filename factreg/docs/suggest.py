@@ -317,8 +317,9 @@ def _suggest_one(
             continue
         why = why_not_citable(fact)
         marker = None
-        if not is_range and finding.unit == fact_unit:
-            marker = marker_for(fact, finding.text, _NUMBER.search(finding.value).group() if values else None)
+        written = _NUMBER.search(finding.value)
+        if not is_range and finding.unit == fact_unit and written is not None:
+            marker = marker_for(fact, finding.text, written.group())
         found.append(
             Candidate(
                 fact_id=str(fact["id"]),
