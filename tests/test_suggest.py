@@ -246,3 +246,13 @@ def test_cite_says_when_a_fact_should_not_be_cited(case_registry) -> None:
 def test_cite_of_an_unknown_fact_is_one_error_line(case_registry) -> None:
     r = case_registry("cite", "no/such/fact")
     assert r.exit_code != 0 and r.stderr.startswith("Error: ") and "Traceback" not in r.stderr
+
+
+def test_a_claim_with_its_spread_is_cited_with_the_plain_rendering_and_a_range_never() -> None:
+    tg = fact("gamebox/35b-a3b/tg32", "tg_rate", "tok/s", 11.9, spread=7.2, stats={"ci95": [3.0, 20.8]})
+    new, applied = sg.fix_text("gamebox: 11.9 ± 7.2 tok/s with llama-bench.\n", [tg])
+    assert new == "gamebox: <!-- fact: gamebox/35b-a3b/tg32 -->11.9 ± 7.2 tok/s<!-- /fact --> with llama-bench.\n"
+    ranged = "gamebox decodes at 10~15 tok/s.\n"
+    (s,) = sg.suggest_text(ranged, [tg])
+    assert [c.fact_id for c in s.candidates] == ["gamebox/35b-a3b/tg32"]  # 11.9 lies in the range
+    assert sg.fix_text(ranged, [tg]) == (ranged, [])
