@@ -256,3 +256,9 @@ def test_a_claim_with_its_spread_is_cited_with_the_plain_rendering_and_a_range_n
     (s,) = sg.suggest_text(ranged, [tg])
     assert [c.fact_id for c in s.candidates] == ["gamebox/35b-a3b/tg32"]  # 11.9 lies in the range
     assert sg.fix_text(ranged, [tg]) == (ranged, [])
+
+
+def test_fix_with_include_code_is_one_error_line(case_registry, tmp_path) -> None:
+    (tmp_path / "a.md").write_text("```\ngamebox decodes at 1.49 s\n```\n", encoding="utf-8")
+    r = case_registry("docs", "lint", "--fix", "--include-code", str(tmp_path))
+    assert r.exit_code == 2 and r.stderr.startswith("Error: ") and "prose only" in r.stderr

@@ -212,6 +212,10 @@ def lint(
 
     s = settings(db)
     if suggest or fix:
+        if include_code or targets:
+            from factreg.errors import UsageError
+
+            raise UsageError("--suggest and --fix read prose only: drop --include-code and --targets")
         _suggest_or_fix(_paths(paths, s), db, fix, json_out)
         return
     findings = lint_paths(_paths(paths, s), include_code=include_code, targets=targets)
