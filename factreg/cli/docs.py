@@ -189,15 +189,35 @@ def lint(
         bool,
         typer.Option("--targets", help="Also list targets, limits and settings (kind target); they never fail."),
     ] = False,
+    suggest: Annotated[
+        bool, typer.Option("--suggest", help="List, for each unsourced claim, the facts that could back it, best first.")
+    ] = False,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix",
+            help="Wrap each claim that exactly one citable fact backs (keeping the text as written) in its marker.",
+        ),
+    ] = False,
+    db: DbOption = None,
 ) -> None:
     """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
     markers; targets, limits and settings are not claims.
 
-    Exit 1 when there are any; cite them with <!-- fact: ID -->…<!-- /fact --> or reword them.
+    Exit 1 when there are any; cite them with <!-- fact: ID -->…<!-- /fact --> or reword them. --suggest names
+    the facts that could back each; --fix cites those with exactly one citable fact whose marker renders the text
+    as written (never a refuted, superseded, stale, cold or few_samples fact), then lists what is left.
     """
     from factreg.docs.lint import lint_paths
 
-    s = settings(None)
+    s = settings(db)
+    if suggest or fix:
+        if include_code or targets:
+            from factreg.errors import UsageError
+
+            raise UsageError("--suggest and --fix read prose only: drop --include-code and --targets")
+        _suggest_or_fix(_paths(paths, s), db, fix, json_out)
+        return
     findings = lint_paths(_paths(paths, s), include_code=include_code, targets=targets)
     claims = [f for f in findings if f.kind == "claim"]
     if json_out:
@@ -215,6 +235,52 @@ def lint(
     if targets:
         info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
     if claims:
+        raise typer.Exit(1)
+
+
+def _suggest_or_fix(roots: list[Path], db: str | None, fix: bool, json_out: bool) -> None:
+    from factreg.docs import check as chk
+    from factreg.docs import suggest as sg
+    from factreg.docs import walk
+
+    facts = list(chk.load_index(_registry_opener(db)(), settings(db).file_config).values())
+    cited: list[sg.Suggestion] = []
+    if fix:
+        result = sg.fix_paths(roots, facts)
+        cited = result.cited
+        for note in result.notes:
+            info(note)
+        if not json_out:
+            emit("".join(f"{x.finding.path}:{x.finding.line}:{x.finding.col}: cited {x.fix.fact_id if x.fix else ''}: "
+                         f"{x.fix.marker if x.fix else ''}\n" for x in cited))
+    found: list[sg.Suggestion] = []
+    for path, text in walk.documents(roots):
+        if not isinstance(text, walk.Problem):
+            found.extend(sg.suggest_text(text, facts, str(path)))
+    if json_out:
+        emit_json({"cited": [x.as_json() for x in cited], "unsourced": [x.as_json() for x in found]})
+    else:
+        out = []
+        for x in found:
+            f = x.finding
+            out.append(f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)})")
+            out.extend(
+                f"    {c.fact_id}  {c.text}  [{c.status}{', ' + ', '.join(c.flags) if c.flags else ''}]"
+                f"{'  named by: ' + ', '.join(c.words) if c.words else ''}"
+                for c in x.candidates
+            )
+            if x.fix and x.fix.marker:
+                out.append(f"    fix: {x.fix.marker}")
+            elif x.why_no_fix:
+                out.append(f"    not fixed: {x.why_no_fix}")
+        if out:
+            emit("\n".join(out) + "\n")
+    if fix:
+        info(f"docs lint --fix: {len(cited)} claim(s) cited, {len(found)} unsourced claim(s) left")
+    else:
+        backed = sum(1 for x in found if x.candidates)
+        info(f"docs lint --suggest: {len(found)} unsourced claim(s), {backed} with a fact that could back it")
+    if found:
         raise typer.Exit(1)
 
 

@@ -1,0 +1,1 @@
+"""What agents use: the facts and the citation tools behind `factreg mcp`."""
