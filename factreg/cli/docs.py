@@ -14,8 +14,10 @@ import typer
 from factreg.cli.common import (
     AsOfOption,
     DbOption,
+    FormatOption,
     JsonFlag,
     emit,
+    emit_findings,
     emit_json,
     handles_errors,
     info,
@@ -25,6 +27,7 @@ from factreg.cli.common import (
 
 if TYPE_CHECKING:
     from factreg.config import Settings
+    from factreg.docs.changed import Changes
     from factreg.registry.store import Registry
 
 docs_app = typer.Typer(
@@ -38,6 +41,19 @@ PathsArg = Annotated[
         metavar="PATH...",
         help="Markdown files or folders (any depth). Default: [docs] roots in "
         ".factreg/config.toml, else the current folder.",
+        show_default=False,
+    ),
+]
+
+
+ChangedSinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--changed-since",
+        metavar="REF",
+        help="Judge only the lines added or changed since the merge-base of REF and HEAD (commits, staged and "
+        "unstaged edits, untracked files; renames followed); what the changed files had before is counted as "
+        "existing debt, never failed.",
         show_default=False,
     ),
 ]
@@ -60,6 +76,21 @@ def _paths(paths: list[Path] | None, s: Settings) -> list[Path]:
     return [s.root / r for r in roots]
 
 
+def _changed(roots: list[Path], ref: str | None) -> tuple[list[Path], Changes | None]:
+    """The documents to read: all under `roots`, or with --changed-since only the changed ones."""
+    if ref is None:
+        return roots, None
+    from factreg.docs import changed
+
+    changes = changed.since(ref)
+    return changed.documents(roots, changes), changes
+
+
+def _debt_line(command: str, debt: int, ref: str | None, what: str) -> None:
+    if ref is not None:
+        info(f"{command}: {debt} existing {what} on lines unchanged since {ref} (debt, not judged)")
+
+
 def _registry_opener(db: str | None) -> Callable[[], Registry]:
     def opener() -> Registry:
         return open_registry(db, create=False)[1]
@@ -69,7 +100,12 @@ def _registry_opener(db: str | None) -> Callable[[], Registry]:
 
 @handles_errors
 def check(
-    paths: PathsArg = None, as_of: AsOfOption = None, json_out: JsonFlag = False, db: DbOption = None
+    paths: PathsArg = None,
+    as_of: AsOfOption = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+    changed_since: ChangedSinceOption = None,
+    fmt: FormatOption = None,
 ) -> None:
     """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
 
@@ -78,20 +114,34 @@ def check(
     """
     from factreg import clock
     from factreg.docs import check as chk
+    from factreg.docs import formats
 
+    out_format = formats.choose(fmt, json_out)
     s = settings(db)
-    docs = chk.scan(_paths(paths, s), s.file_config)
+    roots, changes = _changed(_paths(paths, s), changed_since)
+    docs = chk.scan(roots, s.file_config)
     with clock.as_of(as_of):
         index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
         problems = chk.check_scanned(docs, index)
+    debt: list[chk.Problem] = []
+    if changes is not None:
+        debt = [p for p in problems if not changes.changed(p.path, p.line)]
+        problems = [p for p in problems if changes.changed(p.path, p.line)]
     n_markers = sum(len(d.markers) for d in docs)
-    if json_out:
+    if out_format == "json":
         emit_json(
             {
                 "problems": [p.as_json() for p in problems],
                 "markers": n_markers,
                 "documents_with_markers": sum(1 for d in docs if d.markers),
+                **({"changed_since": changed_since, "existing_debt": len(debt)} if changes is not None else {}),
             }
+        )
+    elif out_format in ("github", "sarif"):
+        emit_findings(
+            out_format,
+            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems],
+            properties={"existingDebt": len(debt)} if changes is not None else None,
         )
     else:
         out = []
@@ -105,6 +155,7 @@ def check(
             emit("\n".join(out) + "\n")
     files = len({p.path for p in problems})
     info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
+    _debt_line("docs check", len(debt), changed_since, "problem(s)")
     if problems:
         raise typer.Exit(1)
 
@@ -189,18 +240,49 @@ def lint(
         bool,
         typer.Option("--targets", help="Also list targets, limits and settings (kind target); they never fail."),
     ] = False,
+    changed_since: ChangedSinceOption = None,
+    fmt: FormatOption = None,
 ) -> None:
     """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
     markers; targets, limits and settings are not claims.
 
     Exit 1 when there are any; cite them with <!-- fact: ID -->…<!-- /fact --> or reword them.
     """
+    from factreg.docs import formats
     from factreg.docs.lint import lint_paths
 
+    out_format = formats.choose(fmt, json_out)
     s = settings(None)
-    findings = lint_paths(_paths(paths, s), include_code=include_code, targets=targets)
+    roots, changes = _changed(_paths(paths, s), changed_since)
+    findings = lint_paths(roots, include_code=include_code, targets=targets)
+    debt = 0
+    if changes is not None:
+        kept = [f for f in findings if changes.changed(f.path, f.line)]
+        debt = sum(1 for f in findings if f.kind == "claim") - sum(1 for f in kept if f.kind == "claim")
+        findings = kept
     claims = [f for f in findings if f.kind == "claim"]
-    if json_out:
+    if out_format in ("github", "sarif"):
+        emit_findings(
+            out_format,
+            [
+                formats.Finding(
+                    "unsourced_claim" if f.kind == "claim" else "target",
+                    f"unsourced performance claim {f.text!r} ({_value_unit(f)})"
+                    if f.kind == "claim"
+                    else f"target, limit or setting {f.text!r} (not a claim)",
+                    str(f.path),
+                    f.line,
+                    f.col,
+                    "error" if f.kind == "claim" else "note",
+                    LINT_FIX if f.kind == "claim" else "",
+                )
+                for f in findings
+            ],
+            rules={"unsourced_claim": "a performance number that cites no fact",
+                   "target": "a target, limit or setting (never fails)"},
+            properties={"existingDebt": debt} if changes is not None else None,
+        )
+    elif out_format == "json":
         from dataclasses import asdict
 
         emit_json([{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(f).items()} for f in findings])
@@ -214,8 +296,15 @@ def lint(
     info(f"docs lint: {len(claims)} unsourced claim(s) in {len({str(f.path) for f in claims})} file(s)")
     if targets:
         info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
+    _debt_line("docs lint", debt, changed_since, "unsourced claim(s)")
     if claims:
         raise typer.Exit(1)
+
+
+LINT_FIX = (
+    "cite a fact: <!-- fact: ID -->the number<!-- /fact --> (record it first with `factreg record`), reword it, "
+    "or mark a target, limit or setting as such"
+)
 
 
 def _value_unit(f) -> str:  # type: ignore[no-untyped-def]
