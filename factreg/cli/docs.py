@@ -64,6 +64,7 @@ def register(app: typer.Typer) -> None:
     docs_app.command("sync")(sync)
     docs_app.command("cites")(cites)
     docs_app.command("lint")(lint)
+    docs_app.command("coverage")(coverage)
     app.add_typer(docs_app, name="docs")
 
 
@@ -298,6 +299,54 @@ def lint(
         info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
     _debt_line("docs lint", debt, changed_since, "unsourced claim(s)")
     if claims:
+        raise typer.Exit(1)
+
+
+@handles_errors
+def coverage(
+    paths: PathsArg = None,
+    json_out: JsonFlag = False,
+    fail_under: Annotated[
+        float | None,
+        typer.Option("--fail-under", metavar="PCT", help="Exit 1 when the total share cited and current is below "
+                     "PCT percent.", show_default=False),
+    ] = None,
+    as_of: AsOfOption = None,
+    db: DbOption = None,
+) -> None:
+    """How much of the performance claims are sourced, per file and in total: claims found (unsourced ones and
+    citations), cited, cited and current (the fact is fresh or aging), unsourced, and the share cited and current.
+
+    Exit 1 with --fail-under PCT when the total share is below PCT.
+    """
+    from factreg import clock
+    from factreg.docs import check as chk
+    from factreg.docs import coverage as cov
+    from factreg.errors import UsageError
+
+    if fail_under is not None and not 0 <= fail_under <= 100:
+        raise UsageError(f"--fail-under is a percentage from 0 to 100, got {fail_under:g}")
+    s = settings(db)
+    with clock.as_of(as_of):
+        result = cov.measure(_paths(paths, s), lambda: chk.load_index(_registry_opener(db)(), s.file_config),
+                             s.file_config)
+    if json_out:
+        emit_json(result.as_json())
+    else:
+        rows = [*result.files, result.total] if result.files else []
+        if rows:
+            width = max(len(r.path) for r in rows)
+            head = f"{'file':<{width}}  claims  cited  current  unsourced  share\n"
+            emit(head + "".join(
+                f"{r.path:<{width}}  {r.claims:>6}  {r.cited:>5}  {r.current:>7}  {r.unsourced:>9}  "
+                f"{cov.pct(r.share if r.path != 'total' else result.share):>5}\n" for r in rows))
+    total = result.total
+    info(f"docs coverage: {total.claims} claim(s), {total.current} cited and current, {total.unsourced} "
+         f"unsourced: {cov.pct(result.share)} cited and current")
+    for path in result.unreadable:
+        info(f"{path}: could not be read (see `factreg docs check`)")
+    if fail_under is not None and result.share < fail_under:
+        info(f"docs coverage: {cov.pct(result.share)} is under --fail-under {fail_under:g}%")
         raise typer.Exit(1)
 
 
