@@ -242,3 +242,16 @@ def test_coverage_counts_claims_citations_and_current(pr_repo: Path, cli) -> Non
     text = cli("docs", "coverage", "docs")
     assert "docs/guide.md" in text.stdout and "25%" in text.stdout
     assert cli("docs", "coverage", "--fail-under", "101", "docs").exit_code == 2
+
+
+def test_report_shows_coverage_without_counting_its_own_pages(pr_repo: Path, cli) -> None:
+    run = cli("report")
+    assert run.exit_code == 0, run.stderr
+    index = (pr_repo / "facts" / "README.md").read_text(encoding="utf-8")
+    section = index[index.index("## Sourcing of the documents' claims"):]
+    # the same counts as `docs coverage docs`: the report's fact pages (numbers everywhere) are not documents
+    assert "17% of the 6 performance claim(s) in the documents cite a current (fresh or aging) fact" in section
+    assert "3 cited, 1 of them current, 3 unsourced" in section
+    assert "| [../docs/guide.md](../docs/guide.md) | 4 | 2 | 1 | 2 | 25% |" in section
+    assert cli("report").exit_code == 0
+    assert (pr_repo / "facts" / "README.md").read_text(encoding="utf-8") == index  # stable on re-render

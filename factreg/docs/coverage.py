@@ -9,7 +9,7 @@ total's share is 100% when there are no claims at all (nothing is unsourced).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,9 +66,14 @@ class Coverage:
                 self.share}, "unreadable": self.unreadable}
 
 
-def measure(paths: Iterable[Path | str], index_of: Any, config: Mapping[str, Any] | None = None) -> Coverage:
+def measure(
+    paths: Iterable[Path | str],
+    index_of: Any,
+    config: Mapping[str, Any] | None = None,
+    skip: Callable[[Path, str], bool] | None = None,
+) -> Coverage:
     """The coverage of the documents under `paths`; `index_of()` loads the facts by id (called only when some
-    document cites one)."""
+    document cites one); `skip(path, text)` leaves a document out (the report's own generated pages)."""
     out = Coverage()
     texts: list[tuple[Path, str]] = []
     for path, text in walk.documents(paths, chk.max_bytes(config)):
@@ -80,6 +85,8 @@ def measure(paths: Iterable[Path | str], index_of: Any, config: Mapping[str, Any
     from factreg.docs import markers as mk
 
     for path, text in texts:
+        if skip is not None and skip(path, text):
+            continue
         found, _bad = mk.parse(text)
         claims = [f for f in lint.lint_text(text, str(path)) if f.kind == "claim"]
         if not found and not claims:
