@@ -114,6 +114,19 @@ def test_bad_ref_and_no_git_are_one_error_line(pr_repo: Path, cli, tmp_path: Pat
     assert run.exit_code == 2 and run.stderr.startswith("Error: ")
 
 
+def test_repository_config_runs_no_command(pr_repo: Path, cli) -> None:
+    """A repository's own config can name commands git runs on diff (external diff, textconv, fsmonitor):
+    `--changed-since` reads a pull request's repository, so it runs none of them."""
+    witness = pr_repo.parent / "ran"
+    git(pr_repo, "config", "diff.external", f"sh -c 'touch {witness}-external'")
+    git(pr_repo, "config", "diff.evil.textconv", f"sh -c 'touch {witness}-textconv; cat \"$0\"'")
+    git(pr_repo, "config", "core.fsmonitor", f"sh -c 'touch {witness}-fsmonitor'")
+    (pr_repo / ".gitattributes").write_text("*.md diff=evil\n", encoding="utf-8")
+    run = cli("docs", "lint", "--changed-since", "main", "--json", "docs")
+    assert [f["text"] for f in run.json()] == ["450 ms"]
+    assert sorted(p.name for p in pr_repo.parent.glob("ran-*")) == []
+
+
 def test_parse_diff_reads_hunks_and_quoted_names() -> None:
     diff = (b'diff --git "a/x\\tb.md" "b/x\\tb.md"\n--- "a/x\\tb.md"\n+++ "b/x\\tb.md"\n@@ -1 +1,2 @@\n-a\n+b\n+c\n'
             b"@@ -9,0 +11 @@\n+d\n--- a/gone.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
@@ -148,6 +161,10 @@ def test_escaping_matches_githubs_rules() -> None:
     line = formats.github([formats.Finding("k", "m%\n", "p:,.md", 3, 4, "warning", "")]).rstrip("\n")
     assert line == "::warning file=p%3A%2C.md,line=3,col=4,title=k::m%25%0A"
     assert WORKFLOW_COMMAND.match(line)
+    injected = formats.github([formats.Finding("k", "x\n::add-mask::y\r\n::error::z", "a\n::warning::b.md", 1)])
+    # one line, one command: the runner reads commands only at a line's start, and the properties hold no `::`
+    assert injected.count("\n") == 1 and injected.count("\r") == 0
+    assert injected.startswith("::error file=a%0A%3A%3Awarning%3A%3Ab.md,line=1,title=k::x%0A::add-mask::y%0D%0A")
 
 
 def test_sarif_is_valid_against_the_official_schema(pr_repo: Path, cli) -> None:

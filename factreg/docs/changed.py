@@ -3,8 +3,9 @@
 The change is the merge-base of REF and HEAD compared with the working tree (`git diff --find-renames -U0
 MERGE_BASE`, so commits since the branch point, staged and unstaged edits alike), plus untracked files (every line
 of them is new). A renamed file's lines are its new name's lines; a renamed and unchanged file has no changed
-line. Deleted files have none. The git CLI is run with a fixed environment (no pager, no colour, no external diff
-or text conversion), and a bad ref, a missing git or a folder outside a work tree is a UsageError.
+line. Deleted files have none. The git CLI is run with a fixed environment (no pager, no colour, and none of the
+commands a repository's configuration can name: no external diff, text conversion or file-system monitor), a ref
+is never taken for an option, and a bad ref, a missing git or a folder outside a work tree is a UsageError.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _git(args: list[str], cwd: Path) -> bytes:
     env.update({"GIT_PAGER": "cat", "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1"})
     try:
         proc = subprocess.run(  # noqa: S603 - fixed git arguments, no shell
-            ["git", "-c", "core.quotePath=false", "-c", "diff.external=", *args],
+            ["git", "-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "-c", "diff.external=", *args],
             cwd=cwd,
             env=env,
             capture_output=True,
