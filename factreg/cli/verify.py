@@ -118,6 +118,8 @@ def verify(
             emit_json(ran.as_json())
         elif out_format != "text":
             _emit_results(out_format, ran.results)
+            for line in due_run.summary_lines(ran):
+                info(line)
         else:
             if ran.results:
                 _print_results(ran.results)
