@@ -272,3 +272,14 @@ def test_report_shows_coverage_without_counting_its_own_pages(pr_repo: Path, cli
     assert "| [../docs/guide.md](../docs/guide.md) | 4 | 2 | 1 | 2 | 25% |" in section
     assert cli("report").exit_code == 0
     assert (pr_repo / "facts" / "README.md").read_text(encoding="utf-8") == index  # stable on re-render
+
+
+def test_file_names_git_quotes_are_read_back(pr_repo: Path, cli) -> None:
+    odd = pr_repo / "docs" / 'café\t"q".md'
+    odd.write_text("# Odd\n", encoding="utf-8")
+    git(pr_repo, "add", "-A")
+    git(pr_repo, "commit", "-q", "-m", "odd name")
+    odd.write_text("# Odd\n\nIt now takes 80 ms.\n", encoding="utf-8")  # unstaged edit of a tracked file
+    run = cli("docs", "lint", "--changed-since", "main", "--json", "docs")
+    assert sorted((Path(f["path"]).name, f["line"], f["text"]) for f in run.json()) == [
+        ('café\t"q".md', 3, "80 ms"), ("guide.md", 3, "450 ms")]
