@@ -283,3 +283,21 @@ def test_file_names_git_quotes_are_read_back(pr_repo: Path, cli) -> None:
     run = cli("docs", "lint", "--changed-since", "main", "--json", "docs")
     assert sorted((Path(f["path"]).name, f["line"], f["text"]) for f in run.json()) == [
         ('café\t"q".md', 3, "80 ms"), ("guide.md", 3, "450 ms")]
+
+
+def test_verify_results_become_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    from factreg.cli.verify import _emit_results
+
+    results = [{"id": f"m/x/{v}", "verdict": v, "message": f"{v} because"} for v in
+               ("confirmed", "refuted", "conditions_changed", "inconclusive", "error")]
+    _emit_results("sarif", results)  # type: ignore[arg-type]
+    log = json.loads(capsys.readouterr().out)
+    if sarif_schema_path() is not None:
+        validate_sarif(log)
+    got = [(r["ruleId"], r["level"]) for r in log["runs"][0]["results"]]
+    assert got == [("refuted", "error"), ("conditions_changed", "error"), ("inconclusive", "warning"),
+                   ("error", "warning")]
+    _emit_results("github", results)  # type: ignore[arg-type]
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and all(WORKFLOW_COMMAND.match(line) for line in lines)
+    assert lines[0] == "::error title=refuted%3A m/x/refuted::m/x/refuted: refuted: refuted because"
