@@ -167,13 +167,17 @@ def test_escaping_matches_githubs_rules() -> None:
     assert injected.startswith("::error file=a%0A%3A%3Awarning%3A%3Ab.md,line=1,title=k::x%0A::add-mask::y%0D%0A")
 
 
+def check_schema(log: dict) -> None:  # type: ignore[type-arg]
+    if sarif_schema_path() is not None:
+        validate_sarif(log)
+
+
 def test_sarif_is_valid_against_the_official_schema(pr_repo: Path, cli) -> None:
-    if sarif_schema_path() is None:
-        pytest.skip("the SARIF 2.1.0 schema is not in tests/data/ nor the shared folder (see tests/data/README.md)")
+    """Validated against the schema where it is present (tests/data/SARIF-SCHEMA.md); the structure always."""
     check = cli("docs", "check", "--format", "sarif", "--changed-since", "main", "docs")
     assert check.exit_code == 1
     log = json.loads(check.stdout)
-    validate_sarif(log)
+    check_schema(log)
     run = log["runs"][0]
     assert [(r["ruleId"], r["level"]) for r in run["results"]] == [("refuted", "error")]
     loc = run["results"][0]["locations"][0]["physicalLocation"]
@@ -184,7 +188,7 @@ def test_sarif_is_valid_against_the_official_schema(pr_repo: Path, cli) -> None:
     (pr_repo / "docs" / "a b#ü.md").write_text("It took 5 s.\n", encoding="utf-8")
     lint = cli("docs", "lint", "--format", "sarif", "--targets", "docs")
     log = json.loads(lint.stdout)
-    validate_sarif(log)
+    check_schema(log)
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
     assert "docs/a%20b%23%C3%BC.md" in uris
     assert {r["ruleId"] for r in log["runs"][0]["results"]} == {"unsourced_claim"}
@@ -192,7 +196,7 @@ def test_sarif_is_valid_against_the_official_schema(pr_repo: Path, cli) -> None:
 
 def test_sarif_schema_check_can_fail() -> None:
     if sarif_schema_path() is None:
-        pytest.skip("no SARIF schema")
+        pytest.skip("the SARIF 2.1.0 schema is not in tests/data/ nor the shared folder (tests/data/SARIF-SCHEMA.md)")
     import jsonschema
 
     good = formats.sarif([formats.Finding("k", "m", "a.md", 1, 1)])
