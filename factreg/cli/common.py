@@ -185,3 +185,21 @@ def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
             super().add_row(*(redact(r) if isinstance(r, str) else r for r in renderables), **kw)
 
     return RedactingTable(**{"box": None, "pad_edge": False, **kwargs})
+
+
+FormatOption = Annotated[
+    str | None,
+    typer.Option("--format", metavar="text|json|github|sarif", help="Output format: text (default), json (as "
+                 "--json), github (workflow commands: annotations on a pull request) or sarif (SARIF 2.1.0, for code "
+                 "scanning).", show_default=False),
+]
+
+
+def emit_findings(fmt: str, findings: Any, rules: Any = None, properties: Any = None) -> None:
+    """Findings (factreg.docs.formats.Finding) on stdout as GitHub workflow commands or a SARIF log."""
+    from factreg.docs import formats
+
+    if fmt == "github":
+        emit(formats.github(findings))
+    else:
+        emit_json(formats.sarif(findings, rules, properties))

@@ -14,8 +14,10 @@ import typer
 from factreg.cli.common import (
     AsOfOption,
     DbOption,
+    FormatOption,
     JsonFlag,
     emit,
+    emit_findings,
     emit_json,
     handles_errors,
     info,
@@ -25,6 +27,7 @@ from factreg.cli.common import (
 
 if TYPE_CHECKING:
     from factreg.config import Settings
+    from factreg.docs.changed import Changes
     from factreg.registry.store import Registry
 
 docs_app = typer.Typer(
@@ -43,11 +46,25 @@ PathsArg = Annotated[
 ]
 
 
+ChangedSinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--changed-since",
+        metavar="REF",
+        help="Judge only the lines added or changed since the merge-base of REF and HEAD (commits, staged and "
+        "unstaged edits, untracked files; renames followed); what the changed files had before is counted as "
+        "existing debt, never failed.",
+        show_default=False,
+    ),
+]
+
+
 def register(app: typer.Typer) -> None:
     docs_app.command("check")(check)
     docs_app.command("sync")(sync)
     docs_app.command("cites")(cites)
     docs_app.command("lint")(lint)
+    docs_app.command("coverage")(coverage)
     app.add_typer(docs_app, name="docs")
 
 
@@ -60,6 +77,21 @@ def _paths(paths: list[Path] | None, s: Settings) -> list[Path]:
     return [s.root / r for r in roots]
 
 
+def _changed(roots: list[Path], ref: str | None) -> tuple[list[Path], Changes | None]:
+    """The documents to read: all under `roots`, or with --changed-since only the changed ones."""
+    if ref is None:
+        return roots, None
+    from factreg.docs import changed
+
+    changes = changed.since(ref)
+    return changed.documents(roots, changes), changes
+
+
+def _debt_line(command: str, debt: int, ref: str | None, what: str) -> None:
+    if ref is not None:
+        info(f"{command}: {debt} existing {what} on lines unchanged since {ref} (debt, not judged)")
+
+
 def _registry_opener(db: str | None) -> Callable[[], Registry]:
     def opener() -> Registry:
         return open_registry(db, create=False)[1]
@@ -69,7 +101,12 @@ def _registry_opener(db: str | None) -> Callable[[], Registry]:
 
 @handles_errors
 def check(
-    paths: PathsArg = None, as_of: AsOfOption = None, json_out: JsonFlag = False, db: DbOption = None
+    paths: PathsArg = None,
+    as_of: AsOfOption = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+    changed_since: ChangedSinceOption = None,
+    fmt: FormatOption = None,
 ) -> None:
     """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
 
@@ -78,20 +115,34 @@ def check(
     """
     from factreg import clock
     from factreg.docs import check as chk
+    from factreg.docs import formats
 
+    out_format = formats.choose(fmt, json_out)
     s = settings(db)
-    docs = chk.scan(_paths(paths, s), s.file_config)
+    roots, changes = _changed(_paths(paths, s), changed_since)
+    docs = chk.scan(roots, s.file_config)
     with clock.as_of(as_of):
         index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
         problems = chk.check_scanned(docs, index)
+    debt: list[chk.Problem] = []
+    if changes is not None:
+        debt = [p for p in problems if not changes.changed(p.path, p.line)]
+        problems = [p for p in problems if changes.changed(p.path, p.line)]
     n_markers = sum(len(d.markers) for d in docs)
-    if json_out:
+    if out_format == "json":
         emit_json(
             {
                 "problems": [p.as_json() for p in problems],
                 "markers": n_markers,
                 "documents_with_markers": sum(1 for d in docs if d.markers),
+                **({"changed_since": changed_since, "existing_debt": len(debt)} if changes is not None else {}),
             }
+        )
+    elif out_format in ("github", "sarif"):
+        emit_findings(
+            out_format,
+            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems],
+            properties={"existingDebt": len(debt)} if changes is not None else None,
         )
     else:
         out = []
@@ -105,6 +156,7 @@ def check(
             emit("\n".join(out) + "\n")
     files = len({p.path for p in problems})
     info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
+    _debt_line("docs check", len(debt), changed_since, "problem(s)")
     if problems:
         raise typer.Exit(1)
 
@@ -199,6 +251,8 @@ def lint(
             help="Wrap each claim that exactly one citable fact backs (keeping the text as written) in its marker.",
         ),
     ] = False,
+    changed_since: ChangedSinceOption = None,
+    fmt: FormatOption = None,
     db: DbOption = None,
 ) -> None:
     """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
@@ -208,6 +262,7 @@ def lint(
     the facts that could back each; --fix cites those with exactly one citable fact whose marker renders the text
     as written (never a refuted, superseded, stale, cold or few_samples fact), then lists what is left.
     """
+    from factreg.docs import formats
     from factreg.docs.lint import lint_paths
 
     s = settings(db)
@@ -218,9 +273,37 @@ def lint(
             raise UsageError("--suggest and --fix read prose only: drop --include-code and --targets")
         _suggest_or_fix(_paths(paths, s), db, fix, json_out)
         return
-    findings = lint_paths(_paths(paths, s), include_code=include_code, targets=targets)
+    out_format = formats.choose(fmt, json_out)
+    roots, changes = _changed(_paths(paths, s), changed_since)
+    findings = lint_paths(roots, include_code=include_code, targets=targets)
+    debt = 0
+    if changes is not None:
+        kept = [f for f in findings if changes.changed(f.path, f.line)]
+        debt = sum(1 for f in findings if f.kind == "claim") - sum(1 for f in kept if f.kind == "claim")
+        findings = kept
     claims = [f for f in findings if f.kind == "claim"]
-    if json_out:
+    if out_format in ("github", "sarif"):
+        emit_findings(
+            out_format,
+            [
+                formats.Finding(
+                    "unsourced_claim" if f.kind == "claim" else "target",
+                    f"unsourced performance claim {f.text!r} ({_value_unit(f)})"
+                    if f.kind == "claim"
+                    else f"target, limit or setting {f.text!r} (not a claim)",
+                    str(f.path),
+                    f.line,
+                    f.col,
+                    "error" if f.kind == "claim" else "note",
+                    LINT_FIX if f.kind == "claim" else "",
+                )
+                for f in findings
+            ],
+            rules={"unsourced_claim": "a performance number that cites no fact",
+                   "target": "a target, limit or setting (never fails)"},
+            properties={"existingDebt": debt} if changes is not None else None,
+        )
+    elif out_format == "json":
         from dataclasses import asdict
 
         emit_json([{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(f).items()} for f in findings])
@@ -234,6 +317,7 @@ def lint(
     info(f"docs lint: {len(claims)} unsourced claim(s) in {len({str(f.path) for f in claims})} file(s)")
     if targets:
         info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
+    _debt_line("docs lint", debt, changed_since, "unsourced claim(s)")
     if claims:
         raise typer.Exit(1)
 
@@ -282,6 +366,60 @@ def _suggest_or_fix(roots: list[Path], db: str | None, fix: bool, json_out: bool
         info(f"docs lint --suggest: {len(found)} unsourced claim(s), {backed} with a fact that could back it")
     if found:
         raise typer.Exit(1)
+
+
+@handles_errors
+def coverage(
+    paths: PathsArg = None,
+    json_out: JsonFlag = False,
+    fail_under: Annotated[
+        float | None,
+        typer.Option("--fail-under", metavar="PCT", help="Exit 1 when the total share cited and current is below "
+                     "PCT percent.", show_default=False),
+    ] = None,
+    as_of: AsOfOption = None,
+    db: DbOption = None,
+) -> None:
+    """How much of the performance claims are sourced, per file and in total: claims found (unsourced ones and
+    citations), cited, cited and current (the fact is fresh or aging), unsourced, and the share cited and current.
+
+    Exit 1 with --fail-under PCT when the total share is below PCT.
+    """
+    from factreg import clock
+    from factreg.docs import check as chk
+    from factreg.docs import coverage as cov
+    from factreg.errors import UsageError
+
+    if fail_under is not None and not 0 <= fail_under <= 100:
+        raise UsageError(f"--fail-under is a percentage from 0 to 100, got {fail_under:g}")
+    s = settings(db)
+    with clock.as_of(as_of):
+        result = cov.measure(_paths(paths, s), lambda: chk.load_index(_registry_opener(db)(), s.file_config),
+                             s.file_config)
+    if json_out:
+        emit_json(result.as_json())
+    else:
+        rows = [*result.files, result.total] if result.files else []
+        if rows:
+            width = max(len(r.path) for r in rows)
+            head = f"{'file':<{width}}  claims  cited  current  unsourced  share\n"
+            emit(head + "".join(
+                f"{r.path:<{width}}  {r.claims:>6}  {r.cited:>5}  {r.current:>7}  {r.unsourced:>9}  "
+                f"{cov.pct(r.share if r.path != 'total' else result.share):>5}\n" for r in rows))
+    total = result.total
+    info(f"docs coverage: {total.claims} claim(s), {total.current} cited and current, {total.unsourced} "
+         f"unsourced: {cov.pct(result.share)} cited and current")
+    for path in result.unreadable:
+        info(f"{path}: could not be read (see `factreg docs check`)")
+    if fail_under is not None and result.share < fail_under:
+        info(f"docs coverage: {cov.pct(result.share)} is under --fail-under {fail_under:g}%")
+        raise typer.Exit(1)
+
+
+LINT_FIX = (
+    "cite a fact: <!-- fact: ID -->the number<!-- /fact --> (record it first with `factreg record`), reword it, "
+    "or mark a target, limit or setting as such"
+)
 
 
 def _value_unit(f) -> str:  # type: ignore[no-untyped-def]

@@ -7,7 +7,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import (
+    AsOfOption,
+    DbOption,
+    FormatOption,
+    JsonFlag,
+    emit,
+    emit_findings,
+    emit_json,
+    handles_errors,
+    info,
+    open_registry,
+)
 
 if TYPE_CHECKING:
     from factreg.registry.store import Registry
@@ -32,6 +43,7 @@ def status(
     as_of: AsOfOption = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
+    fmt: FormatOption = None,
 ) -> None:
     """List every fact as fresh, aging, stale, refuted, retracted, conditions_changed, unverifiable, shifted or
     superseded, with why (`shifted`: its history's latest level began after its value and differs from it;
@@ -43,9 +55,12 @@ def status(
     1 when some are, 2 on a usage or configuration error.
     """
     from factreg import clock
+    from factreg.docs import formats
     from factreg.registry import freshness
     from factreg.registry import status as st
 
+    out_format = formats.choose(fmt, json_out)
+    json_out = out_format == "json"
     freshness.fails("fresh", fail_on)  # validate --fail-on before opening anything
     with clock.as_of(as_of):
         s, reg = open_registry(db, create=False)
@@ -54,6 +69,8 @@ def status(
         review = _decisions_needing_review(reg, s.file_config, facts)
     if json_out:
         emit_json({"facts": facts, "summary": summary, "decisions_needing_review": review})
+    elif out_format in ("github", "sarif"):
+        emit_findings(out_format, _findings(facts, review, fail_on))
     elif facts:
         from factreg.registry import display
 
@@ -65,7 +82,7 @@ def status(
                 for f in facts
             )
         )
-    if review and not json_out:
+    if review and out_format == "text":
         emit("".join(
             f"{'needs review':<18} decision {d['number']}: {d['title']} — {d['review_reason']}\n" for d in review))
     line = st.summary_line(summary)
@@ -74,6 +91,24 @@ def status(
     info(line)
     if summary["failing"]:
         raise typer.Exit(1)
+
+
+def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on: str) -> list[Any]:
+    """Facts that are not fresh (an error at or above --fail-on, else a warning) and decisions needing review."""
+    from factreg.docs.formats import Finding
+    from factreg.registry import freshness
+
+    out = []
+    for f in facts:
+        if f["status"] in ("fresh", "superseded"):
+            continue
+        level = "error" if freshness.fails(f["status"], fail_on) else "warning"
+        out.append(Finding(f["status"], f"{f['id']} is {f['status']}: {f['status_reason']}", level=level,
+                           fact_id=f["id"], fix=f"factreg verify {f['id']}"))
+    for d in review:
+        out.append(Finding("decision_needs_review", f"decision {d['number']}: {d['title']} — {d['review_reason']}",
+                           level="warning", title=f"decision {d['number']} needs review"))
+    return out
 
 
 def _decisions_needing_review(

@@ -6,7 +6,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, console, emit_json, handles_errors, info, min_uptime, open_registry
+from factreg.cli.common import (
+    DbOption,
+    FormatOption,
+    JsonFlag,
+    console,
+    emit_findings,
+    emit_json,
+    handles_errors,
+    info,
+    min_uptime,
+    open_registry,
+)
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -85,11 +96,15 @@ def verify(
         "config's [probe] allow_env (repeat).")] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
+    fmt: FormatOption = None,
 ) -> None:
     """Re-run facts' methods and record verdicts: exit 1 if refuted/changed, 3 if something could not run."""
+    from factreg.docs import formats
     from factreg.measure import verify as engine
     from factreg.secrets import check_env_name
 
+    out_format = formats.choose(fmt, json_out)
+    json_out = out_format == "json"
     if due or budget is not None:
         _check_due(due, bool(ids or all_ or stale or here or against))
     s, reg = open_registry(db, create=False)
@@ -101,6 +116,10 @@ def verify(
         ran = due_run.run(reg, s, parse_duration(budget or due_run.DEFAULT_BUDGET))
         if json_out:
             emit_json(ran.as_json())
+        elif out_format != "text":
+            _emit_results(out_format, ran.results)
+            for line in due_run.summary_lines(ran):
+                info(line)
         else:
             if ran.results:
                 _print_results(ran.results)
@@ -117,7 +136,8 @@ def verify(
             raise UsageError("--against judges exactly one fact: give one ID and no --all/--stale/--here")
         fact = facts.get(reg, (ids or [""])[0], config=s.file_config)
         results = [engine.against(reg, s, fact, facts.get(reg, against, config=s.file_config))]
-        emit_json(results) if json_out else _print_results(results)
+        emit_json(results) if json_out else _print_results(results) if out_format == "text" else _emit_results(
+            out_format, results)
         code = engine.exit_code(results)
         if code:
             raise typer.Exit(code)
@@ -127,15 +147,31 @@ def verify(
         info("Nothing to verify.")
         if json_out:
             emit_json([])
+        elif out_format != "text":
+            _emit_results(out_format, [])
         return
     results = _run_with_progress(reg, s, chosen, trust_imported)
     if json_out:
         emit_json(results)
+    elif out_format != "text":
+        _emit_results(out_format, results)
     else:
         _print_results(results)
     code = engine.exit_code(results)
     if code:
         raise typer.Exit(code)
+
+
+def _emit_results(out_format: str, results: list[VerifyResult]) -> None:
+    """Verdicts other than confirmed as findings: refuted and conditions_changed are errors, the rest warnings."""
+    from factreg.docs.formats import Finding
+    from factreg.registry.verdicts import FINDINGS
+
+    emit_findings(out_format, [
+        Finding(str(r["verdict"]), f"{r['id']}: {r['verdict']}: {r['message']}", fact_id=str(r["id"]),
+                level="error" if r["verdict"] in FINDINGS else "warning")
+        for r in results if r["verdict"] != "confirmed"
+    ])
 
 
 def _check_due(due: bool, selected: bool) -> None:

@@ -349,12 +349,36 @@ def build(
             for d in decisions
         ],
     }
+    common["coverage"] = _coverage(settings, out, folder, by_id)
     files[folder / "STALE.md"] = rendering.render("stale.md.j2", common, templates)
     files[folder / "README.md"] = rendering.render("index.md.j2", common, templates)
     files[folder / "llms.txt"] = rendering.render("llms.txt.j2", common, templates)
     for d in decisions:
         files[out / d["path"]] = decmod.render(d, templates)
     return files
+
+
+def _coverage(settings: Settings, out: Path, folder: Path, by_id: Mapping[str, FactData]) -> dict[str, Any] | None:
+    """How much of the documents' performance claims cite a current fact (factreg.docs.coverage), for the index;
+    the report's own pages and other generated files are left out. None when the documents make no claim."""
+    roots = [r for r in doc_roots(settings) if r.exists()]
+    if not roots:
+        return None
+    from factreg.docs import coverage
+
+    real_folder = folder.resolve()
+
+    def generated(path: Path, text: str) -> bool:
+        return GENERATED in text[:1024] or path.resolve().is_relative_to(real_folder)
+
+    result = coverage.measure(roots, lambda: by_id, settings.file_config, skip=generated)
+    if not result.files:
+        return None
+    rows = [{**f.as_json(), "path": _rel(Path(f.path).resolve(), folder.resolve()), "share": coverage.pct(f.share)}
+            for f in result.files]
+    total = result.total
+    return {"files": rows, "claims": total.claims, "cited": total.cited, "current": total.current,
+            "unsourced": total.unsourced, "share": coverage.pct(result.share)}
 
 
 def _listed(manifest: Path) -> set[str] | None:
