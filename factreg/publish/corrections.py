@@ -93,46 +93,10 @@ def _free_id(registry: Registry, base: str) -> str:
         candidate = f"{base}-{k}"
 
 
-def probable_causes(old: FactData, new: FactData, cause: str | None = None) -> list[str]:
-    """Why the old value probably differed, from its integrity flags and the condition diff."""
-    out: list[str] = []
-    if cause:
-        out.append(" ".join(cause.split()))
-    flags = old.get("flags") or []
-    info = {**old["conditions"]["info"], **old["conditions"]["identity"]}
-    if "cold" in flags:
-        uptime = info.get("uptime_s")
-        when = (
-            f"{fmt.num(float(str(uptime)), 2)} s after a server restart"
-            if _is_number(uptime)
-            else "cold (right after a restart or without warm-up)"
-        )
-        out.append(f"old value measured {when}")
-    if "few_samples" in flags:
-        n = old.get("n")
-        out.append(f"old value rests on few samples (n={n if n else 'unknown'})")
-    if "high_variance" in flags and (old.get("stats") or {}).get("cv") is not None:
-        out.append(f"old value had high variance (CV {old['stats']['cv']:.0%})")
-    elif "high_variance" in flags:
-        out.append("old value had high variance")
-    if "cache_hit" in flags:
-        out.append("old value may have hit a prompt cache")
-    diff = cond.diff(old["conditions"]["identity"], new["conditions"]["identity"])
-    for key, (a, b) in diff.items():
-        shown = f"{a if a is not None else '(not recorded)'} → {b if b is not None else '(not recorded)'}"
-        if key == "body_sha256":
-            out.append(f"another request body (sha256 {_short(a)} → {_short(b)})")
-        elif key == "thinking":
-            out.append(f"thinking {shown}" + (" (old value measured with thinking on)" if _on(a) else ""))
-        elif key in BUILD_KEYS:
-            out.append(f"another build ({shown})")
-        else:
-            out.append(f"{key} differs ({shown})")
-    if "thinking_on" in flags and "thinking" not in diff:
-        out.append("old value measured with thinking on")
-    if "cold" not in flags and "cold" in (new.get("flags") or []):
-        out.append("the new value was measured cold")
-    return out
+def probable_causes(old: FactData, new: FactData, cause: str | None = None,
+                    facts: Mapping[str, FactData] | None = None) -> list[str]:
+    """Why the old value probably differed, most likely first, each with its evidence (`ranked_causes`)."""
+    return cause_lines(ranked_causes(old, new, cause, facts))
 
 
 def _is_number(text: Any) -> bool:
@@ -313,13 +277,22 @@ def note_data(
     decisions: Sequence[DecisionData],
     out: Path,
     note_path: Path,
+    compared: Mapping[str, FactData] | None = None,
 ) -> dict[str, Any]:
-    """Step 3a: what the correction note shows, as plain data (`decisions` with their status after it)."""
+    """Step 3a: what the correction note shows, as plain data (`decisions` with their status after it).
+
+    `compared`: the facts that ratio facts among old and new compare (`comparison_facts`), by id."""
     folder = note_path.parent
+    ranked = ranked_causes(old, new, cause, compared)
+    opening = summary(old, new, ranked, compared)
+    shown_old, shown_new = display.fields(old, NOTE_FIELDS), display.fields(new, NOTE_FIELDS)
+    shown_old["ci95"], shown_new["ci95"] = interval_of(old), interval_of(new)
     return {
         "date": date,
-        "old": display.fields(old, NOTE_FIELDS),
-        "new": display.fields(new, NOTE_FIELDS),
+        "summary": opening["text"],
+        "comparisons": {"old": opening["old"], "new": opening["new"]},
+        "old": shown_old,
+        "new": shown_new,
         "verification": None
         if verification is None
         else {
@@ -328,13 +301,15 @@ def note_data(
             "verified_at": verification["verified_at"],
             "message": verification["message"],
         },
-        "change": _change(old, new),
+        "change": _change(old, new) if opening["comparable"] else None,
+        "evidence": deciding_evidence(old, new, verification),
         "conditions": [
             {"key": k, "kind": kind, "old": a, "new": b}
             for kind in ("identity", "info")
             for k, (a, b) in cond.diff(old["conditions"][kind], new["conditions"][kind]).items()
         ],
-        "causes": probable_causes(old, new, cause),
+        "causes": cause_lines(ranked),
+        "ranked": ranked,
         "documents": _documents(citations, out, folder),
         "decisions": _decision_links(decisions, out, folder),
     }
@@ -626,7 +601,9 @@ def correct(
     old = rep.old
     found = affected(registry, settings, old_id)
     planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
-    data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path)
+    compared = comparison_facts(registry, config, old, rep.new)
+    data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path,
+                     compared)
     note_text: str | None = render_note(data, old_id, old["version"], templates)
     if resumed is not None and _note_is_for(note_path, old_id, old["version"]):
         note_text = None  # written by the interrupted run, with the documents it cited then: kept as it is
@@ -640,7 +617,8 @@ def correct(
         new = applied.new
         after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
         decisions = [after[d["number"]] for d in found.decisions]
-        recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path)
+        recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path,
+                             compared)
         if note_text is not None and recorded != data:
             data, note_text = recorded, render_note(recorded, old_id, old["version"], templates)
         # Decisions citing the old fact now say `needs review`: render their files, and the synced documents, in
@@ -697,6 +675,387 @@ def _change(old: FactData, new: FactData) -> str:
     if ratio and ratio > 0:
         text += f" (× {fmt.num(ratio, 2)})"
     return text
+
+
+# ---------------------------------------------------------------- what a note says first
+
+# Condition keys by how much they are known to move a latency or throughput metric: lower ranks come first.
+CAUSE_RANKS: dict[str, int] = {
+    "metric": 0, "of_metric": 0, "thinking": 1, "reasoning": 1, "warm": 2, "cold": 2, "uptime_s": 2,
+    "body_sha256": 3, "body": 3, "stream": 3, "cache_hit": 3, "prompt_cache": 3,
+    "model": 4, "model_type": 4, "quant": 4, "model_file": 4,
+    "build": 5, "build_commit": 5, "build_number": 5, "llama_build": 5, "server_build": 5,
+    "n_cpu_moe": 6, "n_gpu_layers": 6, "threads": 6, "n_threads": 6, "offload": 6, "flash_attn": 6,
+    "gpu_info": 7, "cpu_info": 7, "machine": 7, "backends": 7, "hardware": 7, "gpu": 7,
+}
+OTHER_RANK, STATS_RANK = 8, 9
+# How the collapsed line of conditions one value never recorded names them.
+CONDITION_NAMES: dict[str, str] = {
+    "build_commit": "build", "build_number": "build", "llama_build": "build", "server_build": "build",
+    "gpu_info": "GPU", "cpu_info": "CPU", "model_type": "model type", "n_cpu_moe": "offload", "n_gpu_layers": "offload",
+    "n_threads": "threads", "backends": "backend", "n_gen": "test size", "n_prompt": "test size",
+    "body_sha256": "request body",
+}
+TIME_UNITS = ("s", "ms", "us", "µs", "min")
+
+
+def _rank(key: str) -> int:
+    return CAUSE_RANKS.get(key, OTHER_RANK)
+
+
+def interval_of(fact: Mapping[str, Any]) -> list[float] | None:
+    """A fact's 95% interval: its statistics', or one a derived fact stores in its info (`ci95 = "lo..hi"`)."""
+    ci = (fact.get("stats") or {}).get("ci95")
+    if ci and ci[0] is not None and ci[1] is not None:
+        return [float(ci[0]), float(ci[1])]
+    raw = str(((fact.get("conditions") or {}).get("info") or {}).get("ci95") or "")
+    parts = raw.split("..")
+    if len(parts) == 2 and _is_number(parts[0]) and _is_number(parts[1]):
+        return [float(parts[0]), float(parts[1])]
+    return None
+
+
+def sides_of(fact: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The two facts a ratio fact compares (numerator, denominator), from its conditions or its method."""
+    conds = fact.get("conditions") or {}
+    merged = {**(conds.get("info") or {}), **(conds.get("identity") or {})}
+    if merged.get("numerator") and merged.get("denominator"):
+        return str(merged["numerator"]), str(merged["denominator"])
+    method = fact.get("method") or {}
+    if method.get("kind") == "derived" and method.get("a") and method.get("b"):
+        return str(method["a"]), str(method["b"])
+    return None
+
+
+def comparison_facts(registry: Registry, config: Mapping[str, Any], *facts: Mapping[str, Any]) -> dict[str, FactData]:
+    """The facts that ratio facts among `facts` compare, by id (those the registry holds)."""
+    out: dict[str, FactData] = {}
+    for f in facts:
+        for fid in sides_of(f) or ():
+            if fid not in out:
+                with contextlib.suppress(NotFound, UsageError):
+                    out[fid] = factmod.get(registry, fid, config=config)
+    return out
+
+
+def _lower_is_better(fact: Mapping[str, Any]) -> bool | None:
+    direction = fact.get("direction")
+    if direction in ("lower", "higher"):
+        return direction == "lower"
+    unit = str(fact.get("unit") or "")
+    if unit in TIME_UNITS:
+        return True
+    if unit.endswith("/s"):
+        return False
+    return None
+
+
+def _factor(q: float) -> str:
+    """`3.1`, `28.8`, `150`: one decimal below 100."""
+    return f"{q:.1f}" if q < 100 else f"{q:.0f}"
+
+
+def relation(q: float, lower_better: bool | None) -> tuple[str, str]:
+    """`q` (subject ÷ other) as a factor ≥ 1 and a direction word: (`3.1`, `slower`)."""
+    if q <= 0 or q != q:
+        return "?", "different"
+    big = q >= 1
+    factor = _factor(q if big else 1 / q)
+    if lower_better is None:
+        return factor, "higher" if big else "lower"
+    return factor, ("slower" if big else "faster") if lower_better else ("faster" if big else "slower")
+
+
+def _who(fact: Mapping[str, Any] | None, fid: str) -> str:
+    if fact is None:
+        return f"`{fid}`"
+    ident = fact["conditions"]["identity"]
+    return str(ident.get("model") or ident.get("machine") or f"`{fid}`")
+
+
+def _setting(fact: Mapping[str, Any]) -> str:
+    """`thinking off, cold, n=1: 0.130 s`: the conditions that move a latency most, and the value."""
+    ident = {**fact["conditions"]["info"], **fact["conditions"]["identity"]}
+    flags = fact.get("flags") or []
+    bits = []
+    if "thinking" in ident:
+        bits.append(f"thinking {'on' if _on(ident['thinking']) else 'off'}")
+    elif "thinking_on" in flags:
+        bits.append("thinking on")
+    if "cold" in flags or str(ident.get("warm", "")).lower() in ("false", "0", "no", "off"):
+        bits.append("cold")
+    elif "warm" in ident:
+        bits.append("warm")
+    if fact.get("n"):
+        bits.append(f"n={fact['n']}")
+    return (", ".join(bits) + ": " if bits else "") + display.text(fact)
+
+
+def _interval_text(ci: Sequence[float] | None, unit: str) -> str:
+    if not ci:
+        return "no interval recorded"
+    u = unit if unit in ("×", "%") else f" {unit}" if unit and unit != "bool" else ""
+    return f"95% interval {fmt.num(ci[0])}–{fmt.num(ci[1])}{u}"
+
+
+def comparison(fact: Mapping[str, Any], facts: Mapping[str, FactData], subject_model: str | None) -> dict[str, Any] | None:
+    """A ratio fact read as a comparison: both sides (metric, model, conditions, values), the ratio said from the
+    side of `subject_model` when it is one of them, with a direction word and the interval turned the same way."""
+    pair = sides_of(fact)
+    if pair is None or not fact.get("value"):
+        return None
+    num_id, den_id = pair
+    num, den = facts.get(num_id), facts.get(den_id)
+    flip = den is not None and subject_model is not None and _who(den, den_id) == subject_model \
+        and _who(num, num_id) != subject_model
+    subj_id, other_id = (den_id, num_id) if flip else (num_id, den_id)
+    subj, other = (den, num) if flip else (num, den)
+    q = 1 / fact["value"] if flip else float(fact["value"])
+    ci = interval_of(fact)
+    if ci and flip:
+        ci = [1 / ci[1], 1 / ci[0]] if ci[0] > 0 else None
+    probe: Mapping[str, Any] = subj or other or {}
+    metric = str(probe.get("metric") or fact["conditions"]["identity"].get("of_metric") or "value")
+    factor, word = relation(q, _lower_is_better(probe) if probe else None)
+    shown_ci = None
+    if ci and ci[0] > 0:
+        if (ci[0] >= 1) == (ci[1] >= 1):
+            ends = sorted(x if x >= 1 else 1 / x for x in ci)
+            shown_ci = f"95% interval {fmt.num(ends[0])}–{fmt.num(ends[1])}× {word}"
+        else:
+            shown_ci = f"95% interval {fmt.num(ci[0])}–{fmt.num(ci[1])}× (either way)"
+    return {
+        "metric": metric,
+        "subject": _who(subj, subj_id),
+        "other": _who(other, other_id),
+        "subject_id": subj_id,
+        "other_id": other_id,
+        "subject_setting": _setting(subj) if subj else "not in the registry",
+        "other_setting": _setting(other) if other else "not in the registry",
+        "factor": factor,
+        "word": word,
+        "interval": shown_ci or "no interval recorded",
+        "n": fact.get("n"),
+        "sentence": f"{_who(subj, subj_id)} is {factor}× {word} than {_who(other, other_id)}",
+        "facts": (subj, other),
+    }
+
+
+def _common_model(old: Mapping[str, Any], new: Mapping[str, Any], facts: Mapping[str, FactData]) -> str | None:
+    def models(f: Mapping[str, Any]) -> list[str]:
+        return [_who(facts.get(fid), fid) for fid in sides_of(f) or ()]
+
+    shared = [m for m in models(new) if m in models(old)]
+    return shared[0] if shared else None
+
+
+def _unrecorded(diff: Mapping[str, Sequence[Any]], side: int) -> list[str]:
+    """The condition names one side (0 old, 1 new) did not record while the other did, named once each."""
+    names: list[str] = []
+    for key, pair in sorted(diff.items(), key=lambda kv: (_rank(kv[0]), kv[0])):
+        if pair[side] is None and pair[1 - side] is not None:
+            name = CONDITION_NAMES.get(key, key)
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def ranked_causes(old: Mapping[str, Any], new: Mapping[str, Any], cause: str | None = None,
+                  facts: Mapping[str, FactData] | None = None) -> list[dict[str, Any]]:
+    """Why the old value probably differed, most likely first: each {text, evidence, rank}. Conditions known to
+    move the metric most come first (thinking, cold/warm, request body, model, build, offload/threads, hardware),
+    then the others, then the statistics; the conditions one side never recorded make a single line."""
+    out: list[dict[str, Any]] = []
+    facts = facts or {}
+
+    def add(rank: int, text: str, evidence: str = "") -> None:
+        out.append({"rank": rank, "text": text, "evidence": evidence})
+
+    old_pair, new_pair = sides_of(old), sides_of(new)
+    if old_pair and new_pair:
+        _comparison_causes(old, new, old_pair, new_pair, facts, add)
+    else:
+        _value_causes(old, new, add)
+    out.sort(key=lambda c: c["rank"])
+    if cause:
+        out.insert(0, {"rank": -1, "text": " ".join(cause.split()), "evidence": "stated when the fact was corrected"})
+    return out
+
+
+def _value_causes(old: Mapping[str, Any], new: Mapping[str, Any], add: Callable[..., None]) -> None:
+    flags = old.get("flags") or []
+    info = {**old["conditions"]["info"], **old["conditions"]["identity"]}
+    diff = cond.diff(old["conditions"]["identity"], new["conditions"]["identity"])
+    for key, (a, b) in diff.items():
+        if a is None or b is None:
+            continue
+        if key == "body_sha256":
+            add(_rank(key), "another request body", f"sha256 {_short(a)} → {_short(b)}")
+        elif key == "thinking":
+            add(_rank(key), f"thinking {a} → {b}" + (" (old value measured with thinking on)" if _on(a) else ""),
+                "recorded in both facts' conditions")
+        elif key == "warm":
+            uptime = info.get("uptime_s")
+            after = f"; old value {fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime) else ""
+            add(_rank(key), "cold vs warm server" if not _on(a) else "warm vs cold server", f"warm {a} → {b}{after}")
+        elif key in BUILD_KEYS:
+            add(_rank(key), f"another build ({a} → {b})", "recorded in both facts' conditions")
+        else:
+            add(_rank(key), f"{key} differs ({a} → {b})", "recorded in both facts' conditions")
+    if "cold" in flags and "warm" not in diff:
+        uptime = info.get("uptime_s")
+        when = (f"{fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime)
+                else "cold (right after a restart or without warm-up)")
+        add(_rank("cold"), "cold server", f"old value measured {when} (flag cold)")
+    if "thinking_on" in flags and "thinking" not in diff:
+        add(_rank("thinking"), "old value measured with thinking on", "flag thinking_on")
+    if "cache_hit" in flags:
+        add(_rank("cache_hit"), "old value may have hit a prompt cache", "flag cache_hit")
+    if "cold" not in flags and "cold" in (new.get("flags") or []):
+        add(_rank("cold"), "the new value was measured cold", "flag cold on the new fact")
+    missing = _unrecorded(diff, 0)
+    if missing:
+        add(OTHER_RANK, f"the old value recorded no conditions for {', '.join(missing)}: cannot be compared",
+            f"`{old['id']}` records only {', '.join(sorted(old['conditions']['identity'])) or 'nothing'}")
+    gone = _unrecorded(diff, 1)
+    if gone:
+        add(OTHER_RANK, f"the new value does not record {', '.join(gone)}: not compared", "")
+    if "few_samples" in flags:
+        n = old.get("n")
+        add(STATS_RANK, "old value rests on few samples", f"n={n if n else 'unknown'}")
+    if "high_variance" in flags:
+        cv = (old.get("stats") or {}).get("cv")
+        add(STATS_RANK, "old value had high variance", f"CV {cv:.0%}" if cv is not None else "flag high_variance")
+
+
+def _comparison_causes(old: Mapping[str, Any], new: Mapping[str, Any], old_pair: tuple[str, str],
+                       new_pair: tuple[str, str], facts: Mapping[str, FactData], add: Callable[..., None]) -> None:
+    """A ratio against a ratio: what the old comparison mixed up (its two sides under different conditions), and
+    what differs between the two comparisons (metric, the facts compared)."""
+    o_num, o_den = facts.get(old_pair[0]), facts.get(old_pair[1])
+    n_num, n_den = facts.get(new_pair[0]), facts.get(new_pair[1])
+    old_side: Mapping[str, Any] = o_num or o_den or {}
+    new_side: Mapping[str, Any] = n_num or n_den or {}
+    old_metric = old_side.get("metric")
+    new_metric = new_side.get("metric") or new["conditions"]["identity"].get("of_metric")
+    if old_metric and new_metric and old_metric != new_metric:
+        add(_rank("metric"), f"another metric: the old comparison used {old_metric}, the new one {new_metric}",
+            f"`{old_pair[0]}`, `{old_pair[1]}` are {old_metric}; `{new_pair[0]}`, `{new_pair[1]}` are {new_metric}")
+    if o_num is not None and o_den is not None:
+        a_cond = {**o_num["conditions"]["info"], **o_num["conditions"]["identity"]}
+        b_cond = {**o_den["conditions"]["info"], **o_den["conditions"]["identity"]}
+        a_name, b_name = _who(o_num, old_pair[0]), _who(o_den, old_pair[1])
+        ta, tb = _on(a_cond.get("thinking")), _on(b_cond.get("thinking"))
+        if ("thinking" in a_cond or "thinking" in b_cond) and ta != tb:
+            add(_rank("thinking"), "the old comparison mixed thinking on and off",
+                f"{a_name} thinking {'on' if ta else 'off'} (`{old_pair[0]}`) against {b_name} thinking "
+                f"{'on' if tb else 'off'} (`{old_pair[1]}`)")
+        ca, cb = ("cold" in (o_num.get("flags") or [])), ("cold" in (o_den.get("flags") or []))
+        if ca != cb:
+            cold_f, cold_id = (o_num, old_pair[0]) if ca else (o_den, old_pair[1])
+            uptime = {**cold_f["conditions"]["info"]}.get("uptime_s")
+            when = f", {fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime) else ""
+            add(_rank("warm"), "the old comparison set a cold server against a warm one",
+                f"{_who(cold_f, cold_id)} measured cold (`{cold_id}`, flag cold{when})")
+        if a_cond.get("body_sha256") != b_cond.get("body_sha256"):
+            add(_rank("body_sha256"), "the old comparison used two request bodies",
+                f"sha256 {_short(a_cond.get('body_sha256'))} vs {_short(b_cond.get('body_sha256'))}")
+        small = [f"`{fid}` n={f.get('n') or '?'}" for fid, f in zip(old_pair, (o_num, o_den), strict=True)
+                 if "few_samples" in (f.get("flags") or [])]
+        if small:
+            add(STATS_RANK, "the old comparison rests on few samples", ", ".join(small))
+    elif not old["conditions"]["identity"]:
+        add(OTHER_RANK, "the old ratio recorded no conditions: its two sides cannot be checked",
+            f"`{old['id']}` names {old_pair[0]} over {old_pair[1]}, which the registry does not hold")
+    old_models = {_who(f, fid) for fid, f in zip(old_pair, (o_num, o_den), strict=True)}
+    new_models = {_who(f, fid) for fid, f in zip(new_pair, (n_num, n_den), strict=True)}
+    if old_models != new_models:
+        add(_rank("model"), "other models compared",
+            f"old: {' vs '.join(sorted(old_models))}; new: {' vs '.join(sorted(new_models))}")
+
+
+def cause_lines(causes: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Ranked causes as plain lines (the `correct --json` output)."""
+    return [c["text"] + (f" ({c['evidence']})" if c["evidence"] else "") for c in causes]
+
+
+def deciding_evidence(old: Mapping[str, Any], new: Mapping[str, Any], verification: VerificationData | None) -> str:
+    """The measurement that decided the correction, quoted: the verification's verdict and p-value, or the new
+    fact's interval and n, and whether the old value lies inside that interval."""
+    parts: list[str] = []
+    if verification is not None:
+        bits = [verification["verdict"]]
+        if verification.get("p_value") is not None:
+            bits.append(f"p = {fmt.num(verification['p_value'], 2)}")
+        if verification.get("n"):
+            bits.append(f"n={verification['n']}")
+        parts.append(f"verification {verification['pk']} ({', '.join(bits)}, {verification['verified_at'][:10]})"
+                     + (f": {' '.join(str(verification['message']).split())}" if verification.get("message") else ""))
+    ci = interval_of(new)
+    unit = str(new.get("unit") or "")
+    parts.append(f"`{new['id']}` {display.text(new)}, {_interval_text(ci, unit)}, n={new.get('n') or 'unknown'}")
+    old_ci = interval_of(old)
+    parts.append(f"`{old['id']}` {display.text(old)}, {_interval_text(old_ci, unit)}, n={old.get('n') or 'unknown'}")
+    if ci and old.get("value") is not None and not sides_of(new):
+        inside = ci[0] <= old["value"] <= ci[1]
+        parts.append("the old value lies inside the new interval" if inside
+                     else "the old value lies outside the new interval")
+    return "; ".join(parts)
+
+
+def summary(old: Mapping[str, Any], new: Mapping[str, Any], causes: Sequence[Mapping[str, Any]],
+            facts: Mapping[str, FactData] | None = None) -> dict[str, Any]:
+    """The note's opening: what was claimed, what holds now, by how much and which way, and the one or two best
+    supported causes; `comparable` is False when the two values compare different things (no percent change)."""
+    facts = facts or {}
+    sentences: list[str] = []
+    shared = _common_model(old, new, facts)
+    old_cmp, new_cmp = comparison(old, facts, shared), comparison(new, facts, shared)
+    comparable = True
+    if old_cmp and new_cmp:
+        claim = str(old["conditions"]["info"].get("claim") or "")
+        said = f" (“{claim}”)" if claim else ""
+        sentences.append(
+            f"Claimed{said}: {old_cmp['sentence']} — {old_cmp['metric']} of {old_cmp['subject']} "
+            f"({old_cmp['subject_setting']}) against {old_cmp['other']} ({old_cmp['other_setting']}); "
+            f"{old_cmp['interval']}.")
+        sentences.append(
+            f"Holds now: {new_cmp['sentence']} — {new_cmp['metric']} of {new_cmp['subject']} "
+            f"({new_cmp['subject_setting']}) against {new_cmp['other']} ({new_cmp['other_setting']}); "
+            f"{new_cmp['interval']}{', n=' + str(new_cmp['n']) if new_cmp['n'] else ''}.")
+        same = (old_cmp["metric"], old_cmp["subject"], old_cmp["other"]) == \
+            (new_cmp["metric"], new_cmp["subject"], new_cmp["other"])
+        comparable = same
+        turn = " — the direction is reversed" if old_cmp["word"] != new_cmp["word"] else ""
+        if not same:
+            sentences.append(
+                f"From {old_cmp['factor']}× {old_cmp['word']} to {new_cmp['factor']}× {new_cmp['word']}{turn}; the "
+                "two ratios compare different things, so no percent change between them is given.")
+    else:
+        ci = interval_of(new)
+        unit = str(new.get("unit") or "")
+        sentences.append(
+            f"`{old['id']}` said {old['metric']} = {display.text(old)}; measured now (`{new['id']}`) it is "
+            f"{display.text(new)} ({_interval_text(ci, unit)}, n={new.get('n') or 'unknown'}).")
+        if old.get("value") and new.get("value") is not None:
+            rel = (new["value"] - old["value"]) / abs(old["value"])
+            factor, word = relation(new["value"] / old["value"], _lower_is_better(new)) \
+                if new["value"] / old["value"] > 0 else ("?", "different")
+            how = "higher" if rel > 0 else "lower"
+            outside = ci is not None and not ci[0] <= old["value"] <= ci[1]
+            sentences.append(
+                f"That is {abs(rel):.0%} {how} ({factor}× {word})"
+                + (", and the old value lies outside the new interval." if outside else "."))
+    best = [c for c in causes if c["rank"] >= 0][:2]
+    if best:
+        sentences.append("Best supported cause" + ("s: " if len(best) > 1 else ": ")
+                         + "; ".join(c["text"] for c in best) + ".")
+    return {"text": " ".join(sentences), "comparable": comparable,
+            "old": _strip(old_cmp), "new": _strip(new_cmp)}
+
+
+def _strip(c: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if c is None else {k: v for k, v in c.items() if k != "facts"}
 
 
 class CorrectionData(TypedDict):
