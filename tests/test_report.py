@@ -163,7 +163,8 @@ def test_index_and_llms_txt(cli, project, registry):
     (project / "docs/old.md").write_text("Was <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact -->.\n")
     run_report(cli)
     index = (project / "facts/README.md").read_text()
-    assert "| [`gamebox/a3b/tg32`](gamebox/a3b/tg32.md) | tg_rate | 11.9 ± 7.2 tok/s | 5 | fresh |" in index
+    assert ("| [`gamebox/a3b/tg32`](gamebox/a3b/tg32.md) | tg_rate | 11.9 ± 7.2 tok/s ⚠ high_variance | 5 "
+            "| fresh, use with care |") in index
     assert "[Stale facts](STALE.md)" in index
     llms = (project / "facts/llms.txt").read_text()
     assert llms.startswith("# factreg facts\n\n> ")

@@ -78,6 +78,36 @@ class Page(TypedDict):
     todo: str
     index_link: str
     successor_link: str | None
+    care: list[str]
+
+
+# Integrity flags that keep a value from being presented as plainly current: each travels with the number.
+CARE_FLAGS = ("cold", "thinking_on", "cache_hit", "few_samples", "high_variance")
+
+
+def care_reasons(fact: Mapping[str, Any]) -> list[str]:
+    """Why a fact's value needs care, one reason per integrity flag it carries (none: use it as it is)."""
+    flags = fact.get("flags") or []
+    out: list[str] = []
+    for flag in CARE_FLAGS:
+        if flag not in flags:
+            continue
+        if flag == "cold":
+            out.append("cold: measured right after a server restart or without warm-up, not the warm steady state")
+        elif flag == "thinking_on":
+            out.append("thinking_on: measured with thinking on (reasoning tokens included); not comparable with "
+                       "thinking off")
+        elif flag == "cache_hit":
+            out.append("cache_hit: may have hit a prompt cache, faster than a fresh request")
+        elif flag == "few_samples":
+            n = fact.get("n")
+            out.append(f"few_samples: rests on {'n=' + str(n) if n else 'an unknown number of'} sample"
+                       f"{'' if n == 1 else 's'}, too few to trust the value")
+        else:
+            cv = (fact.get("stats") or {}).get("cv")
+            out.append("high_variance: " + (f"CV {cv:.0%}, " if cv is not None else "")
+                       + "the value moves a lot between runs")
+    return out
 
 
 def page_name(fact_id: str) -> str:
@@ -313,6 +343,7 @@ def build(
             "todo": what_to_do(f, lv),
             "index_link": _rel(folder / "README.md", page.parent),
             "successor_link": _rel(folder / page_name(successor), page.parent) if successor else None,
+            "care": care_reasons(f),
         }
         pages.append(entry)
         files[page] = rendering.render("fact.md.j2", {"p": entry}, templates)
@@ -344,6 +375,7 @@ def build(
         "review": review,
         "corrections": open_corrections,
         "counts": sorted(counts.items()),
+        "care_flags": CARE_FLAGS,
         "decisions": [
             {"number": d["number"], "title": d["title"], "status": d["status"], "link": _rel(out / d["path"], folder)}
             for d in decisions
