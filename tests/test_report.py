@@ -168,13 +168,15 @@ def test_index_and_llms_txt(cli, project, registry):
     assert "[Stale facts](STALE.md)" in index
     llms = (project / "facts/llms.txt").read_text()
     assert llms.startswith("# factreg facts\n\n> ")
-    current = llms[llms.index("## Current facts") : llms.index("## Do not rely on")]
+    current = llms[llms.index("## Current facts") : llms.index("## Use with care")]
+    care = llms[llms.index("## Use with care") : llms.index("## Do not rely on")]
+    assert current == "## Current facts\n\n- none\n\n"  # every current fact here carries an integrity flag
     assert (
-        "- [day/27b/e2e](day/27b/e2e.md): e2e = 0.730 ± 0.216 s (n=3), measured 2026-10-26, fresh; "
-        "conditions: body_sha256="
-    ) in current
-    assert "thinking=off; flags: few_samples, high_variance" in current
-    assert "night/35b-a3b/ttft" not in current and "gamebox/a3b/decode" not in current
+        "- [day/27b/e2e](day/27b/e2e.md): e2e = 0.730 ± 0.216 s (n=3), measured 2026-10-26, fresh; use with care "
+        "because few_samples: rests on n=3 samples, too few to trust the value; high_variance: CV "
+    ) in care
+    assert "thinking=off\n" in care and "conditions: body_sha256=" in care
+    assert "night/35b-a3b/ttft" not in care and "gamebox/a3b/decode" not in current + care
     dont = llms[llms.index("## Do not rely on") : llms.index("## Open corrections")]
     assert "night/35b-a3b/e2e" in dont and "use day/35b-a3b/e2e" in dont
     open_ = llms[llms.index("## Open corrections") : llms.index("## Optional")]
