@@ -160,7 +160,7 @@ def test_fact_page_and_svg_chart(cli, project):
     assert len([e for e in one.iter() if (e.get("class") or "").startswith("point ")]) == 1
     assert len(one.findall(f".//{SVG}circle[@class='sample']")) == 3  # its three samples, each a dot
     note = next(e for e in one.iter(f"{SVG}text") if e.get("class") == "note")
-    assert note.text == "one measurement, 2026-10-26 14:10: 3 samples, each a dot"
+    assert note.text == "one measurement, 2026-10-26 14:05: 3 samples, each a dot"
 
 
 def test_index_and_llms_txt(cli, project, registry):
