@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import struct
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from tests import test_site_browser as browsing
 
 ROOT = Path(__file__).resolve().parents[1]
 PERCENT_CHANGE = re.compile(r"[+\-−]\s?\d+(\.\d+)?\s?%")
@@ -91,3 +96,78 @@ def test_llms_txt_lists_the_cold_fact_under_use_with_care(demo):
     assert "⚠ few_samples, cold" in row and "use with care" in row
     page = (demo / "facts/night/a3b-nothink/ttft.md").read_text(encoding="utf-8")
     assert "**Use with care:** cold: measured right after a server restart" in page
+
+
+CHARTS = ("daytime/35b-a3b/e2e", "skill/gamebox/a3b-decode", "night/a3b-nothink/ttft")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def history(demo: Path, fid: str) -> list[dict]:
+    import json
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "FACTREG_USER_DIR": str(demo.parent / "user")}
+    env.pop("FACTREG_DB", None)
+    r = subprocess.run([sys.executable, "-m", "factreg", "history", fid, "--json"], cwd=demo, capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def is_round_step(step: float) -> bool:
+    mantissa = step / 10 ** math.floor(math.log10(step) + 1e-9)
+    return any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5))
+
+
+@pytest.mark.parametrize("fid", CHARTS)
+def test_demo_charts_draw_every_sample_round_ticks_and_a_title(demo, fid):
+    root = ET.parse(demo / "facts" / f"{fid}.svg").getroot()
+    versions = history(demo, fid)
+    expected = sum(len(v["samples"]) + sum(len(r.get("samples") or []) for r in v["verifications"] if r["value"])
+                   for v in versions)
+    drawn = root.findall(f".//{SVG}circle[@class='sample']")
+    assert len(drawn) == expected
+    ticks = [float(e.text) for e in root.iter(f"{SVG}text") if "tick" in (e.get("class") or "")]
+    assert len(ticks) >= 3
+    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+    assert len(steps) == 1 and is_round_step(steps.pop())
+    heading = next(e for e in root.iter(f"{SVG}text") if e.get("class") == "heading")
+    assert heading.text == f"{fid} — {versions[-1]['metric']} ({versions[-1]['unit']})"
+    legend = root.find(f".//{SVG}g[@class='legend']")
+    assert legend is not None and "median, 95% interval" in "".join(legend.itertext())
+    dated = [e.text for e in root.iter(f"{SVG}text") if (e.text or "")[:4].isdigit() and "-" in (e.text or "")]
+    assert len(dated) == len(set(dated))  # never the same date at both ends
+
+
+def test_a_one_measurement_chart_shows_its_spread(demo):
+    root = ET.parse(demo / "facts/daytime/35b-a3b/e2e.svg").getroot()
+    dots = root.findall(f".//{SVG}circle[@class='sample']")
+    xs = sorted(float(d.get("cx")) for d in dots)
+    assert len(xs) == 3 and xs[-1] - xs[0] >= 60  # side by side, not one stack
+    note = next(e for e in root.iter(f"{SVG}text") if e.get("class") == "note")
+    assert note.text.startswith("one measurement, ") and "3 samples" in note.text
+    refuted = ET.parse(demo / "facts/skill/gamebox/a3b-decode.svg").getroot()
+    marks = [e for e in refuted.iter() if (e.get("class") or "").startswith("point verification")]
+    assert [e.get("class") for e in marks] == ["point verification refuted"]
+
+
+@pytest.fixture(scope="module")
+def chrome() -> str:
+    """The headless browser test_site_browser.py uses (a skip, or in CI a failure, without one)."""
+    import shutil
+
+    found = next((path for path in map(shutil.which, browsing.BROWSERS) if path), None)
+    if found is None:
+        pytest.skip("no headless browser: install Debian's chromium (`apt-get install -y chromium`)")
+    return found
+
+
+def test_demo_charts_render_in_a_real_browser(demo, chrome, tmp_path):
+    for fid in CHARTS:
+        shot = tmp_path / (fid.replace("/", "-") + ".png")
+        browsing.load(chrome, (demo / "facts" / f"{fid}.svg").as_uri(), tmp_path, f"--screenshot={shot}",
+             "--window-size=660,320")
+        head = shot.read_bytes()
+        assert head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) > 5000, fid
+        width, height = struct.unpack(">II", head[16:24])
+        assert (width, height) == (660, 320)
+        print(shot)

@@ -220,7 +220,7 @@ def history_points(history: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
 
 
 def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]], metric: str = "",
-          cited: float | None = None, cited_label: str = "") -> dict[str, Any]:
+          cited: float | None = None, cited_label: str = "", flags: Sequence[str] = ()) -> dict[str, Any]:
     """Chart geometry for `points` (`history_points`), in pixels: every sample as a faint dot, each point's median
     and interval, verifications by verdict, the value documents cite as a line, round (1-2-5) y ticks, a title
     and a legend. One measurement is drawn as its samples' spread (a strip) instead of a timeline."""
@@ -278,7 +278,7 @@ def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]], metric: 
         p = pts[0]
         when = p["at"][:16].replace("T", " ")
         k = len(p.get("samples") or [])
-        x_note = (f"one measurement, {when}: {k} sample{'' if k == 1 else 's'}, each a dot" if k
+        x_note = (f"one measurement, {when}: " + ("1 sample" if k == 1 else f"{k} samples, each a dot") if k
                   else f"one measurement, {when}: one value, its samples not recorded")
     else:
         x_note = ""
@@ -304,6 +304,8 @@ def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]], metric: 
         "verdicts": verdicts,
         "n_samples": n_samples,
         "legend_y": CHART_H - 12,
+        "care": "use with care: " + ", ".join(f for f in CARE_FLAGS if f in flags) if set(flags) & set(CARE_FLAGS)
+        else "",
     }
 
 
@@ -425,7 +427,8 @@ def build(
         svg = page.with_name(page.name[:-3] + ".svg")
         history = factmod.history(registry, f["id"])
         cited, cited_label = _cited(cites.get(f["id"], []), f)
-        geometry = chart(f["id"], f["unit"], history_points(history), f["metric"], cited, cited_label)
+        geometry = chart(f["id"], f["unit"], history_points(history), f["metric"], cited, cited_label,
+                         f.get("flags") or [])
         files[svg] = rendering.render("chart.svg.j2", {"chart": geometry}, templates)
         lv = last.get(f["id"])
         successor = f.get("superseded_by")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -66,23 +65,6 @@ def _csp_hash(text: str) -> Markup:
     return Markup("'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'")
 
 
-def _ticks(lo: float, hi: float, count: int = 4) -> list[float]:
-    """Round values between lo and hi for the y axis."""
-    span = hi - lo
-    if span <= 0 or not math.isfinite(span):
-        return [lo]
-    raw = span / count
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step) * step
-    out = []
-    k = 0
-    while first + k * step <= hi + step * 1e-9 and k <= count * 3:
-        out.append(round(first + k * step, 12))
-        k += 1
-    return out
-
-
 def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None]) -> dict[str, Any]:
     """The chart of a series, in pixels: each point (value, its ± spread as an interval, its samples), the level
     of each segment between change points (median and interval), the change points, the recorded value."""
@@ -94,8 +76,8 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
     for c in found:
         values += [c.before.ci_low, c.before.ci_high, c.after.ci_low, c.after.ci_high]
     lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
-    pad = (hi - lo) * 0.08 if hi > lo else (abs(hi) * 0.1 or 1.0)
-    lo, hi = lo - pad, hi + pad
+    ticks = report.nice_ticks(lo, hi)  # round 1-2-5 steps, as the Markdown report's charts
+    lo, hi = ticks[0], ticks[-1]
     plot_w, plot_h = CHART_W - PAD_L - PAD_R, CHART_H - PAD_T - PAD_B
     t0, t1 = (min(times), max(times)) if times else (0.0, 0.0)
 
@@ -154,7 +136,7 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
         "levels": levels,
         "changes": changes,
         "recorded": y(s.value),
-        "ticks": [{"y": y(v), "label": fmt.num(v)} for v in _ticks(lo, hi)],
+        "ticks": [{"y": y(v), "label": report.tick_label(v, ticks)} for v in ticks],
         "first": s.points[0].at[:10] if s.points else "",
         "last": s.points[-1].at[:10] if s.points else "",
         "unit": s.unit,
