@@ -171,3 +171,27 @@ def test_demo_charts_render_in_a_real_browser(demo, chrome, tmp_path):
         width, height = struct.unpack(">II", head[16:24])
         assert (width, height) == (660, 320)
         print(shot)
+
+
+def test_a_marker_may_show_the_flags_next_to_the_value(registry, cli, tmp_path):
+    from factreg.docs import markers
+    from tests.docs_support import record
+
+    cold = record(registry, "night/a3b/ttft", 0.13, metric="ttft", n=1, machine="gamebox", warm="false")
+    assert {"cold", "few_samples"} <= set(cold["flags"])
+    record(registry, "gamebox/a3b/tg32", 11.9, 0.4, n=30, machine="gamebox")
+    doc = tmp_path / "docs" / "voice.md"
+    doc.parent.mkdir()
+    doc.write_text("First token <!-- fact: night/a3b/ttft flags -->0.5 s<!-- /fact -->, plain "
+                   "<!-- fact: night/a3b/ttft -->0.5 s<!-- /fact -->, decode "
+                   "<!-- fact: gamebox/a3b/tg32 flags asof -->x<!-- /fact -->.\n", encoding="utf-8")
+    found, problems = markers.parse(doc.read_text(encoding="utf-8"))
+    assert problems == [] and [m.flags for m in found] == [True, False, True]
+    assert cli("docs", "sync", str(doc.parent)).exit_code == 0
+    text = doc.read_text(encoding="utf-8")
+    assert "<!-- fact: night/a3b/ttft flags -->0.130 s (use with care: cold, few_samples)<!-- /fact -->" in text
+    assert "<!-- fact: night/a3b/ttft -->0.130 s<!-- /fact -->" in text
+    assert "-->11.9 ± 0.4 tok/s (as of " in text and "use with care" not in text.split("decode", 1)[1]
+    assert cli("docs", "check", str(doc.parent)).exit_code == 0
+    bad, problems = markers.parse("<!-- fact: a/b flag -->x<!-- /fact -->")
+    assert bad == [] and "known: format, asof, flags" in problems[0].message

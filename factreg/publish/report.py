@@ -85,7 +85,7 @@ class Page(TypedDict):
 
 
 # Integrity flags that keep a value from being presented as plainly current: each travels with the number.
-CARE_FLAGS = ("cold", "thinking_on", "cache_hit", "few_samples", "high_variance")
+CARE_FLAGS = display.CARE_FLAGS
 
 
 def care_reasons(fact: Mapping[str, Any]) -> list[str]:
