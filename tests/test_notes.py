@@ -195,3 +195,16 @@ def test_a_marker_may_show_the_flags_next_to_the_value(registry, cli, tmp_path):
     assert cli("docs", "check", str(doc.parent)).exit_code == 0
     bad, problems = markers.parse("<!-- fact: a/b flag -->x<!-- /fact -->")
     assert bad == [] and "known: format, asof, flags" in problems[0].message
+
+
+def test_the_html_fact_page_says_use_with_care(demo, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "FACTREG_USER_DIR": str(demo.parent / "user")}
+    env.pop("FACTREG_DB", None)
+    out = tmp_path / "site"
+    r = subprocess.run([sys.executable, "-m", "factreg", "report", "--html", "--out", str(out)], cwd=demo,
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    page = (out / "night/a3b-nothink/ttft.html").read_text(encoding="utf-8")
+    assert '<p class="care"><strong>Use with care:</strong> cold: measured right after a server restart' in page
+    plain = (out / "night/27b-gateway/ttft.html").read_text(encoding="utf-8")
+    assert "cold:" not in plain

@@ -234,6 +234,7 @@ def build(
             "changes": changes,
             "last_change": changes[-1]["summary"] if changes else None,
             "last_change_short": _short_change(changes[-1]) if changes else None,
+            "care": report.care_reasons(f),
         }
         entries.append(entry)
         versions = [
