@@ -208,3 +208,58 @@ def test_the_html_fact_page_says_use_with_care(demo, tmp_path):
     assert '<p class="care"><strong>Use with care:</strong> cold: measured right after a server restart' in page
     plain = (out / "night/27b-gateway/ttft.html").read_text(encoding="utf-8")
     assert "cold:" not in plain
+
+
+@pytest.fixture
+def project_in(tmp_path: Path, registry, monkeypatch):  # type: ignore[no-untyped-def]
+    """A docs repository with a .factreg project (its config given by the test), the case study's facts and a
+    decision relying on the 02:30 e2e."""
+    from tests.decisions_support import git, init_repo, seed
+
+    def make(config: str) -> Path:
+        repo = init_repo(tmp_path / "proj")
+        (repo / ".factreg").mkdir()
+        (repo / ".factreg/config.toml").write_text(config, encoding="utf-8")
+        (repo / "docs").mkdir()
+        (repo / "docs/voice.md").write_text("e2e <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact -->\n")
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", "docs")
+        monkeypatch.chdir(repo)
+        seed(registry)
+        return repo
+
+    return make
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_notes_reports_and_decisions_in_english_and_korean(cli, project_in, lang):
+    repo = project_in('[docs]\nroots = ["docs"]\n' + ('[report]\nlang = "ko"\n' if lang == "ko" else ""))
+    assert cli("decision", "add", "Voice front end → 35B-A3B", "--cites", "night/35b-a3b/e2e").exit_code == 0
+    r = cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--cause", "cold, toy body", "--json")
+    assert r.exit_code == 0, r.stderr
+    text = Path(r.json()["note"]).read_text(encoding="utf-8")
+    assert cli("report").exit_code == 0
+    stale = (repo / "facts/STALE.md").read_text(encoding="utf-8")
+    decision = next((repo / "decisions").glob("0001-*.md")).read_text(encoding="utf-8")
+    if lang == "ko":
+        assert "# 정정: `night/35b-a3b/e2e`" in text and "## 가능한 원인" in text and "판단 근거:" in text
+        first = opening(text)
+        assert "`night/35b-a3b/e2e`는 e2e = 1.07 s라고 했지만" in first and "112% 높음 (2.1배 느림)" in first
+        assert "가장 근거가 있는 원인: 콜드 서버" in first
+        assert "# 오래된 사실" in stale and "- 할 일: " in stale
+        assert "## 근거로 삼은 사실" in decision and "> **검토 필요**:" in decision
+        assert "Probable causes" not in text and "Facts relied on" not in decision
+    else:
+        assert "# Correction: `night/35b-a3b/e2e`" in text and "## Probable causes" in text
+        assert "112% higher (2.1× slower)" in opening(text) and "Best supported causes: cold server; another request body" in opening(text)
+        assert "# Stale facts" in stale and "## Facts relied on" in decision
+        assert "정정" not in text and "근거" not in decision
+    front = decision.split("---\n\n#", 1)[0]  # the front matter is the same in both languages
+    assert "factreg-number: 1" in front and "factreg-needs-review:" in front
+
+
+def test_an_unknown_language_is_one_error_line(cli, project_in):
+    project_in('[report]\nlang = "xx"\n')
+    r = cli("report")
+    assert r.exit_code != 0 and "language 'xx' is not one of: en, ko" in r.stderr
+    assert "Traceback" not in r.stderr

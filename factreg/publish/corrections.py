@@ -278,17 +278,19 @@ def note_data(
     out: Path,
     note_path: Path,
     compared: Mapping[str, FactData] | None = None,
+    lang: str = "en",
 ) -> dict[str, Any]:
     """Step 3a: what the correction note shows, as plain data (`decisions` with their status after it).
 
     `compared`: the facts that ratio facts among old and new compare (`comparison_facts`), by id."""
     folder = note_path.parent
-    ranked = ranked_causes(old, new, cause, compared)
-    opening = summary(old, new, ranked, compared)
+    ranked = ranked_causes(old, new, cause, compared, lang)
+    opening = summary(old, new, ranked, compared, lang)
     shown_old, shown_new = display.fields(old, NOTE_FIELDS), display.fields(new, NOTE_FIELDS)
     shown_old["ci95"], shown_new["ci95"] = interval_of(old), interval_of(new)
     return {
         "date": date,
+        "lang": lang,
         "summary": opening["text"],
         "comparisons": {"old": opening["old"], "new": opening["new"]},
         "old": shown_old,
@@ -319,7 +321,8 @@ def render_note(data: Mapping[str, Any], old_id: str, version: int, templates: P
     """Step 3b: the correction note's text (with the marker that ties the file to `old_id` v`version`)."""
     from factreg.publish import render as rendering
 
-    return _with_marker(rendering.render("correction.md.j2", {"c": data}, templates), old_id, version)
+    return _with_marker(rendering.render("correction.md.j2", {"c": data}, templates, data.get("lang")), old_id,
+                        version)
 
 
 def _supersede_in(conn: Connection, old_id: str, new_id: str, reason: str) -> None:
@@ -566,6 +569,7 @@ def correct(
     date: str | None = None,
     sync_docs: bool = True,
     commit: bool = False,
+    lang: str | None = None,
 ) -> dict[str, Any]:
     """Supersede `old_id` by a fact (or by a verification recorded as a new fact), write the correction note,
     re-render the decisions citing it, sync the docs and, with `commit`, commit those files. Return what was
@@ -578,9 +582,11 @@ def correct(
     running the same command again: it finds its correction recorded and writes and commits what is missing
     (it changes nothing once everything is there)."""
     from factreg.publish import decisions as decmod
+    from factreg.publish import render as rendering
     from factreg.secrets import redact
 
     config = settings.file_config
+    lang = rendering.check_lang(lang or settings.get("report.lang"))  # English unless `[report] lang` says
     out = Path(out) if out is not None else Path(settings.root)
     cause = None if cause is None else redact(cause)
     if commit:
@@ -603,7 +609,7 @@ def correct(
     planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
     compared = comparison_facts(registry, config, old, rep.new)
     data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path,
-                     compared)
+                     compared, lang)
     note_text: str | None = render_note(data, old_id, old["version"], templates)
     if resumed is not None and _note_is_for(note_path, old_id, old["version"]):
         note_text = None  # written by the interrupted run, with the documents it cited then: kept as it is
@@ -618,12 +624,12 @@ def correct(
         after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
         decisions = [after[d["number"]] for d in found.decisions]
         recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path,
-                             compared)
+                             compared, lang)
         if note_text is not None and recorded != data:
             data, note_text = recorded, render_note(recorded, old_id, old["version"], templates)
         # Decisions citing the old fact now say `needs review`: render their files, and the synced documents, in
         # memory before writing any file.
-        decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
+        decision_texts = {out / d["path"]: decmod.render(d, templates, lang) for d in decisions}
         synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
                               if sync_docs and found.roots else ({}, {}))
         message = f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}" if commit else None
@@ -697,6 +703,65 @@ CONDITION_NAMES: dict[str, str] = {
     "body_sha256": "request body",
 }
 TIME_UNITS = ("s", "ms", "us", "µs", "min")
+
+
+# The Korean of every sentence a note writes itself (`say`): English format string → Korean format string.
+KO: dict[str, str] = {
+    "faster": "빠름", "slower": "느림", "higher": "높음", "lower": "낮음", "different": "다름",
+    "{subject} is {factor}× {word} than {other}": "{subject}: {other}보다 {factor}배 {word}",
+    "95% interval {lo}–{hi}{unit}": "95% 구간 {lo}–{hi}{unit}",
+    "95% interval {lo}–{hi}× {word}": "95% 구간 {lo}–{hi}배 {word}",
+    "95% interval {lo}–{hi}× (either way)": "95% 구간 {lo}–{hi}× (방향 불확실)",
+    "no interval recorded": "구간 기록 없음",
+    "not in the registry": "레지스트리에 없음",
+    "Claimed{said}: {sentence} — {metric} of {subject} ({subject_setting}) against {other} ({other_setting}); "
+    "{interval}.": "주장{said}: {sentence} — {metric}, {subject} ({subject_setting}) 대 {other} ({other_setting}); "
+    "{interval}.",
+    "Holds now: {sentence} — {metric} of {subject} ({subject_setting}) against {other} ({other_setting}); "
+    "{interval}{n}.": "현재 사실: {sentence} — {metric}, {subject} ({subject_setting}) 대 {other} ({other_setting}); "
+    "{interval}{n}.",
+    "From {a} to {b}{turn}; the two ratios compare different things, so no percent change between them is given.":
+    "{a}에서 {b}(으)로{turn}; 두 비율은 서로 다른 것을 비교하므로 둘 사이의 변화율(%)은 제시하지 않습니다.",
+    " — the direction is reversed": " — 방향이 반대로 바뀌었습니다",
+    "`{old}` said {metric} = {old_text}; measured now (`{new}`) it is {new_text} ({interval}, n={n}).":
+    "`{old}`는 {metric} = {old_text}라고 했지만, 지금 측정(`{new}`)으로는 {new_text}입니다 ({interval}, n={n}).",
+    "That is {pct} {how} ({factor}× {word}).": "{pct} {how} ({factor}배 {word}).",
+    "That is {pct} {how} ({factor}× {word}), and the old value lies outside the new interval.":
+    "{pct} {how} ({factor}배 {word})이며, 이전 값은 새 구간 밖에 있습니다.",
+    "Best supported cause: {causes}.": "가장 근거가 있는 원인: {causes}.",
+    "Best supported causes: {causes}.": "가장 근거가 있는 원인: {causes}.",
+    "stated when the fact was corrected": "정정할 때 밝힌 원인",
+    "another request body": "다른 요청 본문",
+    "thinking {a} → {b} (old value measured with thinking on)": "thinking {a} → {b} (이전 값은 thinking 켠 상태에서 측정)",
+    "thinking {a} → {b}": "thinking {a} → {b}",
+    "cold vs warm server": "콜드 대 웜 서버",
+    "warm vs cold server": "웜 대 콜드 서버",
+    "another build ({a} → {b})": "다른 빌드 ({a} → {b})",
+    "{key} differs ({a} → {b})": "{key} 다름 ({a} → {b})",
+    "cold server": "콜드 서버",
+    "old value measured with thinking on": "이전 값은 thinking 켠 상태에서 측정",
+    "old value may have hit a prompt cache": "이전 값은 프롬프트 캐시를 탔을 수 있음",
+    "the new value was measured cold": "새 값은 콜드 상태에서 측정됨",
+    "the old value recorded no conditions for {names}: cannot be compared":
+    "이전 값은 {names} 조건을 기록하지 않아 비교할 수 없음",
+    "the new value does not record {names}: not compared": "새 값은 {names}을(를) 기록하지 않아 비교하지 않음",
+    "old value rests on few samples": "이전 값은 표본이 적음",
+    "old value had high variance": "이전 값은 분산이 큼",
+    "another metric: the old comparison used {a}, the new one {b}": "다른 지표: 이전 비교는 {a}, 새 비교는 {b}",
+    "the old comparison mixed thinking on and off": "이전 비교는 thinking 켬과 끔을 섞음",
+    "the old comparison set a cold server against a warm one": "이전 비교는 콜드 서버를 웜 서버와 비교함",
+    "the old comparison used two request bodies": "이전 비교는 서로 다른 요청 본문을 사용함",
+    "the old comparison rests on few samples": "이전 비교는 표본이 적음",
+    "the old ratio recorded no conditions: its two sides cannot be checked":
+    "이전 비율은 조건을 기록하지 않아 양쪽을 확인할 수 없음",
+    "other models compared": "다른 모델을 비교함",
+}
+
+
+def say(lang: str, text: str, **kw: Any) -> str:
+    """`text` (a format string) in `lang`, filled with `kw`."""
+    chosen = KO.get(text, text) if lang == "ko" else text
+    return chosen.format(**kw) if kw else chosen
 
 
 def _rank(key: str) -> int:
@@ -791,14 +856,15 @@ def _setting(fact: Mapping[str, Any]) -> str:
     return (", ".join(bits) + ": " if bits else "") + display.text(fact)
 
 
-def _interval_text(ci: Sequence[float] | None, unit: str) -> str:
+def _interval_text(ci: Sequence[float] | None, unit: str, lang: str = "en") -> str:
     if not ci:
-        return "no interval recorded"
+        return say(lang, "no interval recorded")
     u = unit if unit in ("×", "%") else f" {unit}" if unit and unit != "bool" else ""
-    return f"95% interval {fmt.num(ci[0])}–{fmt.num(ci[1])}{u}"
+    return say(lang, "95% interval {lo}–{hi}{unit}", lo=fmt.num(ci[0]), hi=fmt.num(ci[1]), unit=u)
 
 
-def comparison(fact: Mapping[str, Any], facts: Mapping[str, FactData], subject_model: str | None) -> dict[str, Any] | None:
+def comparison(fact: Mapping[str, Any], facts: Mapping[str, FactData], subject_model: str | None,
+               lang: str = "en") -> dict[str, Any] | None:
     """A ratio fact read as a comparison: both sides (metric, model, conditions, values), the ratio said from the
     side of `subject_model` when it is one of them, with a direction word and the interval turned the same way."""
     pair = sides_of(fact)
@@ -821,22 +887,24 @@ def comparison(fact: Mapping[str, Any], facts: Mapping[str, FactData], subject_m
     if ci and ci[0] > 0:
         if (ci[0] >= 1) == (ci[1] >= 1):
             ends = sorted(x if x >= 1 else 1 / x for x in ci)
-            shown_ci = f"95% interval {fmt.num(ends[0])}–{fmt.num(ends[1])}× {word}"
+            shown_ci = say(lang, "95% interval {lo}–{hi}× {word}", lo=fmt.num(ends[0]), hi=fmt.num(ends[1]),
+                           word=say(lang, word))
         else:
-            shown_ci = f"95% interval {fmt.num(ci[0])}–{fmt.num(ci[1])}× (either way)"
+            shown_ci = say(lang, "95% interval {lo}–{hi}× (either way)", lo=fmt.num(ci[0]), hi=fmt.num(ci[1]))
     return {
         "metric": metric,
         "subject": _who(subj, subj_id),
         "other": _who(other, other_id),
         "subject_id": subj_id,
         "other_id": other_id,
-        "subject_setting": _setting(subj) if subj else "not in the registry",
-        "other_setting": _setting(other) if other else "not in the registry",
+        "subject_setting": _setting(subj) if subj else say(lang, "not in the registry"),
+        "other_setting": _setting(other) if other else say(lang, "not in the registry"),
         "factor": factor,
         "word": word,
-        "interval": shown_ci or "no interval recorded",
+        "interval": shown_ci or say(lang, "no interval recorded"),
         "n": fact.get("n"),
-        "sentence": f"{_who(subj, subj_id)} is {factor}× {word} than {_who(other, other_id)}",
+        "sentence": say(lang, "{subject} is {factor}× {word} than {other}", subject=_who(subj, subj_id),
+                        factor=factor, word=say(lang, word), other=_who(other, other_id)),
         "facts": (subj, other),
     }
 
@@ -861,15 +929,15 @@ def _unrecorded(diff: Mapping[str, Sequence[Any]], side: int) -> list[str]:
 
 
 def ranked_causes(old: Mapping[str, Any], new: Mapping[str, Any], cause: str | None = None,
-                  facts: Mapping[str, FactData] | None = None) -> list[dict[str, Any]]:
+                  facts: Mapping[str, FactData] | None = None, lang: str = "en") -> list[dict[str, Any]]:
     """Why the old value probably differed, most likely first: each {text, evidence, rank}. Conditions known to
     move the metric most come first (thinking, cold/warm, request body, model, build, offload/threads, hardware),
     then the others, then the statistics; the conditions one side never recorded make a single line."""
     out: list[dict[str, Any]] = []
     facts = facts or {}
 
-    def add(rank: int, text: str, evidence: str = "") -> None:
-        out.append({"rank": rank, "text": text, "evidence": evidence})
+    def add(rank: int, text: str, evidence: str = "", **kw: Any) -> None:
+        out.append({"rank": rank, "text": say(lang, text, **kw), "evidence": evidence})
 
     old_pair, new_pair = sides_of(old), sides_of(new)
     if old_pair and new_pair:
@@ -878,7 +946,8 @@ def ranked_causes(old: Mapping[str, Any], new: Mapping[str, Any], cause: str | N
         _value_causes(old, new, add)
     out.sort(key=lambda c: c["rank"])
     if cause:
-        out.insert(0, {"rank": -1, "text": " ".join(cause.split()), "evidence": "stated when the fact was corrected"})
+        out.insert(0, {"rank": -1, "text": " ".join(cause.split()),
+                       "evidence": say(lang, "stated when the fact was corrected")})
     return out
 
 
@@ -892,16 +961,16 @@ def _value_causes(old: Mapping[str, Any], new: Mapping[str, Any], add: Callable[
         if key == "body_sha256":
             add(_rank(key), "another request body", f"sha256 {_short(a)} → {_short(b)}")
         elif key == "thinking":
-            add(_rank(key), f"thinking {a} → {b}" + (" (old value measured with thinking on)" if _on(a) else ""),
-                "recorded in both facts' conditions")
+            add(_rank(key), "thinking {a} → {b} (old value measured with thinking on)" if _on(a)
+                else "thinking {a} → {b}", "recorded in both facts' conditions", a=a, b=b)
         elif key == "warm":
             uptime = info.get("uptime_s")
             after = f"; old value {fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime) else ""
             add(_rank(key), "cold vs warm server" if not _on(a) else "warm vs cold server", f"warm {a} → {b}{after}")
         elif key in BUILD_KEYS:
-            add(_rank(key), f"another build ({a} → {b})", "recorded in both facts' conditions")
+            add(_rank(key), "another build ({a} → {b})", "recorded in both facts' conditions", a=a, b=b)
         else:
-            add(_rank(key), f"{key} differs ({a} → {b})", "recorded in both facts' conditions")
+            add(_rank(key), "{key} differs ({a} → {b})", "recorded in both facts' conditions", key=key, a=a, b=b)
     if "cold" in flags and "warm" not in diff:
         uptime = info.get("uptime_s")
         when = (f"{fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime)
@@ -915,11 +984,12 @@ def _value_causes(old: Mapping[str, Any], new: Mapping[str, Any], add: Callable[
         add(_rank("cold"), "the new value was measured cold", "flag cold on the new fact")
     missing = _unrecorded(diff, 0)
     if missing:
-        add(OTHER_RANK, f"the old value recorded no conditions for {', '.join(missing)}: cannot be compared",
-            f"`{old['id']}` records only {', '.join(sorted(old['conditions']['identity'])) or 'nothing'}")
+        recorded = ", ".join(sorted(old["conditions"]["identity"])) or "nothing"
+        add(OTHER_RANK, "the old value recorded no conditions for {names}: cannot be compared",
+            f"`{old['id']}` records only {recorded}", names=", ".join(missing))
     gone = _unrecorded(diff, 1)
     if gone:
-        add(OTHER_RANK, f"the new value does not record {', '.join(gone)}: not compared", "")
+        add(OTHER_RANK, "the new value does not record {names}: not compared", "", names=", ".join(gone))
     if "few_samples" in flags:
         n = old.get("n")
         add(STATS_RANK, "old value rests on few samples", f"n={n if n else 'unknown'}")
@@ -939,8 +1009,9 @@ def _comparison_causes(old: Mapping[str, Any], new: Mapping[str, Any], old_pair:
     old_metric = old_side.get("metric")
     new_metric = new_side.get("metric") or new["conditions"]["identity"].get("of_metric")
     if old_metric and new_metric and old_metric != new_metric:
-        add(_rank("metric"), f"another metric: the old comparison used {old_metric}, the new one {new_metric}",
-            f"`{old_pair[0]}`, `{old_pair[1]}` are {old_metric}; `{new_pair[0]}`, `{new_pair[1]}` are {new_metric}")
+        add(_rank("metric"), "another metric: the old comparison used {a}, the new one {b}",
+            f"`{old_pair[0]}`, `{old_pair[1]}` are {old_metric}; `{new_pair[0]}`, `{new_pair[1]}` are {new_metric}",
+            a=old_metric, b=new_metric)
     if o_num is not None and o_den is not None:
         a_cond = {**o_num["conditions"]["info"], **o_num["conditions"]["identity"]}
         b_cond = {**o_den["conditions"]["info"], **o_den["conditions"]["identity"]}
@@ -1004,52 +1075,55 @@ def deciding_evidence(old: Mapping[str, Any], new: Mapping[str, Any], verificati
 
 
 def summary(old: Mapping[str, Any], new: Mapping[str, Any], causes: Sequence[Mapping[str, Any]],
-            facts: Mapping[str, FactData] | None = None) -> dict[str, Any]:
+            facts: Mapping[str, FactData] | None = None, lang: str = "en") -> dict[str, Any]:
     """The note's opening: what was claimed, what holds now, by how much and which way, and the one or two best
     supported causes; `comparable` is False when the two values compare different things (no percent change)."""
     facts = facts or {}
     sentences: list[str] = []
     shared = _common_model(old, new, facts)
-    old_cmp, new_cmp = comparison(old, facts, shared), comparison(new, facts, shared)
+    old_cmp, new_cmp = comparison(old, facts, shared, lang), comparison(new, facts, shared, lang)
     comparable = True
     if old_cmp and new_cmp:
         claim = str(old["conditions"]["info"].get("claim") or "")
-        said = f" (“{claim}”)" if claim else ""
-        sentences.append(
-            f"Claimed{said}: {old_cmp['sentence']} — {old_cmp['metric']} of {old_cmp['subject']} "
-            f"({old_cmp['subject_setting']}) against {old_cmp['other']} ({old_cmp['other_setting']}); "
-            f"{old_cmp['interval']}.")
-        sentences.append(
-            f"Holds now: {new_cmp['sentence']} — {new_cmp['metric']} of {new_cmp['subject']} "
-            f"({new_cmp['subject_setting']}) against {new_cmp['other']} ({new_cmp['other_setting']}); "
-            f"{new_cmp['interval']}{', n=' + str(new_cmp['n']) if new_cmp['n'] else ''}.")
+        sides = {"metric", "subject", "subject_setting", "other", "other_setting", "interval", "sentence"}
+        sentences.append(say(
+            lang, "Claimed{said}: {sentence} — {metric} of {subject} ({subject_setting}) against {other} "
+            "({other_setting}); {interval}.", said=f" (“{claim}”)" if claim else "",
+            **{k: v for k, v in old_cmp.items() if k in sides}))
+        sentences.append(say(
+            lang, "Holds now: {sentence} — {metric} of {subject} ({subject_setting}) against {other} "
+            "({other_setting}); {interval}{n}.", n=f", n={new_cmp['n']}" if new_cmp["n"] else "",
+            **{k: v for k, v in new_cmp.items() if k in sides}))
         same = (old_cmp["metric"], old_cmp["subject"], old_cmp["other"]) == \
             (new_cmp["metric"], new_cmp["subject"], new_cmp["other"])
         comparable = same
-        turn = " — the direction is reversed" if old_cmp["word"] != new_cmp["word"] else ""
+        turn = say(lang, " — the direction is reversed") if old_cmp["word"] != new_cmp["word"] else ""
         if not same:
-            sentences.append(
-                f"From {old_cmp['factor']}× {old_cmp['word']} to {new_cmp['factor']}× {new_cmp['word']}{turn}; the "
-                "two ratios compare different things, so no percent change between them is given.")
+            times = "배 " if lang == "ko" else "× "
+            sentences.append(say(
+                lang, "From {a} to {b}{turn}; the two ratios compare different things, so no percent change between "
+                "them is given.", a=old_cmp["factor"] + times + say(lang, old_cmp["word"]),
+                b=new_cmp["factor"] + times + say(lang, new_cmp["word"]), turn=turn))
     else:
         ci = interval_of(new)
         unit = str(new.get("unit") or "")
-        sentences.append(
-            f"`{old['id']}` said {old['metric']} = {display.text(old)}; measured now (`{new['id']}`) it is "
-            f"{display.text(new)} ({_interval_text(ci, unit)}, n={new.get('n') or 'unknown'}).")
+        sentences.append(say(
+            lang, "`{old}` said {metric} = {old_text}; measured now (`{new}`) it is {new_text} ({interval}, n={n}).",
+            old=old["id"], metric=old["metric"], old_text=display.text(old), new=new["id"],
+            new_text=display.text(new), interval=_interval_text(ci, unit, lang), n=new.get("n") or "unknown"))
         if old.get("value") and new.get("value") is not None:
             rel = (new["value"] - old["value"]) / abs(old["value"])
             factor, word = relation(new["value"] / old["value"], _lower_is_better(new)) \
                 if new["value"] / old["value"] > 0 else ("?", "different")
-            how = "higher" if rel > 0 else "lower"
             outside = ci is not None and not ci[0] <= old["value"] <= ci[1]
-            sentences.append(
-                f"That is {abs(rel):.0%} {how} ({factor}× {word})"
-                + (", and the old value lies outside the new interval." if outside else "."))
+            sentences.append(say(
+                lang, "That is {pct} {how} ({factor}× {word}), and the old value lies outside the new interval."
+                if outside else "That is {pct} {how} ({factor}× {word}).", pct=f"{abs(rel):.0%}",
+                how=say(lang, "higher" if rel > 0 else "lower"), factor=factor, word=say(lang, word)))
     best = [c for c in causes if c["rank"] >= 0][:2]
     if best:
-        sentences.append("Best supported cause" + ("s: " if len(best) > 1 else ": ")
-                         + "; ".join(c["text"] for c in best) + ".")
+        sentences.append(say(lang, "Best supported causes: {causes}." if len(best) > 1
+                             else "Best supported cause: {causes}.", causes="; ".join(c["text"] for c in best)))
     return {"text": " ".join(sentences), "comparable": comparable,
             "old": _strip(old_cmp), "new": _strip(new_cmp)}
 

@@ -618,11 +618,11 @@ def citing(decisions: Iterable[DecisionData], fact_id: str) -> list[DecisionData
     return [d for d in decisions if any(c["id"] == fact_id for c in d["cites"])]
 
 
-def render(decision: DecisionData, templates: Path | str | None = None) -> str:
-    """The MADR-compatible Markdown of one decision."""
+def render(decision: DecisionData, templates: Path | str | None = None, lang: str | None = None) -> str:
+    """The MADR-compatible Markdown of one decision (in `lang`: English by default, or Korean)."""
     from factreg.publish import render as rendering
 
-    return rendering.render("decision.md.j2", {"d": decision}, templates)
+    return rendering.render("decision.md.j2", {"d": decision}, templates, lang)
 
 
 def write_files(

@@ -374,13 +374,16 @@ def _citations(settings: Settings) -> dict[str, list[Citation]]:
 
 
 def build(
-    registry: Registry, settings: Settings, out: Path | None = None, templates: Path | str | None = None
+    registry: Registry, settings: Settings, out: Path | None = None, templates: Path | str | None = None,
+    lang: str | None = None,
 ) -> dict[Path, str]:
-    """Render every report file: path → text. Also renders the decision files (their status can change)."""
+    """Render every report file: path → text. Also renders the decision files (their status can change).
+    `lang` (else `[report] lang`, else English) chooses the language of STALE.md and the decision files."""
     from factreg.publish import render as rendering
     from factreg.registry import facts as factmod
 
     config = settings.file_config
+    lang = rendering.check_lang(lang or settings.get("report.lang"))
     out = Path(out) if out is not None else Path(settings.root)
     folder = out / FOLDER
     facts = factmod.list_facts(registry, config)
@@ -483,11 +486,11 @@ def build(
             for d in decisions
         ],
     }
-    files[folder / "STALE.md"] = rendering.render("stale.md.j2", common, templates)
+    files[folder / "STALE.md"] = rendering.render("stale.md.j2", common, templates, lang)
     files[folder / "README.md"] = rendering.render("index.md.j2", common, templates)
     files[folder / "llms.txt"] = rendering.render("llms.txt.j2", common, templates)
     for d in decisions:
-        files[out / d["path"]] = decmod.render(d, templates)
+        files[out / d["path"]] = decmod.render(d, templates, lang)
     return files
 
 
@@ -550,12 +553,13 @@ def write(
     out: Path | None = None,
     templates: Path | str | None = None,
     do_commit: bool = False,
+    lang: str | None = None,
 ) -> dict[str, Any]:
     """Render and write the reports (only files that changed); with `do_commit`, commit exactly them."""
     from factreg.publish import writer as publish
 
     out = Path(out) if out is not None else Path(settings.root)
-    files = build(registry, settings, out, templates)
+    files = build(registry, settings, out, templates, lang)
     files = {**claim(out / FOLDER, files), **files}  # the manifest first: a kill after it leaves no unlisted page
     changed, sha = publish.write_and_commit(
         files, "factreg report: stale facts, fact pages, index", do_commit, root=out
