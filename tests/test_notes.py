@@ -263,3 +263,16 @@ def test_an_unknown_language_is_one_error_line(cli, project_in):
     r = cli("report")
     assert r.exit_code != 0 and "language 'xx' is not one of: en, ko" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_lang_option_overrides_the_config(cli, project_in):
+    repo = project_in('[docs]\nroots = ["docs"]\n[report]\nlang = "ko"\n')
+    r = cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--lang", "en", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert Path(r.json()["note"]).read_text(encoding="utf-8").split("\n")[1] == "# Correction: `night/35b-a3b/e2e`"
+    assert cli("report", "--lang", "en").exit_code == 0
+    assert "# Stale facts" in (repo / "facts/STALE.md").read_text(encoding="utf-8")
+    assert cli("report").exit_code == 0
+    assert "# 오래된 사실" in (repo / "facts/STALE.md").read_text(encoding="utf-8")
+    bad = cli("report", "--lang", "fr")
+    assert bad.exit_code != 0 and bad.stderr.strip().splitlines() == ["Error: language 'fr' is not one of: en, ko"]

@@ -640,5 +640,6 @@ def write_files(
     items = list(decisions) if decisions is not None else _load(registry, config, numbers)
     if numbers is not None:
         items = [d for d in items if d["number"] in set(numbers)]
-    texts = {Path(out) / d["path"]: render(d, templates) for d in items}  # render all before writing any
+    lang = ((config or {}).get("report") or {}).get("lang")  # `[report] lang`, as `report` renders them
+    texts = {Path(out) / d["path"]: render(d, templates, lang) for d in items}  # render all before writing any
     return texts, writer.write(texts, Path(out))
