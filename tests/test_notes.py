@@ -78,7 +78,8 @@ def test_the_skill_note_collapses_unrecorded_conditions_into_one_line(demo):
     assert len(unrecorded) == 1
     for name in ("build", "GPU", "model type", "offload"):
         assert name in unrecorded[0]
-    assert "Decided by: `gamebox/35b-a3b/tg32` 11.9 ± 7.2 tok/s, 95% interval 2.96–20.8 tok/s, n=5" in text
+    assert "Decided by: verification 1 (refuted, p = 0.0075, n=5, 2026-10-26)" in text  # the refuting one, quoted
+    assert "`gamebox/35b-a3b/tg32` 11.9 ± 7.2 tok/s, 95% interval 2.96–20.8 tok/s, n=5" in text
 
 
 def test_llms_txt_lists_the_cold_fact_under_use_with_care(demo):

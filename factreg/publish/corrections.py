@@ -279,6 +279,7 @@ def note_data(
     note_path: Path,
     compared: Mapping[str, FactData] | None = None,
     lang: str = "en",
+    decided_by: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Step 3a: what the correction note shows, as plain data (`decisions` with their status after it).
 
@@ -304,7 +305,7 @@ def note_data(
             "message": verification["message"],
         },
         "change": _change(old, new) if opening["comparable"] else None,
-        "evidence": deciding_evidence(old, new, verification),
+        "evidence": deciding_evidence(old, new, verification or decided_by),
         "conditions": [
             {"key": k, "kind": kind, "old": a, "new": b}
             for kind in ("identity", "info")
@@ -608,8 +609,9 @@ def correct(
     found = affected(registry, settings, old_id)
     planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
     compared = comparison_facts(registry, config, old, rep.new)
+    decided_by = last_verdict(registry, old)
     data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path,
-                     compared, lang)
+                     compared, lang, decided_by)
     note_text: str | None = render_note(data, old_id, old["version"], templates)
     if resumed is not None and _note_is_for(note_path, old_id, old["version"]):
         note_text = None  # written by the interrupted run, with the documents it cited then: kept as it is
@@ -624,7 +626,7 @@ def correct(
         after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
         decisions = [after[d["number"]] for d in found.decisions]
         recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path,
-                             compared, lang)
+                             compared, lang, decided_by)
         if note_text is not None and recorded != data:
             data, note_text = recorded, render_note(recorded, old_id, old["version"], templates)
         # Decisions citing the old fact now say `needs review`: render their files, and the synced documents, in
@@ -1050,7 +1052,19 @@ def cause_lines(causes: Sequence[Mapping[str, Any]]) -> list[str]:
     return [c["text"] + (f" ({c['evidence']})" if c["evidence"] else "") for c in causes]
 
 
-def deciding_evidence(old: Mapping[str, Any], new: Mapping[str, Any], verification: VerificationData | None) -> str:
+def last_verdict(registry: Registry, old: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The newest verification of `old`'s version that measured something (the one that refuted it, as a rule)."""
+    try:
+        versions = factmod.history(registry, old["id"])
+    except NotFound:
+        return None
+    found = [dict(r) for v in versions if v["version"] == old["version"] for r in v.get("verifications") or []
+             if r.get("value") is not None and r.get("verdict") not in FAILURES]
+    return max(found, key=lambda r: (r["verified_at"], r["pk"])) if found else None
+
+
+def deciding_evidence(old: Mapping[str, Any], new: Mapping[str, Any],
+                      verification: Mapping[str, Any] | None) -> str:
     """The measurement that decided the correction, quoted: the verification's verdict and p-value, or the new
     fact's interval and n, and whether the old value lies inside that interval."""
     parts: list[str] = []
