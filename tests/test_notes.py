@@ -247,6 +247,8 @@ def test_notes_reports_and_decisions_in_english_and_korean(cli, project_in, lang
         first = opening(text)
         assert "`night/35b-a3b/e2e`는 e2e = 1.07 s라고 했지만" in first and "112% 높음 (2.1배 느림)" in first
         assert "가장 근거가 있는 원인: 콜드 서버" in first
+        assert "- 콜드 서버 — 이전 값 측정: 40 s, 서버 재시작 직후 (플래그 cold)" in text
+        assert "판단 근거: `day/35b-a3b/e2e` 2.27 ± 1.14 s, 95% 구간 " in text
         assert "# 오래된 사실" in stale and "- 할 일: " in stale
         assert "## 근거로 삼은 사실" in decision and "> **검토 필요**:" in decision
         assert "Probable causes" not in text and "Facts relied on" not in decision

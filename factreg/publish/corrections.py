@@ -305,7 +305,7 @@ def note_data(
             "message": verification["message"],
         },
         "change": _change(old, new) if opening["comparable"] else None,
-        "evidence": deciding_evidence(old, new, verification or decided_by),
+        "evidence": say_evidence(lang, deciding_evidence(old, new, verification or decided_by)),
         "conditions": [
             {"key": k, "kind": kind, "old": a, "new": b}
             for kind in ("identity", "info")
@@ -760,6 +760,29 @@ KO: dict[str, str] = {
 }
 
 
+# The glue words of the evidence a note quotes (ids, numbers and messages stay as they are), for Korean notes.
+KO_EVIDENCE = (
+    ("recorded in both facts' conditions", "두 사실의 조건에 기록됨"),
+    ("old value measured ", "이전 값 측정: "), (" s after a server restart", " s, 서버 재시작 직후"),
+    ("cold (right after a restart or without warm-up)", "콜드 (재시작 직후 또는 워밍업 없이)"),
+    ("flag cold on the new fact", "새 사실의 플래그 cold"), ("(flag cold", "(플래그 cold"), ("flag ", "플래그 "),
+    (" records only ", "의 기록된 조건: "), ("the old value lies outside the new interval", "이전 값은 새 구간 밖에 있음"),
+    ("the old value lies inside the new interval", "이전 값은 새 구간 안에 있음"), ("verification ", "검증 "),
+    ("95% interval", "95% 구간"), ("no interval recorded", "구간 기록 없음"), ("n=unknown", "n=알 수 없음"),
+    (" measured cold", " 콜드 상태에서 측정"), (" thinking on ", " thinking 켬 "), (" thinking off ", " thinking 끔 "),
+    (" against ", " 대 "), ("; new: ", "; 새 비교: "), ("old: ", "이전 비교: "),
+)
+
+
+def say_evidence(lang: str, text: str) -> str:
+    """Evidence in `lang`: its glue words in Korean for a Korean note."""
+    if lang != "ko":
+        return text
+    for en, ko in KO_EVIDENCE:
+        text = text.replace(en, ko)
+    return text
+
+
 def say(lang: str, text: str, **kw: Any) -> str:
     """`text` (a format string) in `lang`, filled with `kw`."""
     chosen = KO.get(text, text) if lang == "ko" else text
@@ -939,7 +962,7 @@ def ranked_causes(old: Mapping[str, Any], new: Mapping[str, Any], cause: str | N
     facts = facts or {}
 
     def add(rank: int, text: str, evidence: str = "", **kw: Any) -> None:
-        out.append({"rank": rank, "text": say(lang, text, **kw), "evidence": evidence})
+        out.append({"rank": rank, "text": say(lang, text, **kw), "evidence": say_evidence(lang, evidence)})
 
     old_pair, new_pair = sides_of(old), sides_of(new)
     if old_pair and new_pair:
