@@ -279,3 +279,12 @@ def test_lang_option_overrides_the_config(cli, project_in):
     assert "# 오래된 사실" in (repo / "facts/STALE.md").read_text(encoding="utf-8")
     bad = cli("report", "--lang", "fr")
     assert bad.exit_code != 0 and bad.stderr.strip().splitlines() == ["Error: language 'fr' is not one of: en, ko"]
+
+
+def test_a_retraction_note_in_korean(cli, project_in):
+    project_in('[docs]\nroots = ["docs"]\n[report]\nlang = "ko"\n')
+    r = cli("retract", "night/35b-a3b/e2e", "--because", "toy body", "--json")
+    assert r.exit_code == 0, r.stderr
+    text = Path(r.json()["note"]).read_text(encoding="utf-8")
+    assert text.split("\n")[1] == "# 철회: `night/35b-a3b/e2e`" and "## 이유\n\ntoy body" in text
+    assert "- [docs/voice.md](../../docs/voice.md) 1행: 1.07 s 인용" in text

@@ -21,6 +21,7 @@ def test_shipped_templates_are_found_and_packaged():
         "fact.md.j2",
         "index.md.j2",
         "llms.txt.j2",
+        "retraction.ko.md.j2",
         "retraction.md.j2",
         "site-base.html.j2",
         "site-chart.html.j2",

@@ -1237,10 +1237,11 @@ def _decision_links(decisions: Sequence[DecisionData], out: Path, folder: Path) 
 
 
 def retraction_data(date: str, fact: FactData, because: str, citations: Sequence[Citation],
-                    decisions: Sequence[DecisionData], out: Path, note_path: Path) -> dict[str, Any]:
+                    decisions: Sequence[DecisionData], out: Path, note_path: Path, lang: str = "en") -> dict[str, Any]:
     """What a retraction note shows, as plain data (`decisions` with their status after it)."""
     return {
         "date": date,
+        "lang": lang,
         "fact": display.fields(fact, NOTE_FIELDS),
         "because": because,
         "documents": _documents(citations, out, note_path.parent),
@@ -1252,7 +1253,8 @@ def render_retraction(data: Mapping[str, Any], fact_id: str, version: int, templ
     """The retraction note's text (with the marker that ties the file to `fact_id` v`version`)."""
     from factreg.publish import render as rendering
 
-    return _with_marker(rendering.render("retraction.md.j2", {"r": data}, templates), fact_id, version, "retraction")
+    return _with_marker(rendering.render("retraction.md.j2", {"r": data}, templates, data.get("lang")), fact_id,
+                        version, "retraction")
 
 
 def _retraction_row(registry: Registry, fact_id: str, version: int) -> CorrectionData | None:
@@ -1305,6 +1307,7 @@ def retract(
     date: str | None = None,
     sync_docs: bool = True,
     commit: bool = False,
+    lang: str | None = None,
 ) -> dict[str, Any]:
     """Withdraw `fact_id` (its current version) as wrong, with nothing to replace it: record the retraction, write
     its note, re-render the decisions citing it (they now need review), sync the docs and, with `commit`, commit
@@ -1314,8 +1317,10 @@ def retract(
     rendered in memory, written, and committed last; a failure after the transaction puts the files back and
     takes the retraction back. Running the same command again after a run was killed finishes it."""
     from factreg.publish import decisions as decmod
+    from factreg.publish import render as rendering
 
     config = settings.file_config
+    lang = rendering.check_lang(lang or settings.get("report.lang"))
     out = Path(out) if out is not None else Path(settings.root)
     because = redact(" ".join((because or "").split()))
     if not because:
@@ -1339,7 +1344,7 @@ def retract(
                  else note_location(out, note_date, fact_id, version, "retraction"))
     found = affected(registry, settings, fact_id)
     planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
-    data = retraction_data(note_date, fact, because, found.citations, planned, out, note_path)
+    data = retraction_data(note_date, fact, because, found.citations, planned, out, note_path, lang)
     note_text: str | None = render_retraction(data, fact_id, version, templates)  # a template error: nothing done
     if resumed is not None and _note_is_for(note_path, fact_id, version, "retraction"):
         note_text = None  # written by the interrupted run: kept as it is
@@ -1352,10 +1357,10 @@ def retract(
             pk = recorded_now = _apply_retraction(registry, fact, because, _rel(note_path, out))
         after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
         decisions = [after[d["number"]] for d in found.decisions]
-        recorded = retraction_data(note_date, fact, because, found.citations, decisions, out, note_path)
+        recorded = retraction_data(note_date, fact, because, found.citations, decisions, out, note_path, lang)
         if note_text is not None and recorded != data:
             data, note_text = recorded, render_retraction(recorded, fact_id, version, templates)
-        decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
+        decision_texts = {out / d["path"]: decmod.render(d, templates, lang) for d in decisions}
         synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
                               if sync_docs and found.roots else ({}, {}))
         message = f"factreg retract {ref(fact_id, version)}: {because[:100]}" if commit else None
