@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 INDEX = "index.html"
 CHART_W, CHART_H = 720, 260
-PAD_L, PAD_R, PAD_T, PAD_B = 64, 24, 28, 36
+PAD_L, PAD_R, PAD_T, PAD_B = 64, 24, 40, 36
 MAX_SAMPLES = 200  # sample dots drawn per point; a point with more shows its first MAX_SAMPLES
 
 
@@ -65,7 +65,8 @@ def _csp_hash(text: str) -> Markup:
     return Markup("'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'")
 
 
-def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None]) -> dict[str, Any]:
+def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None],
+          verdicts: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The chart of a series, in pixels: each point (value, its ± spread as an interval, its samples), the level
     of each segment between change points (median and interval), the change points, the recorded value."""
     times = [parse_time(p.at).timestamp() for p in s.points]
@@ -101,6 +102,8 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
             "bar": [y(p.value - spread), y(p.value + spread)] if spread else None,
             "samples": [y(v) for v in (p.samples or [])[:MAX_SAMPLES]],
             "kind": kind,
+            "verdict": report.VERDICT_CLASS.get((verdicts or {}).get(src, ""), "other") if kind == "verification"
+            else "",
             "current": i == s.current,
             "source": src,
             "label": label,
@@ -223,7 +226,8 @@ def build(
         history = factmod.history(registry, fid)
         s = all_series.get(fid)
         found = s.detect() if s is not None else []
-        geometry = chart(s, found, _spreads(history)) if s is not None and s.points else None
+        verdicts = {f"verification {r['pk']}": r["verdict"] for v in history for r in v.get("verifications") or []}
+        geometry = chart(s, found, _spreads(history), verdicts) if s is not None and s.points else None
         changes = [seriesmod.change_data(s, c) for c in found] if s is not None else []
         successor = f.get("superseded_by")
         entry = {
