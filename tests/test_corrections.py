@@ -64,10 +64,10 @@ def test_correct_by_fact_writes_note_syncs_docs_and_flags_decision(cli, project,
     assert "| 95% interval | — | [-0.0481, 5.63] s |" in text
     assert "| n | 1 | 3 |" in text
     assert "| body_sha256 | identity |" in text and "| uptime_s | info | 40 | 36000 |" in text
-    assert "- measured cold with a toy body" in text
-    assert "- old value measured 40 s after a server restart" in text
-    assert "- old value rests on few samples (n=1)" in text
-    assert "- another request body (sha256 " in text
+    assert "- measured cold with a toy body — stated when the fact was corrected" in text
+    assert "- cold server — old value measured 40 s after a server restart (flag cold)" in text
+    assert "- old value rests on few samples — n=1" in text
+    assert "- another request body — sha256 " in text
     assert "- [docs/voice.md](../../docs/voice.md) line 3: cited 1.07 s" in text
     assert (
         "[decision 1: Voice front end → 35B-A3B](../../decisions/0001-voice-front-end-35b-a3b.md) — needs review"
@@ -127,7 +127,7 @@ def test_correct_from_verification_records_a_new_fact(cli, project, registry):
     assert facts.get(registry, "night/35b-a3b/ttft")["superseded_by"] == "night/35b-a3b/ttft-20261027"
     text = Path(r.json()["note"]).read_text()
     assert f"(recorded from verification {pk}, refuted, 2026-10-27T10:00:00Z)" in text
-    assert "- another build ((not recorded) → b6100)" in text
+    assert "- the old value recorded no conditions for build: cannot be compared" in text
     assert "| samples | — | 0.420, 0.450, 0.470, 0.440, 0.460 |" in text
 
 
@@ -158,9 +158,9 @@ def test_probable_causes_from_flags_and_diffs(registry):
     new = {**facts.get(registry, "night/flash-next/e2e")}
     new["conditions"] = {"identity": {**new["conditions"]["identity"], "build": "b7000"}, "info": {}}
     causes = corrections.probable_causes(old, new)
-    assert "thinking on → off (old value measured with thinking on)" in causes
-    assert "another build ((not recorded) → b7000)" in causes
-    assert "old value rests on few samples (n=1)" in causes
+    assert causes[0] == "thinking on → off (old value measured with thinking on) (recorded in both facts' conditions)"
+    assert "the old value recorded no conditions for build: cannot be compared" in causes[1]
+    assert causes[-1] == "old value rests on few samples (n=1)"
     assert "endpoint differs" not in " ".join(causes)
 
 

@@ -14,11 +14,14 @@ def test_shipped_templates_are_found_and_packaged():
     names = sorted(p.name for p in folder.glob("*.j2"))
     assert names == [
         "chart.svg.j2",
+        "correction.ko.md.j2",
         "correction.md.j2",
+        "decision.ko.md.j2",
         "decision.md.j2",
         "fact.md.j2",
         "index.md.j2",
         "llms.txt.j2",
+        "retraction.ko.md.j2",
         "retraction.md.j2",
         "site-base.html.j2",
         "site-chart.html.j2",
@@ -28,6 +31,7 @@ def test_shipped_templates_are_found_and_packaged():
         "site-index.html.j2",
         "site.css.j2",
         "site.js.j2",
+        "stale.ko.md.j2",
         "stale.md.j2",
     ]
     assert (folder / "__init__.py").is_file()

@@ -143,19 +143,24 @@ def test_fact_page_and_svg_chart(cli, project):
     assert "| confirmed |" in page
     root = ET.parse(project / "facts/gamebox/a3b/tg32.svg").getroot()
     assert root.tag == f"{SVG}svg"
-    circles = root.findall(f".//{SVG}circle")
-    assert [c.get("class") for c in circles] == ["version", "version", "version", "verification"]
-    xs = [float(c.get("cx")) for c in circles]
-    ys = [float(c.get("cy")) for c in circles]
-    assert xs == sorted(xs) and xs[0] == 56.0 and xs[-1] == 464.0  # time runs left to right, edge to edge
+    points = [e for e in root.iter() if (e.get("class") or "").startswith("point ")]
+    assert [e.get("class") for e in points] == ["point version"] * 3 + ["point verification confirmed"]
+    xs = [float(e.get("cx") or float(e.get("x")) + 4.5) for e in points]
+    ys = [float(e.get("cy") or float(e.get("y")) + 4.5) for e in points]
+    assert xs == sorted(xs) and xs[0] == 84.0 and xs[-1] == 596.0  # time runs left to right
     assert ys[0] < ys[1] < ys[2]  # 14.0 above 12.5 above 11.9 (SVG y grows downwards)
     bars = root.findall(f".//{SVG}g[@class='errorbar']")
     assert len(bars) == 4
     spans = [abs(float(g[0].get("y1")) - float(g[0].get("y2"))) for g in bars]
     assert spans[2] > spans[1] > spans[0]  # ±7.2 drawn longer than ±3.0 than ±1.0
-    assert circles[0].find(f"{SVG}title").text == "v1 2026-09-01 00:00: 14.0 ± 1.0 tok/s"
+    assert points[0].find(f"{SVG}title").text == "v1 2026-09-01 00:00: 14.0 ± 1.0 tok/s"
+    heading = next(e for e in root.iter(f"{SVG}text") if e.get("class") == "heading")
+    assert heading.text == "gamebox/a3b/tg32 — tg_rate (tok/s)"
     one = ET.parse(project / "facts/day/27b/e2e.svg").getroot()
-    assert len(one.findall(f".//{SVG}circle")) == 1
+    assert len([e for e in one.iter() if (e.get("class") or "").startswith("point ")]) == 1
+    assert len(one.findall(f".//{SVG}circle[@class='sample']")) == 3  # its three samples, each a dot
+    note = next(e for e in one.iter(f"{SVG}text") if e.get("class") == "note")
+    assert note.text == "one measurement, 2026-10-26 14:05: 3 samples, each a dot"
 
 
 def test_index_and_llms_txt(cli, project, registry):
@@ -163,17 +168,20 @@ def test_index_and_llms_txt(cli, project, registry):
     (project / "docs/old.md").write_text("Was <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact -->.\n")
     run_report(cli)
     index = (project / "facts/README.md").read_text()
-    assert "| [`gamebox/a3b/tg32`](gamebox/a3b/tg32.md) | tg_rate | 11.9 ± 7.2 tok/s | 5 | fresh |" in index
+    assert ("| [`gamebox/a3b/tg32`](gamebox/a3b/tg32.md) | tg_rate | 11.9 ± 7.2 tok/s ⚠ high_variance | 5 "
+            "| fresh, use with care |") in index
     assert "[Stale facts](STALE.md)" in index
     llms = (project / "facts/llms.txt").read_text()
     assert llms.startswith("# factreg facts\n\n> ")
-    current = llms[llms.index("## Current facts") : llms.index("## Do not rely on")]
+    current = llms[llms.index("## Current facts") : llms.index("## Use with care")]
+    care = llms[llms.index("## Use with care") : llms.index("## Do not rely on")]
+    assert current == "## Current facts\n\n- none\n\n"  # every current fact here carries an integrity flag
     assert (
-        "- [day/27b/e2e](day/27b/e2e.md): e2e = 0.730 ± 0.216 s (n=3), measured 2026-10-26, fresh; "
-        "conditions: body_sha256="
-    ) in current
-    assert "thinking=off; flags: few_samples, high_variance" in current
-    assert "night/35b-a3b/ttft" not in current and "gamebox/a3b/decode" not in current
+        "- [day/27b/e2e](day/27b/e2e.md): e2e = 0.730 ± 0.216 s (n=3), measured 2026-10-26, fresh; use with care "
+        "because few_samples: rests on n=3 samples, too few to trust the value; high_variance: CV "
+    ) in care
+    assert "thinking=off\n" in care and "conditions: body_sha256=" in care
+    assert "night/35b-a3b/ttft" not in care and "gamebox/a3b/decode" not in current + care
     dont = llms[llms.index("## Do not rely on") : llms.index("## Open corrections")]
     assert "night/35b-a3b/e2e" in dont and "use day/35b-a3b/e2e" in dont
     open_ = llms[llms.index("## Open corrections") : llms.index("## Optional")]

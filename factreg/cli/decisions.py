@@ -39,6 +39,11 @@ TemplatesOption = Annotated[
         "--templates", help="Folder of templates overriding the shipped ones, file by file.", show_default=False
     ),
 ]
+LangOption = Annotated[
+    str | None,
+    typer.Option("--lang", help="Language of notes, reports and decisions: en or ko (default: [report] lang, else en).",
+                 show_default=False),
+]
 CommitFlag = Annotated[
     bool,
     typer.Option("--commit", help="Commit exactly the files written (and changed) to the git repo holding them."),
@@ -332,6 +337,7 @@ def correct(
     commit: CommitFlag = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
+    lang: LangOption = None,
 ) -> None:
     """Supersede a fact, write its correction note, sync the docs; --commit commits exactly those files."""
     from factreg.publish import corrections, render
@@ -349,6 +355,7 @@ def correct(
         out=_out(s, out),
         templates=templates,
         commit=commit,  # without a repository it fails before anything is recorded
+        lang=lang,
     )
     sha = result["commit"]
     if json_out:
@@ -402,6 +409,7 @@ def report(
                                        "root). Static files, nothing fetched from elsewhere.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
+    lang: LangOption = None,
 ) -> None:
     """Write facts/STALE.md, a page and SVG chart per fact, facts/README.md, facts/llms.txt, decision files;
     with --html, the HTML site (docs/history.md, "The HTML report")."""
@@ -416,7 +424,8 @@ def report(
 
         publish.check_repo(folder)
     with clock.as_of(as_of):
-        result = (site if html else rep).write(reg, s, folder, templates, commit)
+        result = site.write(reg, s, folder, templates, commit) if html else rep.write(reg, s, folder, templates, commit,
+                                                                                     lang)
     if json_out:
         emit_json(result)
         return

@@ -169,7 +169,7 @@ def plan(doc: Scanned, index: Mapping[str, FactData]) -> Plan:
             problems.append(Problem(**here, kind="supersede_chain", message=exc.message, actual=m.text))
             continue
         try:
-            expected = mk.render(live, m.format, m.asof)
+            expected = mk.render(live, m.format, m.asof, m.flags)
         except UsageError as exc:
             problems.append(Problem(**here, kind="bad_format", message=exc.message, actual=m.text))
             continue

@@ -5,10 +5,12 @@ Syntax (HTML comments, so the text stays readable in raw Markdown and on GitHub)
     decoding runs at <!-- fact: gamebox/a3b/tg32 -->11.9 ± 7.2 tok/s<!-- /fact --> here.
     <!-- fact: gamebox/a3b/tg32 format="{value:.1f} tok/s (n={n})" -->11.9 tok/s (n=5)<!-- /fact -->
     <!-- fact: gamebox/a3b/tg32 asof -->11.9 ± 7.2 tok/s (as of 2026-10-26)<!-- /fact -->
+    <!-- fact: night/a3b/ttft flags -->0.130 s (use with care: cold, few_samples)<!-- /fact -->
 
 `format` is a Python format string over the fields in `FIELDS`, with a width of at most `MAX_WIDTH` and a precision
 of at most `MAX_PRECISION` (a larger one is a marker problem, refused before anything is formatted, so a marker
-cannot make `docs check` allocate gigabytes); `asof` appends the measurement date. Markers in
+cannot make `docs check` allocate gigabytes); `asof` appends the measurement date; `flags` appends the integrity
+flags that call for care (`display.CARE_FLAGS`: cold, thinking_on, cache_hit, few_samples, high_variance), if any. Markers in
 YAML front matter, fenced and indented code blocks and inline code spans (as `factreg.docs.markdown` reads them,
 the same reading as `docs lint`'s) are examples, not citations, and are ignored. An unclosed, nested or stray
 marker, a bad id or an unknown option is a `MarkerProblem` with its line, never an exception. An opening marker
@@ -74,6 +76,7 @@ class Marker:
     text_end: int
     id_start: int  # offsets of the id inside the document, to rewrite it
     id_end: int
+    flags: bool = False  # the `flags` option: the value is followed by its integrity flags
 
 
 @dataclass(frozen=True)
@@ -187,7 +190,7 @@ def _marker(text: str, open_tag: re.Match[str], close_tag: re.Match[str], where)
     id_start = body_start + body.index(fact_id)
     rest = body[len(parts[0]) :]
     fmt_text: str | None = None
-    asof = False
+    asof = flags = False
     pos = 0
     while pos < len(rest):
         m = _ATTR.match(rest, pos)
@@ -195,22 +198,26 @@ def _marker(text: str, open_tag: re.Match[str], close_tag: re.Match[str], where)
             if not rest[pos:].strip():
                 break
             return MarkerProblem(
-                line, col, f'cannot read marker option {rest[pos:].strip()!r}: use format="..." and asof', fact_id
+                line, col, f'cannot read marker option {rest[pos:].strip()!r}: use format="...", asof and flags', fact_id
             )
         pos = m.end()
         if m.group("flag"):
-            if m.group("flag") != "asof":
+            if m.group("flag") not in ("asof", "flags"):
                 return MarkerProblem(
-                    line, col, f"unknown marker option {m.group('flag')!r} (known: format, asof)", fact_id
+                    line, col, f"unknown marker option {m.group('flag')!r} (known: format, asof, flags)", fact_id
                 )
-            asof = True
+            if m.group("flag") == "asof":
+                asof = True
+            else:
+                flags = True
         elif m.group("key") == "format":
             fmt_text = m.group("val")
             bad = check_format(fmt_text)
             if bad:
                 return MarkerProblem(line, col, bad, fact_id)
         else:
-            return MarkerProblem(line, col, f"unknown marker option {m.group('key')!r} (known: format, asof)", fact_id)
+            return MarkerProblem(line, col, f"unknown marker option {m.group('key')!r} (known: format, asof, flags)",
+                                 fact_id)
     return Marker(
         fact_id=fact_id,
         format=fmt_text,
@@ -224,6 +231,7 @@ def _marker(text: str, open_tag: re.Match[str], close_tag: re.Match[str], where)
         text_end=close_tag.start(),
         id_start=id_start,
         id_end=id_start + len(fact_id),
+        flags=flags,
     )
 
 
@@ -265,7 +273,7 @@ def fields(fact: Mapping[str, Any]) -> display.Shown:
     return display.fields(fact, FIELDS)
 
 
-def render(fact: Mapping[str, Any], template: str | None = None, asof: bool = False) -> str:
+def render(fact: Mapping[str, Any], template: str | None = None, asof: bool = False, flags: bool = False) -> str:
     """A marker's text for a fact: `11.9 ± 7.2 tok/s` by default; raises UsageError when the format cannot apply."""
     if template is None:
         text = display.text(fact)
@@ -282,6 +290,9 @@ def render(fact: Mapping[str, Any], template: str | None = None, asof: bool = Fa
             raise UsageError(f"format {template!r} cannot be rendered: {why}") from None
     if asof:
         text += f" (as of {(fact.get('measured_at') or '')[:10]})"
+    care = display.care_flags(fact) if flags else []
+    if care:
+        text += f" (use with care: {', '.join(care)})"
     return inert(text)
 
 

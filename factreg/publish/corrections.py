@@ -93,46 +93,10 @@ def _free_id(registry: Registry, base: str) -> str:
         candidate = f"{base}-{k}"
 
 
-def probable_causes(old: FactData, new: FactData, cause: str | None = None) -> list[str]:
-    """Why the old value probably differed, from its integrity flags and the condition diff."""
-    out: list[str] = []
-    if cause:
-        out.append(" ".join(cause.split()))
-    flags = old.get("flags") or []
-    info = {**old["conditions"]["info"], **old["conditions"]["identity"]}
-    if "cold" in flags:
-        uptime = info.get("uptime_s")
-        when = (
-            f"{fmt.num(float(str(uptime)), 2)} s after a server restart"
-            if _is_number(uptime)
-            else "cold (right after a restart or without warm-up)"
-        )
-        out.append(f"old value measured {when}")
-    if "few_samples" in flags:
-        n = old.get("n")
-        out.append(f"old value rests on few samples (n={n if n else 'unknown'})")
-    if "high_variance" in flags and (old.get("stats") or {}).get("cv") is not None:
-        out.append(f"old value had high variance (CV {old['stats']['cv']:.0%})")
-    elif "high_variance" in flags:
-        out.append("old value had high variance")
-    if "cache_hit" in flags:
-        out.append("old value may have hit a prompt cache")
-    diff = cond.diff(old["conditions"]["identity"], new["conditions"]["identity"])
-    for key, (a, b) in diff.items():
-        shown = f"{a if a is not None else '(not recorded)'} → {b if b is not None else '(not recorded)'}"
-        if key == "body_sha256":
-            out.append(f"another request body (sha256 {_short(a)} → {_short(b)})")
-        elif key == "thinking":
-            out.append(f"thinking {shown}" + (" (old value measured with thinking on)" if _on(a) else ""))
-        elif key in BUILD_KEYS:
-            out.append(f"another build ({shown})")
-        else:
-            out.append(f"{key} differs ({shown})")
-    if "thinking_on" in flags and "thinking" not in diff:
-        out.append("old value measured with thinking on")
-    if "cold" not in flags and "cold" in (new.get("flags") or []):
-        out.append("the new value was measured cold")
-    return out
+def probable_causes(old: FactData, new: FactData, cause: str | None = None,
+                    facts: Mapping[str, FactData] | None = None) -> list[str]:
+    """Why the old value probably differed, most likely first, each with its evidence (`ranked_causes`)."""
+    return cause_lines(ranked_causes(old, new, cause, facts))
 
 
 def _is_number(text: Any) -> bool:
@@ -313,13 +277,25 @@ def note_data(
     decisions: Sequence[DecisionData],
     out: Path,
     note_path: Path,
+    compared: Mapping[str, FactData] | None = None,
+    lang: str = "en",
+    decided_by: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Step 3a: what the correction note shows, as plain data (`decisions` with their status after it)."""
+    """Step 3a: what the correction note shows, as plain data (`decisions` with their status after it).
+
+    `compared`: the facts that ratio facts among old and new compare (`comparison_facts`), by id."""
     folder = note_path.parent
+    ranked = ranked_causes(old, new, cause, compared, lang)
+    opening = summary(old, new, ranked, compared, lang)
+    shown_old, shown_new = display.fields(old, NOTE_FIELDS), display.fields(new, NOTE_FIELDS)
+    shown_old["ci95"], shown_new["ci95"] = interval_of(old), interval_of(new)
     return {
         "date": date,
-        "old": display.fields(old, NOTE_FIELDS),
-        "new": display.fields(new, NOTE_FIELDS),
+        "lang": lang,
+        "summary": opening["text"],
+        "comparisons": {"old": opening["old"], "new": opening["new"]},
+        "old": shown_old,
+        "new": shown_new,
         "verification": None
         if verification is None
         else {
@@ -328,13 +304,15 @@ def note_data(
             "verified_at": verification["verified_at"],
             "message": verification["message"],
         },
-        "change": _change(old, new),
+        "change": _change(old, new) if opening["comparable"] else None,
+        "evidence": say_evidence(lang, deciding_evidence(old, new, verification or decided_by)),
         "conditions": [
             {"key": k, "kind": kind, "old": a, "new": b}
             for kind in ("identity", "info")
             for k, (a, b) in cond.diff(old["conditions"][kind], new["conditions"][kind]).items()
         ],
-        "causes": probable_causes(old, new, cause),
+        "causes": cause_lines(ranked),
+        "ranked": ranked,
         "documents": _documents(citations, out, folder),
         "decisions": _decision_links(decisions, out, folder),
     }
@@ -344,7 +322,8 @@ def render_note(data: Mapping[str, Any], old_id: str, version: int, templates: P
     """Step 3b: the correction note's text (with the marker that ties the file to `old_id` v`version`)."""
     from factreg.publish import render as rendering
 
-    return _with_marker(rendering.render("correction.md.j2", {"c": data}, templates), old_id, version)
+    return _with_marker(rendering.render("correction.md.j2", {"c": data}, templates, data.get("lang")), old_id,
+                        version)
 
 
 def _supersede_in(conn: Connection, old_id: str, new_id: str, reason: str) -> None:
@@ -591,6 +570,7 @@ def correct(
     date: str | None = None,
     sync_docs: bool = True,
     commit: bool = False,
+    lang: str | None = None,
 ) -> dict[str, Any]:
     """Supersede `old_id` by a fact (or by a verification recorded as a new fact), write the correction note,
     re-render the decisions citing it, sync the docs and, with `commit`, commit those files. Return what was
@@ -603,9 +583,11 @@ def correct(
     running the same command again: it finds its correction recorded and writes and commits what is missing
     (it changes nothing once everything is there)."""
     from factreg.publish import decisions as decmod
+    from factreg.publish import render as rendering
     from factreg.secrets import redact
 
     config = settings.file_config
+    lang = rendering.check_lang(lang or settings.get("report.lang"))  # English unless `[report] lang` says
     out = Path(out) if out is not None else Path(settings.root)
     cause = None if cause is None else redact(cause)
     if commit:
@@ -626,7 +608,10 @@ def correct(
     old = rep.old
     found = affected(registry, settings, old_id)
     planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
-    data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path)
+    compared = comparison_facts(registry, config, old, rep.new)
+    decided_by = last_verdict(registry, old)
+    data = note_data(note_date, old, rep.new, rep.verification, cause, found.citations, planned, out, note_path,
+                     compared, lang, decided_by)
     note_text: str | None = render_note(data, old_id, old["version"], templates)
     if resumed is not None and _note_is_for(note_path, old_id, old["version"]):
         note_text = None  # written by the interrupted run, with the documents it cited then: kept as it is
@@ -640,12 +625,13 @@ def correct(
         new = applied.new
         after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
         decisions = [after[d["number"]] for d in found.decisions]
-        recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path)
+        recorded = note_data(note_date, old, new, rep.verification, cause, found.citations, decisions, out, note_path,
+                             compared, lang, decided_by)
         if note_text is not None and recorded != data:
             data, note_text = recorded, render_note(recorded, old_id, old["version"], templates)
         # Decisions citing the old fact now say `needs review`: render their files, and the synced documents, in
         # memory before writing any file.
-        decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
+        decision_texts = {out / d["path"]: decmod.render(d, templates, lang) for d in decisions}
         synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
                               if sync_docs and found.roots else ({}, {}))
         message = f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}" if commit else None
@@ -697,6 +683,490 @@ def _change(old: FactData, new: FactData) -> str:
     if ratio and ratio > 0:
         text += f" (× {fmt.num(ratio, 2)})"
     return text
+
+
+# ---------------------------------------------------------------- what a note says first
+
+# Condition keys by how much they are known to move a latency or throughput metric: lower ranks come first.
+CAUSE_RANKS: dict[str, int] = {
+    "metric": 0, "of_metric": 0, "thinking": 1, "reasoning": 1, "warm": 2, "cold": 2, "uptime_s": 2,
+    "body_sha256": 3, "body": 3, "stream": 3, "cache_hit": 3, "prompt_cache": 3,
+    "model": 4, "model_type": 4, "quant": 4, "model_file": 4,
+    "build": 5, "build_commit": 5, "build_number": 5, "llama_build": 5, "server_build": 5,
+    "n_cpu_moe": 6, "n_gpu_layers": 6, "threads": 6, "n_threads": 6, "offload": 6, "flash_attn": 6,
+    "gpu_info": 7, "cpu_info": 7, "machine": 7, "backends": 7, "hardware": 7, "gpu": 7,
+}
+OTHER_RANK, STATS_RANK = 8, 9
+# How the collapsed line of conditions one value never recorded names them.
+CONDITION_NAMES: dict[str, str] = {
+    "build_commit": "build", "build_number": "build", "llama_build": "build", "server_build": "build",
+    "gpu_info": "GPU", "cpu_info": "CPU", "model_type": "model type", "n_cpu_moe": "offload", "n_gpu_layers": "offload",
+    "n_threads": "threads", "backends": "backend", "n_gen": "test size", "n_prompt": "test size",
+    "body_sha256": "request body",
+}
+TIME_UNITS = ("s", "ms", "us", "µs", "min")
+
+
+# The Korean of every sentence a note writes itself (`say`): English format string → Korean format string.
+KO: dict[str, str] = {
+    "faster": "빠름", "slower": "느림", "higher": "높음", "lower": "낮음", "different": "다름",
+    "{subject} is {factor}× {word} than {other}": "{subject}: {other}보다 {factor}배 {word}",
+    "95% interval {lo}–{hi}{unit}": "95% 구간 {lo}–{hi}{unit}",
+    "95% interval {lo}–{hi}× {word}": "95% 구간 {lo}–{hi}배 {word}",
+    "95% interval {lo}–{hi}× (either way)": "95% 구간 {lo}–{hi}× (방향 불확실)",
+    "no interval recorded": "구간 기록 없음",
+    "not in the registry": "레지스트리에 없음",
+    "Claimed{said}: {sentence} — {metric} of {subject} ({subject_setting}) against {other} ({other_setting}); "
+    "{interval}.": "주장{said}: {sentence} — {metric}, {subject} ({subject_setting}) 대 {other} ({other_setting}); "
+    "{interval}.",
+    "Holds now: {sentence} — {metric} of {subject} ({subject_setting}) against {other} ({other_setting}); "
+    "{interval}{n}.": "현재 사실: {sentence} — {metric}, {subject} ({subject_setting}) 대 {other} ({other_setting}); "
+    "{interval}{n}.",
+    "From {a} to {b}{turn}; the two ratios compare different things, so no percent change between them is given.":
+    "{a}에서 {b}(으)로{turn}; 두 비율은 서로 다른 것을 비교하므로 둘 사이의 변화율(%)은 제시하지 않습니다.",
+    " — the direction is reversed": " — 방향이 반대로 바뀌었습니다",
+    "`{old}` said {metric} = {old_text}; measured now (`{new}`) it is {new_text} ({interval}, n={n}).":
+    "`{old}`는 {metric} = {old_text}라고 했지만, 지금 측정(`{new}`)으로는 {new_text}입니다 ({interval}, n={n}).",
+    "That is {pct} {how} ({factor}× {word}).": "{pct} {how} ({factor}배 {word}).",
+    "That is {pct} {how} ({factor}× {word}), and the old value lies outside the new interval.":
+    "{pct} {how} ({factor}배 {word})이며, 이전 값은 새 구간 밖에 있습니다.",
+    "Best supported cause: {causes}.": "가장 근거가 있는 원인: {causes}.",
+    "Best supported causes: {causes}.": "가장 근거가 있는 원인: {causes}.",
+    "stated when the fact was corrected": "정정할 때 밝힌 원인",
+    "another request body": "다른 요청 본문",
+    "thinking {a} → {b} (old value measured with thinking on)": "thinking {a} → {b} (이전 값은 thinking 켠 상태에서 측정)",
+    "thinking {a} → {b}": "thinking {a} → {b}",
+    "cold vs warm server": "콜드 대 웜 서버",
+    "warm vs cold server": "웜 대 콜드 서버",
+    "another build ({a} → {b})": "다른 빌드 ({a} → {b})",
+    "{key} differs ({a} → {b})": "{key} 다름 ({a} → {b})",
+    "cold server": "콜드 서버",
+    "old value measured with thinking on": "이전 값은 thinking 켠 상태에서 측정",
+    "old value may have hit a prompt cache": "이전 값은 프롬프트 캐시를 탔을 수 있음",
+    "the new value was measured cold": "새 값은 콜드 상태에서 측정됨",
+    "the old value recorded no conditions for {names}: cannot be compared":
+    "이전 값은 {names} 조건을 기록하지 않아 비교할 수 없음",
+    "the new value does not record {names}: not compared": "새 값은 {names}을(를) 기록하지 않아 비교하지 않음",
+    "old value rests on few samples": "이전 값은 표본이 적음",
+    "old value had high variance": "이전 값은 분산이 큼",
+    "another metric: the old comparison used {a}, the new one {b}": "다른 지표: 이전 비교는 {a}, 새 비교는 {b}",
+    "the old comparison mixed thinking on and off": "이전 비교는 thinking 켬과 끔을 섞음",
+    "the old comparison set a cold server against a warm one": "이전 비교는 콜드 서버를 웜 서버와 비교함",
+    "the old comparison used two request bodies": "이전 비교는 서로 다른 요청 본문을 사용함",
+    "the old comparison rests on few samples": "이전 비교는 표본이 적음",
+    "the old ratio recorded no conditions: its two sides cannot be checked":
+    "이전 비율은 조건을 기록하지 않아 양쪽을 확인할 수 없음",
+    "other models compared": "다른 모델을 비교함",
+}
+
+
+# The glue words of the evidence a note quotes (ids, numbers and messages stay as they are), for Korean notes.
+KO_EVIDENCE = (
+    ("recorded in both facts' conditions", "두 사실의 조건에 기록됨"),
+    ("old value measured ", "이전 값 측정: "), (" s after a server restart", " s, 서버 재시작 직후"),
+    ("cold (right after a restart or without warm-up)", "콜드 (재시작 직후 또는 워밍업 없이)"),
+    ("flag cold on the new fact", "새 사실의 플래그 cold"), ("(flag cold", "(플래그 cold"), ("flag ", "플래그 "),
+    (" records only ", "의 기록된 조건: "), ("the old value lies outside the new interval", "이전 값은 새 구간 밖에 있음"),
+    ("the old value lies inside the new interval", "이전 값은 새 구간 안에 있음"), ("verification ", "검증 "),
+    ("95% interval", "95% 구간"), ("no interval recorded", "구간 기록 없음"), ("n=unknown", "n=알 수 없음"),
+    (" measured cold", " 콜드 상태에서 측정"), (" thinking on ", " thinking 켬 "), (" thinking off ", " thinking 끔 "),
+    (" against ", " 대 "), ("; new: ", "; 새 비교: "), ("old: ", "이전 비교: "),
+)
+
+
+def say_evidence(lang: str, text: str) -> str:
+    """Evidence in `lang`: its glue words in Korean for a Korean note."""
+    if lang != "ko":
+        return text
+    for en, ko in KO_EVIDENCE:
+        text = text.replace(en, ko)
+    return text
+
+
+def say(lang: str, text: str, **kw: Any) -> str:
+    """`text` (a format string) in `lang`, filled with `kw`."""
+    chosen = KO.get(text, text) if lang == "ko" else text
+    return chosen.format(**kw) if kw else chosen
+
+
+def _rank(key: str) -> int:
+    return CAUSE_RANKS.get(key, OTHER_RANK)
+
+
+def interval_of(fact: Mapping[str, Any]) -> list[float] | None:
+    """A fact's 95% interval: its statistics', or one a derived fact stores in its info (`ci95 = "lo..hi"`)."""
+    ci = (fact.get("stats") or {}).get("ci95")
+    if ci and ci[0] is not None and ci[1] is not None:
+        return [float(ci[0]), float(ci[1])]
+    raw = str(((fact.get("conditions") or {}).get("info") or {}).get("ci95") or "")
+    parts = raw.split("..")
+    if len(parts) == 2 and _is_number(parts[0]) and _is_number(parts[1]):
+        return [float(parts[0]), float(parts[1])]
+    return None
+
+
+def sides_of(fact: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The two facts a ratio fact compares (numerator, denominator), from its conditions or its method."""
+    conds = fact.get("conditions") or {}
+    merged = {**(conds.get("info") or {}), **(conds.get("identity") or {})}
+    if merged.get("numerator") and merged.get("denominator"):
+        return str(merged["numerator"]), str(merged["denominator"])
+    method = fact.get("method") or {}
+    if method.get("kind") == "derived" and method.get("a") and method.get("b"):
+        return str(method["a"]), str(method["b"])
+    return None
+
+
+def comparison_facts(registry: Registry, config: Mapping[str, Any], *facts: Mapping[str, Any]) -> dict[str, FactData]:
+    """The facts that ratio facts among `facts` compare, by id (those the registry holds)."""
+    out: dict[str, FactData] = {}
+    for f in facts:
+        for fid in sides_of(f) or ():
+            if fid not in out:
+                with contextlib.suppress(NotFound, UsageError):
+                    out[fid] = factmod.get(registry, fid, config=config)
+    return out
+
+
+def _lower_is_better(fact: Mapping[str, Any]) -> bool | None:
+    direction = fact.get("direction")
+    if direction in ("lower", "higher"):
+        return direction == "lower"
+    unit = str(fact.get("unit") or "")
+    if unit in TIME_UNITS:
+        return True
+    if unit.endswith("/s"):
+        return False
+    return None
+
+
+def _factor(q: float) -> str:
+    """`3.1`, `28.8`, `150`: one decimal below 100."""
+    return f"{q:.1f}" if q < 100 else f"{q:.0f}"
+
+
+def relation(q: float, lower_better: bool | None) -> tuple[str, str]:
+    """`q` (subject ÷ other) as a factor ≥ 1 and a direction word: (`3.1`, `slower`)."""
+    if q <= 0 or q != q:
+        return "?", "different"
+    big = q >= 1
+    factor = _factor(q if big else 1 / q)
+    if lower_better is None:
+        return factor, "higher" if big else "lower"
+    return factor, ("slower" if big else "faster") if lower_better else ("faster" if big else "slower")
+
+
+def _who(fact: Mapping[str, Any] | None, fid: str) -> str:
+    if fact is None:
+        return f"`{fid}`"
+    ident = fact["conditions"]["identity"]
+    return str(ident.get("model") or ident.get("machine") or f"`{fid}`")
+
+
+def _setting(fact: Mapping[str, Any]) -> str:
+    """`thinking off, cold, n=1: 0.130 s`: the conditions that move a latency most, and the value."""
+    ident = {**fact["conditions"]["info"], **fact["conditions"]["identity"]}
+    flags = fact.get("flags") or []
+    bits = []
+    if "thinking" in ident:
+        bits.append(f"thinking {'on' if _on(ident['thinking']) else 'off'}")
+    elif "thinking_on" in flags:
+        bits.append("thinking on")
+    if "cold" in flags or str(ident.get("warm", "")).lower() in ("false", "0", "no", "off"):
+        bits.append("cold")
+    elif "warm" in ident:
+        bits.append("warm")
+    if fact.get("n"):
+        bits.append(f"n={fact['n']}")
+    return (", ".join(bits) + ": " if bits else "") + display.text(fact)
+
+
+def _interval_text(ci: Sequence[float] | None, unit: str, lang: str = "en") -> str:
+    if not ci:
+        return say(lang, "no interval recorded")
+    u = unit if unit in ("×", "%") else f" {unit}" if unit and unit != "bool" else ""
+    return say(lang, "95% interval {lo}–{hi}{unit}", lo=fmt.num(ci[0]), hi=fmt.num(ci[1]), unit=u)
+
+
+def comparison(fact: Mapping[str, Any], facts: Mapping[str, FactData], subject_model: str | None,
+               lang: str = "en") -> dict[str, Any] | None:
+    """A ratio fact read as a comparison: both sides (metric, model, conditions, values), the ratio said from the
+    side of `subject_model` when it is one of them, with a direction word and the interval turned the same way."""
+    pair = sides_of(fact)
+    if pair is None or not fact.get("value"):
+        return None
+    num_id, den_id = pair
+    num, den = facts.get(num_id), facts.get(den_id)
+    flip = den is not None and subject_model is not None and _who(den, den_id) == subject_model \
+        and _who(num, num_id) != subject_model
+    subj_id, other_id = (den_id, num_id) if flip else (num_id, den_id)
+    subj, other = (den, num) if flip else (num, den)
+    q = 1 / fact["value"] if flip else float(fact["value"])
+    ci = interval_of(fact)
+    if ci and flip:
+        ci = [1 / ci[1], 1 / ci[0]] if ci[0] > 0 else None
+    probe: Mapping[str, Any] = subj or other or {}
+    metric = str(probe.get("metric") or fact["conditions"]["identity"].get("of_metric") or "value")
+    factor, word = relation(q, _lower_is_better(probe) if probe else None)
+    shown_ci = None
+    if ci and ci[0] > 0:
+        if (ci[0] >= 1) == (ci[1] >= 1):
+            ends = sorted(x if x >= 1 else 1 / x for x in ci)
+            shown_ci = say(lang, "95% interval {lo}–{hi}× {word}", lo=fmt.num(ends[0]), hi=fmt.num(ends[1]),
+                           word=say(lang, word))
+        else:
+            shown_ci = say(lang, "95% interval {lo}–{hi}× (either way)", lo=fmt.num(ci[0]), hi=fmt.num(ci[1]))
+    return {
+        "metric": metric,
+        "subject": _who(subj, subj_id),
+        "other": _who(other, other_id),
+        "subject_id": subj_id,
+        "other_id": other_id,
+        "subject_setting": _setting(subj) if subj else say(lang, "not in the registry"),
+        "other_setting": _setting(other) if other else say(lang, "not in the registry"),
+        "factor": factor,
+        "word": word,
+        "interval": shown_ci or say(lang, "no interval recorded"),
+        "n": fact.get("n"),
+        "sentence": say(lang, "{subject} is {factor}× {word} than {other}", subject=_who(subj, subj_id),
+                        factor=factor, word=say(lang, word), other=_who(other, other_id)),
+        "facts": (subj, other),
+    }
+
+
+def _common_model(old: Mapping[str, Any], new: Mapping[str, Any], facts: Mapping[str, FactData]) -> str | None:
+    def models(f: Mapping[str, Any]) -> list[str]:
+        return [_who(facts.get(fid), fid) for fid in sides_of(f) or ()]
+
+    shared = [m for m in models(new) if m in models(old)]
+    return shared[0] if shared else None
+
+
+def _unrecorded(diff: Mapping[str, Sequence[Any]], side: int) -> list[str]:
+    """The condition names one side (0 old, 1 new) did not record while the other did, named once each."""
+    names: list[str] = []
+    for key, pair in sorted(diff.items(), key=lambda kv: (_rank(kv[0]), kv[0])):
+        if pair[side] is None and pair[1 - side] is not None:
+            name = CONDITION_NAMES.get(key, key)
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def ranked_causes(old: Mapping[str, Any], new: Mapping[str, Any], cause: str | None = None,
+                  facts: Mapping[str, FactData] | None = None, lang: str = "en") -> list[dict[str, Any]]:
+    """Why the old value probably differed, most likely first: each {text, evidence, rank}. Conditions known to
+    move the metric most come first (thinking, cold/warm, request body, model, build, offload/threads, hardware),
+    then the others, then the statistics; the conditions one side never recorded make a single line."""
+    out: list[dict[str, Any]] = []
+    facts = facts or {}
+
+    def add(rank: int, text: str, evidence: str = "", **kw: Any) -> None:
+        out.append({"rank": rank, "text": say(lang, text, **kw), "evidence": say_evidence(lang, evidence)})
+
+    old_pair, new_pair = sides_of(old), sides_of(new)
+    if old_pair and new_pair:
+        _comparison_causes(old, new, old_pair, new_pair, facts, add)
+    else:
+        _value_causes(old, new, add)
+    out.sort(key=lambda c: c["rank"])
+    if cause:
+        out.insert(0, {"rank": -1, "text": " ".join(cause.split()),
+                       "evidence": say(lang, "stated when the fact was corrected")})
+    return out
+
+
+def _value_causes(old: Mapping[str, Any], new: Mapping[str, Any], add: Callable[..., None]) -> None:
+    flags = old.get("flags") or []
+    info = {**old["conditions"]["info"], **old["conditions"]["identity"]}
+    diff = cond.diff(old["conditions"]["identity"], new["conditions"]["identity"])
+    for key, (a, b) in diff.items():
+        if a is None or b is None:
+            continue
+        if key == "body_sha256":
+            add(_rank(key), "another request body", f"sha256 {_short(a)} → {_short(b)}")
+        elif key == "thinking":
+            add(_rank(key), "thinking {a} → {b} (old value measured with thinking on)" if _on(a)
+                else "thinking {a} → {b}", "recorded in both facts' conditions", a=a, b=b)
+        elif key == "warm":
+            uptime = info.get("uptime_s")
+            after = f"; old value {fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime) else ""
+            add(_rank(key), "cold vs warm server" if not _on(a) else "warm vs cold server", f"warm {a} → {b}{after}")
+        elif key in BUILD_KEYS:
+            add(_rank(key), "another build ({a} → {b})", "recorded in both facts' conditions", a=a, b=b)
+        else:
+            add(_rank(key), "{key} differs ({a} → {b})", "recorded in both facts' conditions", key=key, a=a, b=b)
+    if "cold" in flags and "warm" not in diff:
+        uptime = info.get("uptime_s")
+        when = (f"{fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime)
+                else "cold (right after a restart or without warm-up)")
+        add(_rank("cold"), "cold server", f"old value measured {when} (flag cold)")
+    if "thinking_on" in flags and "thinking" not in diff:
+        add(_rank("thinking"), "old value measured with thinking on", "flag thinking_on")
+    if "cache_hit" in flags:
+        add(_rank("cache_hit"), "old value may have hit a prompt cache", "flag cache_hit")
+    if "cold" not in flags and "cold" in (new.get("flags") or []):
+        add(_rank("cold"), "the new value was measured cold", "flag cold on the new fact")
+    missing = _unrecorded(diff, 0)
+    if missing:
+        recorded = ", ".join(sorted(old["conditions"]["identity"])) or "nothing"
+        add(OTHER_RANK, "the old value recorded no conditions for {names}: cannot be compared",
+            f"`{old['id']}` records only {recorded}", names=", ".join(missing))
+    gone = _unrecorded(diff, 1)
+    if gone:
+        add(OTHER_RANK, "the new value does not record {names}: not compared", "", names=", ".join(gone))
+    if "few_samples" in flags:
+        n = old.get("n")
+        add(STATS_RANK, "old value rests on few samples", f"n={n if n else 'unknown'}")
+    if "high_variance" in flags:
+        cv = (old.get("stats") or {}).get("cv")
+        add(STATS_RANK, "old value had high variance", f"CV {cv:.0%}" if cv is not None else "flag high_variance")
+
+
+def _comparison_causes(old: Mapping[str, Any], new: Mapping[str, Any], old_pair: tuple[str, str],
+                       new_pair: tuple[str, str], facts: Mapping[str, FactData], add: Callable[..., None]) -> None:
+    """A ratio against a ratio: what the old comparison mixed up (its two sides under different conditions), and
+    what differs between the two comparisons (metric, the facts compared)."""
+    o_num, o_den = facts.get(old_pair[0]), facts.get(old_pair[1])
+    n_num, n_den = facts.get(new_pair[0]), facts.get(new_pair[1])
+    old_side: Mapping[str, Any] = o_num or o_den or {}
+    new_side: Mapping[str, Any] = n_num or n_den or {}
+    old_metric = old_side.get("metric")
+    new_metric = new_side.get("metric") or new["conditions"]["identity"].get("of_metric")
+    if old_metric and new_metric and old_metric != new_metric:
+        add(_rank("metric"), "another metric: the old comparison used {a}, the new one {b}",
+            f"`{old_pair[0]}`, `{old_pair[1]}` are {old_metric}; `{new_pair[0]}`, `{new_pair[1]}` are {new_metric}",
+            a=old_metric, b=new_metric)
+    if o_num is not None and o_den is not None:
+        a_cond = {**o_num["conditions"]["info"], **o_num["conditions"]["identity"]}
+        b_cond = {**o_den["conditions"]["info"], **o_den["conditions"]["identity"]}
+        a_name, b_name = _who(o_num, old_pair[0]), _who(o_den, old_pair[1])
+        ta, tb = _on(a_cond.get("thinking")), _on(b_cond.get("thinking"))
+        if ("thinking" in a_cond or "thinking" in b_cond) and ta != tb:
+            add(_rank("thinking"), "the old comparison mixed thinking on and off",
+                f"{a_name} thinking {'on' if ta else 'off'} (`{old_pair[0]}`) against {b_name} thinking "
+                f"{'on' if tb else 'off'} (`{old_pair[1]}`)")
+        ca, cb = ("cold" in (o_num.get("flags") or [])), ("cold" in (o_den.get("flags") or []))
+        if ca != cb:
+            cold_f, cold_id = (o_num, old_pair[0]) if ca else (o_den, old_pair[1])
+            uptime = {**cold_f["conditions"]["info"]}.get("uptime_s")
+            when = f", {fmt.num(float(str(uptime)), 2)} s after a server restart" if _is_number(uptime) else ""
+            add(_rank("warm"), "the old comparison set a cold server against a warm one",
+                f"{_who(cold_f, cold_id)} measured cold (`{cold_id}`, flag cold{when})")
+        if a_cond.get("body_sha256") != b_cond.get("body_sha256"):
+            add(_rank("body_sha256"), "the old comparison used two request bodies",
+                f"sha256 {_short(a_cond.get('body_sha256'))} vs {_short(b_cond.get('body_sha256'))}")
+        small = [f"`{fid}` n={f.get('n') or '?'}" for fid, f in zip(old_pair, (o_num, o_den), strict=True)
+                 if "few_samples" in (f.get("flags") or [])]
+        if small:
+            add(STATS_RANK, "the old comparison rests on few samples", ", ".join(small))
+    elif not old["conditions"]["identity"]:
+        add(OTHER_RANK, "the old ratio recorded no conditions: its two sides cannot be checked",
+            f"`{old['id']}` names {old_pair[0]} over {old_pair[1]}, which the registry does not hold")
+    old_models = {_who(f, fid) for fid, f in zip(old_pair, (o_num, o_den), strict=True)}
+    new_models = {_who(f, fid) for fid, f in zip(new_pair, (n_num, n_den), strict=True)}
+    if old_models != new_models:
+        add(_rank("model"), "other models compared",
+            f"old: {' vs '.join(sorted(old_models))}; new: {' vs '.join(sorted(new_models))}")
+
+
+def cause_lines(causes: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Ranked causes as plain lines (the `correct --json` output)."""
+    return [c["text"] + (f" ({c['evidence']})" if c["evidence"] else "") for c in causes]
+
+
+def last_verdict(registry: Registry, old: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The newest verification of `old`'s version that measured something (the one that refuted it, as a rule)."""
+    try:
+        versions = factmod.history(registry, old["id"])
+    except NotFound:
+        return None
+    found = [dict(r) for v in versions if v["version"] == old["version"] for r in v.get("verifications") or []
+             if r.get("value") is not None and r.get("verdict") not in FAILURES]
+    return max(found, key=lambda r: (r["verified_at"], r["pk"])) if found else None
+
+
+def deciding_evidence(old: Mapping[str, Any], new: Mapping[str, Any],
+                      verification: Mapping[str, Any] | None) -> str:
+    """The measurement that decided the correction, quoted: the verification's verdict and p-value, or the new
+    fact's interval and n, and whether the old value lies inside that interval."""
+    parts: list[str] = []
+    if verification is not None:
+        bits = [verification["verdict"]]
+        if verification.get("p_value") is not None:
+            bits.append(f"p = {fmt.num(verification['p_value'], 2)}")
+        if verification.get("n"):
+            bits.append(f"n={verification['n']}")
+        parts.append(f"verification {verification['pk']} ({', '.join(bits)}, {verification['verified_at'][:10]})"
+                     + (f": {' '.join(str(verification['message']).split())}" if verification.get("message") else ""))
+    ci = interval_of(new)
+    unit = str(new.get("unit") or "")
+    parts.append(f"`{new['id']}` {display.text(new)}, {_interval_text(ci, unit)}, n={new.get('n') or 'unknown'}")
+    old_ci = interval_of(old)
+    parts.append(f"`{old['id']}` {display.text(old)}, {_interval_text(old_ci, unit)}, n={old.get('n') or 'unknown'}")
+    if ci and old.get("value") is not None and not sides_of(new):
+        inside = ci[0] <= old["value"] <= ci[1]
+        parts.append("the old value lies inside the new interval" if inside
+                     else "the old value lies outside the new interval")
+    return "; ".join(parts)
+
+
+def summary(old: Mapping[str, Any], new: Mapping[str, Any], causes: Sequence[Mapping[str, Any]],
+            facts: Mapping[str, FactData] | None = None, lang: str = "en") -> dict[str, Any]:
+    """The note's opening: what was claimed, what holds now, by how much and which way, and the one or two best
+    supported causes; `comparable` is False when the two values compare different things (no percent change)."""
+    facts = facts or {}
+    sentences: list[str] = []
+    shared = _common_model(old, new, facts)
+    old_cmp, new_cmp = comparison(old, facts, shared, lang), comparison(new, facts, shared, lang)
+    comparable = True
+    if old_cmp and new_cmp:
+        claim = str(old["conditions"]["info"].get("claim") or "")
+        sides = {"metric", "subject", "subject_setting", "other", "other_setting", "interval", "sentence"}
+        sentences.append(say(
+            lang, "Claimed{said}: {sentence} — {metric} of {subject} ({subject_setting}) against {other} "
+            "({other_setting}); {interval}.", said=f" (“{claim}”)" if claim else "",
+            **{k: v for k, v in old_cmp.items() if k in sides}))
+        sentences.append(say(
+            lang, "Holds now: {sentence} — {metric} of {subject} ({subject_setting}) against {other} "
+            "({other_setting}); {interval}{n}.", n=f", n={new_cmp['n']}" if new_cmp["n"] else "",
+            **{k: v for k, v in new_cmp.items() if k in sides}))
+        same = (old_cmp["metric"], old_cmp["subject"], old_cmp["other"]) == \
+            (new_cmp["metric"], new_cmp["subject"], new_cmp["other"])
+        comparable = same
+        turn = say(lang, " — the direction is reversed") if old_cmp["word"] != new_cmp["word"] else ""
+        if not same:
+            times = "배 " if lang == "ko" else "× "
+            sentences.append(say(
+                lang, "From {a} to {b}{turn}; the two ratios compare different things, so no percent change between "
+                "them is given.", a=old_cmp["factor"] + times + say(lang, old_cmp["word"]),
+                b=new_cmp["factor"] + times + say(lang, new_cmp["word"]), turn=turn))
+    else:
+        ci = interval_of(new)
+        unit = str(new.get("unit") or "")
+        sentences.append(say(
+            lang, "`{old}` said {metric} = {old_text}; measured now (`{new}`) it is {new_text} ({interval}, n={n}).",
+            old=old["id"], metric=old["metric"], old_text=display.text(old), new=new["id"],
+            new_text=display.text(new), interval=_interval_text(ci, unit, lang), n=new.get("n") or "unknown"))
+        if old.get("value") and new.get("value") is not None:
+            rel = (new["value"] - old["value"]) / abs(old["value"])
+            factor, word = relation(new["value"] / old["value"], _lower_is_better(new)) \
+                if new["value"] / old["value"] > 0 else ("?", "different")
+            outside = ci is not None and not ci[0] <= old["value"] <= ci[1]
+            sentences.append(say(
+                lang, "That is {pct} {how} ({factor}× {word}), and the old value lies outside the new interval."
+                if outside else "That is {pct} {how} ({factor}× {word}).", pct=f"{abs(rel):.0%}",
+                how=say(lang, "higher" if rel > 0 else "lower"), factor=factor, word=say(lang, word)))
+    best = [c for c in causes if c["rank"] >= 0][:2]
+    if best:
+        sentences.append(say(lang, "Best supported causes: {causes}." if len(best) > 1
+                             else "Best supported cause: {causes}.", causes="; ".join(c["text"] for c in best)))
+    return {"text": " ".join(sentences), "comparable": comparable,
+            "old": _strip(old_cmp), "new": _strip(new_cmp)}
+
+
+def _strip(c: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if c is None else {k: v for k, v in c.items() if k != "facts"}
 
 
 class CorrectionData(TypedDict):
@@ -767,10 +1237,11 @@ def _decision_links(decisions: Sequence[DecisionData], out: Path, folder: Path) 
 
 
 def retraction_data(date: str, fact: FactData, because: str, citations: Sequence[Citation],
-                    decisions: Sequence[DecisionData], out: Path, note_path: Path) -> dict[str, Any]:
+                    decisions: Sequence[DecisionData], out: Path, note_path: Path, lang: str = "en") -> dict[str, Any]:
     """What a retraction note shows, as plain data (`decisions` with their status after it)."""
     return {
         "date": date,
+        "lang": lang,
         "fact": display.fields(fact, NOTE_FIELDS),
         "because": because,
         "documents": _documents(citations, out, note_path.parent),
@@ -782,7 +1253,8 @@ def render_retraction(data: Mapping[str, Any], fact_id: str, version: int, templ
     """The retraction note's text (with the marker that ties the file to `fact_id` v`version`)."""
     from factreg.publish import render as rendering
 
-    return _with_marker(rendering.render("retraction.md.j2", {"r": data}, templates), fact_id, version, "retraction")
+    return _with_marker(rendering.render("retraction.md.j2", {"r": data}, templates, data.get("lang")), fact_id,
+                        version, "retraction")
 
 
 def _retraction_row(registry: Registry, fact_id: str, version: int) -> CorrectionData | None:
@@ -835,6 +1307,7 @@ def retract(
     date: str | None = None,
     sync_docs: bool = True,
     commit: bool = False,
+    lang: str | None = None,
 ) -> dict[str, Any]:
     """Withdraw `fact_id` (its current version) as wrong, with nothing to replace it: record the retraction, write
     its note, re-render the decisions citing it (they now need review), sync the docs and, with `commit`, commit
@@ -844,8 +1317,10 @@ def retract(
     rendered in memory, written, and committed last; a failure after the transaction puts the files back and
     takes the retraction back. Running the same command again after a run was killed finishes it."""
     from factreg.publish import decisions as decmod
+    from factreg.publish import render as rendering
 
     config = settings.file_config
+    lang = rendering.check_lang(lang or settings.get("report.lang"))
     out = Path(out) if out is not None else Path(settings.root)
     because = redact(" ".join((because or "").split()))
     if not because:
@@ -869,7 +1344,7 @@ def retract(
                  else note_location(out, note_date, fact_id, version, "retraction"))
     found = affected(registry, settings, fact_id)
     planned: list[DecisionData] = [{**d, "status": status_once_superseded(d)} for d in found.decisions]
-    data = retraction_data(note_date, fact, because, found.citations, planned, out, note_path)
+    data = retraction_data(note_date, fact, because, found.citations, planned, out, note_path, lang)
     note_text: str | None = render_retraction(data, fact_id, version, templates)  # a template error: nothing done
     if resumed is not None and _note_is_for(note_path, fact_id, version, "retraction"):
         note_text = None  # written by the interrupted run: kept as it is
@@ -882,10 +1357,10 @@ def retract(
             pk = recorded_now = _apply_retraction(registry, fact, because, _rel(note_path, out))
         after = {d["number"]: d for d in decmod.list_decisions(registry, config)}
         decisions = [after[d["number"]] for d in found.decisions]
-        recorded = retraction_data(note_date, fact, because, found.citations, decisions, out, note_path)
+        recorded = retraction_data(note_date, fact, because, found.citations, decisions, out, note_path, lang)
         if note_text is not None and recorded != data:
             data, note_text = recorded, render_retraction(recorded, fact_id, version, templates)
-        decision_texts = {out / d["path"]: decmod.render(d, templates) for d in decisions}
+        decision_texts = {out / d["path"]: decmod.render(d, templates, lang) for d in decisions}
         synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
                               if sync_docs and found.roots else ({}, {}))
         message = f"factreg retract {ref(fact_id, version)}: {because[:100]}" if commit else None

@@ -618,11 +618,11 @@ def citing(decisions: Iterable[DecisionData], fact_id: str) -> list[DecisionData
     return [d for d in decisions if any(c["id"] == fact_id for c in d["cites"])]
 
 
-def render(decision: DecisionData, templates: Path | str | None = None) -> str:
-    """The MADR-compatible Markdown of one decision."""
+def render(decision: DecisionData, templates: Path | str | None = None, lang: str | None = None) -> str:
+    """The MADR-compatible Markdown of one decision (in `lang`: English by default, or Korean)."""
     from factreg.publish import render as rendering
 
-    return rendering.render("decision.md.j2", {"d": decision}, templates)
+    return rendering.render("decision.md.j2", {"d": decision}, templates, lang)
 
 
 def write_files(
@@ -640,5 +640,6 @@ def write_files(
     items = list(decisions) if decisions is not None else _load(registry, config, numbers)
     if numbers is not None:
         items = [d for d in items if d["number"] in set(numbers)]
-    texts = {Path(out) / d["path"]: render(d, templates) for d in items}  # render all before writing any
+    lang = ((config or {}).get("report") or {}).get("lang")  # `[report] lang`, as `report` renders them
+    texts = {Path(out) / d["path"]: render(d, templates, lang) for d in items}  # render all before writing any
     return texts, writer.write(texts, Path(out))

@@ -149,13 +149,40 @@ def environment(templates: Path | str | None = None):  # type: ignore[no-untyped
     return _environment(None)
 
 
-def render(name: str, data: Mapping[str, Any], templates: Path | str | None = None) -> str:
-    """Render template `name` with `data` (plain values only); errors become one-line ConfigErrors."""
+# The languages of the notes, reports and decisions: English (the default), and Korean (`[report] lang = "ko"`,
+# `--lang ko`), whose templates are `<name>.ko.<ext>.j2` beside the English ones (`correction.ko.md.j2`).
+LANGS = ("en", "ko")
+
+
+def check_lang(lang: str | None) -> str:
+    """`lang` as a known language (None: English); anything else is a one-line ConfigError."""
+    if lang is None or lang == "":
+        return "en"
+    if lang not in LANGS:
+        raise ConfigError(f"language {lang!r} is not one of: {', '.join(LANGS)}")
+    return str(lang)
+
+
+def localized(name: str, lang: str | None) -> str:
+    """The template of `name` in `lang`: `correction.md.j2` → `correction.ko.md.j2` for Korean."""
+    lang = check_lang(lang)
+    if lang == "en":
+        return name
+    stem, _, rest = name.partition(".")
+    return f"{stem}.{lang}.{rest}"
+
+
+def render(name: str, data: Mapping[str, Any], templates: Path | str | None = None, lang: str | None = None) -> str:
+    """Render template `name` (in `lang`, when it has a template in that language) with `data` (plain values only);
+    errors become one-line ConfigErrors."""
     import jinja2
 
     env = environment(templates)
     try:
-        template = env.get_template(name)
+        try:
+            template = env.get_template(localized(name, lang))
+        except jinja2.TemplateNotFound:
+            template = env.get_template(name)
         text = template.render(**data)
     except jinja2.TemplateNotFound:
         raise ConfigError(f"template {name!r} not found") from None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
 
 INDEX = "index.html"
 CHART_W, CHART_H = 720, 260
-PAD_L, PAD_R, PAD_T, PAD_B = 64, 24, 28, 36
+PAD_L, PAD_R, PAD_T, PAD_B = 64, 24, 40, 36
 MAX_SAMPLES = 200  # sample dots drawn per point; a point with more shows its first MAX_SAMPLES
 
 
@@ -66,24 +65,8 @@ def _csp_hash(text: str) -> Markup:
     return Markup("'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'")
 
 
-def _ticks(lo: float, hi: float, count: int = 4) -> list[float]:
-    """Round values between lo and hi for the y axis."""
-    span = hi - lo
-    if span <= 0 or not math.isfinite(span):
-        return [lo]
-    raw = span / count
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step) * step
-    out = []
-    k = 0
-    while first + k * step <= hi + step * 1e-9 and k <= count * 3:
-        out.append(round(first + k * step, 12))
-        k += 1
-    return out
-
-
-def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None]) -> dict[str, Any]:
+def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None],
+          verdicts: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The chart of a series, in pixels: each point (value, its ± spread as an interval, its samples), the level
     of each segment between change points (median and interval), the change points, the recorded value."""
     times = [parse_time(p.at).timestamp() for p in s.points]
@@ -94,8 +77,8 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
     for c in found:
         values += [c.before.ci_low, c.before.ci_high, c.after.ci_low, c.after.ci_high]
     lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
-    pad = (hi - lo) * 0.08 if hi > lo else (abs(hi) * 0.1 or 1.0)
-    lo, hi = lo - pad, hi + pad
+    ticks = report.nice_ticks(lo, hi)  # round 1-2-5 steps, as the Markdown report's charts
+    lo, hi = ticks[0], ticks[-1]
     plot_w, plot_h = CHART_W - PAD_L - PAD_R, CHART_H - PAD_T - PAD_B
     t0, t1 = (min(times), max(times)) if times else (0.0, 0.0)
 
@@ -119,6 +102,8 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
             "bar": [y(p.value - spread), y(p.value + spread)] if spread else None,
             "samples": [y(v) for v in (p.samples or [])[:MAX_SAMPLES]],
             "kind": kind,
+            "verdict": report.VERDICT_CLASS.get((verdicts or {}).get(src, ""), "other") if kind == "verification"
+            else "",
             "current": i == s.current,
             "source": src,
             "label": label,
@@ -154,7 +139,7 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
         "levels": levels,
         "changes": changes,
         "recorded": y(s.value),
-        "ticks": [{"y": y(v), "label": fmt.num(v)} for v in _ticks(lo, hi)],
+        "ticks": [{"y": y(v), "label": report.tick_label(v, ticks)} for v in ticks],
         "first": s.points[0].at[:10] if s.points else "",
         "last": s.points[-1].at[:10] if s.points else "",
         "unit": s.unit,
@@ -241,7 +226,8 @@ def build(
         history = factmod.history(registry, fid)
         s = all_series.get(fid)
         found = s.detect() if s is not None else []
-        geometry = chart(s, found, _spreads(history)) if s is not None and s.points else None
+        verdicts = {f"verification {r['pk']}": r["verdict"] for v in history for r in v.get("verifications") or []}
+        geometry = chart(s, found, _spreads(history), verdicts) if s is not None and s.points else None
         changes = [seriesmod.change_data(s, c) for c in found] if s is not None else []
         successor = f.get("superseded_by")
         entry = {
@@ -252,6 +238,7 @@ def build(
             "changes": changes,
             "last_change": changes[-1]["summary"] if changes else None,
             "last_change_short": _short_change(changes[-1]) if changes else None,
+            "care": report.care_reasons(f),
         }
         entries.append(entry)
         versions = [

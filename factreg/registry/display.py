@@ -42,6 +42,17 @@ class Shown(TypedDict, total=False):
     superseded_by: str | None
 
 
+# Integrity flags that keep a value from being presented as plainly current: they travel with the number (llms.txt
+# "Use with care", the index, fact pages, a citation marker's `flags` option).
+CARE_FLAGS = ("cold", "thinking_on", "cache_hit", "few_samples", "high_variance")
+
+
+def care_flags(fact: Mapping[str, Any]) -> list[str]:
+    """The integrity flags of `fact` that call for care, in CARE_FLAGS order."""
+    flags = fact.get("flags") or []
+    return [f for f in CARE_FLAGS if f in flags]
+
+
 def text(fact: Mapping[str, Any]) -> str:
     """A fact's value with its spread and unit, as people read it: `11.9 ± 7.2 tok/s`."""
     return fmt.value(fact.get("value"), fact.get("spread"), fact.get("unit"))
