@@ -156,7 +156,14 @@ def probe(
         max_bytes=int(float(settings.get("probe.max_response_mb", 32)) * 1024 * 1024),
     )
     spec.check()
-    result = core.probe(spec, hostname=settings.hostname, progress=info)
+    if record:  # a recorded probe keeps the machine's state and a control measurement (info conditions)
+        from factreg.measure import control
+
+        result, seen = control.bracket(spec.method(), settings,
+                                       lambda: core.probe(spec, hostname=settings.hostname, progress=info))
+        result.info.update(seen.conditions())
+    else:
+        result = core.probe(spec, hostname=settings.hostname, progress=info)
     data = result.as_json()
     recorded: list[str] = []
     if record and result.verdict == core.OK:

@@ -607,9 +607,14 @@ def bench(
         check_gguf(Path(m))  # before it is hashed
     if id_prefix is not None:
         check_id(id_prefix)
-    results, raw = run(exe, clean, float(settings.get("verify.timeout_s", DEFAULT_TIMEOUT_S)))
+    from factreg.measure import control
+
+    timeout = float(settings.get("verify.timeout_s", DEFAULT_TIMEOUT_S))
+    (results, raw), seen = control.bracket(method_for(clean), settings, lambda: run(exe, clean, timeout))
     per_model = observe(results, clean, settings.hostname, hash_cache_path(settings))
     news = build_facts(results, clean, settings.hostname, per_model, id_prefix)
+    for n in news:
+        n.info.update(seen.conditions())  # the machine's state and the control measurement (info conditions)
     written = facts.record_many(registry, news, min_uptime_s)
     ids = [w.split("@", 1)[0] for w in written]
     return facts.list_facts(registry, settings.file_config, ids=ids)

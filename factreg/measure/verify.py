@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from factreg.errors import FactregError, UsageError
+from factreg.measure import control
 from factreg.measure import judge as judging
 from factreg.measure.measurement import Measurement
 from factreg.registry import conditions as cond
@@ -68,6 +69,12 @@ class VerifyResult(_Compared):
     message: str
     tolerance: NotRequired[float]  # when the statistics decided
     recorded: NotRequired[bool]  # whether a verification was written to the registry
+    # The machine's side (`measure/control.py`): speed factor (control now / then, None when not comparable),
+    # the measurement scaled by it (when the control moved), both sides' machine state and control.
+    speed_factor: NotRequired[float | None]
+    scaled: NotRequired[dict[str, Any]]
+    machine: NotRequired[dict[str, Any]]
+    control: NotRequired[dict[str, Any]]
 
 
 def method_key(method: Mapping[str, Any]) -> str:
@@ -164,7 +171,7 @@ def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> V
     tolerance = judging.tolerance_for(fact, settings)
     alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
     outcome = judging.compare(judging.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
-    return {
+    result: VerifyResult = {
         **base,
         "verdict": outcome.verdict,
         "p_value": outcome.p_value,
@@ -173,6 +180,7 @@ def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> V
         "tolerance": tolerance,
         "message": outcome.message,
     }
+    return cast("VerifyResult", control.adjust(fact, m, dict(result), settings))
 
 
 def _measure_group(
@@ -180,7 +188,12 @@ def _measure_group(
 ) -> dict[str, Measurement]:
     try:
         remeasure = load_verifier(kind)
-        result = remeasure(dict(method), list(group), settings)
+        run_s = control.of_fact(group[0]).get("run_s") if group else None
+        result, seen = control.bracket(method, settings, lambda: remeasure(dict(method), list(group), settings),
+                                       run_s if isinstance(run_s, (int, float)) else None)
+        for measured in result.values():
+            if isinstance(measured, Measurement):
+                measured.observed.update(seen.conditions())
     except FactregError as exc:
         return {f["id"]: Measurement(failure="error", message=exc.message) for f in group}
     except Exception as exc:  # a verifier bug must not lose the other groups' verdicts
@@ -223,6 +236,7 @@ def verify(
         if fact["id"] in refused:  # nothing of an untrusted method is run: no process, no request
             results[fact["id"]] = _unrunnable(fact, provenance.why_untrusted(fact))
             continue
+        fact = control.with_baseline(registry, fact)
         method = fact.get("method")
         if not isinstance(method, dict):
             results[fact["id"]] = _unrunnable(fact, "its method is not structured data; it is never executed")
@@ -303,7 +317,8 @@ def against(registry: Registry, settings: Settings | None, fact: FactData, other
                          f"{other['metric']} ({other['unit']}): only the same metric can verify a fact")
     m = Measurement(
         samples=list(other["samples"]), value=other["value"], spread=other["spread"], n=other["n"],
-        observed=dict(other["conditions"]["identity"]),
+        observed={**other["conditions"]["identity"],
+                  **{k: v for k, v in other["conditions"]["info"].items() if k in (control.KEY, "machine")}},
         raw=json.dumps({"against": other["id"], "version": other["version"]}),
         message=None,
     )

@@ -1,0 +1,413 @@
+"""The control measurement: a short fixed workload run right before and right after every measured run, so that a
+verdict can tell a claim that is wrong from a machine that is, for now, faster or slower.
+
+- llama-bench facts: a tiny random-weight model (`tinygguf`, cached next to the model-hash cache) through the
+  same llama-bench, with the measured run's device and thread settings (`-t`, `-ngl`, `-dev`, `-C`, …; a swept
+  list's first value), `-p 0 -n 16 -r 5`. Unit tok/s.
+- probes: a fixed local CPU loop (Mloop/s), and the time of one `GET /health` to the probed server (shown,
+  never scaled by).
+
+Its cost is bounded: each of the two runs is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
+run's time); a control that could not run is recorded with its reason and the verdict then says the machine could
+not be compared. A control is kept as the info condition `control` (compact JSON) of a fact, and in the
+`observed` conditions of a verification (both are `ALWAYS_INFO`, so a correction carries them as info).
+
+At verification the control is re-run; **speed factor** = control now / control then (how much faster the machine
+ran). `adjust` applies it to a verdict (docs/machine.md):
+
+- control held (within the tolerance) → the verdict stands as the statistics reached it;
+- control moved → the measurement is also judged scaled by the factor (a rate ÷ factor, a latency × factor):
+  refuted only when both the measurement and the scaled measurement refute; otherwise `inconclusive` with the
+  factor, the controls and the scaled value — confirmed only when both agree.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from factreg import fmt
+from factreg.errors import FactregError
+from factreg.measure import machine
+
+if TYPE_CHECKING:
+    from factreg.config import Settings
+    from factreg.measure.judge import Side
+    from factreg.measure.measurement import Measurement
+    from factreg.registry.store import Registry
+    from factreg.registry.types import FactData
+
+KEY = "control"
+BUDGET_S = 0.3  # the two control runs together: at most this …
+BUDGET_SHARE = 0.15  # … or this share of the measured run, whichever is larger
+TINY_WORKLOAD = ["-p", "0", "-n", "16", "-r", "5"]
+TINY_NAME = "control-tiny-v1.gguf"
+# llama-bench options that say where and how the model runs (copied into the control, first value of a list).
+DEVICE_OPTIONS = {
+    "-t": "threads", "--threads": "threads", "-ngl": "n_gpu_layers", "--n-gpu-layers": "n_gpu_layers",
+    "-dev": "device", "--device": "device", "-sm": "split_mode", "--split-mode": "split_mode",
+    "-mg": "main_gpu", "--main-gpu": "main_gpu", "-C": "cpu_mask", "--cpu-mask": "cpu_mask",
+    "--cpu-strict": "cpu_strict", "--poll": "poll", "--prio": "prio", "--numa": "numa",
+    "-nkvo": "no_kv_offload", "--no-kv-offload": "no_kv_offload", "-fa": "flash_attn", "--flash-attn": "flash_attn",
+}  # fmt: skip
+CPU_LOOP_N = 200_000  # iterations of one CPU-loop sample (about 5 ms on a 2.5 GHz core)
+CPU_LOOP_REPS = 5
+
+T = TypeVar("T")
+
+
+@dataclass
+class Control:
+    """One control: what was run (`spec`, must match to compare), its samples, and how long it took."""
+
+    kind: str
+    spec: dict[str, str]
+    unit: str
+    samples: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
+    health_ms: list[float] = field(default_factory=list)
+    parts: list[float] = field(default_factory=list)  # the value of each run (before, after)
+
+    @property
+    def value(self) -> float | None:
+        return statistics.median(self.samples) if self.samples else None
+
+    def merge(self, other: Control) -> Control:
+        """Before + after: one control with both runs' samples."""
+        errors = [e for e in (self.error, other.error) if e]
+        return Control(
+            kind=self.kind, spec=self.spec, unit=self.unit, samples=[*self.samples, *other.samples],
+            seconds=self.seconds + other.seconds,
+            error=None if (self.samples and other.samples) or not errors else "; ".join(dict.fromkeys(errors)),
+            health_ms=[*self.health_ms, *other.health_ms], parts=[*self.parts, *other.parts],
+        )  # fmt: skip
+
+    def as_data(self, run_s: float | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "spec": self.spec, "unit": self.unit,
+                                "samples": [round(x, 3) for x in self.samples], "seconds": round(self.seconds, 3)}
+        if self.value is not None:
+            data["value"] = round(self.value, 3)
+        if self.parts:
+            data["parts"] = [round(x, 3) for x in self.parts]
+        if self.error:
+            data["error"] = self.error
+        if self.health_ms:
+            data["health_ms"] = [round(x, 2) for x in self.health_ms]
+        if run_s is not None:
+            data["run_s"] = round(run_s, 3)
+        return data
+
+
+# ---------------------------------------------------------------- the workloads
+
+
+def model_path(settings: Settings | None) -> Path:
+    """The control's tiny model, cached in the user data dir (FACTREG_USER_DIR, else XDG's)."""
+    from factreg import config
+
+    return config.user_data_dir() / "control" / TINY_NAME
+
+
+def ensure_model(settings: Settings | None) -> Path:
+    """The cached tiny control model, written once (seed 0, so every machine's control model is the same)."""
+    path = model_path(settings)
+    if not path.is_file():
+        from factreg.measure.tinygguf import write_tiny_model
+
+        write_tiny_model(path, n_layer=1, seed=0)
+    return path
+
+
+def device_args(args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """The measured run's device and thread options (first value of a swept list) and the spec they make."""
+    out: list[str] = []
+    spec: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, value = arg, None
+        if arg.startswith("--") and "=" in arg:
+            name, value = arg.split("=", 1)
+        if name in DEVICE_OPTIONS:
+            if value is None and i + 1 < len(args):
+                value = args[i + 1]
+                i += 1
+            if value is not None:
+                first = value.split(",")[0]
+                out += [name, first]
+                spec[DEVICE_OPTIONS[name]] = first
+        i += 1
+    return out, spec
+
+
+def llama_spec(method_args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    extra, spec = device_args(method_args)
+    return [*TINY_WORKLOAD, *extra], {"workload": "tiny tg16 r5", "model": TINY_NAME, **spec}
+
+
+def run_llama(method_args: Sequence[str], settings: Settings | None, timeout_s: float) -> Control:
+    """One tiny-model llama-bench run with the measured run's device settings (never raises)."""
+    from factreg.measure import llamabench
+
+    args, spec = llama_spec(method_args)
+    ctl = Control("llama-bench-tiny", spec, "tok/s")
+    started = time.monotonic()
+    try:
+        model = ensure_model(settings)
+        exe = llamabench.find_binary(None)
+        results, _raw = llamabench.run(exe, ["-m", str(model), *args], timeout_s)
+        samples = [float(x) for r in results for x in r.samples_ts]
+        if not samples:
+            ctl.error = "the control run gave no samples"
+        ctl.samples = samples
+        if samples:
+            ctl.parts = [statistics.median(samples)]
+    except FactregError as exc:
+        ctl.error = exc.message
+    except Exception as exc:  # noqa: BLE001 - a control never fails a measurement
+        ctl.error = f"{type(exc).__name__}: {exc}"
+    ctl.seconds = time.monotonic() - started
+    return ctl
+
+
+def _loop(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
+
+
+def run_cpu(url: str | None, timeout_s: float) -> Control:
+    """The probe control: a fixed CPU loop (Mloop/s), and one `GET /health` to the server (ms; shown only)."""
+    ctl = Control("cpu-loop", {"workload": f"python loop {CPU_LOOP_N}x{CPU_LOOP_REPS}"}, "Mloop/s")
+    started = time.monotonic()
+    for _ in range(CPU_LOOP_REPS):
+        t0 = time.perf_counter()
+        _loop(CPU_LOOP_N)
+        dt = time.perf_counter() - t0
+        if dt > 0:
+            ctl.samples.append(CPU_LOOP_N / dt / 1e6)
+        if time.monotonic() - started > timeout_s:
+            break
+    if ctl.samples:
+        ctl.parts = [statistics.median(ctl.samples)]
+    if url:
+        ms = health_ms(url, max(0.05, timeout_s - (time.monotonic() - started)))
+        if ms is not None:
+            ctl.health_ms.append(ms)
+    ctl.seconds = time.monotonic() - started
+    return ctl
+
+
+def health_ms(url: str, timeout_s: float) -> float | None:
+    """Milliseconds of one `GET /health` at the URL's host (any answer counts), or None."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from factreg.measure.http import make_client
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    target = urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], "/health", "", ""))
+    try:
+        with make_client(timeout_s) as client:
+            t0 = time.perf_counter()
+            client.get(target)
+            return (time.perf_counter() - t0) * 1000
+    except Exception:  # noqa: BLE001 - a control never fails a measurement
+        return None
+
+
+def runner(method: Mapping[str, Any], settings: Settings | None) -> Callable[[float], Control] | None:
+    """The control for a method kind: a function of the time budget, or None when the kind has none."""
+    kind = method.get("kind")
+    if kind == "llama-bench":
+        args = method.get("args")
+        clean = [str(a) for a in args] if isinstance(args, list) else []
+        return lambda budget: run_llama(clean, settings, budget)
+    if kind == "probe":
+        url = method.get("url")
+        return lambda budget: run_cpu(str(url) if isinstance(url, str) else None, budget)
+    return None
+
+
+def budget_for(run_s: float | None) -> float:
+    """Time budget of ONE control run (before or after): half of max(BUDGET_S, BUDGET_SHARE × the run)."""
+    return max(BUDGET_S, BUDGET_SHARE * (run_s or 0.0)) / 2
+
+
+@dataclass
+class Bracketed:
+    """What `bracket` saw around a run: the machine state and the control (both as condition texts)."""
+
+    machine_state: dict[str, Any]
+    control: Control | None
+    run_s: float
+
+    def conditions(self) -> dict[str, str]:
+        out = {machine.KEY: machine.as_condition(self.machine_state)}
+        if self.control is not None:
+            out[KEY] = json.dumps(self.control.as_data(self.run_s), sort_keys=True, separators=(",", ":"))
+        return out
+
+
+def bracket(
+    method: Mapping[str, Any], settings: Settings | None, fn: Callable[[], T], expected_run_s: float | None = None
+) -> tuple[T, Bracketed]:
+    """Run `fn` between two control runs, watching the machine; (fn's result, what was seen). Exceptions of
+    `fn` pass through; the control and the machine state never raise."""
+    run = runner(method, settings) if _enabled(settings) else None
+    watch = machine.Watch().start()
+    before = run(budget_for(expected_run_s)) if run else None
+    started = time.monotonic()
+    result = fn()
+    run_s = time.monotonic() - started
+    after = run(budget_for(run_s)) if run else None
+    state = watch.stop()
+    ctl = before.merge(after) if before is not None and after is not None else None
+    return result, Bracketed(state, ctl, run_s)
+
+
+def _enabled(settings: Settings | None) -> bool:
+    if settings is None or not hasattr(settings, "get"):
+        return True
+    return str(settings.get("verify.control", "true")).lower() not in ("false", "0", "no", "off")
+
+
+# ---------------------------------------------------------------- reading and comparing
+
+
+def parse(text: Any) -> dict[str, Any]:
+    """A `control` condition back as data ({} when absent or not a JSON object)."""
+    return machine.parse(text)
+
+
+def of_fact(fact: Mapping[str, Any]) -> dict[str, Any]:
+    return parse(((fact.get("conditions") or {}).get("info") or {}).get(KEY))
+
+
+def speed_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[float | None, str]:
+    """How much faster the machine ran now than then (control now / control then), or None and why not."""
+    if not then:
+        return None, "the fact was recorded without a control measurement"
+    if not now:
+        return None, "this verification ran no control measurement"
+    if now.get("error") and not now.get("value"):
+        return None, f"the control could not run now ({now['error']})"
+    if then.get("error") and not then.get("value"):
+        return None, f"the fact's control could not run ({then['error']})"
+    if then.get("kind") != now.get("kind") or then.get("spec") != now.get("spec"):
+        return None, "the control differs from the fact's (another workload or device settings)"
+    a, b = then.get("value"), now.get("value")
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or a <= 0 or b <= 0:
+        return None, "a control has no value"
+    return float(b) / float(a), ""
+
+
+def moved(factor: float, tolerance: float) -> bool:
+    """The control moved: by more than the tolerance, either way (2× faster and 2× slower alike)."""
+    return max(factor, 1 / factor) - 1 > tolerance
+
+
+def describe(factor: float) -> str:
+    """`2.0× faster` / `1.6× slower`."""
+    return f"{factor:.1f}× faster" if factor >= 1 else f"{1 / factor:.1f}× slower"
+
+
+def control_text(then: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    unit = str(now.get("unit") or then.get("unit") or "")
+    return f"control {_short(then.get('value'))} → {_short(now.get('value'))} {unit}".rstrip()
+
+
+def _short(x: Any) -> str:
+    if not isinstance(x, (int, float)):
+        return "?"
+    if abs(x) >= 1000:
+        return f"{x / 1000:.1f}k"
+    return fmt.num(float(x))
+
+
+def scaled_side(side: Side, factor: float, direction: str | None) -> Side:
+    """The new side as if measured on the machine as it was: a rate ÷ factor, a latency × factor."""
+    from factreg.measure.judge import Side
+
+    k = 1 / factor if direction != "lower" else factor
+    return Side(side.mean * k, side.sd * k if side.sd is not None else None, side.n)
+
+
+def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Settings | None) -> dict[str, Any]:
+    """The verdict with the machine's speed taken into account (see the module's docstring). `result` is the
+    statistics' verdict (a VerifyResult); returns it amended: `speed_factor`, `scaled`, `machine`, `control`."""
+    from factreg.measure import judge as judging
+    from factreg.registry.verdicts import Verdict
+
+    then = of_fact(fact)
+    now = parse(m.observed.get(KEY))
+    state_then = machine.parse(((fact.get("conditions") or {}).get("info") or {}).get(machine.KEY))
+    state_now = machine.parse(m.observed.get(machine.KEY))
+    result["machine"] = {"fact": state_then, "now": state_now}
+    result["control"] = {"fact": then, "now": now}
+    verdict = result.get("verdict")
+    if verdict not in (Verdict.CONFIRMED, Verdict.REFUTED, Verdict.INCONCLUSIVE):
+        return result
+    factor, why_not = speed_factor(then, now)
+    load = f"machine now: {machine.summary(state_now)}" if state_now else ""
+    if factor is None:
+        result["speed_factor"] = None
+        result["message"] += f"; the machine could not be compared: {why_not}"
+        if not then and now.get("value"):
+            result["message"] += " (this verification's control is kept as the fact's from now on)"
+        return result
+    result["speed_factor"] = round(factor, 3)
+    tolerance = float(result.get("tolerance") or judging.tolerance_for(fact, settings))
+    if not moved(factor, tolerance):
+        result["message"] += f"; the machine held its speed ({control_text(then, now)}, ×{factor:.2f})"
+        return result
+    new = judging.new_side(m.samples, m.value, m.spread, m.n)
+    if new is None:
+        return result
+    alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
+    scaled = scaled_side(new, factor, fact.get("direction"))
+    outcome = judging.compare(judging.old_side(fact), scaled, tolerance, alpha, unit=fact["unit"])
+    result["scaled"] = {"value": scaled.mean, "spread": scaled.sd, "n": scaled.n, "verdict": str(outcome.verdict),
+                        "rel_diff": outcome.rel_diff}
+    scaled_text = f"scaled to the machine as it was: {fmt.value(scaled.mean, scaled.sd, fact['unit'])}"
+    speed = f"the machine ran {describe(factor)} than when the fact was recorded: {control_text(then, now)}"
+    detail = f"{speed}; {scaled_text}" + (f"; {load}" if load else "")
+    if verdict == Verdict.REFUTED and outcome.verdict == Verdict.REFUTED:
+        result["message"] += f"; {detail}, and scaled it still refutes the fact"
+    elif verdict == Verdict.CONFIRMED and outcome.verdict == Verdict.CONFIRMED:
+        result["message"] += f"; {detail}, and scaled it agrees too"
+    elif verdict == Verdict.REFUTED:
+        result["verdict"] = Verdict.INCONCLUSIVE
+        result["message"] = f"{detail}: scaled, the measurement agrees (as measured: {result['message']})"
+    elif verdict == Verdict.CONFIRMED:
+        result["verdict"] = Verdict.INCONCLUSIVE
+        result["message"] = (f"{detail}: as measured it agrees, but scaled it would not "
+                             f"(as measured: {result['message']})")
+    else:
+        result["message"] += f"; {detail}"
+    return result
+
+
+def with_baseline(registry: Registry, fact: FactData) -> FactData:
+    """A fact recorded without a control takes the control of its first confirmed verification that ran one."""
+    if of_fact(fact):
+        return fact
+    found = registry.query(
+        "SELECT observed FROM verification WHERE fact_id = :id AND fact_version = :v AND verdict = 'confirmed' "
+        "AND observed LIKE :k ORDER BY pk",
+        {"id": fact["id"], "v": fact["version"], "k": f'%"{KEY}"%'},
+    )
+    for row in found:
+        ctl = parse((json.loads(row["observed"] or "{}") or {}).get(KEY))
+        if ctl.get("value"):
+            info = {**fact["conditions"]["info"], KEY: json.dumps(ctl, sort_keys=True, separators=(",", ":"))}
+            return {**fact, "conditions": {**fact["conditions"], "info": info}}
+    return fact
