@@ -385,9 +385,11 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     elif verdict == Verdict.CONFIRMED and outcome.verdict == Verdict.CONFIRMED:
         result["message"] += f"; {detail}, and scaled it agrees too"
     elif verdict == Verdict.REFUTED:
+        result["as_measured"] = str(verdict)
         result["verdict"] = Verdict.INCONCLUSIVE
         result["message"] = f"{detail}: scaled, the measurement agrees (as measured: {result['message']})"
     elif verdict == Verdict.CONFIRMED:
+        result["as_measured"] = str(verdict)
         result["verdict"] = Verdict.INCONCLUSIVE
         result["message"] = (f"{detail}: as measured it agrees, but scaled it would not "
                              f"(as measured: {result['message']})")
