@@ -368,6 +368,8 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     tolerance = float(result.get("tolerance") or judging.tolerance_for(fact, settings))
     if not moved(factor, tolerance):
         result["message"] += f"; the machine held its speed ({control_text(then, now)}, ×{factor:.2f})"
+        if verdict != Verdict.CONFIRMED and load:
+            result["message"] += f"; {load}"
         return result
     new = judging.new_side(m.samples, m.value, m.spread, m.n)
     if new is None:

@@ -1,7 +1,7 @@
 """The machine's state while something was measured: load, CPU pressure, steal, frequency, the busiest other
 processes and, with `nvidia-smi`, the GPU's utilisation, clock, temperature, power and other processes.
 
-Kept as the info condition `machine` (compact JSON text) of every measurement and verification, so a verdict
+Kept as the info condition `machine_state` (compact JSON text) of every measurement and verification, so a verdict
 can say what else the machine was doing. Everything is read from `/proc` and `/sys` (no commands, except
 `nvidia-smi` when it exists); what cannot be read is left out, and nothing here ever fails a measurement.
 Process names only, never command lines: a command line can hold a secret.
@@ -25,7 +25,7 @@ from typing import Any
 PROC = Path("/proc")
 TOP_N = 3
 NVIDIA_SMI_TIMEOUT_S = 2.0
-KEY = "machine"  # the info condition that holds the state
+KEY = "machine_state"  # the info condition that holds the state (`machine` is the host name)
 
 
 def _read(path: Path) -> str | None:
@@ -248,12 +248,12 @@ def snapshot(
 
 
 def as_condition(state: Mapping[str, Any]) -> str:
-    """The state as the text of the `machine` info condition (compact JSON)."""
+    """The state as the text of the `machine_state` info condition (compact JSON)."""
     return json.dumps(dict(state), sort_keys=True, separators=(",", ":"))
 
 
 def parse(text: Any) -> dict[str, Any]:
-    """A `machine` condition back as data ({} for anything that is not a JSON object)."""
+    """A `machine_state` condition back as data ({} for anything that is not a JSON object)."""
     if isinstance(text, Mapping):
         return dict(text)
     if not isinstance(text, str) or not text.startswith("{"):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from factreg.errors import FactregError, UsageError
-from factreg.measure import control
+from factreg.measure import control, machine
 from factreg.measure import judge as judging
 from factreg.measure.measurement import Measurement
 from factreg.registry import conditions as cond
@@ -258,7 +258,7 @@ def verify(
         measured = _measure_group(kind, method, group, settings)
         judged = {f["id"]: (judge(f, measured[f["id"]], settings), measured[f["id"]]) for f in group}
         for attempt in range(reruns):
-            refuted = [f for f in group if judged[f["id"]][0]["verdict"] == Verdict.REFUTED]
+            refuted = [f for f in group if _refutes(judged[f["id"]][0])]
             if not refuted:
                 break
             again = _measure_group(kind, method, refuted, settings)
@@ -267,8 +267,10 @@ def verify(
                 second = judge(f, again[f["id"]], settings)
                 if second["verdict"] == Verdict.REFUTED:
                     second = _steady(first, second, attempt)
-                else:
+                elif first["verdict"] == Verdict.REFUTED:
                     second["message"] += " (a first run refuted it; the re-run did not reproduce that)"
+                else:
+                    second["message"] += f" (measured twice; the first run too was {first['verdict']})"
                 judged[f["id"]] = (second, again[f["id"]])
         _record(registry, settings, [(f, *judged[f["id"]]) for f in group])
         for f in group:
@@ -277,6 +279,12 @@ def verify(
             if progress:
                 progress(done, f["id"])
     return [results[f["id"]] for f in fact_list]
+
+
+def _refutes(result: VerifyResult) -> bool:
+    """Refuted, or refuted as measured and only explained by the machine's speed (`control.adjust`): either way
+    re-measured, so that one control run that moved by chance can neither refute nor excuse a fact alone."""
+    return result["verdict"] == Verdict.REFUTED or result.get("as_measured") == Verdict.REFUTED
 
 
 def _steady(first: VerifyResult, second: VerifyResult, attempt: int) -> VerifyResult:
@@ -319,7 +327,7 @@ def against(registry: Registry, settings: Settings | None, fact: FactData, other
     m = Measurement(
         samples=list(other["samples"]), value=other["value"], spread=other["spread"], n=other["n"],
         observed={**other["conditions"]["identity"],
-                  **{k: v for k, v in other["conditions"]["info"].items() if k in (control.KEY, "machine")}},
+                  **{k: v for k, v in other["conditions"]["info"].items() if k in (control.KEY, machine.KEY)}},
         raw=json.dumps({"against": other["id"], "version": other["version"]}),
         message=None,
     )

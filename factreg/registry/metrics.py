@@ -54,9 +54,9 @@ VOCABULARY: dict[str, Metric] = {
 }
 
 # Conditions that never decide comparability even when given with --cond.
-# `machine` and `control` (measure/machine.py, measure/control.py) are the machine's state and the control
+# `machine_state` and `control` (measure/machine.py, measure/control.py) are the machine's state and the control
 # measurement of a run: a verification observes them, a correction carries them into the new fact as info.
-ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp", "machine", "control"})
+ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp", "machine_state", "control"})
 
 
 def get_metric(name: str, unit: str | None = None, direction: str | None = None) -> Metric:

@@ -1,0 +1,229 @@
+"""The control measurement and the machine's state: the speed factor, verdicts judged with it, its bounds.
+
+Verdicts here come from fixed numbers (no real run), so each can be asserted exactly; the real llama-bench under
+induced load is in tests/test_verify_control.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from sqlalchemy import insert
+
+from factreg.measure import control, machine
+from factreg.measure import verify as engine
+from factreg.measure.measurement import Measurement
+from factreg.registry import facts
+from factreg.registry.facts import VERIFICATION, NewFact
+
+SPEC = {"model": control.TINY_NAME, "threads": "1", "workload": "tiny tg16 r5"}
+IDENT = {"machine": "testhost", "model_filename": "tiny.gguf", "n_threads": "1"}
+
+
+def ctl(value: float, spec: dict | None = None, kind: str = "llama-bench-tiny", unit: str = "tok/s") -> str:
+    return json.dumps({"kind": kind, "spec": spec or SPEC, "unit": unit, "value": value, "samples": [value] * 4})
+
+
+def fact(samples, control_value=None, metric="tg_rate", unit="tok/s", direction="higher", **info):
+    if control_value is not None:
+        info[control.KEY] = ctl(control_value, unit="Mloop/s" if unit == "s" else "tok/s",
+                                kind="cpu-loop" if unit == "s" else "llama-bench-tiny")
+    mean = sum(samples) / len(samples)
+    return {"id": "testhost/tiny/tg32", "version": 1, "metric": metric, "unit": unit, "direction": direction,
+            "value": mean, "spread": None, "n": len(samples), "samples": list(samples), "tolerance": None,
+            "conditions": {"identity": dict(IDENT), "info": info}}  # fmt: skip
+
+
+def measured(samples, control_value=None, unit="tok/s", **state):
+    observed = dict(IDENT)
+    if control_value is not None:
+        observed[control.KEY] = ctl(control_value, unit="Mloop/s" if unit == "s" else "tok/s",
+                                    kind="cpu-loop" if unit == "s" else "llama-bench-tiny")
+    observed[machine.KEY] = machine.as_condition(state or {"load1": 3.9, "ncpu": 2, "top": [
+        {"name": "burn", "cpu_pct": 95}]})  # fmt: skip
+    return Measurement(samples=list(samples), observed=observed)
+
+
+BASE = [9700, 9800, 9650, 9750, 9820]
+
+
+def scaled(xs, k):
+    return [x * k for x in xs]
+
+
+def test_the_case_study_machine_ran_twice_as_fast_is_inconclusive_with_the_factor_and_scaled_value():
+    res = engine.judge(fact(BASE, 9743), measured(scaled(BASE, 2.0), 19486))
+    assert res["verdict"] == "inconclusive" and res["as_measured"] == "refuted"
+    assert res["speed_factor"] == pytest.approx(2.0)
+    assert "the machine ran 2.0× faster than when the fact was recorded: control 9.7k → 19.5k tok/s" in res["message"]
+    assert "scaled to the machine as it was: 9" in res["message"] and "scaled, the measurement agrees" in res["message"]
+    assert res["scaled"]["value"] == pytest.approx(sum(BASE) / 5, rel=1e-6)
+    assert "load 3.9/2 CPUs" in res["message"] and "burn 95%" in res["message"]
+
+
+def test_control_held_and_the_measurement_moved_is_refuted():
+    res = engine.judge(fact(BASE, 9743), measured(scaled(BASE, 2.0), 9900))
+    assert res["verdict"] == "refuted" and "as_measured" not in res
+    assert "the machine held its speed (control 9.7k → 9.9k tok/s" in res["message"]
+
+
+def test_a_claim_ten_times_off_stays_refuted_on_a_machine_twice_as_fast():
+    res = engine.judge(fact(scaled(BASE, 10), 9743), measured(scaled(BASE, 2.0), 19486))
+    assert res["verdict"] == "refuted"
+    assert "scaled it still refutes the fact" in res["message"] and res["scaled"]["verdict"] == "refuted"
+
+
+@pytest.mark.parametrize("factor", [0.4, 0.5, 2.0, 2.5])
+def test_a_claim_three_times_the_real_rate_stays_refuted_whatever_the_machine_did(factor):
+    # The measurement follows the machine (×factor) and so does the control: scaled, the gap stays 3×.
+    res = engine.judge(fact(scaled(BASE, 3), 9743), measured(scaled(BASE, factor), 9743 * factor))
+    assert res["verdict"] == "refuted", res["message"]
+
+
+def test_agrees_as_measured_but_the_machine_ran_three_times_faster_is_inconclusive():
+    res = engine.judge(fact(BASE, 9743), measured(BASE, 3 * 9743))
+    assert res["verdict"] == "inconclusive" and res["as_measured"] == "confirmed"
+    assert "as measured it agrees, but scaled it would not" in res["message"]
+
+
+def test_a_latency_on_a_machine_twice_as_slow_is_scaled_the_other_way():
+    lat = [0.50, 0.52, 0.49, 0.51, 0.50]
+    res = engine.judge(fact(lat, 30.0, metric="ttft", unit="s", direction="lower"),
+                       measured(scaled(lat, 2.0), 15.0, unit="s"))
+    assert res["verdict"] == "inconclusive" and res["speed_factor"] == pytest.approx(0.5)
+    assert "2.0× slower" in res["message"] and res["scaled"]["value"] == pytest.approx(sum(lat) / 5)
+
+
+def test_a_fact_without_a_control_cannot_be_compared_and_says_so():
+    res = engine.judge(fact(BASE), measured(scaled(BASE, 2.0), 19486))
+    assert res["verdict"] == "refuted" and res["speed_factor"] is None
+    assert "the machine could not be compared: the fact was recorded without a control measurement" in res["message"]
+    assert "this verification's control is kept as the fact's from now on" in res["message"]
+
+
+def test_controls_of_other_settings_are_not_compared():
+    other = {**SPEC, "threads": "8"}
+    f = fact(BASE)
+    f["conditions"]["info"][control.KEY] = ctl(9743, spec=other)
+    res = engine.judge(f, measured(scaled(BASE, 2.0), 19486))
+    assert res["verdict"] == "refuted" and "the control differs from the fact's" in res["message"]
+
+
+def test_a_control_that_could_not_run_leaves_the_verdict_to_the_statistics():
+    m = measured(scaled(BASE, 2.0))
+    m.observed[control.KEY] = json.dumps({"kind": "llama-bench-tiny", "spec": SPEC, "unit": "tok/s",
+                                          "error": "llama-bench did not finish within 0.15 s"})
+    res = engine.judge(fact(BASE, 9743), m)
+    assert res["verdict"] == "refuted" and "the control could not run now (llama-bench did not finish" in res["message"]
+
+
+def test_an_explained_refutation_is_measured_again_and_a_control_fluke_excuses_nothing(registry, monkeypatch):
+    """First run: the control says 10× slower (a fluke), which would excuse a claim 10× off; the re-run's control
+    held and the measurement did not move: refuted."""
+    facts.record(registry, NewFact(id="testhost/tiny/tg32", metric="tg_rate", samples=scaled(BASE, 10),
+                                       identity=IDENT, info={control.KEY: ctl(9743)},
+                                       method={"kind": "llama-bench", "args": ["-m", "tiny.gguf"]}))  # fmt: skip
+    runs = iter([(BASE, 974.3), (BASE, 9743)])  # (measurement, control now)
+
+    def fake_remeasure(method, group, settings):
+        samples, _ = current.pop()
+        return {x["id"]: Measurement(samples=list(samples), observed=dict(IDENT)) for x in group}
+
+    current: list = []
+
+    def fake_bracket(method, settings, fn, expected_run_s=None):
+        current.append(next(runs))
+        value = current[-1][1]
+        seen = control.Bracketed({"load1": 1.0}, control.Control("llama-bench-tiny", SPEC, "tok/s", [value] * 4), 0.1)
+        return fn(), seen
+
+    monkeypatch.setattr(engine, "load_verifier", lambda kind: fake_remeasure)
+    monkeypatch.setattr(control, "bracket", fake_bracket)
+    [fact_data] = facts.list_facts(registry, {}, ids=["testhost/tiny/tg32"])
+    [res] = engine.verify(registry, None, [fact_data])
+    assert res["verdict"] == "refuted" and "reproduced in 2 runs" in res["message"], res["message"]
+
+
+def test_the_control_becomes_the_facts_after_a_first_confirmed_verification(registry):
+    facts.record(registry, NewFact(id="testhost/tiny/tg32", metric="tg_rate", samples=BASE, identity=IDENT,
+                                   method={"kind": "llama-bench", "args": ["-m", "tiny.gguf"]}))  # fmt: skip
+    [f] = facts.list_facts(registry, {}, ids=["testhost/tiny/tg32"])
+    assert control.with_baseline(registry, f) == f  # nothing yet
+    row = {"fact_id": f["id"], "fact_version": 1, "verified_at": "2026-11-30T11:00:00Z", "method_kind": "llama-bench",
+           "samples": "[]", "diff": "{}"}  # fmt: skip
+    with registry.write() as conn:
+        conn.execute(insert(VERIFICATION), [
+            {**row, "verdict": "refuted", "observed": json.dumps({control.KEY: ctl(5000)})},
+            {**row, "verdict": "confirmed", "observed": json.dumps({control.KEY: ctl(9743)})},
+            {**row, "verdict": "confirmed", "observed": json.dumps({control.KEY: ctl(7000)})},
+        ])  # fmt: skip
+    got = control.with_baseline(registry, f)
+    assert control.of_fact(got)["value"] == 9743  # the first confirmed one: the machine agreed with the fact then
+    res = engine.judge(got, measured(scaled(BASE, 2.0), 19486))
+    assert res["verdict"] == "inconclusive" and res["speed_factor"] == pytest.approx(2.0)
+
+
+def test_device_and_thread_settings_are_copied_into_the_control():
+    args, spec = control.llama_spec(["-m", "big.gguf", "-p", "512", "-t", "4,8", "--n-gpu-layers=99", "-fa", "on",
+                                     "-r", "10", "-dev", "CUDA0"])  # fmt: skip
+    assert args == [*control.TINY_WORKLOAD, "-t", "4", "--n-gpu-layers", "99", "-fa", "on", "-dev", "CUDA0"]
+    assert spec["threads"] == "4" and spec["n_gpu_layers"] == "99" and spec["device"] == "CUDA0"
+
+
+def test_the_control_budget_is_the_larger_of_0_3_s_and_15_percent_of_the_run():
+    assert control.budget_for(None) * 2 == pytest.approx(0.3)
+    assert control.budget_for(1.0) * 2 == pytest.approx(0.3)
+    assert control.budget_for(10.0) * 2 == pytest.approx(1.5)
+
+
+def test_a_control_over_its_budget_is_stopped_and_reported_never_raised(monkeypatch, tmp_path):
+    slow = tmp_path / "llama-bench"
+    slow.write_text("#!/bin/sh\nsleep 5\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("FACTREG_LLAMA_BENCH", str(slow))
+    monkeypatch.setattr(control, "ensure_model", lambda settings: tmp_path / "m.gguf")
+    t0 = time.monotonic()
+    c = control.run_llama(["-t", "1"], None, 0.2)
+    assert time.monotonic() - t0 < 2 and c.value is None and "did not finish within 0.2 s" in (c.error or "")
+    monkeypatch.setenv("FACTREG_LLAMA_BENCH", str(tmp_path / "missing"))
+    assert "no executable llama-bench" in (control.run_llama([], None, 0.2).error or "")
+
+
+def test_the_cpu_loop_control_runs_within_its_budget_and_times_health():
+    c = control.run_cpu("http://127.0.0.1:9/v1/chat/completions", 0.15)
+    assert c.value and c.value > 0 and c.unit == "Mloop/s" and c.seconds < 1.0
+
+
+def test_machine_state_names_processes_never_their_command_lines(tmp_path):
+    burn = tmp_path / "burn"
+    burn.symlink_to(sys.executable)
+    secret = "sk-test-51cr3t-token"
+    proc = subprocess.Popen([str(burn), "-c", f"import time\nt=time.time()\nwhile time.time()-t<3: pass # {secret}"])
+    try:
+        w = machine.Watch().start()
+        time.sleep(0.8)
+        state = w.stop()
+    finally:
+        proc.kill()
+        proc.wait()
+    text = machine.as_condition(state)
+    assert secret not in text and "burn" in [t["name"] for t in state["top"]], state
+    assert isinstance(state["load1"], float) and state["ncpu"] >= 1
+    assert "load" in machine.summary(text) and "burn" in machine.summary(text)
+
+
+def test_machine_state_is_cheap():
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        machine.Watch().start().stop()
+        times.append(time.perf_counter() - t0)
+    assert sorted(times)[2] < 0.1  # ≤ 20 ms on a quiet machine; generous on a shared one
+
+
+@pytest.mark.parametrize("text", [None, "", "not json", "[1, 2]", "{", 42])
+def test_unreadable_machine_state_is_not_recorded(text):
+    assert machine.summary(text) == "not recorded" and control.parse(text) == {}
