@@ -16,14 +16,18 @@ At verification the control is re-run; **speed factor** = control now / control 
 ran). `adjust` applies it to a verdict (docs/machine.md):
 
 - control held (within the tolerance) → the verdict stands as the statistics reached it;
-- control moved → the measurement is also judged scaled by the factor (a rate ÷ factor, a latency × factor):
-  refuted only when both the measurement and the scaled measurement refute; otherwise `inconclusive` with the
-  factor, the controls and the scaled value — confirmed only when both agree.
+- control moved → the measurement is also judged scaled by the factor (a rate ÷ factor, a latency × factor),
+  against the tolerance widened by the factor's own 95% interval and `TRACKING` × |ln factor| (at most
+  `MAX_GAP`): refuted only
+  when both the measurement and the scaled measurement refute; otherwise `inconclusive` with the factor, the
+  controls and the scaled value. A confirmation stands unless the control moved significantly and scaled the
+  measurement would not agree.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -45,7 +49,15 @@ if TYPE_CHECKING:
 KEY = "control"
 BUDGET_S = 0.3  # the two control runs together: at most this …
 BUDGET_SHARE = 0.15  # … or this share of the measured run, whichever is larger
-TINY_WORKLOAD = ["-p", "0", "-n", "16", "-r", "5"]
+# One test is tg64 × 4 repetitions (≈ 1–2 ms a sample: long enough to be preempted like a measured sample, so
+# the control feels the same share of the CPU); TINY_TESTS of them stream out one JSON line each and the run is
+# stopped at its budget, keeping the tests that finished. Samples (not their count) are what is compared.
+TINY_GEN, TINY_REPS, TINY_TESTS = 64, 4, 12
+TINY_WORKLOAD = ["-p", "0", "-n", ",".join([str(TINY_GEN)] * TINY_TESTS), "-r", str(TINY_REPS)]
+# How closely two workloads follow one change of the machine's speed: a scaled measurement agrees when it lies
+# within tolerance + the factor's own 95% interval + TRACKING × |ln factor| of the fact.
+TRACKING = 0.25
+MAX_GAP = 0.5  # … and never wider than ±50%: a claim 3× off stays refuted however noisy the control was
 TINY_NAME = "control-tiny-v1.gguf"
 # llama-bench options that say where and how the model runs (copied into the control, first value of a list).
 DEVICE_OPTIONS = {
@@ -76,7 +88,8 @@ class Control:
 
     @property
     def value(self) -> float | None:
-        return statistics.median(self.samples) if self.samples else None
+        """The mean of the samples (what llama-bench's avg_ts is, and what a fact's value is compared by)."""
+        return statistics.fmean(self.samples) if self.samples else None
 
     def merge(self, other: Control) -> Control:
         """Before + after: one control with both runs' samples."""
@@ -148,11 +161,12 @@ def device_args(args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
 
 def llama_spec(method_args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     extra, spec = device_args(method_args)
-    return [*TINY_WORKLOAD, *extra], {"workload": "tiny tg16 r5", "model": TINY_NAME, **spec}
+    return [*TINY_WORKLOAD, *extra], {"workload": f"tiny tg{TINY_GEN}", "model": TINY_NAME, **spec}
 
 
 def run_llama(method_args: Sequence[str], settings: Settings | None, timeout_s: float) -> Control:
-    """One tiny-model llama-bench run with the measured run's device settings (never raises)."""
+    """One tiny-model llama-bench run with the measured run's device settings, stopped after `timeout_s` with
+    the tests that finished by then (never raises)."""
     from factreg.measure import llamabench
 
     args, spec = llama_spec(method_args)
@@ -161,19 +175,57 @@ def run_llama(method_args: Sequence[str], settings: Settings | None, timeout_s: 
     try:
         model = ensure_model(settings)
         exe = llamabench.find_binary(None)
-        results, _raw = llamabench.run(exe, ["-m", str(model), *args], timeout_s)
-        samples = [float(x) for r in results for x in r.samples_ts]
-        if not samples:
-            ctl.error = "the control run gave no samples"
-        ctl.samples = samples
-        if samples:
-            ctl.parts = [statistics.median(samples)]
+        argv = [str(exe), *llamabench.check_args(["-m", str(model), *args]), "-o", "jsonl"]
+        ctl.samples = _stream_samples(argv, started + timeout_s)
+        if not ctl.samples:
+            ctl.error = f"llama-bench gave no control sample within {timeout_s:.2g} s"
+        else:
+            ctl.parts = [statistics.fmean(ctl.samples)]
     except FactregError as exc:
         ctl.error = exc.message
     except Exception as exc:  # noqa: BLE001 - a control never fails a measurement
         ctl.error = f"{type(exc).__name__}: {exc}"
     ctl.seconds = time.monotonic() - started
     return ctl
+
+
+def _stream_samples(argv: Sequence[str], deadline: float) -> list[float]:
+    """samples_ts of every JSON line llama-bench prints before `deadline` (then it is stopped)."""
+    import selectors
+    import subprocess
+
+    samples: list[float] = []
+    proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, shell=False)
+    assert proc.stdout is not None
+    buffer = b""
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            while (left := deadline - time.monotonic()) > 0:
+                if not sel.select(left):
+                    break
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    samples += _line_samples(line)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    return samples
+
+
+def _line_samples(line: bytes) -> list[float]:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return []
+    xs = data.get("samples_ts") if isinstance(data, dict) else None
+    return [float(x) for x in xs if isinstance(x, (int, float)) and x > 0] if isinstance(xs, list) else []
 
 
 def _loop(n: int) -> int:
@@ -292,8 +344,30 @@ def of_fact(fact: Mapping[str, Any]) -> dict[str, Any]:
     return parse(((fact.get("conditions") or {}).get("info") or {}).get(KEY))
 
 
-def speed_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[float | None, str]:
+@dataclass(frozen=True)
+class Factor:
+    """The speed factor (control now / control then), its relative 95% half-width, and the p-value of the
+    controls' difference (Welch; None when a side has fewer than two samples)."""
+
+    value: float
+    half_width: float
+    p_value: float | None
+
+
+def _side(ctl: Mapping[str, Any]) -> tuple[float, float, int] | None:
+    xs = [float(x) for x in ctl.get("samples") or [] if isinstance(x, (int, float))]
+    if len(xs) >= 2:
+        return statistics.fmean(xs), statistics.stdev(xs), len(xs)
+    value = ctl.get("value")
+    return (float(value), 0.0, 1) if isinstance(value, (int, float)) else None
+
+
+def speed_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[Factor | None, str]:
     """How much faster the machine ran now than then (control now / control then), or None and why not."""
+    import math
+
+    from factreg.registry import stats
+
     if not then:
         return None, "the fact was recorded without a control measurement"
     if not now:
@@ -304,15 +378,26 @@ def speed_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[float
         return None, f"the fact's control could not run ({then['error']})"
     if then.get("kind") != now.get("kind") or then.get("spec") != now.get("spec"):
         return None, "the control differs from the fact's (another workload or device settings)"
-    a, b = then.get("value"), now.get("value")
-    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or a <= 0 or b <= 0:
+    a, b = _side(then), _side(now)
+    if a is None or b is None or a[0] <= 0 or b[0] <= 0:
         return None, "a control has no value"
-    return float(b) / float(a), ""
+    rel_se = math.sqrt((a[1] ** 2 / a[2]) / a[0] ** 2 + (b[1] ** 2 / b[2]) / b[0] ** 2)
+    test = stats.welch(a[0], a[1], a[2], b[0], b[1], b[2])
+    return Factor(b[0] / a[0], 1.96 * rel_se, test.p_value if test else None), ""
 
 
 def moved(factor: float, tolerance: float) -> bool:
     """The control moved: by more than the tolerance, either way (2× faster and 2× slower alike)."""
     return max(factor, 1 / factor) - 1 > tolerance
+
+
+def allowed_gap(factor: Factor, tolerance: float) -> float:
+    """How far a scaled measurement may lie from the fact and still agree: the tolerance, widened by the factor's
+    own uncertainty and by how imperfectly two workloads follow one change of speed."""
+    import math
+
+    widened = tolerance + factor.half_width + TRACKING * abs(math.log(factor.value))
+    return max(tolerance, min(widened, MAX_GAP))
 
 
 def describe(factor: float) -> str:
@@ -342,8 +427,16 @@ def scaled_side(side: Side, factor: float, direction: str | None) -> Side:
 
 
 def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Settings | None) -> dict[str, Any]:
-    """The verdict with the machine's speed taken into account (see the module's docstring). `result` is the
-    statistics' verdict (a VerifyResult); returns it amended: `speed_factor`, `scaled`, `machine`, `control`."""
+    """The verdict with the machine's speed taken into account (docs/machine.md). `result` is the statistics'
+    verdict (a VerifyResult); returns it amended with `speed_factor`, `scaled`, `machine`, `control` and, when
+    the machine's speed changed the verdict, `as_measured`.
+
+    - refuted as measured: the control held (within the tolerance) → refuted, as the statistics said; the
+      control moved → judged again scaled: still outside `allowed_gap` → refuted, else inconclusive;
+    - confirmed as measured: the control moved beyond the tolerance, significantly, and scaled the measurement
+      would lie outside `allowed_gap` → inconclusive; else confirmed;
+    - inconclusive stays inconclusive; other verdicts are left alone.
+    """
     from factreg.measure import judge as judging
     from factreg.registry.verdicts import Verdict
 
@@ -364,33 +457,36 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
         if not then and now.get("value"):
             result["message"] += " (this verification's control is kept as the fact's from now on)"
         return result
-    result["speed_factor"] = round(factor, 3)
+    f = factor.value
+    result["speed_factor"] = round(f, 3)
     tolerance = float(result.get("tolerance") or judging.tolerance_for(fact, settings))
-    if not moved(factor, tolerance):
-        result["message"] += f"; the machine held its speed ({control_text(then, now)}, ×{factor:.2f})"
-        if verdict != Verdict.CONFIRMED and load:
-            result["message"] += f"; {load}"
-        return result
-    new = judging.new_side(m.samples, m.value, m.spread, m.n)
-    if new is None:
-        return result
     alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
-    scaled = scaled_side(new, factor, fact.get("direction"))
-    outcome = judging.compare(judging.old_side(fact), scaled, tolerance, alpha, unit=fact["unit"])
+    held = not moved(f, tolerance)
+    significant = factor.p_value is None or factor.p_value < alpha
+    new = judging.new_side(m.samples, m.value, m.spread, m.n)
+    if held or new is None or (verdict == Verdict.CONFIRMED and not significant):
+        how = "held its speed" if held else f"ran {describe(f)}, within the control's own noise"
+        result["message"] += f"; the machine {how} ({control_text(then, now)}, ×{f:.2f})" + (
+            f"; {load}" if load else "")
+        return result
+    gap = allowed_gap(factor, tolerance)
+    scaled = scaled_side(new, f, fact.get("direction"))
+    outcome = judging.compare(judging.old_side(fact), scaled, gap, alpha, unit=fact["unit"])
     result["scaled"] = {"value": scaled.mean, "spread": scaled.sd, "n": scaled.n, "verdict": str(outcome.verdict),
-                        "rel_diff": outcome.rel_diff}
-    scaled_text = f"scaled to the machine as it was: {fmt.value(scaled.mean, scaled.sd, fact['unit'])}"
-    speed = f"the machine ran {describe(factor)} than when the fact was recorded: {control_text(then, now)}"
+                        "rel_diff": outcome.rel_diff, "allowed": round(gap, 3)}  # fmt: skip
+    rel = f"{outcome.rel_diff * 100:+.0f}%" if outcome.rel_diff is not None else "?"
+    scaled_text = (f"scaled to the machine as it was: {fmt.value(scaled.mean, scaled.sd, fact['unit'])} ({rel}; "
+                   f"agreement within ±{gap * 100:.0f}%: the tolerance, the control's noise and its tracking)")
+    speed = f"the machine ran {describe(f)} than when the fact was recorded: {control_text(then, now)}"
     detail = f"{speed}; {scaled_text}" + (f"; {load}" if load else "")
-    if verdict == Verdict.REFUTED and outcome.verdict == Verdict.REFUTED:
-        result["message"] += f"; {detail}, and scaled it still refutes the fact"
-    elif verdict == Verdict.CONFIRMED and outcome.verdict == Verdict.CONFIRMED:
-        result["message"] += f"; {detail}, and scaled it agrees too"
+    refutes = outcome.verdict == Verdict.REFUTED
+    if verdict == Verdict.REFUTED and refutes:
+        result["message"] += f"; {detail}: scaled it still refutes the fact"
     elif verdict == Verdict.REFUTED:
         result["as_measured"] = str(verdict)
         result["verdict"] = Verdict.INCONCLUSIVE
         result["message"] = f"{detail}: scaled, the measurement agrees (as measured: {result['message']})"
-    elif verdict == Verdict.CONFIRMED:
+    elif verdict == Verdict.CONFIRMED and refutes:
         result["as_measured"] = str(verdict)
         result["verdict"] = Verdict.INCONCLUSIVE
         result["message"] = (f"{detail}: as measured it agrees, but scaled it would not "

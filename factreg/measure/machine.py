@@ -130,7 +130,8 @@ def process_times() -> dict[int, tuple[str, int]]:
 
 
 def top_consumers(
-    before: Mapping[int, tuple[str, int]], after: Mapping[int, tuple[str, int]], seconds: float, exclude: set[int]
+    before: Mapping[int, tuple[str, int]], after: Mapping[int, tuple[str, int]], seconds: float, exclude: set[int],
+    n: int = TOP_N,
 ) -> list[dict[str, Any]]:
     """The processes that used the most CPU between two snapshots (name and % of one CPU), busiest first."""
     if seconds <= 0:
@@ -143,7 +144,7 @@ def top_consumers(
         delta = t1 - before[pid][1]
         if delta > 0:
             used[name] = used.get(name, 0.0) + 100.0 * delta / ticks / seconds
-    top = sorted(used.items(), key=lambda kv: -kv[1])[:TOP_N]
+    top = sorted(used.items(), key=lambda kv: -kv[1])[:n]
     return [{"name": name, "cpu_pct": round(pct)} for name, pct in top if pct >= 1]
 
 

@@ -1,0 +1,98 @@
+"""The control measurement with the real llama-bench: recorded with a fact, re-run at verification, and a busier
+machine told from a wrong claim (two busy processes started during `verify` only)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from factreg.measure import control, machine
+from factreg.registry import facts
+from factreg.registry.facts import VERIFICATION, NewFact
+from tests.llamabench_support import llama_bench, tiny_model, verify_until  # noqa: F401
+
+pytestmark = pytest.mark.llama
+
+BENCH = ["-p", "0", "-n", "64", "-r", "20", "-t", "1"]  # the tests' setting (tests/test_verify.py)
+
+
+@pytest.fixture
+def benched(cli, tiny_model):  # noqa: F811
+    r = cli("bench", "--json", "--", "-m", str(tiny_model), *BENCH)
+    assert r.exit_code == 0, r.stderr
+    [fact] = r.json()
+    return fact
+
+
+def copy_of(fact, fact_id, *, samples, info=None):
+    return NewFact(id=fact_id, metric=fact["metric"], samples=samples, identity=fact["conditions"]["identity"],
+                   info=fact["conditions"]["info"] if info is None else info, method=fact["method"])  # fmt: skip
+
+
+def last_observed(registry, fact_id):
+    with registry.read() as conn:
+        rows = conn.execute(select(VERIFICATION).where(VERIFICATION.c.fact_id == fact_id)).mappings().all()
+    return json.loads(rows[-1]["observed"])
+
+
+def test_bench_records_the_machine_state_and_a_control_as_info(benched):
+    ident, info = benched["conditions"]["identity"], benched["conditions"]["info"]
+    assert ident["machine"] == "testhost"  # the host name stays the identity condition it was
+    ctl = control.parse(info[control.KEY])
+    assert ctl["kind"] == "llama-bench-tiny" and ctl["spec"]["threads"] == "1" and ctl["value"] > 0
+    assert len(ctl["samples"]) >= 2 * control.TINY_REPS and len(ctl["parts"]) == 2  # before and after the run
+    assert ctl["seconds"] <= 2 * control.budget_for(ctl["run_s"]) + 0.2  # stopped at its budget, or below it
+    state = machine.parse(info[machine.KEY])
+    assert "load1" in state and state["ncpu"] >= 1
+
+
+@pytest.fixture
+def two_busy_processes(tmp_path: Path):
+    """Start two CPU-bound processes named `burn` (a shell loop); the test stops them."""
+    burn = tmp_path / "burn"
+    burn.symlink_to("/bin/sh")
+    procs: list[subprocess.Popen] = []
+
+    def start() -> None:
+        procs.extend(subprocess.Popen([str(burn), "-c", "while :; do :; done"]) for _ in range(2))
+
+    yield start
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def test_a_busier_machine_is_never_refuted_and_the_verdict_names_the_speed_and_the_load(
+    cli, benched, two_busy_processes
+):
+    two_busy_processes()  # only now: the fact was measured without them
+    r = cli("verify", benched["id"], "--json")
+    [res] = r.json()
+    assert res["verdict"] != "refuted", res["message"]
+    assert res["speed_factor"] is not None and res["control"]["now"]["value"] > 0
+    assert "control " in res["message"] and ("faster" in res["message"] or "slower" in res["message"]
+                                               or "held its speed" in res["message"])  # fmt: skip
+    assert "machine now: load" in res["message"], res["message"]
+    assert res["machine"]["now"]["cpu_pressure_pct"] > 0  # the two busy processes (and whatever else runs)
+
+
+def test_a_claim_three_times_the_real_rate_on_an_unchanged_machine_is_refuted(cli, benched, registry):
+    # The copy keeps the fact's control, measured around the very run whose samples are tripled. Scaling by the
+    # speed factor keeps a 3× gap unless the control moves about 3× while the measurement does not, and an
+    # explained refutation is re-measured with a second control: a fluke would have to repeat.
+    facts.record(registry, copy_of(benched, "testhost/tiny/claimed3x", samples=[x * 3 for x in benched["samples"]]))
+    _r, res = verify_until(cli, "testhost/tiny/claimed3x", ("refuted",))
+    assert res["speed_factor"] is not None
+
+
+def test_a_fact_without_a_control_gets_one_at_its_first_verification(cli, benched, registry):
+    info = {k: v for k, v in benched["conditions"]["info"].items() if k != control.KEY}
+    facts.record(registry, copy_of(benched, "testhost/tiny/typed", samples=benched["samples"], info=info))
+    [res] = cli("verify", "testhost/tiny/typed", "--json").json()
+    assert res["speed_factor"] is None
+    assert "the machine could not be compared: the fact was recorded without a control measurement" in res["message"]
+    assert control.parse(last_observed(registry, "testhost/tiny/typed")[control.KEY])["value"] > 0
