@@ -134,7 +134,7 @@ def test_an_explained_refutation_is_measured_again_and_a_control_fluke_excuses_n
 
     current: list = []
 
-    def fake_bracket(method, settings, fn, expected_run_s=None):
+    def fake_bracket(method, settings, fn, expected_run_s=None, llama_bench=None):
         current.append(next(runs))
         value = current[-1][1]
         seen = control.Bracketed({"load1": 1.0}, control.Control("llama-bench-tiny", SPEC, "tok/s", [value] * 4), 0.1)
@@ -183,13 +183,11 @@ def test_a_control_over_its_budget_is_stopped_and_reported_never_raised(monkeypa
     slow = tmp_path / "llama-bench"
     slow.write_text("#!/bin/sh\nexec sleep 5\n")
     slow.chmod(0o755)
-    monkeypatch.setenv("FACTREG_LLAMA_BENCH", str(slow))
     monkeypatch.setattr(control, "ensure_model", lambda settings: tmp_path / "m.gguf")
     t0 = time.monotonic()
-    c = control.run_llama(["-t", "1"], None, 0.2)
-    assert time.monotonic() - t0 < 2 and c.value is None and "no control sample within 0.2 s" in (c.error or "")
-    monkeypatch.setenv("FACTREG_LLAMA_BENCH", str(tmp_path / "missing"))
-    assert "no executable llama-bench" in (control.run_llama([], None, 0.2).error or "")
+    c = control.run_llama(slow, ["-t", "1"], None, 0.2)
+    assert time.monotonic() - t0 < 3 and c.value is None and "no control sample within 0.8 s" in (c.error or "")
+    assert "llama-bench not found" in (control.run_llama(None, [], None, 0.2).error or "")
 
 
 def test_the_cpu_loop_control_runs_within_its_budget_and_times_health():

@@ -67,8 +67,10 @@ def status(
         facts = st.statuses(reg, s.file_config)
         summary = st.summary(facts, fail_on)
         review = _decisions_needing_review(reg, s.file_config, facts)
+        machines = _machine_sides(reg, facts)
     if json_out:
-        emit_json({"facts": facts, "summary": summary, "decisions_needing_review": review})
+        emit_json({"facts": [{**f, "machine": machines[f["id"]]} if f["id"] in machines else f for f in facts],
+                   "summary": summary, "decisions_needing_review": review})
     elif out_format in ("github", "sarif"):
         emit_findings(out_format, _findings(facts, review, fail_on))
     elif facts:
@@ -79,6 +81,9 @@ def status(
             "".join(
                 f"{f['status']:<18} {f['id']:<{width}}  {display.text(f)}  "
                 f"{f['status_reason']}\n"
+                + (f"{'':<18} machine when measured: {machines[f['id']]['fact']}\n"
+                   f"{'':<18} machine at verification: {machines[f['id']]['verification']}\n"
+                   if f["id"] in machines else "")
                 for f in facts
             )
         )
@@ -109,6 +114,13 @@ def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on:
         out.append(Finding("decision_needs_review", f"decision {d['number']}: {d['title']} — {d['review_reason']}",
                            level="warning", title=f"decision {d['number']} needs review"))
     return out
+
+
+def _machine_sides(reg: Registry, facts: list[FactStatus]) -> dict[str, dict[str, str]]:
+    """For each refuted or conditions_changed fact: the machine's state and control, measured and verified."""
+    from factreg.registry import machinestate
+
+    return machinestate.for_facts(reg, [f["id"] for f in facts if f["status"] in ("refuted", "conditions_changed")])
 
 
 def _decisions_needing_review(

@@ -168,6 +168,13 @@ def warnings_for(a: FactData, b: FactData) -> list[IntegrityWarning]:
     return out
 
 
+def _machine_warnings(a: FactData, b: FactData) -> list[IntegrityWarning]:
+    """The two facts' control measurements differ, or one has none (`measure/control.py`)."""
+    from factreg.measure import control
+
+    return [{"code": w["code"], "message": w["message"]} for w in control.compare_warnings(a, b)]
+
+
 def bootstrap_ci(
     xs: list[float], ys: list[float], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
 ) -> tuple[float, float] | None:
@@ -253,7 +260,7 @@ def compare(a: FactData, b: FactData, allowed: Iterable[str] = ()) -> Comparison
         "wording": None,
         "refused": bool(reasons),
         "reasons": reasons,
-        "warnings": warnings_for(a, b),
+        "warnings": warnings_for(a, b) + _machine_warnings(a, b),
     }
     if reasons:
         return result

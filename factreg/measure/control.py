@@ -8,8 +8,9 @@ verdict can tell a claim that is wrong from a machine that is, for now, faster o
   never scaled by).
 
 Its cost is bounded: each of the two runs is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
-run's time); a control that could not run is recorded with its reason and the verdict then says the machine could
-not be compared. A control is kept as the info condition `control` (compact JSON) of a fact, and in the
+run's time), keeping the tests that finished — only on a machine so busy that none has, it may run on to
+`HARD_STOP` × that for its first one. A control that could not run is recorded with its reason and the verdict
+then says the machine could not be compared. A control is kept as the info condition `control` (compact JSON) of a fact, and in the
 `observed` conditions of a verification (both are `ALWAYS_INFO`, so a correction carries them as info).
 
 At verification the control is re-run; **speed factor** = control now / control then (how much faster the machine
@@ -57,6 +58,7 @@ TINY_WORKLOAD = ["-p", "0", "-n", ",".join([str(TINY_GEN)] * TINY_TESTS), "-r", 
 # How closely two workloads follow one change of the machine's speed: a scaled measurement agrees when it lies
 # within tolerance + the factor's own 95% interval + TRACKING × |ln factor| of the fact.
 TRACKING = 0.25
+HARD_STOP = 4  # a control run that has no finished test at its budget may go on to 4× it for its first test
 MAX_GAP = 0.5  # … and never wider than ±50%: a claim 3× off stays refuted however noisy the control was
 TINY_NAME = "control-tiny-v1.gguf"
 # llama-bench options that say where and how the model runs (copied into the control, first value of a list).
@@ -164,21 +166,20 @@ def llama_spec(method_args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     return [*TINY_WORKLOAD, *extra], {"workload": f"tiny tg{TINY_GEN}", "model": TINY_NAME, **spec}
 
 
-def run_llama(method_args: Sequence[str], settings: Settings | None, timeout_s: float) -> Control:
+def run_llama(exe: Path | None, method_args: Sequence[str], settings: Settings | None, timeout_s: float) -> Control:
     """One tiny-model llama-bench run with the measured run's device settings, stopped after `timeout_s` with
     the tests that finished by then (never raises)."""
-    from factreg.measure import llamabench
-
     args, spec = llama_spec(method_args)
     ctl = Control("llama-bench-tiny", spec, "tok/s")
     started = time.monotonic()
     try:
         model = ensure_model(settings)
-        exe = llamabench.find_binary(None)
-        argv = [str(exe), *llamabench.check_args(["-m", str(model), *args]), "-o", "jsonl"]
-        ctl.samples = _stream_samples(argv, started + timeout_s)
+        if exe is None:
+            raise FactregError("llama-bench not found")
+        argv = [str(exe), "-m", str(model), *args, "-o", "jsonl"]  # a list, never a shell
+        ctl.samples = _stream_samples(argv, started + timeout_s, started + HARD_STOP * timeout_s)
         if not ctl.samples:
-            ctl.error = f"llama-bench gave no control sample within {timeout_s:.2g} s"
+            ctl.error = f"llama-bench gave no control sample within {HARD_STOP * timeout_s:.2g} s"
         else:
             ctl.parts = [statistics.fmean(ctl.samples)]
     except FactregError as exc:
@@ -189,8 +190,9 @@ def run_llama(method_args: Sequence[str], settings: Settings | None, timeout_s: 
     return ctl
 
 
-def _stream_samples(argv: Sequence[str], deadline: float) -> list[float]:
-    """samples_ts of every JSON line llama-bench prints before `deadline` (then it is stopped)."""
+def _stream_samples(argv: Sequence[str], deadline: float, hard: float) -> list[float]:
+    """samples_ts of every JSON line llama-bench prints before `deadline` (then it is stopped) — or, on a machine
+    so busy that no test has finished by then, of the first test that finishes before `hard`."""
     import selectors
     import subprocess
 
@@ -201,7 +203,7 @@ def _stream_samples(argv: Sequence[str], deadline: float) -> list[float]:
     try:
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ)
-            while (left := deadline - time.monotonic()) > 0:
+            while (left := (deadline if samples else hard) - time.monotonic()) > 0:
                 if not sel.select(left):
                     break
                 chunk = os.read(proc.stdout.fileno(), 65536)
@@ -276,13 +278,16 @@ def health_ms(url: str, timeout_s: float) -> float | None:
         return None
 
 
-def runner(method: Mapping[str, Any], settings: Settings | None) -> Callable[[float], Control] | None:
-    """The control for a method kind: a function of the time budget, or None when the kind has none."""
+def runner(
+    method: Mapping[str, Any], settings: Settings | None, llama_bench: Path | None = None
+) -> Callable[[float], Control] | None:
+    """The control for a method kind: a function of the time budget, or None when the kind has none.
+    `llama_bench` is the binary the measured run uses (resolved by the caller, `llamabench.find_binary`)."""
     kind = method.get("kind")
     if kind == "llama-bench":
         args = method.get("args")
         clean = [str(a) for a in args] if isinstance(args, list) else []
-        return lambda budget: run_llama(clean, settings, budget)
+        return lambda budget: run_llama(llama_bench, clean, settings, budget)
     if kind == "probe":
         url = method.get("url")
         return lambda budget: run_cpu(str(url) if isinstance(url, str) else None, budget)
@@ -310,11 +315,12 @@ class Bracketed:
 
 
 def bracket(
-    method: Mapping[str, Any], settings: Settings | None, fn: Callable[[], T], expected_run_s: float | None = None
+    method: Mapping[str, Any], settings: Settings | None, fn: Callable[[], T], expected_run_s: float | None = None,
+    llama_bench: Path | None = None,
 ) -> tuple[T, Bracketed]:
     """Run `fn` between two control runs, watching the machine; (fn's result, what was seen). Exceptions of
     `fn` pass through; the control and the machine state never raise."""
-    run = runner(method, settings) if _enabled(settings) else None
+    run = runner(method, settings, llama_bench) if _enabled(settings) else None
     watch = machine.Watch().start()
     before = run(budget_for(expected_run_s)) if run else None
     started = time.monotonic()
@@ -494,6 +500,29 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     else:
         result["message"] += f"; {detail}"
     return result
+
+
+def compare_warnings(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, str]]:
+    """`compare`'s warnings about the machine: the two facts' controls differ beyond the default tolerance, or
+    only one has a control, or they ran different workloads (nothing when neither has a control)."""
+    from factreg.registry.verdicts import DEFAULT_TOLERANCE
+
+    ca, cb = of_fact(a), of_fact(b)
+    if not ca and not cb:
+        return []
+    if not ca or not cb:
+        missing = "A" if not ca else "B"
+        return [{"code": "control_missing", "message": f"control_missing: {missing} was recorded without a control "
+                 "measurement — the machine's speed at the two measurements cannot be compared"}]
+    factor, why_not = speed_factor(cb, ca)
+    if factor is None:
+        return [{"code": "controls_differ", "message": f"controls_differ: {why_not} — the machine's speed at the two "
+                 "measurements cannot be compared"}]
+    if moved(factor.value, DEFAULT_TOLERANCE):
+        return [{"code": "controls_differ", "message": f"controls_differ: A was measured on a machine running "
+                 f"{describe(factor.value)} than B ({control_text(cb, ca).replace('→', 'vs', 1)} for B vs A) — "
+                 "part of the ratio may be the machine's, not the setup's"}]
+    return []
 
 
 def with_baseline(registry: Registry, fact: FactData) -> FactData:

@@ -610,7 +610,8 @@ def bench(
     from factreg.measure import control
 
     timeout = float(settings.get("verify.timeout_s", DEFAULT_TIMEOUT_S))
-    (results, raw), seen = control.bracket(method_for(clean), settings, lambda: run(exe, clean, timeout))
+    (results, raw), seen = control.bracket(method_for(clean), settings, lambda: run(exe, clean, timeout),
+                                           llama_bench=exe)
     per_model = observe(results, clean, settings.hostname, hash_cache_path(settings))
     news = build_facts(results, clean, settings.hostname, per_model, id_prefix)
     for n in news:

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factreg.registry import machinestate
+
 PROC = Path("/proc")
 TOP_N = 3
 NVIDIA_SMI_TIMEOUT_S = 2.0
-KEY = "machine_state"  # the info condition that holds the state (`machine` is the host name)
+KEY = machinestate.MACHINE_KEY  # the info condition that holds the state (`machine` is the host name)
 
 
 def _read(path: Path) -> str | None:
@@ -253,41 +255,5 @@ def as_condition(state: Mapping[str, Any]) -> str:
     return json.dumps(dict(state), sort_keys=True, separators=(",", ":"))
 
 
-def parse(text: Any) -> dict[str, Any]:
-    """A `machine_state` condition back as data ({} for anything that is not a JSON object)."""
-    if isinstance(text, Mapping):
-        return dict(text)
-    if not isinstance(text, str) or not text.startswith("{"):
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def summary(state: Any) -> str:
-    """One line: `load 6.5/2 CPUs, CPU pressure 72%, steal 0.3%, 2596 MHz, busiest: python3 80%, cc1 40%`."""
-    s = parse(state)
-    if not s:
-        return "not recorded"
-    parts: list[str] = []
-    if "load1" in s:
-        parts.append(f"load {s['load1']:g}" + (f"/{s['ncpu']} CPUs" if s.get("ncpu") else ""))
-    if "cpu_pressure_pct" in s:
-        parts.append(f"CPU pressure {s['cpu_pressure_pct']:.0f}%")
-    if "steal_pct" in s:
-        parts.append(f"steal {s['steal_pct']:g}%")
-    if "cpu_mhz" in s:
-        parts.append(f"{s['cpu_mhz']:g} MHz")
-    top = [t for t in s.get("top") or [] if isinstance(t, dict)]
-    if top:
-        parts.append("busiest: " + ", ".join(f"{t.get('name')} {t.get('cpu_pct')}%" for t in top))
-    for g in s.get("gpu") or []:
-        if isinstance(g, dict):
-            gtext = f"GPU{g.get('index', '')} {g.get('util_pct', '?')}% {g.get('sm_mhz', '?')} MHz " \
-                    f"{g.get('temp_c', '?')}°C {g.get('power_w', '?')} W"
-            if g.get("processes"):
-                gtext += " (also: " + ", ".join(str(p) for p in g["processes"]) + ")"
-            parts.append(gtext)
-    return ", ".join(parts) if parts else "not recorded"
+parse = machinestate.parse
+summary = machinestate.summary

@@ -19,6 +19,7 @@ from typing import Any
 
 from factreg import fmt, secrets
 from factreg.errors import ConfigError
+from factreg.registry import machinestate
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -135,6 +136,7 @@ def _environment(override: str | None):  # type: ignore[no-untyped-def]
         fixed=_fixed,
         redact=secrets.redact,
         json=_json,
+        condition=machinestate.condition_text,  # the machine state and the control summarised in one line
     )
     return env
 
