@@ -25,8 +25,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-CYCLE_ARGS = ["-p", "0", "-n", "32", "-r", "5", "-t", "1"]  # the setting of the drift that was read as "wrong"
 TEST_ARGS = ["-p", "0", "-n", "64", "-r", "20", "-t", "1"]  # the tests' setting
+CYCLE_CONFIGS = {  # each cycle benches and verifies one fact of each
+    "tg32 -r 5 (the setting whose drift read as a wrong claim)": ["-p", "0", "-n", "32", "-r", "5", "-t", "1"],
+    "tg64 -r 20 (the tests' setting)": TEST_ARGS,
+}
 
 
 def factreg(*args: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -75,29 +78,32 @@ def cycles(model: Path, work: Path, n: int, gap: float, every: float, env: dict[
     for i in range(n):
         due = start + i * every
         time.sleep(max(0.0, due - time.monotonic()))
-        cenv = {**env, "FACTREG_DB": str(work / f"cycle-{i}.db")}
-        b = factreg("bench", "--json", "--", "-m", str(model), *CYCLE_ARGS, env=cenv, cwd=on)
-        if b.returncode != 0:
-            raise SystemExit(f"bench failed: {b.stderr}")
-        [fact] = json.loads(b.stdout)
+        benched = []
+        for k, (label, args) in enumerate(CYCLE_CONFIGS.items()):
+            cenv = {**env, "FACTREG_DB": str(work / f"cycle-{i}-{k}.db")}
+            b = factreg("bench", "--json", "--", "-m", str(model), *args, env=cenv, cwd=on)
+            if b.returncode != 0:
+                raise SystemExit(f"bench failed: {b.stderr}")
+            benched.append((label, cenv, json.loads(b.stdout)[0]))
         time.sleep(gap)
-        v = factreg("verify", fact["id"], "--json", env=cenv, cwd=on)
-        w = factreg("verify", fact["id"], "--json", env=cenv, cwd=off)
-        [res], [plain] = json.loads(v.stdout), json.loads(w.stdout)
-        row = {
-            "cycle": i, "at_s": round(time.monotonic() - start), "value": fact["value"],
-            "new": res["new"]["value"], "verdict": res["verdict"], "as_measured": res.get("as_measured"),
-            "speed_factor": res.get("speed_factor"), "scaled": (res.get("scaled") or {}).get("value"),
-            "message": res["message"], "without_control": plain["verdict"], "plain_message": plain["message"],
-            "load1": ((res.get("machine") or {}).get("now") or {}).get("load1"),
-            "control_then": ((res.get("control") or {}).get("fact") or {}).get("value"),
-            "control_now": ((res.get("control") or {}).get("now") or {}).get("value"),
-        }  # fmt: skip
-        rows.append(row)
-        with log.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
-        print(f"cycle {i}: {row['verdict']} (without control: {row['without_control']}), factor "
-              f"{row['speed_factor']}, load {row['load1']}", file=sys.stderr)
+        for label, cenv, fact in benched:
+            v = factreg("verify", fact["id"], "--json", env=cenv, cwd=on)
+            w = factreg("verify", fact["id"], "--json", env=cenv, cwd=off)
+            [res], [plain] = json.loads(v.stdout), json.loads(w.stdout)
+            row = {
+                "cycle": i, "config": label, "at_s": round(time.monotonic() - start), "value": fact["value"],
+                "new": res["new"]["value"], "verdict": res["verdict"], "as_measured": res.get("as_measured"),
+                "speed_factor": res.get("speed_factor"), "scaled": (res.get("scaled") or {}).get("value"),
+                "message": res["message"], "without_control": plain["verdict"], "plain_message": plain["message"],
+                "load1": ((res.get("machine") or {}).get("now") or {}).get("load1"),
+                "control_then": ((res.get("control") or {}).get("fact") or {}).get("value"),
+                "control_now": ((res.get("control") or {}).get("now") or {}).get("value"),
+            }  # fmt: skip
+            rows.append(row)
+            with log.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+            print(f"cycle {i} {label[:10]}: {row['verdict']} (without control: {row['without_control']}), "
+                  f"factor {row['speed_factor']}, load {row['load1']}", file=sys.stderr)
     return rows
 
 
@@ -126,42 +132,50 @@ def render(oh: dict | None, rows: list[dict], opts: argparse.Namespace, started:
             f"{oh['control_s']:.3f} s |",
             "",
         ]
-    if rows:
-        with_c = Counter(r["verdict"] for r in rows)
-        without = Counter(r["without_control"] for r in rows)
-        factors = [r["speed_factor"] for r in rows if r["speed_factor"] is not None]
-        lines += [
-            f"### {len(rows)} bench → verify cycles, {opts.gap:g} s apart, one every {opts.every:g} s",
-            "",
-            f"`factreg bench -- -m tiny.gguf {' '.join(CYCLE_ARGS)}`, then `factreg verify`; right after it the "
-            "same verify with the control off, as factreg judged before the control existed.",
-            "",
-            "| | confirmed | inconclusive | refuted |",
-            "|---|---:|---:|---:|",
-            f"| with the control | {with_c.get('confirmed', 0)} | {with_c.get('inconclusive', 0)} | "
-            f"**{with_c.get('refuted', 0)}** |",
-            f"| without (control off) | {without.get('confirmed', 0)} | {without.get('inconclusive', 0)} | "
-            f"**{without.get('refuted', 0)}** |",
-            "",
-        ]
-        if factors:
-            q = statistics.quantiles(factors, n=4) if len(factors) >= 2 else [factors[0]] * 3
-            moved = sum(1 for f in factors if max(f, 1 / f) - 1 > 0.10)
-            lines += [
-                f"Speed factors (control at verify / control at bench): min {min(factors):.2f}, quartiles "
-                f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}, max {max(factors):.2f}; the control moved beyond ±10% in "
-                f"{moved} of {len(factors)} cycles. Measurement moved (new / old): "
-                + ", ".join(f"{r['new'] / r['value']:.2f}" for r in rows if r["new"] and r["value"]) + ".",
-                "",
-            ]
-        lines += ["| cycle | fact | verify | factor | verdict | without control | load |",
-                  "|---:|---:|---:|---:|---|---|---:|"]
-        for r in rows:
-            f = "—" if r["speed_factor"] is None else f"{r['speed_factor']:.2f}"
-            lines.append(f"| {r['cycle']} | {r['value']:.0f} | {r['new'] or 0:.0f} | {f} | {r['verdict']} | "
-                         f"{r['without_control']} | {r['load1']} |")
-        lines.append("")
+    for label, args in CYCLE_CONFIGS.items():
+        mine = [r for r in rows if r["config"] == label]
+        if mine:
+            lines += _cycles_section(label, args, mine, opts)
     return "\n".join(lines)
+
+
+def _cycles_section(label: str, args: list[str], rows: list[dict], opts: argparse.Namespace) -> list[str]:
+    with_c = Counter(r["verdict"] for r in rows)
+    without = Counter(r["without_control"] for r in rows)
+    factors = [r["speed_factor"] for r in rows if r["speed_factor"] is not None]
+    explained = sum(1 for r in rows if r["as_measured"] == "refuted")
+    lines = [
+        f"### {label}: {len(rows)} bench → verify cycles, {opts.gap:g} s apart, one every {opts.every:g} s",
+        "",
+        f"`factreg bench -- -m tiny.gguf {' '.join(args)}`, then `factreg verify`; right after it the same verify "
+        "with the control off (`verify.control = false`: the verdict as factreg reached it before the control).",
+        "",
+        "| | confirmed | inconclusive | refuted |",
+        "|---|---:|---:|---:|",
+        f"| with the control | {with_c.get('confirmed', 0)} | {with_c.get('inconclusive', 0)} | "
+        f"**{with_c.get('refuted', 0)}** |",
+        f"| without (control off) | {without.get('confirmed', 0)} | {without.get('inconclusive', 0)} | "
+        f"**{without.get('refuted', 0)}** |",
+        "",
+        f"Refuted as measured but explained by the control (→ inconclusive): {explained}.",
+    ]
+    if factors:
+        q = statistics.quantiles(factors, n=4) if len(factors) >= 2 else [factors[0]] * 3
+        moved = sum(1 for f in factors if max(f, 1 / f) - 1 > 0.10)
+        lines += [
+            "",
+            f"Speed factors (control at verify / control at bench): min {min(factors):.2f}, quartiles "
+            f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}, max {max(factors):.2f}; beyond ±10% in {moved} of "
+            f"{len(factors)} cycles.",
+        ]
+    lines += ["", "| cycle | fact | verify | new / fact | factor | verdict | without control | load |",
+              "|---:|---:|---:|---:|---:|---|---|---:|"]
+    for r in rows:
+        f = "—" if r["speed_factor"] is None else f"{r['speed_factor']:.2f}"
+        ratio = f"{r['new'] / r['value']:.2f}" if r["new"] and r["value"] else "—"
+        lines.append(f"| {r['cycle']} | {r['value']:.0f} | {r['new'] or 0:.0f} | {ratio} | {f} | {r['verdict']} | "
+                     f"{r['without_control']} | {r['load1']} |")
+    return [*lines, ""]
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import insert
@@ -228,3 +229,71 @@ def test_machine_state_is_cheap():
 @pytest.mark.parametrize("text", [None, "", "not json", "[1, 2]", "{", 42])
 def test_unreadable_machine_state_is_not_recorded(text):
     assert machine.summary(text) == "not recorded" and control.parse(text) == {}
+
+
+# ---------------------------------------------------------------- shown: status, report, correction notes, compare
+
+THEN = machine.as_condition({"load1": 0.8, "ncpu": 2, "cpu_pressure_pct": 3.0, "top": [{"name": "sshd", "cpu_pct": 2}]})
+NOW = machine.as_condition({"load1": 3.9, "ncpu": 2, "cpu_pressure_pct": 81.0, "top": [{"name": "burn", "cpu_pct": 95}]})
+
+
+def seed_two_sides(registry):
+    """A fact measured on a quiet machine (control 9.7k tok/s) and a verification on a busy one that refuted it."""
+    facts.record(registry, NewFact(id="testhost/tiny/tg32", metric="tg_rate", samples=BASE, identity=IDENT,
+                                   info={control.KEY: ctl(9743), machine.KEY: THEN},
+                                   method={"kind": "llama-bench", "args": ["-m", "tiny.gguf"]}))  # fmt: skip
+    with registry.write() as conn:
+        conn.execute(insert(VERIFICATION), [{
+            "fact_id": "testhost/tiny/tg32", "fact_version": 1, "verified_at": "2026-11-30T11:00:00Z",
+            "method_kind": "llama-bench", "verdict": "refuted", "samples": json.dumps(scaled(BASE, 0.5)),
+            "value": 4870.0, "n": 5, "diff": "{}", "message": "new 4870 tok/s vs 9743 tok/s",
+            "observed": json.dumps({**IDENT, control.KEY: ctl(9900), machine.KEY: NOW}),
+        }])  # fmt: skip
+
+
+def test_status_shows_the_machine_of_both_sides_of_a_refuted_fact(cli, registry):
+    seed_two_sides(registry)
+    facts.record(registry, NewFact(id="testhost/tiny/typed", metric="tg_rate", value=9000, identity=IDENT))
+    r = cli("status")
+    assert "machine when measured: load 0.8/2 CPUs, CPU pressure 3%, busiest: sshd 2%; control 9.7k tok/s" in r.stdout
+    assert "machine at verification: load 3.9/2 CPUs, CPU pressure 81%, busiest: burn 95%; control 9.9k tok/s" in r.stdout
+    rows = {f["id"]: f for f in cli("status", "--json").json()["facts"]}
+    assert rows["testhost/tiny/tg32"]["machine"]["verification"].startswith("load 3.9/2 CPUs")
+    assert "machine" not in rows["testhost/tiny/typed"]  # nothing recorded on either side: nothing shown
+
+
+def test_the_fact_page_shows_the_machine_when_measured_and_at_each_verification(cli, registry):
+    seed_two_sides(registry)
+    assert cli("report").exit_code == 0
+    page = Path.cwd() / "facts" / "testhost" / "tiny" / "tg32.md"
+    text = page.read_text(encoding="utf-8")
+    assert "## Machine" in text and "- when measured: load 0.8/2 CPUs" in text
+    assert "- verification 1 (refuted): load 3.9/2 CPUs, CPU pressure 81%, busiest: burn 95%; control 9.9k" in text
+    assert "| machine_state | info | load 0.8/2 CPUs" in text  # the condition summarised, not raw JSON
+
+
+def test_a_correction_note_shows_the_machine_of_both_facts(cli, registry):
+    seed_two_sides(registry)
+    facts.record(registry, NewFact(id="testhost/tiny/tg32-busy", metric="tg_rate", samples=scaled(BASE, 0.5),
+                                   identity=IDENT, info={control.KEY: ctl(4900), machine.KEY: NOW},
+                                   method={"kind": "llama-bench", "args": ["-m", "tiny.gguf"]}))  # fmt: skip
+    r = cli("correct", "testhost/tiny/tg32", "--by", "testhost/tiny/tg32-busy", "--json")
+    assert r.exit_code == 0, r.stderr
+    [note] = [p for p in Path.cwd().rglob("*.md") if "tg32" in p.name and "correction" in p.read_text()[:200].lower()]
+    text = note.read_text(encoding="utf-8")
+    assert "| machine_state | info | load 0.8/2 CPUs, CPU pressure 3%, busiest: sshd 2% | load 3.9/2 CPUs" in text
+    assert "| control | info | control 9.7k tok/s" in text and "control 4.9k tok/s" in text
+
+
+def test_compare_warns_when_the_two_facts_controls_differ(cli, registry):
+    for fid, k in (("testhost/tiny/a", 1.0), ("testhost/tiny/b", 2.0)):
+        facts.record(registry, NewFact(id=fid, metric="tg_rate", samples=scaled(BASE, k), identity=IDENT,
+                                       info={control.KEY: ctl(9743 * k)}))  # fmt: skip
+    facts.record(registry, NewFact(id="testhost/tiny/c", metric="tg_rate", samples=BASE, identity=IDENT))
+    from factreg.measure import compare as cmp
+
+    a, b, c = (facts.get(registry, f"testhost/tiny/{x}") for x in "abc")
+    [w] = [w for w in cmp.compare(a, b)["warnings"] if w["code"] == "controls_differ"]
+    assert "A was measured on a machine running 2.0× slower than B (control 19.5k vs 9.7k tok/s" in w["message"]
+    assert [w["code"] for w in cmp.compare(a, c)["warnings"] if "control" in w["code"]] == ["control_missing"]
+    assert not [w for w in cmp.compare(a, a)["warnings"] if "control" in w["code"]]
