@@ -24,8 +24,10 @@ SPEC = {"model": control.TINY_NAME, "threads": "1", "workload": "tiny tg16 r5"}
 IDENT = {"machine": "testhost", "model_filename": "tiny.gguf", "n_threads": "1"}
 
 
-def ctl(value: float, spec: dict | None = None, kind: str = "llama-bench-tiny", unit: str = "tok/s") -> str:
-    return json.dumps({"kind": kind, "spec": spec or SPEC, "unit": unit, "value": value, "samples": [value] * 4})
+def ctl(value: float, spec: dict | None = None, kind: str = "llama-bench-tiny", unit: str = "tok/s",
+        share: float | None = None) -> str:
+    data = {"kind": kind, "spec": spec or SPEC, "unit": unit, "value": value, "samples": [value] * 4}
+    return json.dumps(data if share is None else {**data, "run_cpu_share": share})
 
 
 def fact(samples, control_value=None, metric="tg_rate", unit="tok/s", direction="higher", **info):
@@ -82,6 +84,19 @@ def test_a_claim_three_times_the_real_rate_stays_refuted_whatever_the_machine_di
     # The measurement follows the machine (×factor) and so does the control: scaled, the gap stays 3×.
     res = engine.judge(fact(scaled(BASE, 3), 9743), measured(scaled(BASE, factor), 9743 * factor))
     assert res["verdict"] == "refuted", res["message"]
+
+
+def test_control_held_but_the_measured_run_got_half_the_cpu_when_recorded_is_inconclusive():
+    f = fact(BASE)
+    f["conditions"]["info"][control.KEY] = ctl(9743, share=0.48)
+    m = measured(scaled(BASE, 2.0))
+    m.observed[control.KEY] = ctl(9900, share=0.97)
+    res = engine.judge(f, m)
+    assert res["verdict"] == "inconclusive" and res["as_measured"] == "refuted"
+    assert res["cpu_share_factor"] == pytest.approx(0.97 / 0.48, rel=1e-3)
+    assert "the measured run got 2.02× the CPU share it had when the fact was recorded (0.48 → 0.97" in res["message"]
+    m.observed[control.KEY] = ctl(9900, share=0.50)  # the same share: nothing explains the doubling
+    assert engine.judge(f, m)["verdict"] == "refuted"
 
 
 def test_agrees_as_measured_but_the_machine_ran_three_times_faster_is_inconclusive():

@@ -104,8 +104,8 @@ def test_a_verify_result_has_the_keys_its_type_names_in_the_printed_order(seeded
     judged = engine.against(seeded, None, old, new)
     assert list(judged) == ["id", "version", "metric", "unit", "old", "new", "p_value", "rel_diff", "needed_n",
                             "diff", "observed", "flags", "verdict", "tolerance", "message", "machine", "control",
-                            "speed_factor", "recorded"]
-    assert set(judged) == keys_of(engine.VerifyResult, "scaled", "as_measured")  # only when the machine moved
+                            "speed_factor", "recorded"]  # no control on either side: no speed or CPU-share factor
+    assert set(judged) == keys_of(engine.VerifyResult, "scaled", "as_measured", "cpu_share_factor")  # only when the machine moved
     assert set(judged["old"]) == set(judged["new"]) == keys_of(engine.Values)
     (skipped,) = engine.verify(seeded, None, [old])
     assert list(skipped) == ["id", "version", "metric", "unit", "verdict", "old", "new", "p_value", "rel_diff",

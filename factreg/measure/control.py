@@ -87,6 +87,7 @@ class Control:
     error: str | None = None
     health_ms: list[float] = field(default_factory=list)
     parts: list[float] = field(default_factory=list)  # the value of each run (before, after)
+    run_cpu_share: float | None = None  # CPU seconds of the measured run's processes per second of its wall time
 
     @property
     def value(self) -> float | None:
@@ -116,6 +117,8 @@ class Control:
             data["health_ms"] = [round(x, 2) for x in self.health_ms]
         if run_s is not None:
             data["run_s"] = round(run_s, 3)
+        if self.run_cpu_share is not None:
+            data["run_cpu_share"] = round(self.run_cpu_share, 3)
         return data
 
 
@@ -323,13 +326,28 @@ def bracket(
     run = runner(method, settings, llama_bench) if _enabled(settings) else None
     watch = machine.Watch().start()
     before = run(budget_for(expected_run_s)) if run else None
+    cpu0 = _children_cpu_s()
     started = time.monotonic()
     result = fn()
     run_s = time.monotonic() - started
+    cpu = _children_cpu_s() - cpu0
     after = run(budget_for(run_s)) if run else None
     state = watch.stop()
     ctl = before.merge(after) if before is not None and after is not None else None
+    if ctl is not None and method.get("kind") == "llama-bench" and run_s > 0 and cpu > 0:
+        ctl.run_cpu_share = cpu / run_s  # how much CPU the measured llama-bench got while it ran
     return result, Bracketed(state, ctl, run_s)
+
+
+def _children_cpu_s() -> float:
+    """User + system CPU seconds of this process's finished children (the measured llama-bench among them)."""
+    try:
+        import resource
+
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    except (ImportError, OSError):
+        return 0.0
+    return float(usage.ru_utime + usage.ru_stime)
 
 
 def _enabled(settings: Settings | None) -> bool:
@@ -392,6 +410,14 @@ def speed_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[Facto
     return Factor(b[0] / a[0], 1.96 * rel_se, test.p_value if test else None), ""
 
 
+def share_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
+    """How much more CPU the measured run got now than then (CPU-seconds per second of its run), or None."""
+    a, b = then.get("run_cpu_share"), now.get("run_cpu_share")
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
+        return float(b) / float(a)
+    return None
+
+
 def moved(factor: float, tolerance: float) -> bool:
     """The control moved: by more than the tolerance, either way (2× faster and 2× slower alike)."""
     return max(factor, 1 / factor) - 1 > tolerance
@@ -437,8 +463,10 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     verdict (a VerifyResult); returns it amended with `speed_factor`, `scaled`, `machine`, `control` and, when
     the machine's speed changed the verdict, `as_measured`.
 
-    - refuted as measured: the control held (within the tolerance) → refuted, as the statistics said; the
-      control moved → judged again scaled: still outside `allowed_gap` → refuted, else inconclusive;
+    - refuted as measured: the control held and the measured run got the CPU share it had (both within the
+      tolerance) → refuted, as the statistics said; otherwise judged again scaled by each factor that moved
+      (the control's, then the CPU share's): still outside `allowed_gap` under each → refuted, else
+      inconclusive;
     - confirmed as measured: the control moved beyond the tolerance, significantly, and scaled the measurement
       would lie outside `allowed_gap` → inconclusive; else confirmed;
     - inconclusive stays inconclusive; other verdicts are left alone.
@@ -468,23 +496,40 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     tolerance = float(result.get("tolerance") or judging.tolerance_for(fact, settings))
     alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
     held = not moved(f, tolerance)
-    significant = factor.p_value is None or factor.p_value < alpha
+    share = share_factor(then, now)
+    result["cpu_share_factor"] = round(share, 3) if share is not None else None
     new = judging.new_side(m.samples, m.value, m.spread, m.n)
-    if held or new is None or (verdict == Verdict.CONFIRMED and not significant):
+    # What could explain a difference: the control's factor, and the measured run's own CPU share (llama-bench).
+    candidates: list[tuple[Factor, str]] = []
+    if not held:
+        candidates.append((factor, f"the machine ran {describe(f)} than when the fact was recorded: "
+                                   f"{control_text(then, now)}"))
+    if share is not None and moved(share, tolerance) and verdict == Verdict.REFUTED:
+        candidates.append((Factor(share, 0.0, None),
+                           f"the measured run got {share:.2f}× the CPU share it had when the fact was recorded "
+                           f"({then['run_cpu_share']:.2f} → {now['run_cpu_share']:.2f} CPU-seconds per second; "
+                           f"{control_text(then, now)})"))
+    significant = factor.p_value is not None and factor.p_value < alpha
+    if not candidates or new is None or (verdict == Verdict.CONFIRMED and not significant):
         how = "held its speed" if held else f"ran {describe(f)}, within the control's own noise"
         result["message"] += f"; the machine {how} ({control_text(then, now)}, ×{f:.2f})" + (
             f"; {load}" if load else "")
         return result
-    gap = allowed_gap(factor, tolerance)
-    scaled = scaled_side(new, f, fact.get("direction"))
-    outcome = judging.compare(judging.old_side(fact), scaled, gap, alpha, unit=fact["unit"])
+    tried = []
+    for cand, speed in candidates:
+        gap = allowed_gap(cand, tolerance)
+        scaled = scaled_side(new, cand.value, fact.get("direction"))
+        outcome = judging.compare(judging.old_side(fact), scaled, gap, alpha, unit=fact["unit"])
+        rel = f"{outcome.rel_diff * 100:+.0f}%" if outcome.rel_diff is not None else "?"
+        scaled_text = (f"scaled to the machine as it was: {fmt.value(scaled.mean, scaled.sd, fact['unit'])} "
+                       f"({rel}; agreement within ±{gap * 100:.0f}%: the tolerance, the factor's noise and tracking)")
+        tried.append((outcome, scaled, gap, f"{speed}; {scaled_text}"))
+        if outcome.verdict != Verdict.REFUTED:
+            break  # one change of the machine that explains the difference is enough to doubt it
+    outcome, scaled, gap, detail = tried[-1]
     result["scaled"] = {"value": scaled.mean, "spread": scaled.sd, "n": scaled.n, "verdict": str(outcome.verdict),
                         "rel_diff": outcome.rel_diff, "allowed": round(gap, 3)}  # fmt: skip
-    rel = f"{outcome.rel_diff * 100:+.0f}%" if outcome.rel_diff is not None else "?"
-    scaled_text = (f"scaled to the machine as it was: {fmt.value(scaled.mean, scaled.sd, fact['unit'])} ({rel}; "
-                   f"agreement within ±{gap * 100:.0f}%: the tolerance, the control's noise and its tracking)")
-    speed = f"the machine ran {describe(f)} than when the fact was recorded: {control_text(then, now)}"
-    detail = f"{speed}; {scaled_text}" + (f"; {load}" if load else "")
+    detail = "; ".join(d for *_, d in tried) + (f"; {load}" if load else "")
     refutes = outcome.verdict == Verdict.REFUTED
     if verdict == Verdict.REFUTED and refutes:
         result["message"] += f"; {detail}: scaled it still refutes the fact"

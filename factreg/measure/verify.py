@@ -72,6 +72,7 @@ class VerifyResult(_Compared):
     # The machine's side (`measure/control.py`): speed factor (control now / then, None when not comparable),
     # the measurement scaled by it (when the control moved), both sides' machine state and control.
     speed_factor: NotRequired[float | None]
+    cpu_share_factor: NotRequired[float | None]  # the measured run's CPU share now / then (llama-bench)
     as_measured: NotRequired[str]  # the statistics' verdict, when the machine's speed changed it
     scaled: NotRequired[dict[str, Any]]
     machine: NotRequired[dict[str, Any]]
