@@ -232,6 +232,9 @@ error_after = "90d"
 tolerance = 0.10
 # [verify.tolerance_by_metric]
 # ttft = 0.15
+# A control measurement runs around every measured run, so a verdict can tell a busier machine from a wrong
+# claim (docs/machine.md); `false` turns it off.
+# control = true
 
 [docs]
 # Folders whose Markdown cites facts; `factreg correct` syncs them.

@@ -312,3 +312,21 @@ def test_compare_warns_when_the_two_facts_controls_differ(cli, registry):
     assert "A was measured on a machine running 2.0× slower than B (control 19.5k vs 9.7k tok/s" in w["message"]
     assert [w["code"] for w in cmp.compare(a, c)["warnings"] if "control" in w["code"]] == ["control_missing"]
     assert not [w for w in cmp.compare(a, a)["warnings"] if "control" in w["code"]]
+
+
+def test_a_probe_records_and_verifies_with_a_cpu_loop_control_and_the_servers_health(cli, tmp_path):
+    from factreg.demo import standin
+
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps({"model": "any", "messages": [{"role": "user", "content": "hi"}]}), encoding="utf-8")
+    with standin.running() as srv:
+        url = srv.url("ok,first=0.02,gap=0.005,tokens=4,model=ctl")
+        r = cli("probe", url, "--body", str(body), "--n", "3", "--warmup", "1", "--record", "ctl/p", "--json")
+        assert r.exit_code == 0, r.stderr
+        info = cli("show", "ctl/p/ttft", "--json").json()["conditions"]["info"]
+        ctl_then = control.parse(info[control.KEY])
+        assert ctl_then["kind"] == "cpu-loop" and ctl_then["value"] > 0 and ctl_then["health_ms"]
+        assert "load1" in machine.parse(info[machine.KEY])
+        [res] = cli("verify", "ctl/p/ttft", "--json").json()
+    assert res["speed_factor"] is not None and res["control"]["now"]["kind"] == "cpu-loop"
+    assert "the machine" in res["message"]
