@@ -185,13 +185,15 @@ def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> V
     return cast("VerifyResult", control.adjust(fact, m, dict(result), settings))
 
 
-def _llama_bench(kind: str) -> Any:
-    """The llama-bench a llama-bench method's control runs with (None for other kinds, or when there is none)."""
+def _llama_bench(kind: str, method: Mapping[str, Any]) -> Any:
+    """The llama-bench a llama-bench method's control runs with: None for other kinds, when there is none, or
+    when the method's arguments are not allowed (the control copies some of them; nothing refused is run)."""
     if kind != "llama-bench":
         return None
     from factreg.measure import llamabench
 
     try:
+        llamabench.check_args(method.get("args", []))
         return llamabench.find_binary(None)
     except FactregError:
         return None
@@ -204,7 +206,7 @@ def _measure_group(
         remeasure = load_verifier(kind)
         run_s = control.of_fact(group[0]).get("run_s") if group else None
         result, seen = control.bracket(method, settings, lambda: remeasure(dict(method), list(group), settings),
-                                       run_s if isinstance(run_s, (int, float)) else None, _llama_bench(kind))
+                                       run_s if isinstance(run_s, (int, float)) else None, _llama_bench(kind, method))
         for measured in result.values():
             if isinstance(measured, Measurement):
                 measured.observed.update(seen.conditions())
