@@ -150,7 +150,7 @@ def test_an_explained_refutation_is_measured_again_and_a_control_fluke_excuses_n
 
     current: list = []
 
-    def fake_bracket(method, settings, fn, expected_run_s=None, llama_bench=None):
+    def fake_bracket(method, settings, fn, expected_run_s=None, llama_bench=None, server_ms=None):
         current.append(next(runs))
         value = current[-1][1]
         seen = control.Bracketed({"load1": 1.0}, control.Control("llama-bench-tiny", SPEC, "tok/s", [value] * 4), 0.1)
@@ -206,8 +206,8 @@ def test_a_control_over_its_budget_is_stopped_and_reported_never_raised(monkeypa
     assert "llama-bench not found" in (control.run_llama(None, [], None, 0.2).error or "")
 
 
-def test_the_cpu_loop_control_runs_within_its_budget_and_times_health():
-    c = control.run_cpu("http://127.0.0.1:9/v1/chat/completions", 0.15)
+def test_the_cpu_loop_control_runs_within_its_budget():
+    c = control.run_cpu(0.15)
     assert c.value and c.value > 0 and c.unit == "Mloop/s" and c.seconds < 1.0
 
 

@@ -160,7 +160,8 @@ def probe(
         from factreg.measure import control
 
         result, seen = control.bracket(spec.method(), settings,
-                                       lambda: core.probe(spec, hostname=settings.hostname, progress=info))
+                                       lambda: core.probe(spec, hostname=settings.hostname, progress=info),
+                                       server_ms=lambda res: control.identity_ms(res.as_json().get("requests")))
         result.info.update(seen.conditions())
     else:
         result = core.probe(spec, hostname=settings.hostname, progress=info)

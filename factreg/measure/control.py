@@ -4,8 +4,8 @@ verdict can tell a claim that is wrong from a machine that is, for now, faster o
 - llama-bench facts: a tiny random-weight model (`tinygguf`, cached next to the model-hash cache) through the
   same llama-bench, with the measured run's device and thread settings (`-t`, `-ngl`, `-dev`, `-C`, …; a swept
   list's first value), `-p 0 -n 16 -r 5`. Unit tok/s.
-- probes: a fixed local CPU loop (Mloop/s), and the time of one `GET /health` to the probed server (shown,
-  never scaled by).
+- probes: a fixed local CPU loop (Mloop/s), and the time of the server's cheapest request — the probe's own
+  1-token identity request, read from the run (shown, never scaled by; the control sends no request).
 
 Its cost is bounded: each of the two runs is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
 run's time), keeping the tests that finished — only on a machine so busy that none has, it may run on to
@@ -240,8 +240,8 @@ def _loop(n: int) -> int:
     return total
 
 
-def run_cpu(url: str | None, timeout_s: float) -> Control:
-    """The probe control: a fixed CPU loop (Mloop/s), and one `GET /health` to the server (ms; shown only)."""
+def run_cpu(timeout_s: float) -> Control:
+    """The probe control: a fixed CPU loop (Mloop/s)."""
     ctl = Control("cpu-loop", {"workload": f"python loop {CPU_LOOP_N}x{CPU_LOOP_REPS}"}, "Mloop/s")
     started = time.monotonic()
     for _ in range(CPU_LOOP_REPS):
@@ -254,35 +254,18 @@ def run_cpu(url: str | None, timeout_s: float) -> Control:
             break
     if ctl.samples:
         ctl.parts = [statistics.median(ctl.samples)]
-    if url:
-        ms = health_ms(url, min(0.1, max(0.05, timeout_s - (time.monotonic() - started))))
-        if ms is not None:
-            ctl.health_ms.append(ms)
     ctl.seconds = time.monotonic() - started
     return ctl
 
 
-def health_ms(url: str, timeout_s: float) -> float | None:
-    """Milliseconds of one `GET /health` at the URL's host (any answer counts), or None. Plain `http.client`:
-    no client set-up to pay for, no redirect followed, no credentials sent."""
-    import http.client
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+def identity_ms(requests: Any) -> float | None:
+    """Milliseconds of the probe's identity check (its 1-token request, the first of a probe's requests as
+    `as_json` writes them): the server's cheapest route, timed by the probe itself — the control sends nothing."""
+    if not isinstance(requests, list) or not requests or not isinstance(requests[0], Mapping):
         return None
-    cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    try:
-        conn = cls(parts.hostname, parts.port, timeout=timeout_s)
-        try:
-            t0 = time.perf_counter()
-            conn.request("GET", "/health", headers={"User-Agent": "factreg-control"})
-            conn.getresponse().read(4096)
-            return (time.perf_counter() - t0) * 1000
-        finally:
-            conn.close()
-    except Exception:  # noqa: BLE001 - a control never fails a measurement
-        return None
+    events = requests[0].get("events_s")
+    end = events.get("end") if isinstance(events, Mapping) else None
+    return float(end) * 1000 if isinstance(end, (int, float)) and end > 0 else None
 
 
 def runner(
@@ -296,8 +279,7 @@ def runner(
         clean = [str(a) for a in args] if isinstance(args, list) else []
         return lambda budget: run_llama(llama_bench, clean, settings, budget)
     if kind == "probe":
-        url = method.get("url")
-        return lambda budget: run_cpu(str(url) if isinstance(url, str) else None, budget)
+        return lambda budget: run_cpu(budget)
     return None
 
 
@@ -323,10 +305,11 @@ class Bracketed:
 
 def bracket(
     method: Mapping[str, Any], settings: Settings | None, fn: Callable[[], T], expected_run_s: float | None = None,
-    llama_bench: Path | None = None,
+    llama_bench: Path | None = None, server_ms: Callable[[T], float | None] | None = None,
 ) -> tuple[T, Bracketed]:
     """Run `fn` between two control runs, watching the machine; (fn's result, what was seen). Exceptions of
-    `fn` pass through; the control and the machine state never raise."""
+    `fn` pass through; the control and the machine state never raise. `server_ms(result)` reads, for a probe,
+    how long the server's cheapest request took in the run itself (the control sends no request of its own)."""
     run = runner(method, settings, llama_bench) if _enabled(settings) else None
     watch = machine.Watch().start()
     before = run(budget_for(expected_run_s)) if run else None
@@ -338,6 +321,13 @@ def bracket(
     after = run(budget_for(run_s)) if run else None
     state = watch.stop()
     ctl = before.merge(after) if before is not None and after is not None else None
+    if ctl is not None and server_ms is not None:
+        try:
+            ms = server_ms(result)
+        except Exception:  # noqa: BLE001 - a control never fails a measurement
+            ms = None
+        if ms is not None:
+            ctl.health_ms.append(ms)
     if ctl is not None and method.get("kind") == "llama-bench" and run_s > 0 and cpu > 0:
         ctl.run_cpu_share = cpu / run_s  # how much CPU the measured llama-bench got while it ran
     return result, Bracketed(state, ctl, run_s)

@@ -817,6 +817,26 @@ def import_files(
 # ---------------------------------------------------------------- verify
 
 
+def prepare(method: Mapping[str, Any], settings: Settings | None) -> tuple[list[str], Path]:
+    """A stored method's checked arguments and the binary to run them with; FactregError when anything is
+    refused. Every argument and model is checked here, at verify time: a method arriving by import or written
+    into the database by someone else is data until it passes (nothing runs, nothing is hashed before). The
+    control measurement runs only after this passed too (`verify`)."""
+    binary_name = method.get("binary", BINARY_NAME)
+    if not isinstance(binary_name, str) or binary_name != BINARY_NAME:
+        raise UsageError(
+            f"method names the binary {binary_name!r}; factreg only runs the llama-bench it resolves "
+            "itself, never a binary from the registry"
+        )
+    args = strip_output(check_args(method.get("args", [])))
+    models = model_paths(args)
+    if not models:
+        raise UsageError("the stored llama-bench method names no model (-m MODEL.gguf)")
+    roots, where = model_roots(settings)
+    check_models(models, roots, where)
+    return args, find_binary(None)
+
+
 def remeasure(
     method: Mapping[str, Any], fact_list: Sequence[FactData], settings: Settings
 ) -> dict[str, Measurement]:
@@ -826,22 +846,8 @@ def remeasure(
     def fail_all(message: str) -> dict[str, Any]:
         return {f["id"]: Measurement(failure="error", message=message) for f in fact_list}
 
-    binary_name = method.get("binary", BINARY_NAME)
-    if not isinstance(binary_name, str) or binary_name != BINARY_NAME:
-        return fail_all(
-            f"method names the binary {binary_name!r}; factreg only runs the llama-bench it resolves "
-            "itself, never a binary from the registry"
-        )
     try:
-        # Every argument and model is checked here, at verify time: a method arriving by import or written
-        # into the database by someone else is data until it passes (nothing runs, nothing is hashed before).
-        args = strip_output(check_args(method.get("args", [])))
-        models = model_paths(args)
-        if not models:
-            raise UsageError("the stored llama-bench method names no model (-m MODEL.gguf)")
-        roots, where = model_roots(settings)
-        check_models(models, roots, where)
-        exe = find_binary(None)
+        args, exe = prepare(method, settings)
     except FactregError as exc:
         return fail_all(exc.message)
     started = time.monotonic()

@@ -185,18 +185,28 @@ def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> V
     return cast("VerifyResult", control.adjust(fact, m, dict(result), settings))
 
 
-def _llama_bench(kind: str, method: Mapping[str, Any]) -> Any:
-    """The llama-bench a llama-bench method's control runs with: None for other kinds, when there is none, or
-    when the method's arguments are not allowed (the control copies some of them; nothing refused is run)."""
+def _llama_bench(kind: str, method: Mapping[str, Any], settings: Settings | None) -> Any:
+    """The llama-bench a llama-bench method's control runs with: None for other kinds, or unless the method
+    passes every check its own run would (`llamabench.prepare`): nothing of a refused method is run."""
     if kind != "llama-bench":
         return None
     from factreg.measure import llamabench
 
     try:
-        llamabench.check_args(method.get("args", []))
-        return llamabench.find_binary(None)
+        return llamabench.prepare(method, settings)[1]
     except FactregError:
         return None
+
+
+def _identity_ms(measured: Mapping[str, Measurement]) -> float | None:
+    """A probe's identity request time (ms), read from a measurement's raw run (the control sends nothing)."""
+    for m in measured.values():
+        if m.raw and not m.failure:
+            try:
+                return control.identity_ms(json.loads(m.raw).get("requests"))
+            except (ValueError, AttributeError):
+                return None
+    return None
 
 
 def _measure_group(
@@ -206,7 +216,8 @@ def _measure_group(
         remeasure = load_verifier(kind)
         run_s = control.of_fact(group[0]).get("run_s") if group else None
         result, seen = control.bracket(method, settings, lambda: remeasure(dict(method), list(group), settings),
-                                       run_s if isinstance(run_s, (int, float)) else None, _llama_bench(kind, method))
+                                       run_s if isinstance(run_s, (int, float)) else None,
+                                       _llama_bench(kind, method, settings), server_ms=_identity_ms)
         for measured in result.values():
             if isinstance(measured, Measurement):
                 measured.observed.update(seen.conditions())
