@@ -325,7 +325,7 @@ def test_a_probe_records_and_verifies_with_a_cpu_loop_control_and_the_servers_he
         assert r.exit_code == 0, r.stderr
         info = cli("show", "ctl/p/ttft", "--json").json()["conditions"]["info"]
         ctl_then = control.parse(info[control.KEY])
-        assert ctl_then["kind"] == "cpu-loop" and ctl_then["value"] > 0 and ctl_then["health_ms"]
+        assert ctl_then["kind"] == "cpu-loop" and ctl_then["value"] > 0 and ctl_then["server_ms"]
         assert "load1" in machine.parse(info[machine.KEY])
         [res] = cli("verify", "ctl/p/ttft", "--json").json()
     assert res["speed_factor"] is not None and res["control"]["now"]["kind"] == "cpu-loop"

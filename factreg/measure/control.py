@@ -85,7 +85,7 @@ class Control:
     samples: list[float] = field(default_factory=list)
     seconds: float = 0.0
     error: str | None = None
-    health_ms: list[float] = field(default_factory=list)
+    server_ms: list[float] = field(default_factory=list)
     parts: list[float] = field(default_factory=list)  # the value of each run (before, after)
     run_cpu_share: float | None = None  # CPU seconds of the measured run's processes per second of its wall time
 
@@ -101,7 +101,7 @@ class Control:
             kind=self.kind, spec=self.spec, unit=self.unit, samples=[*self.samples, *other.samples],
             seconds=self.seconds + other.seconds,
             error=None if (self.samples and other.samples) or not errors else "; ".join(dict.fromkeys(errors)),
-            health_ms=[*self.health_ms, *other.health_ms], parts=[*self.parts, *other.parts],
+            server_ms=[*self.server_ms, *other.server_ms], parts=[*self.parts, *other.parts],
         )  # fmt: skip
 
     def as_data(self, run_s: float | None = None) -> dict[str, Any]:
@@ -113,8 +113,8 @@ class Control:
             data["parts"] = [round(x, 3) for x in self.parts]
         if self.error:
             data["error"] = self.error
-        if self.health_ms:
-            data["health_ms"] = [round(x, 2) for x in self.health_ms]
+        if self.server_ms:
+            data["server_ms"] = [round(x, 2) for x in self.server_ms]
         if run_s is not None:
             data["run_s"] = round(run_s, 3)
         if self.run_cpu_share is not None:
@@ -327,7 +327,7 @@ def bracket(
         except Exception:  # noqa: BLE001 - a control never fails a measurement
             ms = None
         if ms is not None:
-            ctl.health_ms.append(ms)
+            ctl.server_ms.append(ms)
     if ctl is not None and method.get("kind") == "llama-bench" and run_s > 0 and cpu > 0:
         ctl.run_cpu_share = cpu / run_s  # how much CPU the measured llama-bench got while it ran
     return result, Bracketed(state, ctl, run_s)

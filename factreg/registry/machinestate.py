@@ -70,9 +70,9 @@ def control_summary(ctl: Any) -> str:
                                       f"{c['seconds']:g} s" if isinstance(c.get("seconds"), (int, float)) else None)
                      if x)
     text = f"{shown} {c.get('unit') or ''}".rstrip() + (f" ({what})" if what else "")
-    health = [float(x) for x in c.get("health_ms") or [] if isinstance(x, (int, float))]
+    health = [float(x) for x in c.get("server_ms") or [] if isinstance(x, (int, float))]
     if health:
-        text += f"; /health {statistics.median(health):.1f} ms"
+        text += f"; server 1-token request {statistics.median(health):.1f} ms"
     return text
 
 
