@@ -10,6 +10,7 @@ import math
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
@@ -31,6 +32,26 @@ DbOption = Annotated[
                  show_default=False),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+JsonlFlag = Annotated[bool, typer.Option("--jsonl", help="Print one JSON object per line, each written as it is "
+                                         "produced.")]
+
+
+@dataclass
+class Globals:
+    """The options every command accepts, before the command (`factreg --db X list`) or after it
+    (`factreg list --db X`); a command's own option wins over the global one."""
+
+    db: str | None = None
+    json: bool = False
+    jsonl: bool = False
+    quiet: bool = False
+    color: bool | None = None  # None: rich decides (a terminal, NO_COLOR)
+
+    def reset(self) -> None:
+        self.db, self.json, self.jsonl, self.quiet, self.color = None, False, False, False, None
+
+
+GLOBAL = Globals()
 AsOfOption = Annotated[
     str | None,
     typer.Option("--as-of", metavar="DATE", help="Judge freshness as of this date or time (ISO-8601) instead of "
@@ -48,6 +69,7 @@ def handles_errors(func: F) -> F:
         from factreg.registry.store import collect_unreadable
 
         failed = False
+        _apply_globals(kwargs)
         with collect_unreadable() as skipped:
             try:
                 _check_arguments([*args, *kwargs.values()])
@@ -66,6 +88,16 @@ def handles_errors(func: F) -> F:
                     warn_unreadable(skipped)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _apply_globals(kwargs: dict[str, Any]) -> None:
+    """Fill a command's --db, --json and --jsonl from the global options when the command was not given them."""
+    if "db" in kwargs and kwargs["db"] is None:
+        kwargs["db"] = GLOBAL.db
+    if "jsonl" in kwargs:
+        kwargs["jsonl"] = kwargs["jsonl"] or GLOBAL.jsonl
+    if "json_out" in kwargs:
+        kwargs["json_out"] = kwargs["json_out"] or GLOBAL.json or (GLOBAL.jsonl and "jsonl" not in kwargs)
 
 
 def _check_arguments(values: list[Any]) -> None:
@@ -139,7 +171,7 @@ def emit(text: str) -> None:
 def settings(db: str | None) -> Settings:
     from factreg import config
 
-    return config.resolve(db)
+    return config.resolve(db or GLOBAL.db)
 
 
 def open_registry(db: str | None, create: bool = True) -> tuple[Settings, Registry]:
@@ -165,15 +197,22 @@ def console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
     # No markup: text from a user or a file (`[/bold]` in a condition) is printed as it is; styled lines pass
     # markup=True with every user part through `rich.markup.escape`.
-    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False)
+    color: dict[str, Any] = {}
+    if GLOBAL.color is True:
+        color = {"force_terminal": True, "no_color": False}
+    elif GLOBAL.color is False:
+        color = {"no_color": True}
+    quiet = stderr and GLOBAL.quiet
+    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False, quiet=quiet, **color)
     if not out.is_terminal:
         out.width = max(out.width, 160)  # piped output: whole lines, not an 80-column wrap
     return out
 
 
 def info(message: str) -> None:
-    """A line for people, on stderr (stdout is data)."""
-    print(redact(message), file=sys.stderr)
+    """A line for people, on stderr (stdout is data); --quiet leaves it out."""
+    if not GLOBAL.quiet:
+        print(redact(message), file=sys.stderr)
 
 
 def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]

@@ -77,6 +77,51 @@ def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
         out.print(f"{key:>16}: {value}")
 
 
+def version(verbose: bool = False, db: str | None = None) -> None:
+    """`factreg --version`: factreg's version, the schema it knows and, when a registry is found, the migrations
+    applied to it; with --verbose also where the registry is and the llama.cpp build found."""
+    import factreg
+    from factreg import config
+    from factreg.registry.migrations import NAMES
+
+    s = config.resolve(db)
+    applied = _applied_count(s.db_url)
+    schema = f"schema {len(NAMES)}"
+    if applied is not None:
+        schema += f" (registry: {applied} applied)"
+    print(f"factreg {factreg.__version__}, {schema}")
+    if verbose:
+        print(f"registry: {s.redacted_db_url()} ({s.db_source}{'' if applied is not None else ', not created yet'})")
+        print(f"python: {sys.version.split()[0]}")
+        path = _llama_bench_or_none()
+        print(f"llama.cpp: {_llama_build(path) if path else 'llama-bench not found'}" + (f" ({path})" if path else ""))
+
+
+def _applied_count(url: str) -> int | None:
+    """How many migrations a registry has applied; None when there is no registry there yet."""
+    from factreg.registry.store import Registry, sqlite_file
+
+    if url.startswith("sqlite:///") and not Path(sqlite_file(url)).is_file():
+        return None
+    try:
+        return len(Registry(url, create=False).applied_migrations())
+    except Exception:  # noqa: BLE001 - a version line must print whatever the registry's state
+        return None
+
+
+def _llama_build(path: str) -> str:
+    """`build 1234 (abc123f)` from `llama-bench --version`, or why it could not tell."""
+    import re
+    import subprocess
+
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unknown ({type(exc).__name__})"
+    m = re.search(r"version:\s*(\S+)\s*\(([0-9a-f]+)\)", done.stdout + done.stderr)
+    return f"build {m[1]} ({m[2]})" if m else "unknown build"
+
+
 def _llama_bench_or_none() -> str | None:
     try:
         from factreg.measure.llamabench import find_binary

@@ -1,0 +1,183 @@
+"""Shell completion, fast: the words typed so far in, one candidate per line out.
+
+The shell scripts (`factreg completion bash|zsh|fish`) run `_FACTREG_COMPLETE=SHELL factreg WORD... INCOMPLETE`;
+the entry point (factreg/__main__.py) sees the variable before it imports the command line, so completing a fact
+id or a metric name imports neither typer nor SQLAlchemy nor httpx: the registry's SQLite file is read with the
+standard library's sqlite3, read-only. Only an option name (`--…`) takes the slow path through the CLI itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import quote, unquote
+
+ENV = "_FACTREG_COMPLETE"
+SHELLS = ("bash", "zsh", "fish")
+MAX_CANDIDATES = 200
+GLOBAL_OPTIONS = ("--db", "--json", "--jsonl", "--quiet", "-q", "--color", "--no-color", "--version", "--verbose",
+                  "--help", "-h")
+
+SCRIPTS = {
+    "bash": """\
+# factreg completion for bash: eval "$(factreg completion bash)" in ~/.bashrc
+_factreg_complete() {
+    local IFS=$'\\n'
+    COMPREPLY=($(_FACTREG_COMPLETE=bash "${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+}
+complete -o default -F _factreg_complete factreg
+""",
+    "zsh": """\
+#compdef factreg
+# factreg completion for zsh: eval "$(factreg completion zsh)" in ~/.zshrc (after compinit)
+_factreg() {
+    local -a candidates
+    candidates=("${(@f)$(_FACTREG_COMPLETE=zsh "${words[1]}" "${(@)words[2,$CURRENT]}" 2>/dev/null)}")
+    (( ${#candidates} )) && [[ -n ${candidates[1]} ]] && compadd -- "${candidates[@]}" || _files
+}
+compdef _factreg factreg
+""",
+    "fish": """\
+# factreg completion for fish: factreg completion fish > ~/.config/fish/completions/factreg.fish
+function __factreg_complete
+    set -l tokens (commandline -opc)
+    env _FACTREG_COMPLETE=fish $tokens[1] $tokens[2..-1] (commandline -ct) 2>/dev/null
+end
+complete -c factreg -f -a '(__factreg_complete)'
+""",
+}
+
+
+def _panels() -> ModuleType:
+    """factreg/cli/panels.py, loaded by itself: importing the package factreg.cli would import typer."""
+    name = "factreg._panels_for_completion"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "cli" / "panels.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _db_option(words: list[str]) -> str | None:
+    db = None
+    for i, word in enumerate(words):
+        if word == "--db" and i + 1 < len(words):
+            db = words[i + 1]
+        elif word.startswith("--db="):
+            db = word[5:]
+    return db
+
+
+def _connect(db: str | None) -> Any:
+    """The registry's SQLite file opened read-only; None when there is none (or it is not SQLite)."""
+    import sqlite3
+
+    from factreg import config
+
+    try:
+        url = config.resolve(db).db_url
+    except Exception:  # noqa: BLE001 - completion offers nothing rather than failing
+        return None
+    if not url.startswith("sqlite:///"):
+        return None
+    path = unquote(url.split("sqlite:///", 1)[1].split("?", 1)[0])
+    if not os.path.isfile(path):
+        return None
+    try:
+        return sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=0.5)
+    except sqlite3.Error:
+        return None
+
+
+def _query(db: str | None, sql: str, prefix: str) -> list[str]:
+    import sqlite3
+
+    conn = _connect(db)
+    if conn is None:
+        return []
+    try:
+        # a range on the primary key, not LIKE: answers from the index whatever the registry's size
+        rows = conn.execute(sql, (prefix, prefix + "\U0010ffff", MAX_CANDIDATES)).fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+    return [r[0] for r in rows]
+
+
+def fact_ids(prefix: str, db: str | None = None) -> list[str]:
+    return _query(db, "SELECT id FROM fact WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", prefix)
+
+
+def metric_names(prefix: str, db: str | None = None) -> list[str]:
+    return _query(db, "SELECT DISTINCT metric FROM fact_version WHERE metric >= ? AND metric < ? ORDER BY metric "
+                      "LIMIT ?", prefix)
+
+
+def _options_of(path: list[str]) -> list[str]:
+    """The option names of a command (the slow path: it builds the command line)."""
+    import typer.main
+
+    from factreg.cli import app
+
+    cmd: Any = typer.main.get_command(app)
+    for name in path:
+        cmd = getattr(cmd, "commands", {}).get(name)
+        if cmd is None:
+            return []
+    names: list[str] = []
+    for param in cmd.params:
+        if not getattr(param, "hidden", False) and param.param_type_name == "option":
+            names += [*param.opts, *param.secondary_opts]
+    return [*names, "--help"]
+
+
+def candidates(words: list[str]) -> list[str]:
+    """What may come next: `words` are those after `factreg`, the last one the word being completed."""
+    panels = _panels()
+    incomplete, before = (words[-1], words[:-1]) if words else ("", [])
+    db = _db_option(before)
+    path: list[str] = []
+    skip = False
+    for word in before:  # the command (and subcommand) named so far, skipping options and their values
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            skip = word in panels.METAVARS or word in panels.SHORT_VALUE_OPTIONS
+        elif not path or (path[0] in panels.SUBCOMMANDS and len(path) == 1):
+            path.append(word)
+    previous = before[-1] if before else ""
+    if previous in panels.METRIC_OPTIONS:
+        return metric_names(incomplete, db)
+    if previous in panels.FACT_ID_OPTIONS and path and path[0] != "verify":
+        return fact_ids(incomplete, db)
+    if previous in panels.METAVARS or previous in panels.SHORT_VALUE_OPTIONS:
+        return []  # some other option's value: the shell completes files
+    if incomplete.startswith("-"):
+        names = list(GLOBAL_OPTIONS) if not path else _options_of(path)
+        return [n for n in names if n.startswith(incomplete)]
+    if not path:
+        return sorted(n for n in panels.PANELS if n.startswith(incomplete))
+    if path[0] in panels.SUBCOMMANDS and len(path) == 1:
+        return [n for n in panels.SUBCOMMANDS[path[0]] if n.startswith(incomplete)]
+    if path[-1] in panels.TAKES_FACT_IDS:
+        return fact_ids(incomplete, db)
+    return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the candidates for the words in argv (after the program name), one a line."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        found = candidates(words)
+    except Exception:  # noqa: BLE001 - a completion never prints a traceback into the shell
+        return 1
+    sys.stdout.write("".join(f"{c}\n" for c in found))
+    return 0
