@@ -197,11 +197,13 @@ def console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
     # No markup: text from a user or a file (`[/bold]` in a condition) is printed as it is; styled lines pass
     # markup=True with every user part through `rich.markup.escape`.
+    import os
+
     color: dict[str, Any] = {}
     if GLOBAL.color is True:
         color = {"force_terminal": True, "no_color": False}
-    elif GLOBAL.color is False:
-        color = {"no_color": True}
+    elif GLOBAL.color is False or os.environ.get("NO_COLOR"):
+        color = {"color_system": None}  # no escape codes at all, bold included (https://no-color.org)
     quiet = stderr and GLOBAL.quiet
     out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False, quiet=quiet, **color)
     if not out.is_terminal:
@@ -224,3 +226,91 @@ def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
             super().add_row(*(redact(r) if isinstance(r, str) else r for r in renderables), **kw)
 
     return RedactingTable(**{"box": None, "pad_edge": False, **kwargs})
+
+
+# `list`, `status` and `history`: which rows, in which order, with which columns.
+LimitOption = Annotated[int | None, typer.Option("--limit", metavar="N", help="Show at most N rows (after --sort).",
+                                                 parser=whole_number("--limit"), show_default=False)]
+SortOption = Annotated[str | None, typer.Option("--sort", metavar="FIELD", help="Sort by this field (a column or "
+                                                "JSON key: value, measured_at, id...); -FIELD sorts descending.",
+                                                show_default=False)]
+SinceOption = Annotated[str | None, typer.Option("--since", metavar="DATE", help="Only rows measured at or after "
+                                                 "this date or time (ISO-8601).", show_default=False)]
+ColumnsOption = Annotated[str | None, typer.Option("--columns", metavar="FIELD,...", help="Only these columns, in "
+                                                   "this order (comma-separated); with --json/--jsonl, these keys.",
+                                                   show_default=False)]
+
+
+@dataclass
+class Column:
+    """A table column: its name (for --columns and --sort), the JSON key it shows and how a row renders in it."""
+
+    name: str
+    key: str
+    render: Callable[[Any], str]
+    justify: str = "left"
+
+
+def select_rows(rows: list[Any], columns: list[Column], sort: str | None = None, since: str | None = None,
+                limit: int | None = None, date_key: str = "measured_at") -> list[Any]:
+    """The rows measured since `since`, sorted by `sort` (a column name or JSON key, `-` first: descending), then
+    at most `limit` of them."""
+    from factreg import clock
+    from factreg.errors import UsageError
+
+    if limit is not None and limit < 0:
+        raise UsageError(f"--limit takes a whole number ≥ 0, got {limit}")
+    if since is not None:
+        start = clock.parse(since, "--since")
+        rows = [r for r in rows if r.get(date_key) and clock.parse(r[date_key]) >= start]
+    if sort:
+        descending = sort.startswith("-")
+        name = sort.lstrip("-")
+        keys = {c.name: c.key for c in columns}
+        key = keys.get(name, name)
+        if rows and not any(key in r for r in rows) or not rows and name not in keys:
+            raise UsageError(f"--sort {sort[:40]!r}: no such field; choose one of {', '.join(keys)}")
+        if any(isinstance(r.get(key), (dict, list)) for r in rows):
+            raise UsageError(f"--sort {sort[:40]!r}: this field holds several values; sort by a plain one")
+        present = [r for r in rows if r.get(key) is not None]
+        missing = [r for r in rows if r.get(key) is None]  # rows without the field: last either way
+        present.sort(key=lambda r: (isinstance(r[key], str), r[key]), reverse=descending)
+        rows = present + missing
+    return rows if limit is None else rows[:limit]
+
+
+def pick_columns(columns: str | None, available: list[Column], default: list[str] | None = None) -> list[Column]:
+    """The columns named by --columns (default: `default`, else all), checked against those available."""
+    from factreg.errors import UsageError
+
+    by_name = {c.name: c for c in available}
+    if columns is None:
+        return [by_name[n] for n in default] if default else available
+    names = [n.strip() for n in columns.split(",") if n.strip()]
+    unknown = [n for n in names if n not in by_name]
+    if unknown or not names:
+        raise UsageError(f"--columns {columns[:60]!r}: choose among {', '.join(by_name)}")
+    return [by_name[n] for n in names]
+
+
+def project(row: Any, columns: list[Column] | None) -> Any:
+    """A row's JSON object, only the keys of `columns` when --columns was given."""
+    return row if columns is None else {c.key: row.get(c.key) for c in columns}
+
+
+def emit_jsonl(rows: Any) -> None:
+    """One JSON object a line on stdout, each written (and flushed) as it is produced."""
+    for row in rows:
+        sys.stdout.write(secrets.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        sys.stdout.flush()
+
+
+def print_table(rows: list[Any], columns: list[Column]) -> None:
+    """The rows as a table that fits the terminal's width: a long cell folds onto more lines, never cut (ids and
+    values are what people copy); piped, lines are whole."""
+    table = make_table()
+    for c in columns:
+        table.add_column(c.name, justify=c.justify, overflow="fold")  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*(c.render(row) for c in columns))
+    console().print(table)

@@ -99,11 +99,21 @@ def version(verbose: bool = False, db: str | None = None) -> None:
 
 def _applied_count(url: str) -> int | None:
     """How many migrations a registry has applied; None when there is no registry there yet."""
+    import sqlite3
+    from urllib.parse import quote
+
     from factreg.registry.store import Registry, sqlite_file
 
-    if url.startswith("sqlite:///") and not Path(sqlite_file(url)).is_file():
-        return None
     try:
+        if url.startswith("sqlite:///"):
+            path = sqlite_file(url)
+            if not Path(path).is_file():
+                return None
+            conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+            try:
+                return int(conn.execute("SELECT count(*) FROM factreg_migration").fetchone()[0])
+            finally:
+                conn.close()
         return len(Registry(url, create=False).applied_migrations())
     except Exception:  # noqa: BLE001 - a version line must print whatever the registry's state
         return None

@@ -7,7 +7,27 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from factreg.cli.common import AsOfOption, DbOption, JsonFlag, emit, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import (
+    AsOfOption,
+    Column,
+    ColumnsOption,
+    DbOption,
+    JsonFlag,
+    JsonlFlag,
+    LimitOption,
+    SinceOption,
+    SortOption,
+    emit,
+    emit_json,
+    emit_jsonl,
+    handles_errors,
+    info,
+    open_registry,
+    pick_columns,
+    print_table,
+    project,
+    select_rows,
+)
 
 if TYPE_CHECKING:
     from factreg.registry.store import Registry
@@ -30,7 +50,12 @@ def status(
         ),
     ] = "stale",
     as_of: AsOfOption = None,
+    since: SinceOption = None,
+    sort: SortOption = None,
+    limit: LimitOption = None,
+    columns: ColumnsOption = None,
     json_out: JsonFlag = False,
+    jsonl: JsonlFlag = False,
     db: DbOption = None,
 ) -> None:
     """List every fact as fresh, aging, stale, refuted, retracted, conditions_changed, unverifiable, shifted or
@@ -40,20 +65,30 @@ def status(
     Decisions that rely on a fact that has since changed, whose driver no longer holds or whose review date has
     passed are listed as `needs review`. A summary line on
     stderr ends every run. Exit 0 when no fact is at or above --fail-on (default stale),
-    1 when some are, 2 on a usage or configuration error.
+    1 when some are, 2 on a usage or configuration error. --since, --sort and --limit choose the facts shown;
+    the summary and the exit code are about every fact.
     """
     from factreg import clock
     from factreg.registry import freshness
     from factreg.registry import status as st
 
     freshness.fails("fresh", fail_on)  # validate --fail-on before opening anything
+    available = _columns()
+    chosen = pick_columns(columns, available)
     with clock.as_of(as_of):
         s, reg = open_registry(db, create=False)
         facts = st.statuses(reg, s.file_config)
         summary = st.summary(facts, fail_on)
         review = _decisions_needing_review(reg, s.file_config, facts)
-    if json_out:
-        emit_json({"facts": facts, "summary": summary, "decisions_needing_review": review})
+    facts = select_rows(facts, available, sort=sort, since=since, limit=limit)
+    keys = chosen if columns else None
+    if jsonl:
+        emit_jsonl(project(f, keys) for f in facts)
+    elif json_out:
+        emit_json({"facts": [project(f, keys) for f in facts], "summary": summary,
+                   "decisions_needing_review": review})
+    elif columns and facts:
+        print_table(facts, chosen)
     elif facts:
         from factreg.registry import display
 
@@ -65,7 +100,7 @@ def status(
                 for f in facts
             )
         )
-    if review and not json_out:
+    if review and not (json_out or jsonl):
         emit("".join(
             f"{'needs review':<18} decision {d['number']}: {d['title']} — {d['review_reason']}\n" for d in review))
     line = st.summary_line(summary)
@@ -74,6 +109,19 @@ def status(
     info(line)
     if summary["failing"]:
         raise typer.Exit(1)
+
+
+def _columns() -> list[Column]:
+    from factreg.registry import display
+
+    return [Column("status", "status", lambda f: f["status"]),
+            Column("id", "id", lambda f: f["id"]),
+            Column("value", "value", display.text, "right"),
+            Column("reason", "status_reason", lambda f: f["status_reason"]),
+            Column("metric", "metric", lambda f: f["metric"]),
+            Column("measured", "measured_at", lambda f: (f["measured_at"] or "")[:10]),
+            Column("subject", "subject", lambda f: f["subject"] or "—"),
+            Column("severity", "severity", lambda f: str(f["severity"]), "right")]
 
 
 def _decisions_needing_review(
