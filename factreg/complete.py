@@ -156,7 +156,7 @@ def candidates(words: list[str]) -> list[str]:
     previous = before[-1] if before else ""
     if previous in panels.METRIC_OPTIONS:
         return metric_names(incomplete, db)
-    if previous in panels.FACT_ID_OPTIONS and path and path[0] != "verify":
+    if path and previous in panels.FACT_ID_OPTIONS.get(path[-1], ()):
         return fact_ids(incomplete, db)
     if previous in panels.METAVARS or previous in panels.SHORT_VALUE_OPTIONS:
         return []  # some other option's value: the shell completes files

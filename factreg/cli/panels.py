@@ -47,8 +47,8 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
 # Commands whose first argument(s) are fact ids (shell completion offers the registry's ids there).
 TAKES_FACT_IDS = frozenset({"record", "show", "history", "verify", "compare", "changes", "correct", "retract",
                             "cite", "cites"})
-# Options whose value is a fact id, and options whose value is a metric name.
-FACT_ID_OPTIONS = frozenset({"--by", "--against"})
+# Options whose value is a fact id (by command), and options whose value is a metric name.
+FACT_ID_OPTIONS: dict[str, frozenset[str]] = {"correct": frozenset({"--by"})}
 METRIC_OPTIONS = frozenset({"--metric", "-m"})
 # Short options that take a value (the long ones are the keys of METAVARS).
 SHORT_VALUE_OPTIONS = frozenset({"-m", "-c", "-i", "-o", "-H"})
@@ -101,8 +101,10 @@ METAVARS: dict[str, str] = {
     "--api-key-env": "VAR",
     "--record": "PREFIX",
     "--id-prefix": "PREFIX",
-    "--id": "ID",
-    "--by": "ID",
+    "--id": "PREFIX",
+    "--allow-different": "KEY",
+    "--cites": "ID[@V],...",
+    "--driver": "COMPARISON",
     "--against": "URL",
     "--verification": "N",
     "--version": "N",
