@@ -8,7 +8,6 @@ standard library's sqlite3, read-only. Only an option name (`--…`) takes the s
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -55,14 +54,13 @@ complete -c factreg -f -a '(__factreg_complete)'
 def _panels() -> ModuleType:
     """factreg/cli/panels.py, loaded by itself: importing the package factreg.cli would import typer."""
     name = "factreg._panels_for_completion"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "cli" / "panels.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    if name not in sys.modules:
+        path = Path(__file__).parent / "cli" / "panels.py"
+        module = ModuleType(name)
+        module.__file__ = str(path)
+        sys.modules[name] = module  # before exec: `from __future__` annotations and dataclasses look it up
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), module.__dict__)  # noqa: S102
+    return sys.modules[name]
 
 
 def _db_option(words: list[str]) -> str | None:
@@ -82,7 +80,7 @@ def _connect(db: str | None) -> Any:
     from factreg import config
 
     try:
-        url = config.resolve(db).db_url
+        url, _ = config.resolve_db(db, config.find_project_dir())
     except Exception:  # noqa: BLE001 - completion offers nothing rather than failing
         return None
     if not url.startswith("sqlite:///"):
