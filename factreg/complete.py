@@ -21,36 +21,6 @@ MAX_CANDIDATES = 200
 GLOBAL_OPTIONS = ("--db", "--json", "--jsonl", "--quiet", "-q", "--color", "--no-color", "--version", "--verbose",
                   "--help", "-h")
 
-SCRIPTS = {
-    "bash": """\
-# factreg completion for bash: eval "$(factreg completion bash)" in ~/.bashrc
-_factreg_complete() {
-    local IFS=$'\\n'
-    COMPREPLY=($(_FACTREG_COMPLETE=bash "${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
-}
-complete -o default -F _factreg_complete factreg
-""",
-    "zsh": """\
-#compdef factreg
-# factreg completion for zsh: eval "$(factreg completion zsh)" in ~/.zshrc (after compinit)
-_factreg() {
-    local -a candidates
-    candidates=("${(@f)$(_FACTREG_COMPLETE=zsh "${words[1]}" "${(@)words[2,$CURRENT]}" 2>/dev/null)}")
-    (( ${#candidates} )) && [[ -n ${candidates[1]} ]] && compadd -- "${candidates[@]}" || _files
-}
-compdef _factreg factreg
-""",
-    "fish": """\
-# factreg completion for fish: factreg completion fish > ~/.config/fish/completions/factreg.fish
-function __factreg_complete
-    set -l tokens (commandline -opc)
-    env _FACTREG_COMPLETE=fish $tokens[1] $tokens[2..-1] (commandline -ct) 2>/dev/null
-end
-complete -c factreg -f -a '(__factreg_complete)'
-""",
-}
-
-
 def _panels() -> ModuleType:
     """factreg/cli/panels.py, loaded by itself: importing the package factreg.cli would import typer."""
     name = "factreg._panels_for_completion"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from factreg import complete
+from factreg.cli.completion import SCRIPTS
 from tests.docs_support import record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ def test_completion_prints_the_script_of_each_shell(shell, cli) -> None:
     run = cli("completion", shell)
     assert run.exit_code == 0
     assert "_FACTREG_COMPLETE=" + shell in run.stdout
-    assert run.stdout == complete.SCRIPTS[shell]
+    assert run.stdout == SCRIPTS[shell]
 
 
 def test_completion_of_an_unknown_shell_is_one_error_line(cli) -> None:
@@ -116,7 +116,7 @@ def test_the_bash_script_completes_a_fact_id_in_bash(seeded, tmp_path) -> None:
     wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m factreg \"$@\"\n")
     wrapper.chmod(0o755)
     script = tmp_path / "completion.bash"
-    script.write_text(complete.SCRIPTS["bash"])
+    script.write_text(SCRIPTS["bash"])
     code = (f"source {script}; COMP_WORDS=({wrapper} show gamebox/a3b/t); COMP_CWORD=2; _factreg_complete; "
             "printf '%s\\n' \"${COMPREPLY[@]}\"")
     env = {**_env(seeded), "_FACTREG_COMPLETE": ""}

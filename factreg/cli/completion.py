@@ -9,6 +9,36 @@ import typer
 
 from factreg.cli.common import handles_errors
 
+# What each shell runs on TAB: `_FACTREG_COMPLETE=SHELL factreg WORD... INCOMPLETE`, answered by factreg/complete.py.
+SCRIPTS = {
+    "bash": """\
+# factreg completion for bash: eval "$(factreg completion bash)" in ~/.bashrc
+_factreg_complete() {
+    local IFS=$'\\n'
+    COMPREPLY=($(_FACTREG_COMPLETE=bash "${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+}
+complete -o default -F _factreg_complete factreg
+""",
+    "zsh": """\
+#compdef factreg
+# factreg completion for zsh: eval "$(factreg completion zsh)" in ~/.zshrc (after compinit)
+_factreg() {
+    local -a candidates
+    candidates=("${(@f)$(_FACTREG_COMPLETE=zsh "${words[1]}" "${(@)words[2,$CURRENT]}" 2>/dev/null)}")
+    (( ${#candidates} )) && [[ -n ${candidates[1]} ]] && compadd -- "${candidates[@]}" || _files
+}
+compdef _factreg factreg
+""",
+    "fish": """\
+# factreg completion for fish: factreg completion fish > ~/.config/fish/completions/factreg.fish
+function __factreg_complete
+    set -l tokens (commandline -opc)
+    env _FACTREG_COMPLETE=fish $tokens[1] $tokens[2..-1] (commandline -ct) 2>/dev/null
+end
+complete -c factreg -f -a '(__factreg_complete)'
+""",
+}
+
 
 def register(app: typer.Typer) -> None:
     app.command("completion")(completion)
@@ -22,7 +52,6 @@ def completion(
 
     bash: eval "$(factreg completion bash)" in ~/.bashrc; zsh: eval "$(factreg completion zsh)" in ~/.zshrc;
     fish: factreg completion fish > ~/.config/fish/completions/factreg.fish"""
-    from factreg.complete import SCRIPTS
     from factreg.errors import UsageError
 
     if shell not in SCRIPTS:

@@ -77,10 +77,12 @@ def check(
     when a marker's text differs from the registry, or a file or marker cannot be read.
     """
     from factreg import clock
+    from factreg.cli import progress
     from factreg.docs import check as chk
 
     s = settings(db)
-    docs = chk.scan(_paths(paths, s), s.file_config)
+    with progress.bar("reading documents", None, minimum=0) as step:
+        docs = chk.scan(_paths(paths, s), s.file_config, progress=step)
     with clock.as_of(as_of):
         index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
         problems = chk.check_scanned(docs, index)

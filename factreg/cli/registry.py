@@ -23,6 +23,8 @@ from factreg.cli.common import (
 
 # `factreg import FORMAT FILE...`: the formats it reads.
 IMPORT_FORMATS = ("jsonl", "llama-bench")
+# From this size on (all files together), `import` shows a progress bar on a terminal.
+LARGE_IMPORT_BYTES = 1024 * 1024
 
 
 def register(app: typer.Typer) -> None:
@@ -225,9 +227,17 @@ def import_(
         result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
                                          identity=identity, info=extra, id_prefix=id_prefix, say=info)
     else:
+        from factreg.cli import progress
         from factreg.registry import jsonl
 
-        result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust)
+        large = sum(p.stat().st_size for p in paths if p.is_file()) >= LARGE_IMPORT_BYTES
+        with progress.bar("importing", None, minimum=0, when=large) as step:
+
+            def counted(lines: Any, count: int) -> Any:
+                step(0, total=count)
+                return progress.counting(lines, step)
+
+            result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust, progress=counted)
     if json_out:
         emit_json(result)
         return
