@@ -22,7 +22,7 @@ GLOBAL_OPTIONS = ("--db", "--json", "--jsonl", "--quiet", "-q", "--color", "--no
                   "--help", "-h")
 
 def _panels() -> ModuleType:
-    """factreg/cli/panels.py, loaded by itself: importing the package factreg.cli would import typer."""
+    """factreg/cli/panels.py, loaded by itself: importing the package factreg.cli would load typer."""
     name = "factreg._panels_for_completion"
     if name not in sys.modules:
         path = Path(__file__).parent / "cli" / "panels.py"
@@ -90,21 +90,11 @@ def metric_names(prefix: str, db: str | None = None) -> list[str]:
 
 
 def _options_of(path: list[str]) -> list[str]:
-    """The option names of a command (the slow path: it builds the command line)."""
-    import typer.main
-
+    """The option names of a command: the slow path, through the command line itself."""
     from factreg.cli import app
+    from factreg.cli.completion import option_names
 
-    cmd: Any = typer.main.get_command(app)
-    for name in path:
-        cmd = getattr(cmd, "commands", {}).get(name)
-        if cmd is None:
-            return []
-    names: list[str] = []
-    for param in cmd.params:
-        if not getattr(param, "hidden", False) and param.param_type_name == "option":
-            names += [*param.opts, *param.secondary_opts]
-    return [*names, "--help"]
+    return option_names(app, path)
 
 
 def candidates(words: list[str]) -> list[str]:

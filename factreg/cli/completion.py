@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -57,3 +57,19 @@ def completion(
     if shell not in SCRIPTS:
         raise UsageError(f"completion: no script for {shell[:40]!r}; choose bash, zsh or fish")
     sys.stdout.write(SCRIPTS[shell])
+
+
+def option_names(app: typer.Typer, path: list[str]) -> list[str]:
+    """The option names of the command at `path` (`["docs", "check"]`), for completing a word that starts with -."""
+    import typer.main
+
+    cmd: Any = typer.main.get_command(app)
+    for name in path:
+        cmd = getattr(cmd, "commands", {}).get(name)
+        if cmd is None:
+            return []
+    names: list[str] = []
+    for param in cmd.params:
+        if not getattr(param, "hidden", False) and param.param_type_name == "option":
+            names += [*param.opts, *param.secondary_opts]
+    return [*names, "--help"]
