@@ -97,6 +97,14 @@ def _options_of(path: list[str]) -> list[str]:
     return option_names(app, path)
 
 
+def _takes_value(option: str, path: list[str], panels: ModuleType) -> bool:
+    """Whether `option` is followed by its value: before the command only --db is; after it, the options named
+    in panels.METAVARS and the short ones in panels.SHORT_VALUE_OPTIONS."""
+    if not path:
+        return option == "--db"
+    return option in panels.METAVARS or option in panels.SHORT_VALUE_OPTIONS
+
+
 def candidates(words: list[str]) -> list[str]:
     """What may come next: `words` are those after `factreg`, the last one the word being completed."""
     panels = _panels()
@@ -108,7 +116,7 @@ def candidates(words: list[str]) -> list[str]:
         if skip:
             skip = False
         elif word.startswith("-"):
-            skip = word in panels.METAVARS or word in panels.SHORT_VALUE_OPTIONS
+            skip = _takes_value(word, path, panels)
         elif not path or (path[0] in panels.SUBCOMMANDS and len(path) == 1):
             path.append(word)
     previous = before[-1] if before else ""
@@ -116,7 +124,7 @@ def candidates(words: list[str]) -> list[str]:
         return metric_names(incomplete, db)
     if path and previous in panels.FACT_ID_OPTIONS.get(path[-1], ()):
         return fact_ids(incomplete, db)
-    if previous in panels.METAVARS or previous in panels.SHORT_VALUE_OPTIONS:
+    if previous.startswith("-") and _takes_value(previous, path, panels):
         return []  # some other option's value: the shell completes files
     if incomplete.startswith("-"):
         names = list(GLOBAL_OPTIONS) if not path else _options_of(path)

@@ -80,6 +80,7 @@ def test_commands_subcommands_and_options_complete() -> None:
     assert _complete("docs", "c") == ["check", "cites"]
     assert "--sort" in _complete("list", "--so")
     assert _complete("--qu") == ["--quiet"]
+    assert _complete("--quiet", "--version", "hi") == ["history"]  # global flags take no value
 
 
 def test_values_of_other_options_are_left_to_the_shell(seeded) -> None:
