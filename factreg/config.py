@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -51,6 +50,8 @@ def sqlite_url(path: Path) -> str:
 
 def hostname() -> str:
     """This machine's name as facts record it; FACTREG_HOSTNAME overrides (fleets, tests)."""
+    import socket  # here, not above: shell completion resolves the registry without it
+
     return os.environ.get("FACTREG_HOSTNAME") or socket.gethostname()
 
 
@@ -191,14 +192,7 @@ def resolve(db: str | None = None, cwd: Path | None = None) -> Settings:
         config_path = project_dir / CONFIG_FILE
         file_config = _load_config_file(config_path)
 
-    if db:
-        url, source = _as_url(db), "--db"
-    elif os.environ.get("FACTREG_DB"):
-        url, source = _as_url(os.environ["FACTREG_DB"]), "FACTREG_DB"
-    elif project_dir is not None:
-        url, source = sqlite_url(project_dir / REGISTRY_FILE), f"project ({project_dir})"
-    else:
-        url, source = sqlite_url(user_data_dir() / REGISTRY_FILE), "user data dir"
+    url, source = resolve_db(db, project_dir)
     return Settings(
         db_url=url,
         db_source=source,
@@ -207,6 +201,18 @@ def resolve(db: str | None = None, cwd: Path | None = None) -> Settings:
         hostname=hostname(),
         file_config=file_config,
     )
+
+
+def resolve_db(db: str | None, project_dir: Path | None) -> tuple[str, str]:
+    """The registry's URL and where it came from: --db, then FACTREG_DB, then the project's `.factreg/`, then the
+    user data dir. Shell completion (factreg/complete.py) calls this alone: it reads no config file."""
+    if db:
+        return _as_url(db), "--db"
+    if os.environ.get("FACTREG_DB"):
+        return _as_url(os.environ["FACTREG_DB"]), "FACTREG_DB"
+    if project_dir is not None:
+        return sqlite_url(project_dir / REGISTRY_FILE), f"project ({project_dir})"
+    return sqlite_url(user_data_dir() / REGISTRY_FILE), "user data dir"
 
 
 def _as_url(value: str) -> str:

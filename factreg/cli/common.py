@@ -10,6 +10,7 @@ import math
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
@@ -31,6 +32,26 @@ DbOption = Annotated[
                  show_default=False),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+JsonlFlag = Annotated[bool, typer.Option("--jsonl", help="Print one JSON object per line, each written as it is "
+                                         "produced.")]
+
+
+@dataclass
+class Globals:
+    """The options every command accepts, before the command (`factreg --db X list`) or after it
+    (`factreg list --db X`); a command's own option wins over the global one."""
+
+    db: str | None = None
+    json: bool = False
+    jsonl: bool = False
+    quiet: bool = False
+    color: bool | None = None  # None: rich decides (a terminal, NO_COLOR)
+
+    def reset(self) -> None:
+        self.db, self.json, self.jsonl, self.quiet, self.color = None, False, False, False, None
+
+
+GLOBAL = Globals()
 AsOfOption = Annotated[
     str | None,
     typer.Option("--as-of", metavar="DATE", help="Judge freshness as of this date or time (ISO-8601) instead of "
@@ -48,6 +69,7 @@ def handles_errors(func: F) -> F:
         from factreg.registry.store import collect_unreadable
 
         failed = False
+        _apply_globals(kwargs)
         with collect_unreadable() as skipped:
             try:
                 _check_arguments([*args, *kwargs.values()])
@@ -66,6 +88,16 @@ def handles_errors(func: F) -> F:
                     warn_unreadable(skipped)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _apply_globals(kwargs: dict[str, Any]) -> None:
+    """Fill a command's --db, --json and --jsonl from the global options when the command was not given them."""
+    if "db" in kwargs and kwargs["db"] is None:
+        kwargs["db"] = GLOBAL.db
+    if "jsonl" in kwargs:
+        kwargs["jsonl"] = kwargs["jsonl"] or GLOBAL.jsonl
+    if "json_out" in kwargs:
+        kwargs["json_out"] = kwargs["json_out"] or GLOBAL.json or (GLOBAL.jsonl and "jsonl" not in kwargs)
 
 
 def _check_arguments(values: list[Any]) -> None:
@@ -139,7 +171,7 @@ def emit(text: str) -> None:
 def settings(db: str | None) -> Settings:
     from factreg import config
 
-    return config.resolve(db)
+    return config.resolve(db or GLOBAL.db)
 
 
 def open_registry(db: str | None, create: bool = True) -> tuple[Settings, Registry]:
@@ -165,15 +197,24 @@ def console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
     # No markup: text from a user or a file (`[/bold]` in a condition) is printed as it is; styled lines pass
     # markup=True with every user part through `rich.markup.escape`.
-    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False)
+    import os
+
+    color: dict[str, Any] = {}
+    if GLOBAL.color is True:
+        color = {"force_terminal": True, "no_color": False}
+    elif GLOBAL.color is False or os.environ.get("NO_COLOR"):
+        color = {"color_system": None}  # no escape codes at all, bold included (https://no-color.org)
+    quiet = stderr and GLOBAL.quiet
+    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False, quiet=quiet, **color)
     if not out.is_terminal:
         out.width = max(out.width, 160)  # piped output: whole lines, not an 80-column wrap
     return out
 
 
 def info(message: str) -> None:
-    """A line for people, on stderr (stdout is data)."""
-    print(redact(message), file=sys.stderr)
+    """A line for people, on stderr (stdout is data); --quiet leaves it out."""
+    if not GLOBAL.quiet:
+        print(redact(message), file=sys.stderr)
 
 
 def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
@@ -203,3 +244,91 @@ def emit_findings(fmt: str, findings: Any, rules: Any = None, properties: Any = 
         emit(formats.github(findings))
     else:
         emit_json(formats.sarif(findings, rules, properties))
+
+
+# `list`, `status` and `history`: which rows, in which order, with which columns.
+LimitOption = Annotated[int | None, typer.Option("--limit", metavar="N", help="Show at most N rows (after --sort).",
+                                                 parser=whole_number("--limit"), show_default=False)]
+SortOption = Annotated[str | None, typer.Option("--sort", metavar="FIELD", help="Sort by this field (a column or "
+                                                "JSON key: value, measured_at, id...); -FIELD sorts descending.",
+                                                show_default=False)]
+SinceOption = Annotated[str | None, typer.Option("--since", metavar="DATE", help="Only rows measured at or after "
+                                                 "this date or time (ISO-8601).", show_default=False)]
+ColumnsOption = Annotated[str | None, typer.Option("--columns", metavar="FIELD,...", help="Only these columns, in "
+                                                   "this order (comma-separated); with --json/--jsonl, these keys.",
+                                                   show_default=False)]
+
+
+@dataclass
+class Column:
+    """A table column: its name (for --columns and --sort), the JSON key it shows and how a row renders in it."""
+
+    name: str
+    key: str
+    render: Callable[[Any], str]
+    justify: str = "left"
+
+
+def select_rows(rows: list[Any], columns: list[Column], sort: str | None = None, since: str | None = None,
+                limit: int | None = None, date_key: str = "measured_at") -> list[Any]:
+    """The rows measured since `since`, sorted by `sort` (a column name or JSON key, `-` first: descending), then
+    at most `limit` of them."""
+    from factreg import clock
+    from factreg.errors import UsageError
+
+    if limit is not None and limit < 0:
+        raise UsageError(f"--limit takes a whole number ≥ 0, got {limit}")
+    if since is not None:
+        start = clock.parse(since, "--since")
+        rows = [r for r in rows if r.get(date_key) and clock.parse(r[date_key]) >= start]
+    if sort:
+        descending = sort.startswith("-")
+        name = sort.lstrip("-")
+        keys = {c.name: c.key for c in columns}
+        key = keys.get(name, name)
+        if rows and not any(key in r for r in rows) or not rows and name not in keys:
+            raise UsageError(f"--sort {sort[:40]!r}: no such field; choose one of {', '.join(keys)}")
+        if any(isinstance(r.get(key), (dict, list)) for r in rows):
+            raise UsageError(f"--sort {sort[:40]!r}: this field holds several values; sort by a plain one")
+        present = [r for r in rows if r.get(key) is not None]
+        missing = [r for r in rows if r.get(key) is None]  # rows without the field: last either way
+        present.sort(key=lambda r: (isinstance(r[key], str), r[key]), reverse=descending)
+        rows = present + missing
+    return rows if limit is None else rows[:limit]
+
+
+def pick_columns(columns: str | None, available: list[Column], default: list[str] | None = None) -> list[Column]:
+    """The columns named by --columns (default: `default`, else all), checked against those available."""
+    from factreg.errors import UsageError
+
+    by_name = {c.name: c for c in available}
+    if columns is None:
+        return [by_name[n] for n in default] if default else available
+    names = [n.strip() for n in columns.split(",") if n.strip()]
+    unknown = [n for n in names if n not in by_name]
+    if unknown or not names:
+        raise UsageError(f"--columns {columns[:60]!r}: choose among {', '.join(by_name)}")
+    return [by_name[n] for n in names]
+
+
+def project(row: Any, columns: list[Column] | None) -> Any:
+    """A row's JSON object, only the keys of `columns` when --columns was given."""
+    return row if columns is None else {c.key: row.get(c.key) for c in columns}
+
+
+def emit_jsonl(rows: Any) -> None:
+    """One JSON object a line on stdout, each written (and flushed) as it is produced."""
+    for row in rows:
+        sys.stdout.write(secrets.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        sys.stdout.flush()
+
+
+def print_table(rows: list[Any], columns: list[Column]) -> None:
+    """The rows as a table that fits the terminal's width: a long cell folds onto more lines, never cut (ids and
+    values are what people copy); piped, lines are whole."""
+    table = make_table()
+    for c in columns:
+        table.add_column(c.name, justify=c.justify, overflow="fold")  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*(c.render(row) for c in columns))
+    console().print(table)

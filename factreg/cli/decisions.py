@@ -133,7 +133,7 @@ def decision_add(
     context: Annotated[str | None, typer.Option("--context", help="Context and problem statement.")] = None,
     outcome: Annotated[str | None, typer.Option("--outcome", help="The decision outcome, in words.")] = None,
     status: Annotated[str, typer.Option("--status", help="proposed or accepted.")] = "accepted",
-    by: Annotated[list[str] | None, typer.Option("--by", help="Decision maker (repeat).")] = None,
+    by: Annotated[list[str] | None, typer.Option("--by", metavar="NAME", help="Decision maker (repeat).")] = None,
     date: Annotated[
         str | None, typer.Option("--date", help="Date of the decision, YYYY-MM-DD (default: today).")
     ] = None,

@@ -114,13 +114,15 @@ def check(
     when a marker's text differs from the registry, or a file or marker cannot be read.
     """
     from factreg import clock
+    from factreg.cli import progress
     from factreg.docs import check as chk
     from factreg.docs import formats
 
     out_format = formats.choose(fmt, json_out)
     s = settings(db)
     roots, changes = _changed(_paths(paths, s), changed_since)
-    docs = chk.scan(roots, s.file_config)
+    with progress.bar("reading documents", None, minimum=0) as step:
+        docs = chk.scan(roots, s.file_config, progress=step)
     with clock.as_of(as_of):
         index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
         problems = chk.check_scanned(docs, index)

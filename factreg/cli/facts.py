@@ -7,15 +7,26 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from factreg.cli.common import (
+    Column,
+    ColumnsOption,
     DbOption,
     JsonFlag,
+    JsonlFlag,
+    LimitOption,
+    SinceOption,
+    SortOption,
     console,
     emit_json,
+    emit_jsonl,
     handles_errors,
-    make_table,
+    info,
     min_uptime,
     number,
     open_registry,
+    pick_columns,
+    print_table,
+    project,
+    select_rows,
     whole_number,
 )
 
@@ -96,61 +107,100 @@ def show(
     _print_fact(data)
 
 
+def _list_columns() -> list[Column]:
+    from factreg.registry import display
+
+    return [Column("id", "id", lambda f: f["id"]),
+            Column("metric", "metric", lambda f: f["metric"]),
+            Column("value", "value", display.text, "right"),
+            Column("n", "n", lambda f: str(f["n"] or "—"), "right"),
+            Column("status", "status", lambda f: f["status"]),
+            Column("flags", "flags", lambda f: ", ".join(f["flags"])),
+            Column("measured", "measured_at", lambda f: f["measured_at"][:10]),
+            Column("subject", "subject", lambda f: f["subject"] or "—"),
+            Column("unit", "unit", lambda f: f["unit"]),
+            Column("version", "version", lambda f: str(f["version"]), "right"),
+            Column("reason", "status_reason", lambda f: f.get("status_reason") or "")]
+
+
 @handles_errors
 def list_(
     metric: Annotated[str | None, typer.Option("--metric", "-m", help="Only this metric.")] = None,
     subject: Annotated[str | None, typer.Option("--subject", help="Only this subject.")] = None,
     cond: Annotated[list[str] | None, typer.Option("--cond", "-c", help="Only facts with condition key=value.")] = None,
+    since: SinceOption = None,
+    sort: SortOption = None,
+    limit: LimitOption = None,
+    columns: ColumnsOption = None,
     json_out: JsonFlag = False,
+    jsonl: JsonlFlag = False,
     db: DbOption = None,
 ) -> None:
-    """List current facts, optionally filtered."""
-    from factreg.registry import conditions, display, facts
+    """List current facts, optionally filtered, sorted and cut to --limit."""
+    from factreg.registry import conditions, facts
 
+    available = _list_columns()
+    chosen = pick_columns(columns, available, ["id", "metric", "value", "n", "status", "flags", "measured"])
     s, reg = open_registry(db, create=False)
     data = facts.list_facts(reg, s.file_config, metric=metric, subject=subject,
                             conds=conditions.parse_pairs(cond or [], "--cond"))
-    if json_out:
-        emit_json(data)
+    data = select_rows(data, available, sort=sort, since=since, limit=limit)
+    keys = chosen if columns else None
+    if jsonl:
+        emit_jsonl(project(f, keys) for f in data)
         return
-    table = make_table()
-    for col in ("id", "metric", "value", "n", "status", "flags", "measured"):
-        # ids and values are what people copy: never cut them
-        table.add_column(col, justify="right" if col in ("value", "n") else "left",
-                         no_wrap=col != "flags")
-    for f in data:
-        table.add_row(f["id"], f["metric"], display.text(f), str(f["n"] or "—"),
-                      f["status"], ", ".join(f["flags"]), f["measured_at"][:10])
-    console().print(table)
-    console(stderr=True).print(f"{len(data)} fact(s)")
+    if json_out:
+        emit_json([project(f, keys) for f in data])
+        return
+    print_table(data, chosen)
+    info(f"{len(data)} fact(s)")
+
+
+def _history_columns(fact_id: str) -> list[Column]:
+    from factreg.registry import display
+
+    def verifications(v: dict) -> str:  # type: ignore[type-arg]
+        return "; ".join(f"{x['verified_at'][:10]} {x['verdict']}" for x in v["verifications"]) or "—"
+
+    return [Column("version", "version", lambda v: f"{v['version']}{' (current)' if v['current'] else ''}"),
+            Column("value", "value", display.text, "right"),
+            Column("n", "n", lambda v: str(v["n"] or "—"), "right"),
+            Column("measured", "measured_at", lambda v: v["measured_at"][:16].replace("T", " ")),
+            Column("flags", "flags", lambda v: ",".join(v["flags"])),
+            Column("verifications", "verifications", verifications),
+            Column("recorded", "recorded_at", lambda v: v["recorded_at"][:16].replace("T", " ")),
+            Column("note", "note", lambda v: v.get("note") or "")]
 
 
 @handles_errors
 def history(
     fact_id: Annotated[str, typer.Argument(metavar="ID")],
+    since: SinceOption = None,
+    sort: SortOption = None,
+    limit: LimitOption = None,
+    columns: ColumnsOption = None,
     json_out: JsonFlag = False,
+    jsonl: JsonlFlag = False,
     db: DbOption = None,
 ) -> None:
     """Show every version of a fact and the verifications made of each."""
     from rich.markup import escape
 
-    from factreg.registry import display, facts
+    from factreg.registry import facts
 
+    available = _history_columns(fact_id)
+    chosen = pick_columns(columns, available, ["version", "value", "n", "measured", "flags", "verifications"])
     _, reg = open_registry(db, create=False)
-    data = facts.history(reg, fact_id)
-    if json_out:
-        emit_json(data)
+    data = select_rows(facts.history(reg, fact_id), available, sort=sort, since=since, limit=limit)
+    keys = chosen if columns else None
+    if jsonl:
+        emit_jsonl(project(v, keys) for v in data)
         return
-    table = make_table()
-    for col in ("version", "value", "n", "measured", "flags", "verifications"):
-        table.add_column(col)
-    for v in data:
-        verifs = "; ".join(f"{x['verified_at'][:10]} {x['verdict']}" for x in v["verifications"]) or "—"
-        table.add_row(f"{v['version']}{' (current)' if v['current'] else ''}",
-                      display.text(v), str(v["n"] or "—"),
-                      v["measured_at"][:16].replace("T", " "), ",".join(v["flags"]), verifs)
+    if json_out:
+        emit_json([project(v, keys) for v in data])
+        return
     console().print(f"[bold]{escape(fact_id)}[/bold] — {len(data)} version(s)", markup=True)
-    console().print(table)
+    print_table(data, chosen)
 
 
 def _print_fact(f: FactData) -> None:

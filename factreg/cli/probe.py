@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -156,15 +157,19 @@ def probe(
         max_bytes=int(float(settings.get("probe.max_response_mb", 32)) * 1024 * 1024),
     )
     spec.check()
-    if record:  # a recorded probe keeps the machine's state and a control measurement (info conditions)
-        from factreg.measure import control
+    from factreg.cli import progress
 
-        result, seen = control.bracket(spec.method(), settings,
-                                       lambda: core.probe(spec, hostname=settings.hostname, progress=info),
-                                       server_ms=lambda res: control.identity_ms(res.as_json().get("requests")))
-        result.info.update(seen.conditions())
-    else:
-        result = core.probe(spec, hostname=settings.hostname, progress=info)
+    with progress.bar("probing", spec.warmup + spec.n) as step:
+        shown = _counting(step, spec.warmup) if progress.shown() else info
+        if record:  # a recorded probe keeps the machine's state and a control measurement (info conditions)
+            from factreg.measure import control
+
+            result, seen = control.bracket(spec.method(), settings,
+                                           lambda: core.probe(spec, hostname=settings.hostname, progress=shown),
+                                           server_ms=lambda res: control.identity_ms(res.as_json().get("requests")))
+            result.info.update(seen.conditions())
+        else:
+            result = core.probe(spec, hostname=settings.hostname, progress=shown)
     data = result.as_json()
     recorded: list[str] = []
     if record and result.verdict == core.OK:
@@ -192,6 +197,20 @@ def probe(
 
     if result.verdict == Verdict.CONDITIONS_CHANGED:
         raise Findings(f"conditions_changed: {result.message}")
+
+
+def _counting(step: Callable[..., None], warmup: int) -> Callable[[str], None]:
+    """The probe's `warm-up 1/2`, `request 3/5` lines move the bar; any other line is printed."""
+    import re
+
+    def say(message: str) -> None:
+        m = re.fullmatch(r"(warm-up|request) (\d+)/(\d+)", message)
+        if m:
+            step(int(m[2]) - 1 + (warmup if m[1] == "request" else 0), message)
+        else:
+            info(message)
+
+    return say
 
 
 def _print(data: dict) -> None:

@@ -23,6 +23,8 @@ from factreg.cli.common import (
 
 # `factreg import FORMAT FILE...`: the formats it reads.
 IMPORT_FORMATS = ("jsonl", "llama-bench")
+# From this size on (all files together), `import` shows a progress bar on a terminal.
+LARGE_IMPORT_BYTES = 1024 * 1024
 
 
 def register(app: typer.Typer) -> None:
@@ -75,6 +77,61 @@ def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
         if key == "environment":
             value = ", ".join(f"{k}={v}" for k, v in value.items()) or "none set"
         out.print(f"{key:>16}: {value}")
+
+
+def version(verbose: bool = False, db: str | None = None) -> None:
+    """`factreg --version`: factreg's version, the schema it knows and, when a registry is found, the migrations
+    applied to it; with --verbose also where the registry is and the llama.cpp build found."""
+    import factreg
+    from factreg import config
+    from factreg.registry.migrations import NAMES
+
+    s = config.resolve(db)
+    applied = _applied_count(s.db_url)
+    schema = f"schema {len(NAMES)}"
+    if applied is not None:
+        schema += f" (registry: {applied} applied)"
+    print(f"factreg {factreg.__version__}, {schema}")
+    if verbose:
+        print(f"registry: {s.redacted_db_url()} ({s.db_source}{'' if applied is not None else ', not created yet'})")
+        print(f"python: {sys.version.split()[0]}")
+        path = _llama_bench_or_none()
+        print(f"llama.cpp: {_llama_build(path) if path else 'llama-bench not found'}" + (f" ({path})" if path else ""))
+
+
+def _applied_count(url: str) -> int | None:
+    """How many migrations a registry has applied; None when there is no registry there yet."""
+    import sqlite3
+    from urllib.parse import quote
+
+    from factreg.registry.store import Registry, sqlite_file
+
+    try:
+        if url.startswith("sqlite:///"):
+            path = sqlite_file(url)
+            if not Path(path).is_file():
+                return None
+            conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+            try:
+                return int(conn.execute("SELECT count(*) FROM factreg_migration").fetchone()[0])
+            finally:
+                conn.close()
+        return len(Registry(url, create=False).applied_migrations())
+    except Exception:  # noqa: BLE001 - a version line must print whatever the registry's state
+        return None
+
+
+def _llama_build(path: str) -> str:
+    """`build 1234 (abc123f)` from `llama-bench --version`, or why it could not tell."""
+    import re
+    import subprocess
+
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unknown ({type(exc).__name__})"
+    m = re.search(r"version:\s*(\S+)\s*\(([0-9a-f]+)\)", done.stdout + done.stderr)
+    return f"build {m[1]} ({m[2]})" if m else "unknown build"
 
 
 def _llama_bench_or_none() -> str | None:
@@ -170,9 +227,17 @@ def import_(
         result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
                                          identity=identity, info=extra, id_prefix=id_prefix, say=info)
     else:
+        from factreg.cli import progress
         from factreg.registry import jsonl
 
-        result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust)
+        large = sum(p.stat().st_size for p in paths if p.is_file()) >= LARGE_IMPORT_BYTES
+        with progress.bar("importing", None, minimum=0, when=large) as step:
+
+            def counted(lines: Any, count: int) -> Any:
+                step(0, total=count)
+                return progress.counting(lines, step)
+
+            result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust, progress=counted)
     if json_out:
         emit_json(result)
         return

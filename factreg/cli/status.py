@@ -9,15 +9,26 @@ import typer
 
 from factreg.cli.common import (
     AsOfOption,
+    Column,
+    ColumnsOption,
     DbOption,
     FormatOption,
     JsonFlag,
+    JsonlFlag,
+    LimitOption,
+    SinceOption,
+    SortOption,
     emit,
     emit_findings,
     emit_json,
+    emit_jsonl,
     handles_errors,
     info,
     open_registry,
+    pick_columns,
+    print_table,
+    project,
+    select_rows,
 )
 
 if TYPE_CHECKING:
@@ -41,7 +52,12 @@ def status(
         ),
     ] = "stale",
     as_of: AsOfOption = None,
+    since: SinceOption = None,
+    sort: SortOption = None,
+    limit: LimitOption = None,
+    columns: ColumnsOption = None,
     json_out: JsonFlag = False,
+    jsonl: JsonlFlag = False,
     db: DbOption = None,
     fmt: FormatOption = None,
 ) -> None:
@@ -52,7 +68,8 @@ def status(
     Decisions that rely on a fact that has since changed, whose driver no longer holds or whose review date has
     passed are listed as `needs review`. A summary line on
     stderr ends every run. Exit 0 when no fact is at or above --fail-on (default stale),
-    1 when some are, 2 on a usage or configuration error.
+    1 when some are, 2 on a usage or configuration error. --since, --sort and --limit choose the facts shown;
+    the summary and the exit code are about every fact.
     """
     from factreg import clock
     from factreg.docs import formats
@@ -62,17 +79,30 @@ def status(
     out_format = formats.choose(fmt, json_out)
     json_out = out_format == "json"
     freshness.fails("fresh", fail_on)  # validate --fail-on before opening anything
+    available = _columns()
+    chosen = pick_columns(columns, available)
     with clock.as_of(as_of):
         s, reg = open_registry(db, create=False)
         facts = st.statuses(reg, s.file_config)
         summary = st.summary(facts, fail_on)
         review = _decisions_needing_review(reg, s.file_config, facts)
         machines = _machine_sides(reg, facts)
-    if json_out:
-        emit_json({"facts": [{**f, "machine": machines[f["id"]]} if f["id"] in machines else f for f in facts],
-                   "summary": summary, "decisions_needing_review": review})
+    facts = select_rows(facts, available, sort=sort, since=since, limit=limit)
+    keys = chosen if columns else None
+
+    def with_machine(f: FactStatus) -> dict[str, object]:
+        row = project(f, keys)
+        return {**row, "machine": machines[f["id"]]} if f["id"] in machines and keys is None else row
+
+    if jsonl:
+        emit_jsonl(with_machine(f) for f in facts)
+    elif json_out:
+        emit_json({"facts": [with_machine(f) for f in facts], "summary": summary,
+                   "decisions_needing_review": review})
     elif out_format in ("github", "sarif"):
         emit_findings(out_format, _findings(facts, review, fail_on))
+    elif columns and facts:
+        print_table(facts, chosen)
     elif facts:
         from factreg.registry import display
 
@@ -87,7 +117,7 @@ def status(
                 for f in facts
             )
         )
-    if review and out_format == "text":
+    if review and out_format == "text" and not jsonl:
         emit("".join(
             f"{'needs review':<18} decision {d['number']}: {d['title']} — {d['review_reason']}\n" for d in review))
     line = st.summary_line(summary)
@@ -121,6 +151,19 @@ def _machine_sides(reg: Registry, facts: list[FactStatus]) -> dict[str, dict[str
     from factreg.registry import machinestate
 
     return machinestate.for_facts(reg, [f["id"] for f in facts if f["status"] in ("refuted", "conditions_changed")])
+
+
+def _columns() -> list[Column]:
+    from factreg.registry import display
+
+    return [Column("status", "status", lambda f: f["status"]),
+            Column("id", "id", lambda f: f["id"]),
+            Column("value", "value", display.text, "right"),
+            Column("reason", "status_reason", lambda f: f["status_reason"]),
+            Column("metric", "metric", lambda f: f["metric"]),
+            Column("measured", "measured_at", lambda f: (f["measured_at"] or "")[:10]),
+            Column("subject", "subject", lambda f: f["subject"] or "—"),
+            Column("severity", "severity", lambda f: str(f["severity"]), "right")]
 
 
 def _decisions_needing_review(

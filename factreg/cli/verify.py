@@ -61,7 +61,11 @@ def bench(
     if not args:
         raise UsageError("give llama-bench's arguments after --, e.g. factreg bench -- -m model.gguf -p 0 -n 32")
     s, reg = open_registry(db)
-    recorded = llamabench.bench(reg, s, args, binary=llama_bench, id_prefix=id_prefix, min_uptime_s=min_uptime(s))
+    from factreg.cli import progress
+
+    with progress.bar("llama-bench", None, minimum=0):  # one run of unknown length: the time spent
+        recorded = llamabench.bench(reg, s, args, binary=llama_bench, id_prefix=id_prefix,
+                                    min_uptime_s=min_uptime(s))
     if json_out:
         emit_json(recorded)
         return
@@ -184,27 +188,11 @@ def _check_due(due: bool, selected: bool) -> None:
 
 
 def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData], trust: bool) -> list[VerifyResult]:
-    """A progress bar on stderr when there is more than one fact (stdout stays data)."""
+    """A progress bar on stderr, on a terminal, when there is more than one fact (stdout stays data)."""
+    from factreg.cli import progress
     from factreg.measure import verify as engine
 
-    if len(chosen) < 2:
-        return engine.verify(reg, s, chosen, trust_imported=trust)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("verifying"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.description}", markup=False),
-        TimeElapsedColumn(),
-        console=console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("", total=len(chosen))
-
-        def step(done: int, fact_id: str) -> None:
-            bar.update(task, completed=done, description=fact_id)
-
+    with progress.bar("verifying", len(chosen)) as step:
         return engine.verify(reg, s, chosen, progress=step, trust_imported=trust)
 
 

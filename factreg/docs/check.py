@@ -8,7 +8,7 @@ written: `docs sync` (factreg.docs.sync) applies the same plan.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,10 +100,13 @@ def max_bytes(config: Mapping[str, Any] | None) -> int:
     return int(mb * 1048576)
 
 
-def scan(paths: Iterable[Path | str], config: Mapping[str, Any] | None = None) -> list[Scanned]:
-    """Walk and parse the documents under `paths` (no registry needed)."""
+def scan(paths: Iterable[Path | str], config: Mapping[str, Any] | None = None,
+         progress: Callable[[int, str], None] | None = None) -> list[Scanned]:
+    """Walk and parse the documents under `paths` (no registry needed); `progress(n, path)` after each one."""
     out: list[Scanned] = []
-    for path, text in walk.documents(paths, max_bytes(config)):
+    for n, (path, text) in enumerate(walk.documents(paths, max_bytes(config)), 1):
+        if progress:
+            progress(n, str(path))
         if isinstance(text, walk.Problem):
             out.append(Scanned(path, None, [], [Problem(str(path), text.line, 0, text.kind, text.message)]))
             continue

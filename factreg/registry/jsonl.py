@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypedDict, cast
 
@@ -592,10 +592,13 @@ def _import_simple(conn: Connection, table, key: str, objs: list[Mapping[str, An
 
 
 def import_files(registry: Registry, paths: list[Path], min_uptime_s: float = DEFAULT_MIN_UPTIME_S, *,
-                 trust: bool = False) -> dict[str, int]:
-    """Import JSONL files, all in one transaction (`trust`: this registry trusts their methods)."""
+                 trust: bool = False,
+                 progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None) -> dict[str, int]:
+    """Import JSONL files, all in one transaction (`trust`: this registry trusts their methods). `progress`, when
+    given, wraps the parsed lines (and their count) in an iterable that reports how far the import is."""
     lines: list[tuple[int, Mapping[str, Any], str]] = []
     name = ", ".join(str(p) for p in paths)
     for path in paths:
         lines.extend((n, o, Path(path).name) for n, o in read_lines(path))
-    return import_lines(registry, lines, name, min_uptime_s, trust=trust)
+    return import_lines(registry, progress(lines, len(lines)) if progress else lines, name, min_uptime_s,
+                        trust=trust)
