@@ -77,7 +77,7 @@ def test_the_db_given_on_the_command_line_is_the_one_read(seeded, tmp_path) -> N
 
 def test_commands_subcommands_and_options_complete() -> None:
     assert _complete("st") == ["status"]
-    assert _complete("docs", "c") == ["check", "cites"]
+    assert _complete("docs", "c") == ["check", "cites", "coverage"]
     assert "--sort" in _complete("list", "--so")
     assert _complete("--qu") == ["--quiet"]
     assert _complete("--quiet", "--version", "hi") == ["history"]  # global flags take no value
