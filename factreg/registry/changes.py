@@ -224,6 +224,13 @@ def _seeded_intervals(n: int, m: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1024)
+def _windows(n: int, m: int) -> tuple[int, ...]:
+    """Starts of the windows of 2·m points at every position of [0, n) that are not already seeded intervals."""
+    seeded = set(_seeded_intervals(n, m))
+    return tuple(i for i in range(n - 2 * m + 1) if (i, i + 2 * m) not in seeded)
+
+
 def _scan_p(t: float, df: int, splits: int) -> float:
     return min(1.0, _two_sided(t, df) * splits)
 
@@ -244,10 +251,12 @@ def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
         return []
     pre = _Prefix(xs)
     intervals = _seeded_intervals(n, m)
-    family = sum(b - a - 2 * m + 1 for a, b in intervals)
+    windows = _windows(n, m)
+    family = sum(b - a - 2 * m + 1 for a, b in intervals) + len(windows)
     level = alpha / family
     z_cut = _normal_cut(level)
-    # Stage 1: the best split of every seeded interval, kept when it passes the family-wise threshold.
+    # Stage 1: the best split of every seeded interval, and the middle of every window of 2·m points, kept when it
+    # passes the family-wise threshold.
     found: list[tuple[float, float, int, int, int]] = []
     for a, b in intervals:
         tau, _ = pre.best_split(a, b, m)
@@ -257,6 +266,21 @@ def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
         p = _two_sided(t, b - a - 2)
         if p <= level:
             found.append((p, -t, b - a, a, tau))
+    w = 2 * m
+    s1, s2 = pre.s1, pre.s2
+    cut2 = z_cut * z_cut * 2.0 / (m * (w - 2))  # t ≥ z_cut ⇔ diff² ≥ cut2 · rss (when rss > 0)
+    for a in windows:
+        sum1, sum2 = s1[a + m] - s1[a], s1[a + w] - s1[a + m]
+        diff = (sum1 - sum2) / m
+        rss = s2[a + w] - s2[a] - (sum1 * sum1 + sum2 * sum2) / m
+        if rss > 0 and diff * diff < cut2 * rss:  # cannot pass: skip the exact test
+            continue
+        t = pre.t_stat(a, a + m, a + w)
+        if t < z_cut:
+            continue
+        p = _two_sided(t, w - 2)
+        if p <= level:
+            found.append((p, -t, w, a, a + m))
     found.sort()
     # Stage 2: greedy selection; a split that would leave a piece shorter than m is skipped.
     cps: list[int] = []
