@@ -19,15 +19,19 @@ series where a divisive statistic is largest, keep the split when it is signific
   differ. Otava searches every (split, end) pair for this, which costs O(n²) per stretch. Here the first search
   runs over seeded intervals (Kovács, Li, Bühlmann & Munk, 2023): the whole series, then halves overlapping by
   half, then quarters, ... down to `2·min_segment` points (decay 1/2; about 2·log2(n / min_segment) · n splits in
-  all), so every change has an interval around it that holds no other one. The best split of each interval is a
-  candidate; candidates are taken most significant first, skipping any closer than `min_segment` to one already
-  taken (the "greedy" selection of seeded binary segmentation).
+  all), so every change has an interval around it that holds no other one. Seeded intervals alone miss a short
+  excursion in the middle of a short series (a 4–6-point dip in 16–24 points: no interval holds one of its edges
+  with `min_segment` points on each side), so a window of `2·min_segment` points at every position is searched too,
+  split in its middle (n − 2·min_segment + 1 more splits; a window that is already a seeded interval is not
+  counted twice). The best split of each interval or window is a candidate; candidates are taken most significant
+  first, skipping any closer than `min_segment` to one already taken (the "greedy" selection of seeded binary
+  segmentation).
 - Significance. A permutation test (Matteson & James; Otava's original mode) would need ≥ 1/alpha permutations
   per test and is far too slow here; Otava's faster mode applies a t-test to the best split as if it had been
   chosen in advance, which makes false alarms much more frequent than its p-value threshold says (the maximum
   of many t statistics is not a t statistic). Here each split's t-test is exact under independent normal noise
   (the within-groups variance is estimated from the same interval), and a candidate is kept only if its p-value
-  times the number of splits searched in all intervals (Bonferroni) is at most `alpha`, so a flat series with
+  times the number of splits searched in all intervals and windows (Bonferroni) is at most `alpha`, so a flat series with
   normal noise gives a false alarm with probability at most `alpha`, whatever its length. No random numbers are
   drawn: no permutations, no seed, and the result is a pure function of the input.
 - Then, once something was found: binary segmentation inside each piece (its best split, kept when its p-value

@@ -77,9 +77,9 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
 
     A million points are read at once for `changes` over a large registry: rows come as tuples, and a point's
     conditions (the same for most points of a fact: one version, the same observed text) are built once."""
-    if ids is None:
-        clause, params, fact_in, other_in = "", {}, "", ""
-    else:
+    params: dict[str, Any] = {}
+    fact_in = other_in = ""
+    if ids is not None:
         clause, params = in_list("id", list(ids))
         fact_in, other_in = f" WHERE id IN {clause}", f" AND fact_id IN {clause}"
 
