@@ -77,6 +77,23 @@ def test_two_steps_found_including_a_short_excursion_that_comes_back():
     assert found[0].after.n == 15 and found[1].before.n == 15
 
 
+def test_short_dip_in_the_middle_of_a_short_series_is_found():
+    # A 57% drop at 1% noise for 4-6 points in the middle of a 16-24-point series: no seeded interval holds one of its
+    # edges with 4 points on each side, and one split of the whole series barely sees it. The windows of 2·min_segment
+    # points at every position hold both edges.
+    rng = random.Random(20261130)
+    found_both = extra = 0
+    for _ in range(50):
+        n, d = rng.randint(16, 24), rng.randint(4, 6)
+        start = (n - d) // 2 + rng.randint(-1, 1)
+        values = [rng.gauss(43.0, 0.43) if start <= i < start + d else rng.gauss(100.0, 1.0) for i in range(n)]
+        got = [c for c, _ in change_points(values)]
+        found_both += any(abs(g - start) <= 1 for g in got) and any(abs(g - start - d) <= 1 for g in got)
+        extra += len(got) != 2
+    assert found_both == 50
+    assert extra == 0
+
+
 @pytest.mark.parametrize("m", [2, 3, 4, 6])
 def test_minimum_segment_respected(m: int):
     rng = random.Random(m)

@@ -89,6 +89,25 @@ def test_failed_verifications_and_other_units_are_not_points(cli, registry, tmp_
     assert series.of(registry, FACT).sources == ["v1", "verification 1"]
 
 
+def test_reading_many_facts_in_one_pass_gives_the_same_series(cli, registry, tmp_path, monkeypatch):
+    # More than series._WHOLE_TABLES ids are read with one query per table instead of IN lists: the same series.
+    shifted_history(cli, tmp_path)
+    shifted_history(cli, tmp_path, fid="gamebox/a3b/pp512")
+    record_at(cli, 10, 28.0, fid="gamebox/other/tg32")
+    import_verifications(cli, tmp_path, "gamebox/other/tg32", 1, [(5, 26.0, {"build_commit": NEW})])
+    ids = [FACT, "gamebox/a3b/pp512", "gamebox/none/tg32"]  # not gamebox/other/tg32: its rows are left out
+    with registry.reader() as conn:
+        by_lists = {samples: series.load(conn, ids, samples=samples) for samples in (True, False)}
+        monkeypatch.setattr(series, "_WHOLE_TABLES", 0)
+        one_pass = {samples: series.load(conn, ids, samples=samples) for samples in (True, False)}
+        subset = series.load(conn, [FACT])
+    assert sorted(by_lists[True]) == sorted(ids[:2])
+    assert one_pass == by_lists
+    assert len(by_lists[True][FACT].points) == 12 and by_lists[True][FACT].points[5].samples
+    assert by_lists[False][FACT].points[5].samples is None
+    assert list(subset) == [FACT] and subset[FACT] == by_lists[True][FACT]
+
+
 # ---------------------------------------------------------------- factreg changes
 
 

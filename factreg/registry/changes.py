@@ -19,15 +19,19 @@ series where a divisive statistic is largest, keep the split when it is signific
   differ. Otava searches every (split, end) pair for this, which costs O(n²) per stretch. Here the first search
   runs over seeded intervals (Kovács, Li, Bühlmann & Munk, 2023): the whole series, then halves overlapping by
   half, then quarters, ... down to `2·min_segment` points (decay 1/2; about 2·log2(n / min_segment) · n splits in
-  all), so every change has an interval around it that holds no other one. The best split of each interval is a
-  candidate; candidates are taken most significant first, skipping any closer than `min_segment` to one already
-  taken (the "greedy" selection of seeded binary segmentation).
+  all), so every change has an interval around it that holds no other one. Seeded intervals alone miss a short
+  excursion in the middle of a short series (a 4–6-point dip in 16–24 points: no interval holds one of its edges
+  with `min_segment` points on each side), so a window of `2·min_segment` points at every position is searched too,
+  split in its middle (n − 2·min_segment + 1 more splits; a window that is already a seeded interval is not
+  counted twice). The best split of each interval or window is a candidate; candidates are taken most significant
+  first, skipping any closer than `min_segment` to one already taken (the "greedy" selection of seeded binary
+  segmentation).
 - Significance. A permutation test (Matteson & James; Otava's original mode) would need ≥ 1/alpha permutations
   per test and is far too slow here; Otava's faster mode applies a t-test to the best split as if it had been
   chosen in advance, which makes false alarms much more frequent than its p-value threshold says (the maximum
   of many t statistics is not a t statistic). Here each split's t-test is exact under independent normal noise
   (the within-groups variance is estimated from the same interval), and a candidate is kept only if its p-value
-  times the number of splits searched in all intervals (Bonferroni) is at most `alpha`, so a flat series with
+  times the number of splits searched in all intervals and windows (Bonferroni) is at most `alpha`, so a flat series with
   normal noise gives a false alarm with probability at most `alpha`, whatever its length. No random numbers are
   drawn: no permutations, no seed, and the result is a pure function of the input.
 - Then, once something was found: binary segmentation inside each piece (its best split, kept when its p-value
@@ -224,6 +228,13 @@ def _seeded_intervals(n: int, m: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1024)
+def _windows(n: int, m: int) -> tuple[int, ...]:
+    """Starts of the windows of 2·m points at every position of [0, n) that are not already seeded intervals."""
+    seeded = set(_seeded_intervals(n, m))
+    return tuple(i for i in range(n - 2 * m + 1) if (i, i + 2 * m) not in seeded)
+
+
 def _scan_p(t: float, df: int, splits: int) -> float:
     return min(1.0, _two_sided(t, df) * splits)
 
@@ -244,10 +255,12 @@ def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
         return []
     pre = _Prefix(xs)
     intervals = _seeded_intervals(n, m)
-    family = sum(b - a - 2 * m + 1 for a, b in intervals)
+    windows = _windows(n, m)
+    family = sum(b - a - 2 * m + 1 for a, b in intervals) + len(windows)
     level = alpha / family
     z_cut = _normal_cut(level)
-    # Stage 1: the best split of every seeded interval, kept when it passes the family-wise threshold.
+    # Stage 1: the best split of every seeded interval, and the middle of every window of 2·m points, kept when it
+    # passes the family-wise threshold.
     found: list[tuple[float, float, int, int, int]] = []
     for a, b in intervals:
         tau, _ = pre.best_split(a, b, m)
@@ -257,6 +270,21 @@ def change_points(values: Sequence[float], *, min_segment: int = MIN_SEGMENT,
         p = _two_sided(t, b - a - 2)
         if p <= level:
             found.append((p, -t, b - a, a, tau))
+    w = 2 * m
+    s1, s2 = pre.s1, pre.s2
+    cut2 = z_cut * z_cut * 2.0 / (m * (w - 2))  # t ≥ z_cut ⇔ diff² ≥ cut2 · rss (when rss > 0)
+    for a in windows:
+        sum1, sum2 = s1[a + m] - s1[a], s1[a + w] - s1[a + m]
+        diff = (sum1 - sum2) / m
+        rss = s2[a + w] - s2[a] - (sum1 * sum1 + sum2 * sum2) / m
+        if rss > 0 and diff * diff < cut2 * rss:  # cannot pass: skip the exact test
+            continue
+        t = pre.t_stat(a, a + m, a + w)
+        if t < z_cut:
+            continue
+        p = _two_sided(t, w - 2)
+        if p <= level:
+            found.append((p, -t, w, a, a + m))
     found.sort()
     # Stage 2: greedy selection; a split that would leave a piece shorter than m is skipped.
     cps: list[int] = []

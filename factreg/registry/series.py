@@ -27,7 +27,7 @@ from factreg.registry import changes
 from factreg.registry.changes import Change, Point
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import ALWAYS_INFO
-from factreg.registry.store import in_list, rows
+from factreg.registry.store import in_list, rows, tuples
 
 
 @dataclass(frozen=True)
@@ -57,67 +57,94 @@ def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
 def load(conn: Any, ids: Sequence[str], *, samples: bool = True) -> dict[str, Series]:
     """The series of each fact of `ids` that exists (id → Series); `samples=False` skips reading samples.
 
-    `conn` is a connection from `Registry.reader()` or `Registry.read()`."""
+    `conn` is a connection from `Registry.reader()` or `Registry.read()`. Up to `_WHOLE_TABLES` ids are read through
+    IN lists of 500; more are read in one pass over each table (no per-fact query, no sort by an index), keeping the
+    rows of the facts asked for."""
+    wanted = sorted(set(ids))
+    if len(wanted) > _WHOLE_TABLES:
+        return _load_part(conn, None, samples, set(wanted))
     out: dict[str, Series] = {}
-    for part in _chunks(sorted(set(ids))):
-        out.update(_load_part(conn, part, samples))
+    for part in _chunks(wanted):
+        out.update(_load_part(conn, part, samples, None))
     return out
 
 
-def _load_part(conn: Any, ids: Sequence[str], with_samples: bool) -> dict[str, Series]:
-    clause, params = in_list("id", list(ids))
-    current = {r["id"]: r["current_version"] for r in
-               rows(conn, f"SELECT id, current_version FROM fact WHERE id IN {clause}", params)}
-    versions: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows(conn, "SELECT fact_id, version, metric, unit, value, measured_at FROM fact_version "
-                        f"WHERE fact_id IN {clause} ORDER BY fact_id, version", params):
-        versions[r["fact_id"]].append(r)
+_WHOLE_TABLES = 2_000
+
+
+def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: set[str] | None) -> dict[str, Series]:
+    """The series of `ids` (IN lists), or, when `ids` is None, of the facts of `keep` read in one pass per table.
+
+    A million points are read at once for `changes` over a large registry: rows come as tuples, and a point's
+    conditions (the same for most points of a fact: one version, the same observed text) are built once."""
+    params: dict[str, Any] = {}
+    fact_in = other_in = ""
+    if ids is not None:
+        clause, params = in_list("id", list(ids))
+        fact_in, other_in = f" WHERE id IN {clause}", f" AND fact_id IN {clause}"
+
+    def wanted(fid: str) -> bool:
+        return keep is None or fid in keep
+
+    current = {fid: cur for fid, cur in tuples(conn, f"SELECT id, current_version FROM fact{fact_in}", params)
+               if wanted(fid)}
+    versions: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for r in tuples(conn, "SELECT fact_id, version, metric, unit, value, measured_at FROM fact_version "
+                          f"WHERE 1 = 1{other_in} ORDER BY fact_id, version", params):
+        if r[0] in current:
+            versions[r[0]].append(r)
     conds: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)
-    for r in rows(conn, f"SELECT fact_id, version, key, value FROM condition WHERE fact_id IN {clause} "
-                        "AND kind = 'identity'", params):
-        conds[(r["fact_id"], r["version"])][r["key"]] = r["value"]
+    for fid, ver, key, val in tuples(conn, "SELECT fact_id, version, key, value FROM condition "
+                                           f"WHERE kind = 'identity'{other_in}", params):
+        if fid in current:
+            conds[(fid, ver)][key] = val
     sample: dict[tuple[str, int], list[float]] = defaultdict(list)
     if with_samples:
-        for r in rows(conn, f"SELECT fact_id, version, value FROM sample WHERE fact_id IN {clause} "
-                            "ORDER BY fact_id, version, idx", params):
-            sample[(r["fact_id"], r["version"])].append(r["value"])
-    checks: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for fid, ver, val in tuples(conn, f"SELECT fact_id, version, value FROM sample WHERE 1 = 1{other_in} "
+                                          "ORDER BY fact_id, version, idx", params):
+            if fid in current:
+                sample[(fid, ver)].append(val)
+    checks: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
     cols = "pk, fact_id, fact_version, verified_at, value, observed" + (", samples" if with_samples else "")
-    for r in rows(conn, f"SELECT {cols} FROM verification WHERE fact_id IN {clause} AND value IS NOT NULL "
-                        "ORDER BY pk", params):
-        checks[r["fact_id"]].append(r)
+    for r in tuples(conn, f"SELECT {cols} FROM verification WHERE value IS NOT NULL{other_in} ORDER BY pk", params):
+        if r[1] in current:
+            checks[r[1]].append(r)
     seen_before: dict[str, dict[str, str]] = {}  # observed conditions repeat from run to run: parse each text once
     out: dict[str, Series] = {}
     for fid, cur in current.items():
         vs = versions.get(fid, [])
-        top = next((v for v in vs if v["version"] == cur), None)
+        top = next((v for v in vs if v[1] == cur), None)
         if top is None:
             continue
-        keyed: list[tuple[tuple[str, int, int], Point, str]] = []
-        same = {v["version"] for v in vs if v["metric"] == top["metric"] and v["unit"] == top["unit"]}
-        for v in vs:
-            if v["version"] not in same:
+        keyed: list[tuple[str, int, int, Point, str]] = []  # (time, version 0 / verification 1, number, ...)
+        same = {v[1] for v in vs if v[2] == top[2] and v[3] == top[3]}
+        for _fid, ver, _metric, _unit, val, measured_at in vs:
+            if ver not in same:
                 continue
-            point = Point(v["measured_at"], float(v["value"]), sample.get((fid, v["version"])) if with_samples else None,
-                          dict(sorted(conds.get((fid, v["version"]), {}).items())))
-            keyed.append(((v["measured_at"], 0, v["version"]), point, f"v{v['version']}"))
+            point = Point(measured_at, float(val), sample.get((fid, ver)) if with_samples else None,
+                          dict(sorted(conds.get((fid, ver), {}).items())))
+            keyed.append((measured_at, 0, ver, point, f"v{ver}"))
+        merged: dict[tuple[int, str], dict[str, str]] = {}
         for c in checks.get(fid, []):
-            if c["fact_version"] not in same:
+            pk, _fid, ver, verified_at, val, observed = c[:6]
+            if ver not in same:
                 continue
-            seen = seen_before.get(c["observed"])
-            if seen is None:
-                seen = seen_before[c["observed"]] = {k: str(val) for k, val in _json(c["observed"], {}).items()
-                                                      if k not in ALWAYS_INFO}
-            conditions = {**conds.get((fid, c["fact_version"]), {}), **seen}
-            got = _json(c["samples"], []) if with_samples else None
-            point = Point(c["verified_at"], float(c["value"]), [float(x) for x in got] if got else None,
-                          dict(sorted(conditions.items())))
-            keyed.append(((c["verified_at"], 1, c["pk"]), point, f"verification {c['pk']}"))
-        keyed.sort(key=lambda k: k[0])
+            conditions = merged.get((ver, observed))
+            if conditions is None:
+                seen = seen_before.get(observed)
+                if seen is None:
+                    seen = seen_before[observed] = {k: str(v) for k, v in _json(observed, {}).items()
+                                                    if k not in ALWAYS_INFO}
+                conditions = merged[(ver, observed)] = dict(sorted({**conds.get((fid, ver), {}), **seen}.items()))
+            got = _json(c[6], []) if with_samples else None
+            point = Point(verified_at, float(val), [float(x) for x in got] if got else None, conditions)
+            keyed.append((verified_at, 1, pk, point, f"verification {pk}"))
+        keyed.sort()  # (time, kind, number) is unique: points themselves are never compared
+        _fid, _ver, metric, unit, value, measured_at = top
         out[fid] = Series(
-            id=fid, metric=top["metric"], unit=top["unit"], version=cur, value=float(top["value"]),
-            measured_at=top["measured_at"], points=[p for _, p, _ in keyed], sources=[s for _, _, s in keyed],
-            current=next(i for i, (_, _, s) in enumerate(keyed) if s == f"v{cur}"),
+            id=fid, metric=metric, unit=unit, version=cur, value=float(value),
+            measured_at=measured_at, points=[k[3] for k in keyed], sources=[k[4] for k in keyed],
+            current=next(i for i, k in enumerate(keyed) if k[1] == 0 and k[2] == cur),
         )
     return out
 
@@ -227,7 +254,7 @@ def find_changes(registry: Any, ids: Sequence[str] = (), since: str | None = Non
     start = clock.iso(clock.parse(since, "--since")) if since else None
     wanted = [check_id(i) for i in dict.fromkeys(ids)]
     with registry.reader() as conn:
-        found = load(conn, wanted or with_history(conn, 2 * min_segment))
+        found = load(conn, wanted or with_history(conn, 2 * min_segment), samples=False)
     missing = [i for i in wanted if i not in found]
     if missing:
         raise NotFound(f"no fact {missing[0]!r} in the registry")

@@ -303,6 +303,18 @@ def rows(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[d
     return [dict(r) for r in conn.execute(text(sql), dict(params or {})).mappings()]
 
 
+def tuples(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    """Rows of a read query as tuples, in the order of its columns: `rows` without building a dict per row, for
+    the queries that read a million rows."""
+    if isinstance(conn, sqlite3.Connection):
+        cur = conn.cursor()
+        cur.row_factory = None
+        return cur.execute(sql, dict(params or {})).fetchall()
+    from sqlalchemy import text
+
+    return [tuple(r) for r in conn.execute(text(sql), dict(params or {}))]
+
+
 def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
     """`(:name0, :name1, …)` and its parameters, for an IN clause that works on every driver."""
     keys = [f"{name}{i}" for i in range(len(values))]
