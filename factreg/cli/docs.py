@@ -60,6 +60,18 @@ def _paths(paths: list[Path] | None, s: Settings) -> list[Path]:
     return [s.root / r for r in roots]
 
 
+JobsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        help="Processes for a large tree (default: the cores available; 1: one process).",
+        show_default=False,
+    ),
+]
+
+
 def _registry_opener(db: str | None) -> Callable[[], Registry]:
     def opener() -> Registry:
         return open_registry(db, create=False)[1]
@@ -69,18 +81,30 @@ def _registry_opener(db: str | None) -> Callable[[], Registry]:
 
 @handles_errors
 def check(
-    paths: PathsArg = None, as_of: AsOfOption = None, json_out: JsonFlag = False, db: DbOption = None
+    paths: PathsArg = None,
+    as_of: AsOfOption = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+    with_lint: Annotated[
+        bool,
+        typer.Option("--lint", help="Also find unsourced claims (as `docs lint`), reading each file once."),
+    ] = False,
+    jobs: JobsOption = None,
 ) -> None:
     """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
 
     Exit 1 when a cited fact is stale, refuted, retracted, shifted, superseded, unknown or its conditions changed,
-    when a marker's text differs from the registry, or a file or marker cannot be read.
+    when a marker's text differs from the registry, or a file or marker cannot be read; with --lint, also when
+    there are unsourced claims (listed after the problems; in --json under "claims").
     """
     from factreg import clock
     from factreg.docs import check as chk
+    from factreg.docs.scan import scan
 
     s = settings(db)
-    docs = chk.scan(_paths(paths, s), s.file_config)
+    scanned = scan(_paths(paths, s), s.file_config, lint=with_lint, jobs=jobs)
+    docs = scanned.docs
+    claims = [f for f in scanned.findings if f.kind == "claim"]
     with clock.as_of(as_of):
         index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
         problems = chk.check_scanned(docs, index)
@@ -91,6 +115,7 @@ def check(
                 "problems": [p.as_json() for p in problems],
                 "markers": n_markers,
                 "documents_with_markers": sum(1 for d in docs if d.markers),
+                **({"claims": _findings_json(claims)} if with_lint else {}),
             }
         )
     else:
@@ -103,9 +128,13 @@ def check(
                 out.append(f"    fix: {p.fix}")
         if out:
             emit("\n".join(out) + "\n")
+        if claims:
+            emit(_findings_text(claims))
     files = len({p.path for p in problems})
     info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
-    if problems:
+    if with_lint:
+        info(f"docs lint: {len(claims)} unsourced claim(s) in {len({f.path for f in claims})} file(s)")
+    if problems or claims:
         raise typer.Exit(1)
 
 
@@ -189,33 +218,45 @@ def lint(
         bool,
         typer.Option("--targets", help="Also list targets, limits and settings (kind target); they never fail."),
     ] = False,
+    jobs: JobsOption = None,
 ) -> None:
     """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
     markers; targets, limits and settings are not claims.
 
     Exit 1 when there are any; cite them with <!-- fact: ID -->…<!-- /fact --> or reword them.
     """
-    from factreg.docs.lint import lint_paths
+    from factreg.docs.scan import scan
 
     s = settings(None)
-    findings = lint_paths(_paths(paths, s), include_code=include_code, targets=targets)
+    findings = scan(
+        _paths(paths, s), check=False, lint=True, include_code=include_code, targets=targets, jobs=jobs
+    ).findings
     claims = [f for f in findings if f.kind == "claim"]
     if json_out:
-        from dataclasses import asdict
-
-        emit_json([{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(f).items()} for f in findings])
+        emit_json(_findings_json(findings))
     elif findings:
-        emit(
-            "".join(
-                f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
-                for f in findings
-            )
-        )
+        emit(_findings_text(findings))
     info(f"docs lint: {len(claims)} unsourced claim(s) in {len({str(f.path) for f in claims})} file(s)")
     if targets:
         info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
     if claims:
         raise typer.Exit(1)
+
+
+def _findings_json(findings: list) -> list[dict]:  # type: ignore[type-arg]
+    from dataclasses import fields
+
+    from factreg.docs.lint import Finding
+
+    names = [f.name for f in fields(Finding)]  # a Finding holds only strings and numbers: no deep copy needed
+    return [{k: (str(v) if isinstance(v, Path) else v) for k in names for v in (getattr(f, k),)} for f in findings]
+
+
+def _findings_text(findings: list) -> str:  # type: ignore[type-arg]
+    return "".join(
+        f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
+        for f in findings
+    )
 
 
 def _value_unit(f) -> str:  # type: ignore[no-untyped-def]
