@@ -358,33 +358,39 @@ Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("cl
 
 
 # Where a claim can be: one cheap pattern whose matches hold every line on which _CLAIM or an extra pattern (but
-# _LABEL_UNIT, whose match may span lines: it is always searched in the whole text) can match. A claim's number
-# starts at a digit that does not follow a letter, digit or one of `_.:#@$\` (_NUM_FIRST; the second number of a
-# range follows its separator) and ends at a digit, followed by an optional `+`, `**` or `__`, up to two spaces and
-# the start of a unit: the first two characters of one of _UNITS, case-insensitively (a few longer for `tokens`,
-# which prose often counts), a sign or a syllable; or by a `±` spread, or by `-second`. The extra patterns need a
-# digit before `pp`/`tg` (`8000pp`), `pp`/`tg`, `x` or `×` before one (`pp512 560`, `x2.88`), or `초당`. A line
-# without a match cannot hold a claim, so the full patterns only run over the lines that have one
-# (tests/test_lint_prefilter.py shows the findings are the same with and without it).
+# _LABEL_UNIT, whose match may span lines: it is always searched in the whole text) can match. A claim's number is
+# a whole run of digits, commas and dots (_NEXT keeps any of them from following the first number; the second
+# number of a range is followed by a unit) that ends in a digit and starts at one that does not follow a letter,
+# digit or one of `_.:#@$\\` (_NUM_FIRST; the second number of a range follows its separator). It is followed by an
+# optional `+`, `**` or `__`, up to two spaces and the start of a unit: the first two characters of one of _UNITS,
+# case-insensitively (a few longer for `tokens`, which prose often counts), a sign or a syllable; or by a `±`
+# spread, or by `-second`. The extra patterns need a digit before `pp`/`tg` (`8000pp`), or `초당`, or `pp`, `tg`,
+# `x` or `×` before a digit (`pp512 560`, `x2.88`: found with str.find, as these letters are too common to start a
+# regular expression's search at each of them). A line without any of these cannot hold a claim, so the full
+# patterns only run over the lines that have one (tests/test_lint_prefilter.py shows the findings are the same
+# with and without it).
 _UNIT_START = (
     rf"(?i:ch|d[oa]|f[ipl]|g[ibf]|h[or]|i[tm]|k[ib]|li|m[sib0-9]|op|p[paf]|q[up]|r[eop]|s[eat]|us|wo|x[fsq]"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]))"
     rf"|(?i:t){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배]"
 )
 _PREFILTER = re.compile(
-    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)(?:[\d,.]*\d)?"
-    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?:{_UNIT_START})|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
-    r"|\d(?:pp|tg)|(?:pp|tg|[x×])\d|초당"
+    # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
+    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])"
+    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
+    rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
+    r"|\d(?:pp|tg)|초당"
 )
+_PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
     """Runs of consecutive lines that may hold a claim, as (start of the first line, end of the last line: the
     offset of its newline, or the end of the text)."""
-    out: list[tuple[int, int]] = []
-    search = _PREFILTER.search
-    find = text.find
     n = len(text)
+    find = text.find
+    lines: dict[int, int] = {}  # start of a line -> its end
+    search = _PREFILTER.search
     pos = 0
     while (m := search(text, pos)) is not None:
         start = m.start()
@@ -392,11 +398,29 @@ def _windows(text: str) -> list[tuple[int, int]]:
         hi = find("\n", start)
         if hi == -1:
             hi = n
+        lines[lo] = hi
+        pos = hi + 1
+    digit = _DIGIT.match
+    for lit in _PREFILTER_BEFORE_DIGIT:
+        i = find(lit)
+        while i != -1:
+            after = i + len(lit)
+            if digit(text, after):
+                lo = text.rfind("\n", 0, i) + 1
+                hi = find("\n", i)
+                if hi == -1:
+                    hi = n
+                lines[lo] = hi
+                i = find(lit, hi + 1)
+            else:
+                i = find(lit, after)
+    out: list[tuple[int, int]] = []
+    for lo in sorted(lines):
+        hi = lines[lo]
         if out and lo <= out[-1][1] + 1:
             out[-1] = (out[-1][0], hi)
         else:
             out.append((lo, hi))
-        pos = hi + 1
     return out
 
 
