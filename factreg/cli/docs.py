@@ -65,7 +65,7 @@ JobsOption = Annotated[
     typer.Option(
         "--jobs",
         "-j",
-        min=1,
+        metavar="N",
         help="Processes for a large tree (default: the cores available; 1: one process).",
         show_default=False,
     ),
