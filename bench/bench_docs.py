@@ -385,7 +385,7 @@ def main() -> None:
 
         if docs_only:
             text = (
-                "## Documents: docs check, docs lint\n\n"
+                "## Documents: one pass (`docs check --lint`)\n\n"
                 f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians. "
                 f"Load average (1 min) at the start and end of the run: {load_before:.1f} and "
                 f"{os.getloadavg()[0]:.1f} (other work on the machine slows both sides).\n\n"
