@@ -1,6 +1,6 @@
 """Docs and status benchmarks, each against a baseline measured in the same run:
 
-- `factreg docs check` + `factreg docs lint` over 10,000 generated Markdown files (≥ 50 MB, nested folders,
+- `factreg docs check --lint` (one pass), and `factreg docs check` + `factreg docs lint`, over 10,000 generated Markdown files (≥ 50 MB, nested folders,
   English and Korean prose, ~10% citing facts) vs. `grep -rEc` with a comparable number pattern over the same tree;
 - `factreg status` over 100,000 facts vs. the same statuses computed by one `sqlite3` query
   (bench/status_equivalent.sql);
@@ -8,7 +8,7 @@
   decisions needing review computed by `sqlite3` (bench/status_decisions_equivalent.sql).
 
 Writes bench/results/docs.md (assembled into docs/performance.md by run_all.py).
-Run: `python bench/bench_docs.py [--quick]`.
+Run: `python bench/bench_docs.py [--quick] [--docs-only]`.
 """
 
 from __future__ import annotations
@@ -276,8 +276,47 @@ print(n)
 """
 
 
+def lint_throughput(tree: Path, reps: int) -> str:
+    """In-process lint throughput over a tree read beforehand: `lint_text` file by file, one process; and the
+    shared pass (walk, read, lint) with its default processes. Wall time, medians of `reps` interleaved runs."""
+    from factreg.docs import walk
+    from factreg.docs.lint import lint_text
+    from factreg.docs.scan import scan
+
+    texts = [(str(p), t) for p, t in walk.documents([tree]) if isinstance(t, str)]
+    size = sum(len(t.encode("utf-8")) for _, t in texts)
+    lint_w, scan_w = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        n = sum(len(lint_text(t, p)) for p, t in texts)
+        lint_w.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        m = len(scan([tree], check=False, lint=True).findings)
+        scan_w.append(time.perf_counter() - t0)
+    if n != m:
+        raise SystemExit(f"lint_text found {n}, the shared pass {m}")
+    med = statistics.median
+    return (
+        f"- In-process lint throughput, runbook-like tree ({size / 1e6:.1f} MB, {n:,} findings), wall time, medians of "
+        f"{reps}: `lint_text` file by file in one process (files read beforehand) {med(lint_w):.2f} s = "
+        f"**{size / 1e6 / med(lint_w):.1f} MB/s** (min {min(lint_w):.2f}, max {max(lint_w):.2f}); the shared pass "
+        f"`scan(lint=True)` (walk, read and lint, {default_jobs()} processes) {med(scan_w):.2f} s = "
+        f"**{size / 1e6 / med(scan_w):.1f} MB/s** (min {min(scan_w):.2f}, max {max(scan_w):.2f}). Target: "
+        "≥ 100 MB/s.\n"
+    )
+
+
+def default_jobs() -> int:
+    from factreg.docs.scan import default_jobs as jobs
+
+    return jobs()
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
+    docs_only = "--docs-only" in sys.argv  # the document benchmarks only (no status over 100,000 facts)
+    jobs = default_jobs()
+    throughput_note = ""
     n_files, n_facts, reps = (2_000, 20_000, 3) if quick else (10_000, 100_000, 5)
     n_decisions = n_facts // 100
     load_before = os.getloadavg()[0]
@@ -295,33 +334,47 @@ def main() -> None:
             grep = ["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(tree)]
             reader = work / "read_only.py"
             reader.write_text(READ_ONLY, encoding="utf-8")
-            check_t, lint_t, both_t, grep_t, floor_t = [], [], [], [], []
+            check_t, lint_t, both_t, one_t, one1_t, grep_t, floor_t = [], [], [], [], [], [], []
             for _ in range(reps):  # interleaved, so machine noise hits both sides alike
                 c, check_out = timed([*fr, "docs", "check", "--json", str(tree)], env)
                 lt, lint_out = timed([*fr, "docs", "lint", "--json", str(tree)], env)
+                o, one_out = timed([*fr, "docs", "check", "--lint", "--json", str(tree)], env)
+                o1, one1_out = timed([*fr, "docs", "check", "--lint", "--json", "--jobs", "1", str(tree)], env)
                 g, _ = timed(grep, ok=(0, 1))
                 f1, _ = timed([sys.executable, str(reader), str(tree)])
                 f2, _ = timed([sys.executable, str(reader), str(tree)])
                 check_t.append(c)
                 lint_t.append(lt)
                 both_t.append(c + lt)
+                one_t.append(o)
+                one1_t.append(o1)
                 grep_t.append(g)
                 floor_t.append(f1 + f2)
             problems = json.loads(check_out)["problems"]
             claims = json.loads(lint_out)
             cites = json.loads(check_out)["markers"]
+            one_pass = json.loads(one_out)
+            if one_out != one1_out or one_pass["claims"] != claims or one_pass["problems"] != problems:
+                raise SystemExit(f"{label}: docs check --lint does not give what docs check and docs lint give")
+            target = 3 if label == "runbook-like" else 6
             doc_rows += [
                 row(
-                    f"{label}: docs check + docs lint, {n_files:,} files ({size / 1e6:.1f} MB) vs grep -rEc",
-                    both_t,
+                    f"{label}: docs check --lint (one pass, {jobs} processes), {n_files:,} files "
+                    f"({size / 1e6:.1f} MB) vs grep -rEc",
+                    one_t,
                     grep_t,
-                    3,
+                    target,
                 ),
+                row(f"{label}: docs check --lint --jobs 1 (one pass, one process) vs grep -rEc", one1_t, grep_t, None),
+                row(f"{label}: docs check + docs lint (two processes, one after the other) vs grep -rEc", both_t,
+                    grep_t, None),
                 row(f"{label}: docs check alone vs grep -rEc", check_t, grep_t, None),
                 row(f"{label}: docs lint alone vs grep -rEc", lint_t, grep_t, None),
                 row(f"{label}: floor — two Python processes that only walk and read the tree, vs grep -rEc",
                     floor_t, grep_t, None),
             ]
+            if label == "runbook-like":
+                throughput_note = lint_throughput(tree, reps)
             doc_notes.append(
                 f"- {label} tree: {n_files:,} generated Markdown files, {size / 1e6:.1f} MB, {share:.0%} of prose lines "
                 f"hold performance numbers; every 10th file cites 2 of 40 facts ({cites:,} citations; `docs check` "
@@ -330,6 +383,23 @@ def main() -> None:
             )
             shutil.rmtree(tree, ignore_errors=True)
 
+        if docs_only:
+            text = (
+                "## Documents: one pass (`docs check --lint`)\n\n"
+                f"Machine: {machine()}. Whole processes, run {reps}× each, interleaved; times in seconds; medians. "
+                f"Load average (1 min) at the start and end of the run: {load_before:.1f} and "
+                f"{os.getloadavg()[0]:.1f} (other work on the machine slows both sides).\n\n"
+                + "".join(doc_notes)
+                + throughput_note
+                + "\n"
+                + TABLE_HEAD.format(u="s")
+                + "\n"
+                + "\n".join(doc_rows)
+                + "\n"
+            )
+            print(text)
+            write_section("docs_only", text)
+            return
         status_db = work / "status.db"
         make_registry(status_db, n_facts, rnd)
         senv = {**os.environ, "FACTREG_DB": str(status_db)}
@@ -367,7 +437,11 @@ def main() -> None:
             "- Floor: the same two passes in Python doing nothing but `os.walk` and reading and decoding every file "
             "(no factreg, no parsing). It bounds what any Python `docs check` + `docs lint` can reach against "
             "grep.\n"
-            f"- status: `factreg status` (every fact with status and reason, text output) over {n_facts:,} facts "
+            "- `docs check --lint` reads each file once, parses its markers and lints it; a large tree is split "
+            f"into chunks run on {jobs} processes (the cores available; `--jobs 1`: one process). Its output is "
+            "checked to be the same as the two separate commands' and as with `--jobs 1`.\n"
+            + throughput_note
+            + f"- status: `factreg status` (every fact with status and reason, text output) over {n_facts:,} facts "
             f"imported from JSONL plus {n_facts // 20:,} verifications, vs. `sqlite3 DB < "
             "bench/status_equivalent.sql`, one query computing the same statuses (last verification, condition "
             f"change on the same machine, age against 30d/90d). Status counts of both sides: {agree}.\n"

@@ -92,6 +92,18 @@ def _debt_line(command: str, debt: int, ref: str | None, what: str) -> None:
         info(f"{command}: {debt} existing {what} on lines unchanged since {ref} (debt, not judged)")
 
 
+JobsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Processes for a large tree (default: the cores available; 1: one process).",
+        show_default=False,
+    ),
+]
+
+
 def _registry_opener(db: str | None) -> Callable[[], Registry]:
     def opener() -> Registry:
         return open_registry(db, create=False)[1]
@@ -107,22 +119,33 @@ def check(
     db: DbOption = None,
     changed_since: ChangedSinceOption = None,
     fmt: FormatOption = None,
+    with_lint: Annotated[
+        bool,
+        typer.Option("--lint", help="Also find unsourced claims (as `docs lint`), reading each file once."),
+    ] = False,
+    jobs: JobsOption = None,
 ) -> None:
     """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
 
     Exit 1 when a cited fact is stale, refuted, retracted, shifted, superseded, unknown or its conditions changed,
-    when a marker's text differs from the registry, or a file or marker cannot be read.
+    when a marker's text differs from the registry, or a file or marker cannot be read; with --lint, also when
+    there are unsourced claims (listed after the problems; in --json under "claims").
     """
     from factreg import clock
     from factreg.cli import progress
     from factreg.docs import check as chk
     from factreg.docs import formats
+    from factreg.docs.scan import scan
 
     out_format = formats.choose(fmt, json_out)
     s = settings(db)
     roots, changes = _changed(_paths(paths, s), changed_since)
     with progress.bar("reading documents", None, minimum=0) as step:
-        docs = chk.scan(roots, s.file_config, progress=step)
+        scanned = scan(roots, s.file_config, lint=with_lint, jobs=jobs, progress=step)
+    docs = scanned.docs
+    claims = [f for f in scanned.findings if f.kind == "claim"]
+    if changes is not None:
+        claims = [f for f in claims if changes.changed(f.path, f.line)]
     with clock.as_of(as_of):
         index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
         problems = chk.check_scanned(docs, index)
@@ -138,6 +161,7 @@ def check(
                 "markers": n_markers,
                 "documents_with_markers": sum(1 for d in docs if d.markers),
                 **({"changed_since": changed_since, "existing_debt": len(debt)} if changes is not None else {}),
+                **({"claims": _findings_json(claims)} if with_lint else {}),
             }
         )
     elif out_format in ("github", "sarif"):
@@ -156,10 +180,14 @@ def check(
                 out.append(f"    fix: {p.fix}")
         if out:
             emit("\n".join(out) + "\n")
+        if claims:
+            emit(_findings_text(claims))
     files = len({p.path for p in problems})
     info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
     _debt_line("docs check", len(debt), changed_since, "problem(s)")
-    if problems:
+    if with_lint:
+        info(f"docs lint: {len(claims)} unsourced claim(s) in {len({f.path for f in claims})} file(s)")
+    if problems or claims:
         raise typer.Exit(1)
 
 
@@ -255,6 +283,7 @@ def lint(
     ] = False,
     changed_since: ChangedSinceOption = None,
     fmt: FormatOption = None,
+    jobs: JobsOption = None,
     db: DbOption = None,
 ) -> None:
     """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
@@ -265,7 +294,7 @@ def lint(
     as written (never a refuted, superseded, stale, cold or few_samples fact), then lists what is left.
     """
     from factreg.docs import formats
-    from factreg.docs.lint import lint_paths
+    from factreg.docs.scan import scan
 
     s = settings(db)
     if suggest or fix:
@@ -277,7 +306,7 @@ def lint(
         return
     out_format = formats.choose(fmt, json_out)
     roots, changes = _changed(_paths(paths, s), changed_since)
-    findings = lint_paths(roots, include_code=include_code, targets=targets)
+    findings = scan(roots, check=False, lint=True, include_code=include_code, targets=targets, jobs=jobs).findings
     debt = 0
     if changes is not None:
         kept = [f for f in findings if changes.changed(f.path, f.line)]
@@ -306,16 +335,9 @@ def lint(
             properties={"existingDebt": debt} if changes is not None else None,
         )
     elif out_format == "json":
-        from dataclasses import asdict
-
-        emit_json([{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(f).items()} for f in findings])
+        emit_json(_findings_json(findings))
     elif findings:
-        emit(
-            "".join(
-                f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
-                for f in findings
-            )
-        )
+        emit(_findings_text(findings))
     info(f"docs lint: {len(claims)} unsourced claim(s) in {len({str(f.path) for f in claims})} file(s)")
     if targets:
         info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
@@ -422,6 +444,22 @@ LINT_FIX = (
     "cite a fact: <!-- fact: ID -->the number<!-- /fact --> (record it first with `factreg record`), reword it, "
     "or mark a target, limit or setting as such"
 )
+
+
+def _findings_json(findings: list) -> list[dict]:  # type: ignore[type-arg]
+    from dataclasses import fields
+
+    from factreg.docs.lint import Finding
+
+    names = [f.name for f in fields(Finding)]  # a Finding holds only strings and numbers: no deep copy needed
+    return [{k: (str(v) if isinstance(v, Path) else v) for k in names for v in (getattr(f, k),)} for f in findings]
+
+
+def _findings_text(findings: list) -> str:  # type: ignore[type-arg]
+    return "".join(
+        f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
+        for f in findings
+    )
 
 
 def _value_unit(f) -> str:  # type: ignore[no-untyped-def]

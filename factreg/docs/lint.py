@@ -357,12 +357,100 @@ _SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "flops"
 Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("claim" or "target")
 
 
-def _candidates(text: str, skipped: Callable[[int, int], bool] = lambda a, b: False) -> list[Candidate]:
-    """(start, end, value, unit, kind) of every claim and target in `text` outside the `skipped` regions."""
+# Where a claim can be: one cheap pattern whose matches hold every line on which _CLAIM or an extra pattern (but
+# _LABEL_UNIT, whose match may span lines: it is always searched in the whole text) can match. A claim's number is
+# a whole run of digits, commas and dots (_NEXT keeps any of them from following the first number; the second
+# number of a range is followed by a unit) that ends in a digit and starts at one that does not follow a letter,
+# digit or one of `_.:#@$\\` (_NUM_FIRST; the second number of a range follows its separator). It is followed by an
+# optional `+`, `**` or `__`, up to two spaces and the start of a unit: the first two characters of one of _UNITS,
+# case-insensitively (a few longer for `tokens`, which prose often counts), a sign or a syllable; or by a `±`
+# spread, or by `-second`. The extra patterns need a digit before `pp`/`tg` (`8000pp`), or `초당`, or `pp`, `tg`,
+# `x` or `×` before a digit (`pp512 560`, `x2.88`: found with str.find, as these letters are too common to start a
+# regular expression's search at each of them). A line without any of these cannot hold a claim, so the full
+# patterns only run over the lines that have one (tests/test_lint_prefilter.py shows the findings are the same
+# with and without it).
+_UNIT_START = (
+    rf"(?i:ch|d[oa]|f[ipl]|g[ibf]|h[or]|i[tm]|k[ib]|li|m[sib0-9]|op|p[paf]|q[up]|r[eop]|s[eat]|us|wo|x[fsq]"
+    rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]))"
+    rf"|(?i:t){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배]"
+)
+_PREFILTER = re.compile(
+    # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
+    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])"
+    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
+    rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
+    r"|\d(?:pp|tg)|초당"
+)
+_PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
+
+
+def _windows(text: str) -> list[tuple[int, int]]:
+    """Runs of consecutive lines that may hold a claim, as (start of the first line, end of the last line: the
+    offset of its newline, or the end of the text)."""
+    n = len(text)
+    find = text.find
+    lines: dict[int, int] = {}  # start of a line -> its end
+    search = _PREFILTER.search
+    pos = 0
+    while (m := search(text, pos)) is not None:
+        start = m.start()
+        lo = text.rfind("\n", 0, start) + 1
+        hi = find("\n", start)
+        if hi == -1:
+            hi = n
+        lines[lo] = hi
+        pos = hi + 1
+    digit = _DIGIT.match
+    for lit in _PREFILTER_BEFORE_DIGIT:
+        i = find(lit)
+        while i != -1:
+            after = i + len(lit)
+            if digit(text, after):
+                lo = text.rfind("\n", 0, i) + 1
+                hi = find("\n", i)
+                if hi == -1:
+                    hi = n
+                lines[lo] = hi
+                i = find(lit, hi + 1)
+            else:
+                i = find(lit, after)
+    out: list[tuple[int, int]] = []
+    for lo in sorted(lines):
+        hi = lines[lo]
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _finditer(rx: re.Pattern[str], text: str, windows: list[tuple[int, int]] | None) -> Iterable[re.Match[str]]:
+    """`rx.finditer(text)`, restricted to the `windows` (None: the whole text). The same matches, for a pattern
+    whose matches never hold a newline: the search runs from each window's first line start (where a search over
+    the whole text is too, as no match crosses a line) and stops two characters past its last newline, so that
+    `$` and look-aheads see what they see in the whole text."""
+    if windows is None:
+        yield from rx.finditer(text)
+        return
+    n = len(text)
+    for lo, hi in windows:
+        for m in rx.finditer(text, lo, min(n, hi + 2)):
+            if m.start() >= hi:
+                break
+            yield m
+
+
+def _candidates(
+    text: str,
+    skipped: Callable[[int, int], bool] = lambda a, b: False,
+    windows: list[tuple[int, int]] | None = None,
+) -> list[Candidate]:
+    """(start, end, value, unit, kind) of every claim and target in `text` outside the `skipped` regions; with
+    `windows` (from _windows), the patterns are only run there."""
     out: list[Candidate] = []
     append = out.append
     ctx = _Context(text)
-    for m in _CLAIM.finditer(text):
+    for m in _finditer(_CLAIM, text, windows):
         start = m.start()
         if skipped(start, m.end()):
             continue
@@ -398,7 +486,7 @@ def _candidates(text: str, skipped: Callable[[int, int], bool] = lambda a, b: Fa
         append((start, end, text[start:num_end], _NORMAL[kind], what))
     for rx, hint in _EXTRA:
         if hint in text:
-            for m in rx.finditer(text):
+            for m in _finditer(rx, text, None if rx is _LABEL_UNIT else windows):
                 if skipped(m.start(), m.end()):
                     continue
                 found = ctx.extra(m)
@@ -979,9 +1067,20 @@ _PCT_CELL = re.compile(
 def lint_text(text: str, path: str = "<text>", include_code: bool = False, targets: bool = False) -> list[Finding]:
     """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
     settings (findings of kind "target")."""
+    return _lint(text, path, include_code, targets, prefilter=True)
+
+
+def _lint(text: str, path: str, include_code: bool, targets: bool, prefilter: bool) -> list[Finding]:
+    """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
+    against)."""
     if not _DIGIT.search(text):
         return []
-    if _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA):
+    windows: list[tuple[int, int]] | None = None
+    if prefilter:
+        windows = _windows(text)
+        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None):
+            return []  # no line can hold a claim
+    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA):
         return []
     skip, ignore_file = _skipped(text, include_code)
     if ignore_file:
@@ -1001,7 +1100,7 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False, targe
         i = bisect_right(starts, end - 1) - 1  # the last region starting before the number's end
         return i >= 0 and merged[i][1] > start
 
-    found = _candidates(text, skipped)
+    found = _candidates(text, skipped, windows)
     if not targets:
         found = [c for c in found if c[4] == "claim"]
     out: list[Finding] = []
