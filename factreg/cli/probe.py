@@ -96,6 +96,14 @@ def probe(
         str | None,
         typer.Option("--record", help="Record facts PREFIX/ttft, PREFIX/e2e, ... with this probe as their method."),
     ] = None,
+    percentile: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--percentile",
+            help="With --record, also record percentiles as facts of their own with their 95% interval: 90 "
+            "(every recorded metric's p90, PREFIX/ttft_p90, ...) or ttft_p90 (one metric); repeat or comma-separate.",
+        ),
+    ] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -137,6 +145,9 @@ def probe(
                 "--record stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
                 "header that names an environment variable instead, e.g. --header 'x-goog-api-key: ${MY_KEY}'"
             )
+    asked = core.parse_percentiles(percentile or [])
+    if asked and not record:
+        raise UsageError("--percentile records percentile facts: give --record PREFIX too")
     settings = config.resolve(db)
     if min_uptime is None:
         min_uptime = settings.min_uptime_s
@@ -163,7 +174,7 @@ def probe(
         from factreg.registry import facts
         from factreg.registry.store import Registry
 
-        news = core.new_facts(result, record, spec.method())
+        news = core.new_facts(result, record, spec.method(), asked)
         recorded = facts.record_many(Registry(settings.db_url), news, min_uptime)
     data["recorded"] = recorded
     if json_out:

@@ -27,6 +27,7 @@ from factreg import secrets
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import UsageError
 from factreg.measure.http import USER_AGENT, make_client
+from factreg.measure import quantiles
 from factreg.measure.identity import check_identity
 from factreg.measure.stream import DEFAULT_MAX_BYTES, ProbeFailure, RequestTrace, request_body, rounded, stream_request
 from factreg.measure.uptime import is_local, server_uptime
@@ -43,7 +44,25 @@ if TYPE_CHECKING:
     from factreg.registry.types import FactData, Method
 
 OK = "ok"
-METRICS = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate")
+METRICS = (
+    "ttft",
+    "ttft_any",
+    "ttfb",
+    "reasoning_time",
+    "e2e",
+    "decode_rate",
+    "tpot",
+    "tpot_reasoning",
+    "itl",
+    "itl_reasoning",
+    "answer_tokens",
+    "reasoning_tokens",
+)
+# What `--record` stores by default; the token counts stay conditions (in `info`), reasoning metrics only when the
+# server thinks, and percentiles only when asked (`--percentile`).
+RECORDED = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate", "tpot", "tpot_reasoning", "itl",
+            "itl_reasoning")
+REASONING_METRICS = frozenset({"reasoning_time", "tpot_reasoning", "itl_reasoning"})
 # Bounds of a probe, from the command line or a stored method: requests, and seconds (timeout, spacing, uptime).
 MAX_N = 10_000
 MAX_WARMUP = 1_000
@@ -156,6 +175,8 @@ class ProbeResult:
         return self.verdict in FAILURES
 
     def summary(self) -> dict[str, dict[str, Any]]:
+        """Per metric: n, median, mean ± sd, min, max, the samples, and p50/p90/p95/p99 each with its
+        distribution-free 95% interval and whether n is enough for it (`quantiles.enough_for`)."""
         out: dict[str, dict[str, Any]] = {}
         for name in METRICS:
             xs = self.samples.get(name)
@@ -170,6 +191,7 @@ class ProbeResult:
                 "stdev": rounded(s.stdev),
                 "min": rounded(s.min),
                 "max": rounded(s.max),
+                "percentiles": percentiles(xs),
                 "samples": [rounded(x) for x in xs],
             }
         return out
@@ -187,6 +209,19 @@ class ProbeResult:
             "requests": [r.as_json() for r in self.requests],
         }
         return dict(secrets.redact_data(data))
+
+
+def percentiles(xs: list[float]) -> dict[str, dict[str, Any]]:
+    """p50, p90, p95, p99 of `xs` with 95% order-statistic intervals; `too_few` says why n does not suffice."""
+    out: dict[str, dict[str, Any]] = {}
+    for est in quantiles.summary(xs).estimates:
+        out[est.label] = {
+            "value": rounded(est.value),
+            "ci95": [rounded(est.low), rounded(est.high)],
+            "enough": est.enough,
+            "too_few": quantiles.shortfall(est.q, est.n),
+        }
+    return out
 
 
 def _norm_expect(expect: Mapping[str, str]) -> dict[str, str]:
@@ -333,7 +368,9 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
     for r in measured:
         for name, value in r.metrics().items():
             samples.setdefault(name, []).append(value)
-    result.samples = {k: samples[k] for k in METRICS if k in samples}
+        for name, gaps in r.gaps().items():
+            samples.setdefault(name, []).extend(gaps)
+    result.samples = {k: samples[k] for k in METRICS if samples.get(k)}
     timed = [r for r in result.requests if r.kind != "identity"]
     thinking = any(r.thinking for r in timed)
     result.observed["thinking"] = "on" if thinking else "off"
@@ -384,33 +421,83 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
 # ---------------------------------------------------------------- recording and verifying
 
 
-def new_facts(result: ProbeResult, prefix: str, method: Mapping[str, Any]) -> list[NewFact]:
-    """The facts `--record PREFIX` writes: one per metric with samples (never for a failed probe)."""
+def parse_percentiles(texts: list[str]) -> list[tuple[str | None, float]]:
+    """`--percentile` values → (metric or None for every recorded metric, q): `90`, `p99`, `99.9`, `ttft_p90`."""
+    from factreg.registry.metrics import split_percentile
+
+    out: list[tuple[str | None, float]] = []
+    for text in texts:
+        for part in (p.strip() for p in str(text).split(",")):
+            if not part:
+                continue
+            split = split_percentile(part)
+            if split is not None:
+                if split[0] not in RECORDED:
+                    raise UsageError(f"--percentile {part}: the probe does not record {split[0]}")
+                out.append(split)
+                continue
+            digits = part[1:] if part[:1] in ("p", "P") else part
+            try:
+                pct = float(digits)
+            except ValueError:
+                raise UsageError(
+                    f"--percentile {part!r}: give a percentile such as 90, p99 or 99.9, or a metric's, ttft_p90"
+                ) from None
+            if not (math.isfinite(pct) and 0.0 < pct < 100.0) or len(digits) > 8:
+                raise UsageError(f"--percentile {part!r} must be above 0 and below 100 (90 for p90)")
+            out.append((None, round(pct / 100.0, 6)))
+    return out
+
+
+def new_facts(
+    result: ProbeResult,
+    prefix: str,
+    method: Mapping[str, Any],
+    percentiles: list[tuple[str | None, float]] | None = None,
+) -> list[NewFact]:
+    """The facts `--record PREFIX` writes: one per recorded metric with samples (never for a failed probe), and
+    one per asked percentile, `PREFIX/ttft_p90`, whose value is the percentile and whose interval is its 95%
+    order-statistic interval (re-verified by the quantile test)."""
     from factreg.registry.facts import NewFact
     from factreg.registry.ids import check_id
+    from factreg.registry.metrics import percentile_name
 
     if result.verdict != OK:
         raise UsageError(f"nothing recorded: the probe's verdict is {result.verdict}")
     prefix = check_id(prefix.rstrip("/"))
     identity = {k: secrets.redact(v) for k, v in result.observed.items()}
+    info = {k: secrets.redact(v) for k, v in result.info.items()}
     raw = json.dumps(secrets.redact_data([r.as_json() for r in result.requests]), ensure_ascii=False)
+    flags = [f for f in result.flags if f in ("cache_hit", "garbage_lines", "no_warmup")]
+    names = [
+        k for k in RECORDED
+        if result.samples.get(k) and (k not in REASONING_METRICS or result.observed.get("thinking") == "on")
+    ]
     out = []
-    for name, xs in result.samples.items():
-        if name == "reasoning_time" and result.observed.get("thinking") != "on":
-            continue
+    for name in names:
+        xs = result.samples[name]
         out.append(
             NewFact(
-                id=f"{prefix}/{name}",
-                metric=name,
-                samples=list(xs),
-                identity=identity,
-                info={k: secrets.redact(v) for k, v in result.info.items()},
-                subject=prefix,
-                method={**method, "select": {"metric": name}},
-                raw=raw,
-                extra_flags=[f for f in result.flags if f in ("cache_hit", "garbage_lines", "no_warmup")],
+                id=f"{prefix}/{name}", metric=name, samples=list(xs), identity=identity, info=info, subject=prefix,
+                method={**method, "select": {"metric": name}}, raw=raw, extra_flags=flags,
             )
         )
+    for which, q in percentiles or []:
+        for name in [which] if which is not None else names:
+            if name not in names:
+                continue
+            xs = result.samples[name]
+            est = quantiles.estimate(xs, q)
+            pname = percentile_name(name, q)
+            few = quantiles.shortfall(q, len(xs))
+            out.append(
+                NewFact(
+                    id=f"{prefix}/{pname}", metric=pname, value=est.value, samples=list(xs), identity=identity,
+                    info=info, subject=prefix, method={**method, "select": {"metric": name, "q": q}}, raw=raw,
+                    extra_flags=[*flags, *(["few_for_percentile"] if few else [])],
+                    interval=(est.low, est.high), note=few,
+                )
+            )
     return out
 
 
@@ -474,6 +561,19 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
     return spec
 
 
+def selected(fact: Mapping[str, Any]) -> tuple[str, float | None]:
+    """The probe metric a fact holds and its percentile (None: the fact is the metric's median):
+    `ttft_p90` → ("ttft", 0.9), from the stored `select` or else the metric's name."""
+    from factreg.registry.metrics import split_percentile
+
+    select = (fact.get("method") or {}).get("select") or {}
+    name = str(fact.get("metric") or "")
+    split = split_percentile(name)
+    metric = str(select.get("metric") or (split[0] if split else name))
+    q = split[1] if split else None
+    return metric, q
+
+
 def remeasure(method: Method, facts: list[FactData], settings: Settings | None) -> dict[str, Measurement]:
     """Verifier for method kind `probe`: one probe run serves every fact of the group."""
     from factreg.measure.measurement import Measurement
@@ -498,14 +598,15 @@ def remeasure(method: Method, facts: list[FactData], settings: Settings | None) 
         if result.failed:
             out[fact["id"]] = Measurement(failure=result.verdict, message=result.message, raw=raw)
             continue
-        metric = str((fact.get("method") or {}).get("select", {}).get("metric") or fact.get("metric"))
+        metric, q = selected(fact)
         xs = list(result.samples.get(metric, [])) if result.verdict == OK else []
         ident = fact.get("conditions", {}).get("identity", {})
         observed = {k: v for k, v in result.observed.items() if k in ident}
         s = stats.summarize(xs) if xs else None
+        value = (quantiles.percentile(xs, q) if q is not None else s.median) if s else None
         out[fact["id"]] = Measurement(
             samples=xs,
-            value=s.median if s else None,
+            value=value,
             spread=s.stdev if s else None,
             n=s.n if s else None,
             observed=observed,

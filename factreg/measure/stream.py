@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
@@ -68,6 +68,9 @@ class RequestTrace:
     garbage: int = 0
     bytes: int = 0
     content_type: str | None = None
+    answer_times: list[float] = field(default_factory=list)  # arrival of each answer chunk
+    reasoning_times: list[float] = field(default_factory=list)  # arrival of each reasoning chunk
+    queued: float | None = None  # seconds the request waited in the client before it was sent (load runs)
 
     @property
     def thinking(self) -> bool:
@@ -133,6 +136,24 @@ class RequestTrace:
         n = self.tokens()
         if firsts and self.last_token is not None and n >= 2 and self.last_token > min(firsts):
             out["decode_rate"] = (n - 1) / (self.last_token - min(firsts))
+        answer, reasoning, _ = self.token_counts()
+        out["answer_tokens"] = float(answer)
+        out["reasoning_tokens"] = float(reasoning)
+        # Time per output token after the first (vLLM, AIPerf, GuideLLM): answer and reasoning separately.
+        if self.first_answer is not None and self.last_answer is not None and answer >= 2:
+            out["tpot"] = (self.last_answer - self.first_answer) / (answer - 1)
+        if len(self.reasoning_times) >= 1 and reasoning >= 2:
+            span = max(self.reasoning_times) - min(self.reasoning_times)
+            out["tpot_reasoning"] = span / (reasoning - 1)
+        return out
+
+    def gaps(self) -> dict[str, list[float]]:
+        """Inter-token latency: every gap between consecutive answer chunks (`itl`) and reasoning chunks
+        (`itl_reasoning`) of this request; a chunk carrying several tokens is one gap, not divided."""
+        out = {}
+        for name, times in (("itl", self.answer_times), ("itl_reasoning", self.reasoning_times)):
+            xs = sorted(times)
+            out[name] = [b - a for a, b in zip(xs, xs[1:], strict=False)]
         return out
 
     def as_json(self) -> dict[str, Any]:
@@ -171,6 +192,11 @@ class RequestTrace:
             "garbage_lines": self.garbage,
             "bytes": self.bytes,
             "metrics": {k: rounded(v) for k, v in self.metrics().items()},
+            "queued_s": rounded(self.queued),
+            "chunk_times_s": {
+                "answer": [rounded(t) for t in sorted(self.answer_times)],
+                "reasoning": [rounded(t) for t in sorted(self.reasoning_times)],
+            },
         }
 
 
@@ -330,6 +356,7 @@ class ChunkReader:
         if not c.reasoning:
             c.reasoning = True
             tr.n_reasoning += 1
+            tr.reasoning_times.append(c.t)
             tr.first_reasoning = c.t if tr.first_reasoning is None else min(tr.first_reasoning, c.t)
             tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
 
@@ -338,6 +365,7 @@ class ChunkReader:
         if not c.answer:
             c.answer = True
             tr.n_answer += 1
+            tr.answer_times.append(c.t)
             tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
             tr.last_answer = c.t if tr.last_answer is None else max(tr.last_answer, c.t)
         if visible and not c.visible:
