@@ -99,6 +99,14 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read stderr
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        # Each small write goes out at once: without TCP_NODELAY a JSON answer's body (written after its headers)
+        # waits for the client's delayed ACK, ~40 ms on a kept-alive connection (Nagle), and a stream's chunk can
+        # wait behind the one before it.
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     # ------------------------------------------------------------ routing
 
     def _route(self) -> tuple[str, dict[str, Any], str] | None:
@@ -156,7 +164,10 @@ class Handler(BaseHTTPRequestHandler):
             key = self.path.split("/")[1]
             self.server.counts[key] = self.server.counts.get(key, 0) + 1
             index = self.server.counts[key]
-            record = {"mode": mode, "body": body, "headers": dict(self.headers), "index": index, "t0": t0, "sent": []}
+            record = {
+                "mode": mode, "body": body, "headers": dict(self.headers), "index": index, "t0": t0, "sent": [],
+                "id": f"chatcmpl-fault-{len(self.server.requests)}", "kinds": [],
+            }
             self.server.requests.append(record)
         if mode == "redirect":
             return self._redirect(path)
@@ -207,7 +218,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
         base = {
-            "id": "chatcmpl-fault",
+            "id": record["id"],
             "object": "chat.completion.chunk",
             "created": 0,
             "model": p["model"],
@@ -218,9 +229,10 @@ class Handler(BaseHTTPRequestHandler):
             choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
             return b"data: " + json.dumps({**base, "choices": choices, **(extra or {})}).encode() + b"\n\n"
 
-        def send(data: bytes) -> None:
+        def send(data: bytes, kind: str = "other") -> None:
             self._chunk(data)
             record["sent"].append(time.perf_counter() - t0)
+            record["kinds"].append(kind)
             if p["garbage"]:
                 self._chunk(b"this is not an event\ndata: {broken json\n: keep-alive comment\n\n")
 
@@ -251,7 +263,7 @@ class Handler(BaseHTTPRequestHandler):
             self._wait_until(t0 + at)
             if mode == "nonutf8" and answered == 1:
                 self._chunk(b'data: {"choices":[{"index":0,"delta":{"content":"\xff\xfe bad"}}]}\n\n')
-            send(event({key: text}))
+            send(event({key: text}), "answer" if is_answer else "reasoning")
             emitted += 1
             answered += is_answer
             if mode in ("disconnect", "stall") and answered >= int(p["after"]):

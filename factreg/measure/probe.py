@@ -26,8 +26,8 @@ from urllib.parse import urlsplit, urlunsplit
 from factreg import secrets
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import UsageError
-from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure import quantiles
+from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure.identity import check_identity
 from factreg.measure.stream import DEFAULT_MAX_BYTES, ProbeFailure, RequestTrace, request_body, rounded, stream_request
 from factreg.measure.uptime import is_local, server_uptime
