@@ -52,7 +52,8 @@ def probe(
         ),
     ],
     body: Annotated[str, typer.Option("--body", help="JSON file with the real request body ('-': stdin).")],
-    n: Annotated[int, typer.Option("--n", help="Measured requests.", parser=whole_number("--n"))] = 5,
+    n: Annotated[int | None, typer.Option("--n", help="Measured requests (default 5; with --duration, a cap).",
+                                          parser=whole_number("--n"))] = None,
     warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.",
                                                  parser=whole_number("--warmup"))] = 2,
     header: Annotated[
@@ -104,6 +105,25 @@ def probe(
             "(every recorded metric's p90, PREFIX/ttft_p90, ...) or ttft_p90 (one metric); repeat or comma-separate.",
         ),
     ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Keep N streams in flight (one async client, connections reused); "
+                          "with --rate, at most N.", parser=whole_number("--concurrency"))
+    ] = 0,
+    rate: Annotated[
+        float, typer.Option("--rate", help="Send requests at R per second, Poisson arrivals (see --burstiness).",
+                            parser=number("--rate"))
+    ] = 0.0,
+    burstiness: Annotated[
+        float, typer.Option("--burstiness", help="Arrival gaps Gamma(shape=B): 1 Poisson, <1 burstier, >1 steadier.",
+                            parser=number("--burstiness"))
+    ] = 1.0,
+    duration: Annotated[
+        float, typer.Option("--duration", help="Under load: send measured requests for this many seconds "
+                            "(at most --n).", parser=number("--duration"))
+    ] = 0.0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the --rate arrival schedule.", parser=whole_number("--seed"))
+    ] = 0,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -154,7 +174,7 @@ def probe(
     spec = core.ProbeSpec(
         url=url,
         body=read_body(body),
-        n=n,
+        n=n if n is not None else (core.MAX_N if duration else 5),
         warmup=warmup,
         headers=headers,
         timeout=timeout,
@@ -165,6 +185,11 @@ def probe(
         no_cache=no_cache,
         expect=conditions.parse_pairs(expect or [], "--expect"),
         max_bytes=int(float(settings.get("probe.max_response_mb", 32)) * 1024 * 1024),
+        concurrency=concurrency,
+        rate=rate,
+        burstiness=burstiness,
+        duration=duration,
+        seed=seed,
     )
     spec.check()
     result = core.probe(spec, hostname=settings.hostname, progress=info)

@@ -29,6 +29,7 @@ from factreg.errors import UsageError
 from factreg.measure import quantiles
 from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure.identity import check_identity
+from factreg.measure.load import Load
 from factreg.measure.stream import DEFAULT_MAX_BYTES, ProbeFailure, RequestTrace, request_body, rounded, stream_request
 from factreg.measure.uptime import is_local, server_uptime
 from factreg.registry import conditions as cond
@@ -68,6 +69,8 @@ MAX_N = 10_000
 MAX_WARMUP = 1_000
 MAX_SECONDS = 3600.0
 MAX_UPTIME = 365 * 86400.0
+MAX_CONCURRENCY = 1024
+MAX_RATE = 10_000.0
 
 # Observable before any timing: a difference here stops the probe early.
 EARLY_KEYS = ("endpoint", "model", "build", "body_sha256", "machine")
@@ -110,6 +113,12 @@ class ProbeSpec:
     no_cache: bool = False
     expect: dict[str, str] = field(default_factory=dict)
     max_bytes: int = DEFAULT_MAX_BYTES
+    # Load (`measure/load.py`): N streams in flight, or arrivals at a rate; none = one request after another.
+    concurrency: int = 0
+    rate: float = 0.0
+    burstiness: float = 1.0
+    duration: float = 0.0
+    seed: int = 0
 
     def __post_init__(self) -> None:
         self.url = chat_url(self.url)
@@ -139,6 +148,22 @@ class ProbeSpec:
             raise UsageError(f"--spacing must be a number of seconds from 0 to {MAX_SECONDS:g}")
         if not (math.isfinite(self.min_uptime) and 0 <= self.min_uptime <= MAX_UPTIME):
             raise UsageError(f"--min-uptime must be a number of seconds from 0 to {MAX_UPTIME:g}")
+        if not 0 <= self.concurrency <= MAX_CONCURRENCY:
+            raise UsageError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
+        if not (math.isfinite(self.rate) and 0 <= self.rate <= MAX_RATE):
+            raise UsageError(f"--rate must be requests per second above 0 and at most {MAX_RATE:g}")
+        if not (math.isfinite(self.burstiness) and 0.01 <= self.burstiness <= 100):
+            raise UsageError("--burstiness must be from 0.01 to 100 (1: Poisson arrivals)")
+        if not (math.isfinite(self.duration) and 0 <= self.duration <= MAX_SECONDS):
+            raise UsageError(f"--duration must be a number of seconds from 0 to {MAX_SECONDS:g}")
+        if (self.duration or self.burstiness != 1.0) and not self.load.active:
+            raise UsageError("--duration and --burstiness go with --concurrency or --rate")
+        if self.spacing and self.load.active:
+            raise UsageError("--spacing is for one request after another; under load give --rate instead")
+
+    @property
+    def load(self) -> Load:
+        return Load(self.concurrency, self.rate, self.burstiness, self.duration, self.seed)
 
     def method(self) -> dict[str, Any]:
         """The recipe stored with recorded facts: data, header templates only."""
@@ -153,6 +178,17 @@ class ProbeSpec:
             "no_cache": self.no_cache,
             "min_uptime": self.min_uptime,
             "spacing": self.spacing,
+            **(
+                {
+                    "concurrency": self.concurrency,
+                    "rate": self.rate,
+                    "burstiness": self.burstiness,
+                    "duration": self.duration,
+                    "seed": self.seed,
+                }
+                if self.load.active
+                else {}
+            ),
         }
 
 
@@ -208,6 +244,9 @@ class ProbeResult:
             "warnings": self.warnings,
             "requests": [r.as_json() for r in self.requests],
         }
+        queued = [r.queued for r in self.requests if r.kind == "measured" and r.queued is not None]
+        if queued:
+            data["client_queue_s"] = percentiles(queued)
         return dict(secrets.redact_data(data))
 
 
@@ -320,8 +359,11 @@ def _run(
             result.message = f"conditions changed before timing: {_diff_line(result.diff)}"
             return result
         uptime = _settle_uptime(spec, result, say)
+        if spec.load.active:
+            _under_load(spec, headers, result, say)
         # Warm-up requests first (discarded later by their phase), then the measured ones, spaced if asked.
-        for phase, count, label in (("warmup", spec.warmup, "warm-up"), ("measured", spec.n, "request")):
+        steps = [] if spec.load.active else [("warmup", spec.warmup, "warm-up"), ("measured", spec.n, "request")]
+        for phase, count, label in steps:
             for i in range(count):
                 if phase == "measured" and i and spec.spacing:
                     time.sleep(spec.spacing)
@@ -345,6 +387,56 @@ def _run(
         result.verdict = Verdict.CONDITIONS_CHANGED
         result.message = f"conditions changed: {_diff_line(result.diff)}"
     return result
+
+
+def _under_load(
+    spec: ProbeSpec, headers: dict[str, str], result: ProbeResult, say: Callable[[str], None]
+) -> None:
+    """Warm-up and measured requests under `spec.load` from one async client (`measure/load.py`). A failed
+    request fails the probe, as in a sequential run: the others would be a biased selection (the ones that
+    worked); the counts say how many failed."""
+    import asyncio
+
+    from factreg.measure import load as loading
+
+    run = asyncio.run(
+        loading.run(
+            spec.load,
+            spec.url,
+            headers,
+            lambda: request_body(spec.body, spec.no_cache),
+            n=spec.n,
+            warmup=spec.warmup,
+            timeout=spec.timeout,
+            max_bytes=spec.max_bytes,
+            progress=say,
+        )
+    )
+    result.requests.extend(sorted(run.traces, key=lambda r: r.started))
+    result.observed.update(spec.load.describe())
+    measured = [r for r in run.traces if r.kind == "measured"]
+    queued = sorted(r.queued for r in measured if r.queued is not None)
+    result.info.update(
+        {
+            "connection_reuse": "on",
+            "client": "httpx.AsyncClient",
+            "requests_sent": str(run.sent),
+            "requests_failed": str(len(run.failures)),
+            "wall_s": f"{run.wall:.3f}",
+            "throughput_rps": f"{len(run.traces) / run.wall:.3f}" if run.wall > 0 else "",
+        }
+    )
+    if queued:
+        result.info["queued_p50_s"] = f"{stats.quantile(queued, 0.5):.6f}"
+        result.info["queued_p99_s"] = f"{stats.quantile(queued, 0.99):.6f}"
+        result.info["queued_max_s"] = f"{queued[-1]:.6f}"
+    if run.failures:
+        first = run.failures[0]
+        raise ProbeFailure(
+            first.verdict, f"{len(run.failures)} of {run.sent} requests under load failed; first: {first.message}"
+        )
+    if not measured:
+        raise ProbeFailure(Verdict.ERROR, "no measured request finished under load (--duration too short?)")
 
 
 def _settle_uptime(spec: ProbeSpec, result: ProbeResult, say: Callable[[str], None]) -> float | None:
@@ -509,6 +601,11 @@ STORED_BOUNDS: dict[str, tuple[float, float]] = {
     "timeout": (0.001, 3600),
     "spacing": (0, 3600),
     "min_uptime": (0, 7 * 86400),
+    "concurrency": (0, MAX_CONCURRENCY),
+    "rate": (0, MAX_RATE),
+    "burstiness": (0.01, 100),
+    "duration": (0, 3600),
+    "seed": (0, 2**31),
 }
 MAX_STORED_BODY = 8 * 1024 * 1024  # as `probe --body` reads
 MAX_STORED_HEADERS = 64
@@ -556,6 +653,11 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
         no_cache=no_cache,
         min_uptime=float(_bounded(method, "min_uptime", DEFAULT_MIN_UPTIME_S, False)),
         spacing=float(_bounded(method, "spacing", 0, False)),
+        concurrency=int(_bounded(method, "concurrency", 0, True)),
+        rate=float(_bounded(method, "rate", 0, False)),
+        burstiness=float(_bounded(method, "burstiness", 1, False)),
+        duration=float(_bounded(method, "duration", 0, False)),
+        seed=int(_bounded(method, "seed", 0, True)),
     )
     spec.check()  # http(s)://host, no credentials in the URL
     return spec
