@@ -253,5 +253,33 @@ def _print(data: dict) -> None:
                 str(m["n"]),
             )
         out.print(table)
+        _print_percentiles(out, metrics)
+    if data.get("client_queue_s"):
+        q = data["client_queue_s"]
+        out.print(f"  client queueing (scheduled send → written): p50 {fmt.num(q['p50']['value'])} s, "
+                  f"p99 {fmt.num(q['p99']['value'])} s")
     if data["flags"]:
         out.print("  flags: " + ", ".join(data["flags"]))
+
+
+def _print_percentiles(out, metrics: dict) -> None:  # type: ignore[no-untyped-def]
+    """p50/p90/p95/p99 with 95% intervals; a percentile n cannot support is marked `~` and explained once."""
+    from factreg import fmt
+    from factreg.cli.common import make_table
+
+    table = make_table()
+    for col in ("metric", "p50", "p90", "p95", "p99"):
+        table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
+    notes: list[str] = []
+    for name, m in metrics.items():
+        cells = []
+        for label, est in (m.get("percentiles") or {}).items():
+            low, high = est["ci95"]
+            span = f" [{fmt.num(low) if low is not None else '−∞'}, {fmt.num(high) if high is not None else '∞'}]"
+            cells.append(("~" if not est["enough"] else "") + fmt.num(est["value"]) + span)
+            if est["too_few"] and label not in {n.split(" ")[0] for n in notes}:
+                notes.append(est["too_few"].split(";")[0])
+        table.add_row(name, *cells)
+    out.print(table)
+    if notes:
+        out.print("  ~ too few samples: " + "; ".join(notes))

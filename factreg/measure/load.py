@@ -204,7 +204,7 @@ async def run(
             out.failures.append(exc)
         done = len(out.traces) + len(out.failures)
         if done % max(1, total // 20) == 0 or done == total:
-            say(f"{done}/{out.sent} requests done")
+            say(f"{done}/{total} requests done")
 
     def may_send(i: int) -> bool:
         nonlocal deadline

@@ -75,7 +75,7 @@ ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp"})
 
 # A percentile of a metric's distribution is a metric of its own: `ttft_p90` is the 90th percentile of ttft (never
 # comparable with a median of ttft). Only these families have per-request distributions worth a percentile.
-_PERCENTILE_RE = re.compile(r"^([a-z_]+?)_p(\d{1,2}(?:\.\d{1,3})?)$")
+_PERCENTILE_RE = re.compile(r"^([a-z][a-z0-9_]*?)_p(\d{1,2}(?:\.\d{1,3})?)$")
 PERCENTILE_FAMILIES = frozenset({"latency", "rate", "count"})
 
 
