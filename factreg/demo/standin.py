@@ -230,9 +230,10 @@ class Handler(BaseHTTPRequestHandler):
             return b"data: " + json.dumps({**base, "choices": choices, **(extra or {})}).encode() + b"\n\n"
 
         def send(data: bytes, kind: str = "other") -> None:
-            self._chunk(data)
+            # The time is taken as the write begins: a client's arrival time is never before it.
             record["sent"].append(time.perf_counter() - t0)
             record["kinds"].append(kind)
+            self._chunk(data)
             if p["garbage"]:
                 self._chunk(b"this is not an event\ndata: {broken json\n: keep-alive comment\n\n")
 
