@@ -145,6 +145,10 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, {"build_info": params["fp"], "model_path": f"/models/{params['model']}.gguf"})
         elif path == "/health":
             self._json(200, {"status": "ok"})
+        elif path == "/log":  # what it sent and when (its monotonic clock), for a benchmark in another process
+            with self.server.lock:
+                log = [{k: r[k] for k in ("id", "t0", "sent", "kinds")} for r in self.server.requests]
+            self._json(200, log)
         else:
             self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
 
