@@ -44,7 +44,20 @@ def row(name: str, xs: list[float], target: str = "", ok: bool | None = None) ->
     return f"| {name} | {len(xs)} | {cells} | {ms(min(xs))} / {ms(max(xs))} | {target} | {verdict} |"
 
 
+def wakeups(seconds: float = 2.0) -> list[float]:
+    """How late this process wakes from a 1 ms sleep, for `seconds`: the machine's scheduling noise, the floor
+    under any timing error measured here."""
+    late = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t = time.perf_counter()
+        time.sleep(0.001)
+        late.append(time.perf_counter() - t - 0.001)
+    return late
+
+
 def main() -> None:
+    before = wakeups()
     proc = subprocess.Popen([sys.executable, "-m", "factreg.demo.standin"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     load_start = os.getloadavg()
     try:
@@ -62,12 +75,14 @@ def main() -> None:
         proc.terminate()
         proc.wait(10)
     load_end = os.getloadavg()
+    after = wakeups()
     assert result.verdict == "ok", result.message
     measured = [r for r in result.requests if r.kind == "measured"]
     ttft_err: list[float] = []
     e2e_err: list[float] = []
     itl_err: list[float] = []
     deliver: list[float] = []
+    late: list[float] = []  # the stand-in's own lateness against its plan: not error (both sides see it)
     for trace in measured:
         entry = log[trace.response_id]
         sent = [t for t, k in zip(entry["sent"], entry["kinds"], strict=True) if k == "answer"]
@@ -78,6 +93,7 @@ def main() -> None:
         e2e_err.append(m["e2e"] - sent[-1])
         gaps = trace.gaps()["itl"]
         itl_err.extend(g - (b - a) for g, a, b in zip(gaps, sent, sent[1:], strict=False))
+        late.extend(s - (FIRST + i * GAP) for i, s in enumerate(sent))
         deliver.extend((trace.started + g) - (entry["t0"] + s) for g, s in zip(got, sent, strict=True))
     itl = result.samples["itl"]
     ttft_p50 = abs(quantiles.percentile(ttft_err, 0.5))
@@ -102,6 +118,7 @@ def main() -> None:
         row("`e2e`: e2e − (last answer chunk sent − request read)", e2e_err),
         row("`itl`: each gap − the stand-in's gap between the same chunks", itl_err),
         row("chunk delivery: arrival − send began (one clock)", deliver),
+        row("(not error) stand-in's lateness: chunk sent − planned", late),
         "",
         "| measured | n | p50 | p90 | p95 | p99 | min / max | target | |",
         "|---|---:|---:|---:|---:|---:|---:|---|---|",
@@ -109,6 +126,12 @@ def main() -> None:
         row("`itl`", itl, "p50 within 1 ms of 20 ms", abs(itl_p50 - GAP) <= 0.001),
         row("`tpot`", result.samples["tpot"]),
         row("client queueing (slot free → request written)", queued),
+        "",
+        "| control: lateness of a 1 ms sleep, 2 s before and after the run (the machine's scheduling noise) "
+        "| n | p50 | p90 | p95 | p99 | min / max | | |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|",
+        row("before", before),
+        row("after", after),
         "",
         "The ttft error is the probe's clock start (the moment httpcore finished writing the request body) against "
         "the stand-in's (the moment it finished reading it), plus the delivery of the first chunk; the stand-in's "

@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, ROOT, machine  # noqa: E402
 
-ORDER = ["core", "verify", "probe", "docs", "lint", "lint_real_tuned", "concurrency"]
+ORDER = ["core", "verify", "probe", "load", "docs", "lint", "lint_real_tuned", "concurrency"]
 
 
 def main() -> None:
