@@ -300,3 +300,55 @@ def test_a_kept_alive_json_route_answers_without_a_delayed_ack(server) -> None:
             assert client.get(url).status_code == 200
             times.append(time.perf_counter() - t)
     assert statistics.median(times) < 0.020, times
+
+
+# ---------------------------------------------------------------- sweep
+
+
+def test_sweep_finds_the_capacity_of_a_server_that_saturates(cli, server, body_file) -> None:
+    # The stand-in adds 0.1 s to the first token per other stream in flight, so under ttft < 0.12 only a request
+    # served alone can be good: at 2 and 4 streams most overlap (a level's first and last requests may run alone).
+    url = server.url("ok,first=0.05,perstream=0.1,gap=0.005,tokens=3,model=sweep")
+    r = cli("sweep", url, "--body", body_file, "--concurrency", "1,2,4", "--n", "8", "--warmup", "0",
+            "--slo", "ttft<0.12", "--record", "sw/p", "--json")
+    assert r.exit_code == 0, r.stderr
+    data = r.json()
+    shares = {lv["concurrency"]: lv["goodput"]["share"] for lv in data["levels"]}
+    assert shares[4] < 0.95 and shares[2] < 0.95
+    assert data["capacity"] in (1, None)  # level 1 passes unless the machine stalls a request by 70 ms
+    assert sorted(data["recorded"]) == sorted(
+        f"sw/p/{m}@1" for m in ("capacity", "goodput_c1", "goodput_c2", "goodput_c4")
+    )
+    fact = cli("show", "sw/p/goodput_c4", "--json").json()
+    assert fact["metric"] == "goodput" and fact["value"] == shares[4] and len(fact["samples"]) == 8
+    assert set(fact["samples"]) <= {0.0, 1.0} and sum(fact["samples"]) / 8 == shares[4]
+    assert fact["method"]["kind"] == "sweep" and fact["method"]["slos"] == ["ttft<0.12"]
+    assert fact["conditions"]["identity"]["concurrency"] == "4"
+
+
+def test_a_sweep_under_a_limit_nobody_meets_has_no_capacity(server) -> None:
+    from factreg.measure import sweep
+
+    base = core.ProbeSpec(url=server.url("ok,first=0.05,gap=0.005,tokens=2,model=none"), body=dict(BODY), n=4,
+                          warmup=0, min_uptime=0)
+    result = sweep.sweep(base, [1, 2], quantiles.parse_slos(["ttft<0.04"]), hostname="h")
+    assert result.capacity.level is None and "no capacity" in result.capacity.message
+    assert all(lv.goodput.good == 0 and lv.goodput.missed == {"ttft<0.04": 4} for lv in result.levels)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--concurrency", "4,2"], "must rise"),
+        (["--concurrency", "0,1"], "each 1 to 1024"),
+        (["--concurrency", "a"], "levels such as"),
+        (["--slo", "ttft>0.5"], "upper bound"),
+        ([], "no SLO"),
+        (["--slo", "ttft<0.5", "--threshold", "2"], "--threshold"),
+    ],
+)
+def test_bad_sweep_options_exit_2(cli, server, body_file, args, needle) -> None:
+    r = cli("sweep", server.url("ok"), "--body", body_file, *args)
+    assert r.exit_code == 2, r.stderr
+    errors = [line for line in r.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and needle in errors[0]

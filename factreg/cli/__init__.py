@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from factreg.cli import changes, decisions, demo, docs, facts, probe, registry, status, verify
+from factreg.cli import changes, decisions, demo, docs, facts, probe, registry, status, sweep, verify
 from factreg.errors import EXIT_INTERNAL, FactregError
 
 
@@ -68,7 +68,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-for module in (facts, registry, verify, probe, status, changes, docs, decisions, demo):
+for module in (facts, registry, verify, probe, sweep, status, changes, docs, decisions, demo):
     module.register(app)
 
 

@@ -42,6 +42,41 @@ def read_body(path: str) -> dict:
     return body
 
 
+def request_headers(url: str, header: list[str] | None, api_key_env: str | None, record: str | None) -> dict[str, str]:
+    """--header and --api-key-env as header templates; with --record, no literal secret in them or the URL."""
+    from factreg import secrets
+    from factreg.errors import UsageError
+
+    headers: dict[str, str] = {}
+    for text in header or []:
+        name, value = secrets.parse_header(text)
+        if any(k.lower() == name.lower() for k in headers):
+            raise UsageError(f"--header {name} given twice")
+        headers[name] = value
+    if api_key_env:
+        secrets.check_env_name(api_key_env, "--api-key-env")
+        if any(k.lower() == "authorization" for k in headers):
+            raise UsageError("give either --api-key-env or an Authorization --header, not both")
+        headers["Authorization"] = "Bearer ${" + api_key_env + "}"
+    if record:
+        from factreg.registry.ids import check_id
+
+        check_id(record.rstrip("/"))
+        literal = secrets.literal_secret_headers(headers)
+        if literal:
+            raise UsageError(
+                f"--record stores the probe recipe, so header {literal[0]} must name an environment variable "
+                "instead of holding a literal value (it may be a secret): --header "
+                f"'{literal[0]}: ${{MY_TOKEN}}', or --api-key-env MY_TOKEN for Authorization"
+            )
+        if secrets.url_credentials(url):
+            raise UsageError(
+                "--record stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
+                "header that names an environment variable instead, e.g. --header 'x-goog-api-key: ${MY_KEY}'"
+            )
+    return headers
+
+
 @handles_errors
 def probe(
     url: Annotated[
@@ -132,39 +167,13 @@ def probe(
     Exit codes: 0 ok, 1 conditions changed (--expect not met), 2 bad usage or input,
     3 auth_failed / unreachable / error / no_answer (a measured reply held no answer token; nothing is recorded then).
     """
-    from factreg import config, secrets
+    from factreg import config
     from factreg.errors import CouldNotVerify, Findings, UsageError
     from factreg.measure import probe as core
     from factreg.registry import conditions
     from factreg.registry.freshness import parse_time
 
-    headers: dict[str, str] = {}
-    for text in header or []:
-        name, value = secrets.parse_header(text)
-        if any(k.lower() == name.lower() for k in headers):
-            raise UsageError(f"--header {name} given twice")
-        headers[name] = value
-    if api_key_env:
-        secrets.check_env_name(api_key_env, "--api-key-env")
-        if any(k.lower() == "authorization" for k in headers):
-            raise UsageError("give either --api-key-env or an Authorization --header, not both")
-        headers["Authorization"] = "Bearer ${" + api_key_env + "}"
-    if record:
-        from factreg.registry.ids import check_id
-
-        check_id(record.rstrip("/"))
-        literal = secrets.literal_secret_headers(headers)
-        if literal:
-            raise UsageError(
-                f"--record stores the probe recipe, so header {literal[0]} must name an environment variable "
-                "instead of holding a literal value (it may be a secret): --header "
-                f"'{literal[0]}: ${{MY_TOKEN}}', or --api-key-env MY_TOKEN for Authorization"
-            )
-        if secrets.url_credentials(url):
-            raise UsageError(
-                "--record stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
-                "header that names an environment variable instead, e.g. --header 'x-goog-api-key: ${MY_KEY}'"
-            )
+    headers = request_headers(url, header, api_key_env, record)
     asked = core.parse_percentiles(percentile or [])
     if asked and not record:
         raise UsageError("--percentile records percentile facts: give --record PREFIX too")

@@ -45,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "status": 0,  # answer every route with this HTTP status
     "auth": 0,  # 1: require `Authorization: Bearer <server.token>`
     "mb": 50,  # huge: megabytes to stream
+    "perstream": 0.0,  # seconds added to the first token per other stream in flight (a server that saturates)
 }
 
 
@@ -78,6 +79,7 @@ class FaultServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
         self.requests: list[dict[str, Any]] = []
+        self.inflight = 0
         # Parameters forced on every route, e.g. {"status": 401}: the same URL changes behaviour (a reassigned host).
         self.override: dict[str, Any] = {}
 
@@ -181,7 +183,19 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
         if mode == "json":
             return self._json(200, {"choices": [{"message": {"role": "assistant", "content": "hi"}}]})
-        self._stream(mode, params, body if isinstance(body, dict) else {}, t0, index, record)
+        with self.server.lock:
+            self.server.inflight += 1
+            others = self.server.inflight - 1
+        try:
+            params["first"] = (
+                float(params["first"]) + float(params["perstream"]) * others
+                if params["first"] is not None and params["perstream"]
+                else params["first"]
+            )
+            self._stream(mode, params, body if isinstance(body, dict) else {}, t0, index, record)
+        finally:
+            with self.server.lock:
+                self.server.inflight -= 1
 
     # ------------------------------------------------------------ answers
 

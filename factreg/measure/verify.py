@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from factreg.registry.store import Registry
     from factreg.registry.types import FactData, VerificationRow
 
-VERIFIERS = ("llama-bench", "probe")  # the method kinds factreg can re-run; nothing else is ever run
+VERIFIERS = ("llama-bench", "probe", "sweep")  # the method kinds factreg can re-run; nothing else is ever run
 NOT_RERUNNABLE = ("manual", "derived")
 SKIPPED = "skipped"
 
@@ -85,6 +85,10 @@ def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
         from factreg.measure import probe
 
         return probe.remeasure
+    if kind == "sweep":
+        from factreg.measure import sweep
+
+        return sweep.remeasure
     raise UsageError(f"no verifier for method kind {kind!r}")
 
 
