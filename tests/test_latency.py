@@ -281,7 +281,9 @@ def test_a_stored_load_method_is_bounded_and_replayed() -> None:
     again = core.spec_from_method(method)
     assert (again.concurrency, again.rate, again.burstiness, again.duration, again.seed) == (3, 2.5, 0.5, 10, 4)
     assert "concurrency" not in core.ProbeSpec(url="http://127.0.0.1:1/v1", body={}).method()
-    for key, value in (("concurrency", 5000), ("rate", 1e9), ("burstiness", 0), ("duration", 1e6), ("seed", -1)):
+    assert core.spec_from_method({**method, "n": core.MAX_N}).n == core.MAX_N
+    for key, value in (("concurrency", 5000), ("rate", 1e9), ("burstiness", 0), ("duration", 1e6), ("seed", -1),
+                       ("n", core.MAX_N + 1)):
         with pytest.raises(UsageError):
             core.spec_from_method({**method, key: value})
 

@@ -596,7 +596,7 @@ def new_facts(
 # Bounds on a stored probe method: a method from the registry is data, and each field is checked before anything
 # is sent (a tampered or imported method cannot make verify send 10⁹ requests, wait a day, or post 1 GB).
 STORED_BOUNDS: dict[str, tuple[float, float]] = {
-    "n": (1, 1000),
+    "n": (1, MAX_N),  # a load run or a p99 fact needs 1,000+; --duration stores its cap, MAX_N
     "warmup": (0, 100),
     "timeout": (0.001, 3600),
     "spacing": (0, 3600),
