@@ -550,7 +550,7 @@ def test_record_writes_facts_with_conditions_and_method(cli, server, body_file, 
     )
     assert r.exit_code == 0, r.stderr
     assert sorted(r.json()["recorded"]) == sorted(
-        f"box/voice/{m}@1" for m in ("ttft", "ttft_any", "ttfb", "e2e", "decode_rate")
+        f"box/voice/{m}@1" for m in ("ttft", "ttft_any", "ttfb", "e2e", "decode_rate", "tpot", "itl")
     )
     fact = cli("show", "box/voice/ttft", "--json").json()
     assert fact["n"] == 3 and fact["unit"] == "s" and len(fact["samples"]) == 3

@@ -23,6 +23,7 @@ from factreg.cli import (
     probe,
     registry,
     status,
+    sweep,
     verify,
 )
 from factreg.cli.common import GLOBAL
@@ -155,7 +156,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-for module in (facts, registry, verify, probe, status, changes, docs, decisions, demo, agents, completion):
+for module in (facts, registry, verify, probe, sweep, status, changes, docs, decisions, demo, agents, completion):
     module.register(app)
 
 

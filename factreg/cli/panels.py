@@ -18,6 +18,7 @@ PANELS: dict[str, str] = {
     "bench": MEASURE,
     "probe": MEASURE,
     "import": MEASURE,
+    "sweep": MEASURE,
     "show": READ,
     "list": READ,
     "history": READ,

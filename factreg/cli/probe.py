@@ -43,6 +43,41 @@ def read_body(path: str) -> dict:
     return body
 
 
+def request_headers(url: str, header: list[str] | None, api_key_env: str | None, record: str | None) -> dict[str, str]:
+    """--header and --api-key-env as header templates; with --record, no literal secret in them or the URL."""
+    from factreg import secrets
+    from factreg.errors import UsageError
+
+    headers: dict[str, str] = {}
+    for text in header or []:
+        name, value = secrets.parse_header(text)
+        if any(k.lower() == name.lower() for k in headers):
+            raise UsageError(f"--header {name} given twice")
+        headers[name] = value
+    if api_key_env:
+        secrets.check_env_name(api_key_env, "--api-key-env")
+        if any(k.lower() == "authorization" for k in headers):
+            raise UsageError("give either --api-key-env or an Authorization --header, not both")
+        headers["Authorization"] = "Bearer ${" + api_key_env + "}"
+    if record:
+        from factreg.registry.ids import check_id
+
+        check_id(record.rstrip("/"))
+        literal = secrets.literal_secret_headers(headers)
+        if literal:
+            raise UsageError(
+                f"--record stores the probe recipe, so header {literal[0]} must name an environment variable "
+                "instead of holding a literal value (it may be a secret): --header "
+                f"'{literal[0]}: ${{MY_TOKEN}}', or --api-key-env MY_TOKEN for Authorization"
+            )
+        if secrets.url_credentials(url):
+            raise UsageError(
+                "--record stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
+                "header that names an environment variable instead, e.g. --header 'x-goog-api-key: ${MY_KEY}'"
+            )
+    return headers
+
+
 @handles_errors
 def probe(
     url: Annotated[
@@ -53,7 +88,8 @@ def probe(
         ),
     ],
     body: Annotated[str, typer.Option("--body", help="JSON file with the real request body ('-': stdin).")],
-    n: Annotated[int, typer.Option("--n", help="Measured requests.", parser=whole_number("--n"))] = 5,
+    n: Annotated[int | None, typer.Option("--n", help="Measured requests (default 5; with --duration, a cap).",
+                                          parser=whole_number("--n"))] = None,
     warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.",
                                                  parser=whole_number("--warmup"))] = 2,
     header: Annotated[
@@ -97,6 +133,33 @@ def probe(
         str | None,
         typer.Option("--record", help="Record facts PREFIX/ttft, PREFIX/e2e, ... with this probe as their method."),
     ] = None,
+    percentile: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--percentile",
+            help="With --record, also record percentiles as facts of their own with their 95% interval: 90 "
+            "(every recorded metric's p90, PREFIX/ttft_p90, ...) or ttft_p90 (one metric); repeat or comma-separate.",
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Keep N streams in flight (one async client, connections reused); "
+                          "with --rate, at most N.", parser=whole_number("--concurrency"))
+    ] = 0,
+    rate: Annotated[
+        float, typer.Option("--rate", help="Send requests at R per second, Poisson arrivals (see --burstiness).",
+                            parser=number("--rate"))
+    ] = 0.0,
+    burstiness: Annotated[
+        float, typer.Option("--burstiness", help="Arrival gaps Gamma(shape=B): 1 Poisson, <1 burstier, >1 steadier.",
+                            parser=number("--burstiness"))
+    ] = 1.0,
+    duration: Annotated[
+        float, typer.Option("--duration", help="Under load: send measured requests for this many seconds "
+                            "(at most --n).", parser=number("--duration"))
+    ] = 0.0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the --rate arrival schedule.", parser=whole_number("--seed"))
+    ] = 0,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -105,46 +168,23 @@ def probe(
     Exit codes: 0 ok, 1 conditions changed (--expect not met), 2 bad usage or input,
     3 auth_failed / unreachable / error / no_answer (a measured reply held no answer token; nothing is recorded then).
     """
-    from factreg import config, secrets
+    from factreg import config
     from factreg.errors import CouldNotVerify, Findings, UsageError
     from factreg.measure import probe as core
     from factreg.registry import conditions
     from factreg.registry.freshness import parse_time
 
-    headers: dict[str, str] = {}
-    for text in header or []:
-        name, value = secrets.parse_header(text)
-        if any(k.lower() == name.lower() for k in headers):
-            raise UsageError(f"--header {name} given twice")
-        headers[name] = value
-    if api_key_env:
-        secrets.check_env_name(api_key_env, "--api-key-env")
-        if any(k.lower() == "authorization" for k in headers):
-            raise UsageError("give either --api-key-env or an Authorization --header, not both")
-        headers["Authorization"] = "Bearer ${" + api_key_env + "}"
-    if record:
-        from factreg.registry.ids import check_id
-
-        check_id(record.rstrip("/"))
-        literal = secrets.literal_secret_headers(headers)
-        if literal:
-            raise UsageError(
-                f"--record stores the probe recipe, so header {literal[0]} must name an environment variable "
-                "instead of holding a literal value (it may be a secret): --header "
-                f"'{literal[0]}: ${{MY_TOKEN}}', or --api-key-env MY_TOKEN for Authorization"
-            )
-        if secrets.url_credentials(url):
-            raise UsageError(
-                "--record stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
-                "header that names an environment variable instead, e.g. --header 'x-goog-api-key: ${MY_KEY}'"
-            )
+    headers = request_headers(url, header, api_key_env, record)
+    asked = core.parse_percentiles(percentile or [])
+    if asked and not record:
+        raise UsageError("--percentile records percentile facts: give --record PREFIX too")
     settings = config.resolve(db)
     if min_uptime is None:
         min_uptime = settings.min_uptime_s
     spec = core.ProbeSpec(
         url=url,
         body=read_body(body),
-        n=n,
+        n=n if n is not None else (core.MAX_N if duration else 5),
         warmup=warmup,
         headers=headers,
         timeout=timeout,
@@ -155,6 +195,11 @@ def probe(
         no_cache=no_cache,
         expect=conditions.parse_pairs(expect or [], "--expect"),
         max_bytes=int(float(settings.get("probe.max_response_mb", 32)) * 1024 * 1024),
+        concurrency=concurrency,
+        rate=rate,
+        burstiness=burstiness,
+        duration=duration,
+        seed=seed,
     )
     spec.check()
     from factreg.cli import progress
@@ -176,7 +221,7 @@ def probe(
         from factreg.registry import facts
         from factreg.registry.store import Registry
 
-        news = core.new_facts(result, record, spec.method())
+        news = core.new_facts(result, record, spec.method(), asked)
         recorded = facts.record_many(Registry(settings.db_url), news, min_uptime)
     data["recorded"] = recorded
     if json_out:
@@ -244,5 +289,33 @@ def _print(data: dict) -> None:
                 str(m["n"]),
             )
         out.print(table)
+        _print_percentiles(out, metrics)
+    if data.get("client_queue_s"):
+        q = data["client_queue_s"]
+        out.print(f"  client queueing (scheduled send → written): p50 {fmt.num(q['p50']['value'])} s, "
+                  f"p99 {fmt.num(q['p99']['value'])} s")
     if data["flags"]:
         out.print("  flags: " + ", ".join(data["flags"]))
+
+
+def _print_percentiles(out, metrics: dict) -> None:  # type: ignore[no-untyped-def]
+    """p50/p90/p95/p99 with 95% intervals; a percentile n cannot support is marked `~` and explained once."""
+    from factreg import fmt
+    from factreg.cli.common import make_table
+
+    table = make_table()
+    for col in ("metric", "p50", "p90", "p95", "p99"):
+        table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
+    notes: list[str] = []
+    for name, m in metrics.items():
+        cells = []
+        for label, est in (m.get("percentiles") or {}).items():
+            low, high = est["ci95"]
+            span = f" [{fmt.num(low) if low is not None else '−∞'}, {fmt.num(high) if high is not None else '∞'}]"
+            cells.append(("~" if not est["enough"] else "") + fmt.num(est["value"]) + span)
+            if est["too_few"] and label not in {n.split(" ")[0] for n in notes}:
+                notes.append(est["too_few"].split(";")[0])
+        table.add_row(name, *cells)
+    out.print(table)
+    if notes:
+        out.print("  ~ too few samples: " + "; ".join(notes))

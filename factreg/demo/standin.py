@@ -45,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "status": 0,  # answer every route with this HTTP status
     "auth": 0,  # 1: require `Authorization: Bearer <server.token>`
     "mb": 50,  # huge: megabytes to stream
+    "perstream": 0.0,  # seconds added to the first token per other stream in flight (a server that saturates)
 }
 
 
@@ -78,6 +79,7 @@ class FaultServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
         self.requests: list[dict[str, Any]] = []
+        self.inflight = 0
         # Parameters forced on every route, e.g. {"status": 401}: the same URL changes behaviour (a reassigned host).
         self.override: dict[str, Any] = {}
 
@@ -98,6 +100,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read stderr
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        # Each small write goes out at once: without TCP_NODELAY a JSON answer's body (written after its headers)
+        # waits for the client's delayed ACK, ~40 ms on a kept-alive connection (Nagle), and a stream's chunk can
+        # wait behind the one before it.
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     # ------------------------------------------------------------ routing
 
@@ -137,6 +147,10 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, {"build_info": params["fp"], "model_path": f"/models/{params['model']}.gguf"})
         elif path == "/health":
             self._json(200, {"status": "ok"})
+        elif path == "/log":  # what it sent and when (its monotonic clock), for a benchmark in another process
+            with self.server.lock:
+                log = [{k: r[k] for k in ("id", "t0", "sent", "kinds")} for r in self.server.requests]
+            self._json(200, log)
         else:
             self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
 
@@ -156,7 +170,10 @@ class Handler(BaseHTTPRequestHandler):
             key = self.path.split("/")[1]
             self.server.counts[key] = self.server.counts.get(key, 0) + 1
             index = self.server.counts[key]
-            record = {"mode": mode, "body": body, "headers": dict(self.headers), "index": index, "t0": t0, "sent": []}
+            record = {
+                "mode": mode, "body": body, "headers": dict(self.headers), "index": index, "t0": t0, "sent": [],
+                "id": f"chatcmpl-fault-{len(self.server.requests)}", "kinds": [],
+            }
             self.server.requests.append(record)
         if mode == "redirect":
             return self._redirect(path)
@@ -166,7 +183,19 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
         if mode == "json":
             return self._json(200, {"choices": [{"message": {"role": "assistant", "content": "hi"}}]})
-        self._stream(mode, params, body if isinstance(body, dict) else {}, t0, index, record)
+        with self.server.lock:
+            self.server.inflight += 1
+            others = self.server.inflight - 1
+        try:
+            params["first"] = (
+                float(params["first"]) + float(params["perstream"]) * others
+                if params["first"] is not None and params["perstream"]
+                else params["first"]
+            )
+            self._stream(mode, params, body if isinstance(body, dict) else {}, t0, index, record)
+        finally:
+            with self.server.lock:
+                self.server.inflight -= 1
 
     # ------------------------------------------------------------ answers
 
@@ -207,7 +236,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
         base = {
-            "id": "chatcmpl-fault",
+            "id": record["id"],
             "object": "chat.completion.chunk",
             "created": 0,
             "model": p["model"],
@@ -218,9 +247,11 @@ class Handler(BaseHTTPRequestHandler):
             choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
             return b"data: " + json.dumps({**base, "choices": choices, **(extra or {})}).encode() + b"\n\n"
 
-        def send(data: bytes) -> None:
-            self._chunk(data)
+        def send(data: bytes, kind: str = "other") -> None:
+            # The time is taken as the write begins: a client's arrival time is never before it.
             record["sent"].append(time.perf_counter() - t0)
+            record["kinds"].append(kind)
+            self._chunk(data)
             if p["garbage"]:
                 self._chunk(b"this is not an event\ndata: {broken json\n: keep-alive comment\n\n")
 
@@ -251,7 +282,7 @@ class Handler(BaseHTTPRequestHandler):
             self._wait_until(t0 + at)
             if mode == "nonutf8" and answered == 1:
                 self._chunk(b'data: {"choices":[{"index":0,"delta":{"content":"\xff\xfe bad"}}]}\n\n')
-            send(event({key: text}))
+            send(event({key: text}), "answer" if is_answer else "reasoning")
             emitted += 1
             answered += is_answer
             if mode in ("disconnect", "stall") and answered >= int(p["after"]):

@@ -36,6 +36,22 @@ def make_client(timeout: float, *, keepalive: bool = True) -> httpx.Client:
     )
 
 
+def make_async_client(timeout: float) -> httpx.AsyncClient:
+    """The asyncio twin of `make_client` for load runs: same rules, keep-alive on, the pool unbounded (the load
+    decides how many requests are in flight, not the client)."""
+    import httpx
+
+    if not timeout or timeout <= 0:
+        raise ValueError("a time-out must be positive")
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=False,
+        headers={"User-Agent": USER_AGENT},
+        limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
+        trust_env=False,
+    )
+
+
 def redirect_message(status: int, location: str | None, url: str) -> str:
     """One line naming where a 3xx answer pointed, without following it."""
     if not location:

@@ -26,8 +26,10 @@ from urllib.parse import urlsplit, urlunsplit
 from factreg import secrets
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import UsageError
+from factreg.measure import quantiles
 from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure.identity import check_identity
+from factreg.measure.load import Load
 from factreg.measure.stream import DEFAULT_MAX_BYTES, ProbeFailure, RequestTrace, request_body, rounded, stream_request
 from factreg.measure.uptime import is_local, server_uptime
 from factreg.registry import conditions as cond
@@ -43,12 +45,32 @@ if TYPE_CHECKING:
     from factreg.registry.types import FactData, Method
 
 OK = "ok"
-METRICS = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate")
+METRICS = (
+    "ttft",
+    "ttft_any",
+    "ttfb",
+    "reasoning_time",
+    "e2e",
+    "decode_rate",
+    "tpot",
+    "tpot_reasoning",
+    "itl",
+    "itl_reasoning",
+    "answer_tokens",
+    "reasoning_tokens",
+)
+# What `--record` stores by default; the token counts stay conditions (in `info`), reasoning metrics only when the
+# server thinks, and percentiles only when asked (`--percentile`).
+RECORDED = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate", "tpot", "tpot_reasoning", "itl",
+            "itl_reasoning")
+REASONING_METRICS = frozenset({"reasoning_time", "tpot_reasoning", "itl_reasoning"})
 # Bounds of a probe, from the command line or a stored method: requests, and seconds (timeout, spacing, uptime).
 MAX_N = 10_000
 MAX_WARMUP = 1_000
 MAX_SECONDS = 3600.0
 MAX_UPTIME = 365 * 86400.0
+MAX_CONCURRENCY = 1024
+MAX_RATE = 10_000.0
 
 # Observable before any timing: a difference here stops the probe early.
 EARLY_KEYS = ("endpoint", "model", "build", "body_sha256", "machine")
@@ -91,6 +113,12 @@ class ProbeSpec:
     no_cache: bool = False
     expect: dict[str, str] = field(default_factory=dict)
     max_bytes: int = DEFAULT_MAX_BYTES
+    # Load (`measure/load.py`): N streams in flight, or arrivals at a rate; none = one request after another.
+    concurrency: int = 0
+    rate: float = 0.0
+    burstiness: float = 1.0
+    duration: float = 0.0
+    seed: int = 0
 
     def __post_init__(self) -> None:
         self.url = chat_url(self.url)
@@ -120,6 +148,22 @@ class ProbeSpec:
             raise UsageError(f"--spacing must be a number of seconds from 0 to {MAX_SECONDS:g}")
         if not (math.isfinite(self.min_uptime) and 0 <= self.min_uptime <= MAX_UPTIME):
             raise UsageError(f"--min-uptime must be a number of seconds from 0 to {MAX_UPTIME:g}")
+        if not 0 <= self.concurrency <= MAX_CONCURRENCY:
+            raise UsageError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
+        if not (math.isfinite(self.rate) and 0 <= self.rate <= MAX_RATE):
+            raise UsageError(f"--rate must be requests per second above 0 and at most {MAX_RATE:g}")
+        if not (math.isfinite(self.burstiness) and 0.01 <= self.burstiness <= 100):
+            raise UsageError("--burstiness must be from 0.01 to 100 (1: Poisson arrivals)")
+        if not (math.isfinite(self.duration) and 0 <= self.duration <= MAX_SECONDS):
+            raise UsageError(f"--duration must be a number of seconds from 0 to {MAX_SECONDS:g}")
+        if (self.duration or self.burstiness != 1.0) and not self.load.active:
+            raise UsageError("--duration and --burstiness go with --concurrency or --rate")
+        if self.spacing and self.load.active:
+            raise UsageError("--spacing is for one request after another; under load give --rate instead")
+
+    @property
+    def load(self) -> Load:
+        return Load(self.concurrency, self.rate, self.burstiness, self.duration, self.seed)
 
     def method(self) -> dict[str, Any]:
         """The recipe stored with recorded facts: data, header templates only."""
@@ -134,6 +178,17 @@ class ProbeSpec:
             "no_cache": self.no_cache,
             "min_uptime": self.min_uptime,
             "spacing": self.spacing,
+            **(
+                {
+                    "concurrency": self.concurrency,
+                    "rate": self.rate,
+                    "burstiness": self.burstiness,
+                    "duration": self.duration,
+                    "seed": self.seed,
+                }
+                if self.load.active
+                else {}
+            ),
         }
 
 
@@ -156,6 +211,8 @@ class ProbeResult:
         return self.verdict in FAILURES
 
     def summary(self) -> dict[str, dict[str, Any]]:
+        """Per metric: n, median, mean ± sd, min, max, the samples, and p50/p90/p95/p99 each with its
+        distribution-free 95% interval and whether n is enough for it (`quantiles.enough_for`)."""
         out: dict[str, dict[str, Any]] = {}
         for name in METRICS:
             xs = self.samples.get(name)
@@ -170,6 +227,7 @@ class ProbeResult:
                 "stdev": rounded(s.stdev),
                 "min": rounded(s.min),
                 "max": rounded(s.max),
+                "percentiles": percentiles(xs),
                 "samples": [rounded(x) for x in xs],
             }
         return out
@@ -186,7 +244,23 @@ class ProbeResult:
             "warnings": self.warnings,
             "requests": [r.as_json() for r in self.requests],
         }
+        queued = [r.queued for r in self.requests if r.kind == "measured" and r.queued is not None]
+        if queued:
+            data["client_queue_s"] = percentiles(queued)
         return dict(secrets.redact_data(data))
+
+
+def percentiles(xs: list[float]) -> dict[str, dict[str, Any]]:
+    """p50, p90, p95, p99 of `xs` with 95% order-statistic intervals; `too_few` says why n does not suffice."""
+    out: dict[str, dict[str, Any]] = {}
+    for est in quantiles.summary(xs).estimates:
+        out[est.label] = {
+            "value": rounded(est.value),
+            "ci95": [rounded(est.low), rounded(est.high)],
+            "enough": est.enough,
+            "too_few": quantiles.shortfall(est.q, est.n),
+        }
+    return out
 
 
 def _norm_expect(expect: Mapping[str, str]) -> dict[str, str]:
@@ -285,8 +359,11 @@ def _run(
             result.message = f"conditions changed before timing: {_diff_line(result.diff)}"
             return result
         uptime = _settle_uptime(spec, result, say)
+        if spec.load.active:
+            _under_load(spec, headers, result, say)
         # Warm-up requests first (discarded later by their phase), then the measured ones, spaced if asked.
-        for phase, count, label in (("warmup", spec.warmup, "warm-up"), ("measured", spec.n, "request")):
+        steps = [] if spec.load.active else [("warmup", spec.warmup, "warm-up"), ("measured", spec.n, "request")]
+        for phase, count, label in steps:
             for i in range(count):
                 if phase == "measured" and i and spec.spacing:
                     time.sleep(spec.spacing)
@@ -312,6 +389,56 @@ def _run(
     return result
 
 
+def _under_load(
+    spec: ProbeSpec, headers: dict[str, str], result: ProbeResult, say: Callable[[str], None]
+) -> None:
+    """Warm-up and measured requests under `spec.load` from one async client (`measure/load.py`). A failed
+    request fails the probe, as in a sequential run: the others would be a biased selection (the ones that
+    worked); the counts say how many failed."""
+    import asyncio
+
+    from factreg.measure import load as loading
+
+    run = asyncio.run(
+        loading.run(
+            spec.load,
+            spec.url,
+            headers,
+            lambda: request_body(spec.body, spec.no_cache),
+            n=spec.n,
+            warmup=spec.warmup,
+            timeout=spec.timeout,
+            max_bytes=spec.max_bytes,
+            progress=say,
+        )
+    )
+    result.requests.extend(sorted(run.traces, key=lambda r: r.started))
+    result.observed.update(spec.load.describe())
+    measured = [r for r in run.traces if r.kind == "measured"]
+    queued = sorted(r.queued for r in measured if r.queued is not None)
+    result.info.update(
+        {
+            "connection_reuse": "on",
+            "client": "httpx.AsyncClient",
+            "requests_sent": str(run.sent),
+            "requests_failed": str(len(run.failures)),
+            "wall_s": f"{run.wall:.3f}",
+            "throughput_rps": f"{len(run.traces) / run.wall:.3f}" if run.wall > 0 else "",
+        }
+    )
+    if queued:
+        result.info["queued_p50_s"] = f"{stats.quantile(queued, 0.5):.6f}"
+        result.info["queued_p99_s"] = f"{stats.quantile(queued, 0.99):.6f}"
+        result.info["queued_max_s"] = f"{queued[-1]:.6f}"
+    if run.failures:
+        first = run.failures[0]
+        raise ProbeFailure(
+            first.verdict, f"{len(run.failures)} of {run.sent} requests under load failed; first: {first.message}"
+        )
+    if not measured:
+        raise ProbeFailure(Verdict.ERROR, "no measured request finished under load (--duration too short?)")
+
+
 def _settle_uptime(spec: ProbeSpec, result: ProbeResult, say: Callable[[str], None]) -> float | None:
     uptime, source = server_uptime(spec.url, spec.server_started_at)
     if source is not None:
@@ -333,7 +460,9 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
     for r in measured:
         for name, value in r.metrics().items():
             samples.setdefault(name, []).append(value)
-    result.samples = {k: samples[k] for k in METRICS if k in samples}
+        for name, gaps in r.gaps().items():
+            samples.setdefault(name, []).extend(gaps)
+    result.samples = {k: samples[k] for k in METRICS if samples.get(k)}
     timed = [r for r in result.requests if r.kind != "identity"]
     thinking = any(r.thinking for r in timed)
     result.observed["thinking"] = "on" if thinking else "off"
@@ -384,44 +513,99 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
 # ---------------------------------------------------------------- recording and verifying
 
 
-def new_facts(result: ProbeResult, prefix: str, method: Mapping[str, Any]) -> list[NewFact]:
-    """The facts `--record PREFIX` writes: one per metric with samples (never for a failed probe)."""
+def parse_percentiles(texts: list[str]) -> list[tuple[str | None, float]]:
+    """`--percentile` values → (metric or None for every recorded metric, q): `90`, `p99`, `99.9`, `ttft_p90`."""
+    from factreg.registry.metrics import split_percentile
+
+    out: list[tuple[str | None, float]] = []
+    for text in texts:
+        for part in (p.strip() for p in str(text).split(",")):
+            if not part:
+                continue
+            split = split_percentile(part)
+            if split is not None:
+                if split[0] not in RECORDED:
+                    raise UsageError(f"--percentile {part}: the probe does not record {split[0]}")
+                out.append(split)
+                continue
+            digits = part[1:] if part[:1] in ("p", "P") else part
+            try:
+                pct = float(digits)
+            except ValueError:
+                raise UsageError(
+                    f"--percentile {part!r}: give a percentile such as 90, p99 or 99.9, or a metric's, ttft_p90"
+                ) from None
+            if not (math.isfinite(pct) and 0.0 < pct < 100.0) or len(digits) > 8:
+                raise UsageError(f"--percentile {part!r} must be above 0 and below 100 (90 for p90)")
+            out.append((None, round(pct / 100.0, 6)))
+    return out
+
+
+def new_facts(
+    result: ProbeResult,
+    prefix: str,
+    method: Mapping[str, Any],
+    percentiles: list[tuple[str | None, float]] | None = None,
+) -> list[NewFact]:
+    """The facts `--record PREFIX` writes: one per recorded metric with samples (never for a failed probe), and
+    one per asked percentile, `PREFIX/ttft_p90`, whose value is the percentile and whose interval is its 95%
+    order-statistic interval (re-verified by the quantile test)."""
     from factreg.registry.facts import NewFact
     from factreg.registry.ids import check_id
+    from factreg.registry.metrics import percentile_name
 
     if result.verdict != OK:
         raise UsageError(f"nothing recorded: the probe's verdict is {result.verdict}")
     prefix = check_id(prefix.rstrip("/"))
     identity = {k: secrets.redact(v) for k, v in result.observed.items()}
+    info = {k: secrets.redact(v) for k, v in result.info.items()}
     raw = json.dumps(secrets.redact_data([r.as_json() for r in result.requests]), ensure_ascii=False)
+    flags = [f for f in result.flags if f in ("cache_hit", "garbage_lines", "no_warmup")]
+    names = [
+        k for k in RECORDED
+        if result.samples.get(k) and (k not in REASONING_METRICS or result.observed.get("thinking") == "on")
+    ]
     out = []
-    for name, xs in result.samples.items():
-        if name == "reasoning_time" and result.observed.get("thinking") != "on":
-            continue
+    for name in names:
+        xs = result.samples[name]
         out.append(
             NewFact(
-                id=f"{prefix}/{name}",
-                metric=name,
-                samples=list(xs),
-                identity=identity,
-                info={k: secrets.redact(v) for k, v in result.info.items()},
-                subject=prefix,
-                method={**method, "select": {"metric": name}},
-                raw=raw,
-                extra_flags=[f for f in result.flags if f in ("cache_hit", "garbage_lines", "no_warmup")],
+                id=f"{prefix}/{name}", metric=name, samples=list(xs), identity=identity, info=info, subject=prefix,
+                method={**method, "select": {"metric": name}}, raw=raw, extra_flags=flags,
             )
         )
+    for which, q in percentiles or []:
+        for name in [which] if which is not None else names:
+            if name not in names:
+                continue
+            xs = result.samples[name]
+            est = quantiles.estimate(xs, q)
+            pname = percentile_name(name, q)
+            few = quantiles.shortfall(q, len(xs))
+            out.append(
+                NewFact(
+                    id=f"{prefix}/{pname}", metric=pname, value=est.value, samples=list(xs), identity=identity,
+                    info=info, subject=prefix, method={**method, "select": {"metric": name, "q": q}}, raw=raw,
+                    extra_flags=[*flags, *(["few_for_percentile"] if few else [])],
+                    interval=(est.low, est.high), note=few,
+                )
+            )
     return out
 
 
 # Bounds on a stored probe method: a method from the registry is data, and each field is checked before anything
 # is sent (a tampered or imported method cannot make verify send 10⁹ requests, wait a day, or post 1 GB).
 STORED_BOUNDS: dict[str, tuple[float, float]] = {
-    "n": (1, 1000),
+    "n": (1, MAX_N),  # a load run or a p99 fact needs 1,000+; --duration stores its cap, MAX_N
     "warmup": (0, 100),
     "timeout": (0.001, 3600),
     "spacing": (0, 3600),
     "min_uptime": (0, 7 * 86400),
+    "concurrency": (0, MAX_CONCURRENCY),
+    "rate": (0, MAX_RATE),
+    "burstiness": (0.01, 100),
+    "duration": (0, 3600),
+    "seed": (0, 2**31),
 }
 MAX_STORED_BODY = 8 * 1024 * 1024  # as `probe --body` reads
 MAX_STORED_HEADERS = 64
@@ -469,9 +653,27 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
         no_cache=no_cache,
         min_uptime=float(_bounded(method, "min_uptime", DEFAULT_MIN_UPTIME_S, False)),
         spacing=float(_bounded(method, "spacing", 0, False)),
+        concurrency=int(_bounded(method, "concurrency", 0, True)),
+        rate=float(_bounded(method, "rate", 0, False)),
+        burstiness=float(_bounded(method, "burstiness", 1, False)),
+        duration=float(_bounded(method, "duration", 0, False)),
+        seed=int(_bounded(method, "seed", 0, True)),
     )
     spec.check()  # http(s)://host, no credentials in the URL
     return spec
+
+
+def selected(fact: Mapping[str, Any]) -> tuple[str, float | None]:
+    """The probe metric a fact holds and its percentile (None: the fact is the metric's median):
+    `ttft_p90` → ("ttft", 0.9), from the stored `select` or else the metric's name."""
+    from factreg.registry.metrics import split_percentile
+
+    select = (fact.get("method") or {}).get("select") or {}
+    name = str(fact.get("metric") or "")
+    split = split_percentile(name)
+    metric = str(select.get("metric") or (split[0] if split else name))
+    q = split[1] if split else None
+    return metric, q
 
 
 def remeasure(method: Method, facts: list[FactData], settings: Settings | None) -> dict[str, Measurement]:
@@ -498,14 +700,15 @@ def remeasure(method: Method, facts: list[FactData], settings: Settings | None) 
         if result.failed:
             out[fact["id"]] = Measurement(failure=result.verdict, message=result.message, raw=raw)
             continue
-        metric = str((fact.get("method") or {}).get("select", {}).get("metric") or fact.get("metric"))
+        metric, q = selected(fact)
         xs = list(result.samples.get(metric, [])) if result.verdict == OK else []
         ident = fact.get("conditions", {}).get("identity", {})
         observed = {k: v for k, v in result.observed.items() if k in ident}
         s = stats.summarize(xs) if xs else None
+        value = (quantiles.percentile(xs, q) if q is not None else s.median) if s else None
         out[fact["id"]] = Measurement(
             samples=xs,
-            value=s.median if s else None,
+            value=value,
             spread=s.stdev if s else None,
             n=s.n if s else None,
             observed=observed,

@@ -14,8 +14,8 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
@@ -68,6 +68,11 @@ class RequestTrace:
     garbage: int = 0
     bytes: int = 0
     content_type: str | None = None
+    answer_times: list[float] = field(default_factory=list)  # arrival of each answer chunk
+    reasoning_times: list[float] = field(default_factory=list)  # arrival of each reasoning chunk
+    queued: float | None = None  # seconds the request waited in the client before it was sent (load runs)
+    response_id: str | None = None  # the chunks' `id` (chatcmpl-…): ties a trace to the server's own log
+    started: float = 0.0  # the monotonic clock (seconds) at this trace's zero, to compare with another clock's log
 
     @property
     def thinking(self) -> bool:
@@ -133,6 +138,24 @@ class RequestTrace:
         n = self.tokens()
         if firsts and self.last_token is not None and n >= 2 and self.last_token > min(firsts):
             out["decode_rate"] = (n - 1) / (self.last_token - min(firsts))
+        answer, reasoning, _ = self.token_counts()
+        out["answer_tokens"] = float(answer)
+        out["reasoning_tokens"] = float(reasoning)
+        # Time per output token after the first (vLLM, AIPerf, GuideLLM): answer and reasoning separately.
+        if self.first_answer is not None and self.last_answer is not None and answer >= 2:
+            out["tpot"] = (self.last_answer - self.first_answer) / (answer - 1)
+        if len(self.reasoning_times) >= 1 and reasoning >= 2:
+            span = max(self.reasoning_times) - min(self.reasoning_times)
+            out["tpot_reasoning"] = span / (reasoning - 1)
+        return out
+
+    def gaps(self) -> dict[str, list[float]]:
+        """Inter-token latency: every gap between consecutive answer chunks (`itl`) and reasoning chunks
+        (`itl_reasoning`) of this request; a chunk carrying several tokens is one gap, not divided."""
+        out = {}
+        for name, times in (("itl", self.answer_times), ("itl_reasoning", self.reasoning_times)):
+            xs = sorted(times)
+            out[name] = [b - a for a, b in zip(xs, xs[1:], strict=False)]
         return out
 
     def as_json(self) -> dict[str, Any]:
@@ -171,6 +194,11 @@ class RequestTrace:
             "garbage_lines": self.garbage,
             "bytes": self.bytes,
             "metrics": {k: rounded(v) for k, v in self.metrics().items()},
+            "queued_s": rounded(self.queued),
+            "chunk_times_s": {
+                "answer": [rounded(t) for t in sorted(self.answer_times)],
+                "reasoning": [rounded(t) for t in sorted(self.reasoning_times)],
+            },
         }
 
 
@@ -330,6 +358,7 @@ class ChunkReader:
         if not c.reasoning:
             c.reasoning = True
             tr.n_reasoning += 1
+            tr.reasoning_times.append(c.t)
             tr.first_reasoning = c.t if tr.first_reasoning is None else min(tr.first_reasoning, c.t)
             tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
 
@@ -338,6 +367,7 @@ class ChunkReader:
         if not c.answer:
             c.answer = True
             tr.n_answer += 1
+            tr.answer_times.append(c.t)
             tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
             tr.last_answer = c.t if tr.last_answer is None else max(tr.last_answer, c.t)
         if visible and not c.visible:
@@ -363,6 +393,8 @@ class ChunkReader:
             raise ProbeFailure(Verdict.ERROR, f"the server reported an error mid-stream: {str(msg)[:200]}")
         if isinstance(obj.get("model"), str):
             tr.model = obj["model"]
+        if tr.response_id is None and isinstance(obj.get("id"), str):
+            tr.response_id = obj["id"][:200]
         if isinstance(obj.get("system_fingerprint"), str) and obj["system_fingerprint"]:
             tr.system_fingerprint = obj["system_fingerprint"]
         groq = obj.get("x_groq")
@@ -428,6 +460,11 @@ def _error_text(resp: httpx.Response, limit: int = 4096) -> str:
                 break
     except Exception:  # noqa: BLE001 - the status line already says what matters
         return ""
+    return error_detail(body, limit)
+
+
+def error_detail(body: bytes, limit: int = 4096) -> str:
+    """One line of an error body: the OpenAI-shaped `error.message`, else the text."""
     text = body[:limit].decode("utf-8", "replace")
     try:
         obj = json.loads(text)
@@ -483,20 +520,80 @@ class _Watchdog:
 
 
 def _status_failure(status: int, resp: httpx.Response, url: str) -> ProbeFailure | None:
+    return status_failure(status, resp.headers.get("location"), url, lambda: _error_text(resp))
+
+
+def status_failure(status: int, location: str | None, url: str, detail: Callable[[], str]) -> ProbeFailure | None:
+    """The failure an HTTP status means (None for 2xx); `detail` reads the error body only when needed."""
     if 300 <= status < 400:
-        return ProbeFailure(Verdict.ERROR, redirect_message(status, resp.headers.get("location"), url))
+        return ProbeFailure(Verdict.ERROR, redirect_message(status, location, url))
     if status in (401, 403):
-        detail = _error_text(resp)
-        return ProbeFailure(Verdict.AUTH_FAILED, f"HTTP {status} from {_where(url)}" + (f": {detail}" if detail else ""))
+        text = detail()
+        return ProbeFailure(Verdict.AUTH_FAILED, f"HTTP {status} from {where(url)}" + (f": {text}" if text else ""))
     if status >= 400:
-        detail = _error_text(resp)
-        return ProbeFailure(Verdict.ERROR, f"HTTP {status} from {_where(url)}" + (f": {detail}" if detail else ""))
+        text = detail()
+        return ProbeFailure(Verdict.ERROR, f"HTTP {status} from {where(url)}" + (f": {text}" if text else ""))
     return None
 
 
-def _where(url: str) -> str:
+def where(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.hostname}:{parts.port}{parts.path}" if parts.port else f"{parts.hostname}{parts.path}"
+
+
+class Reading:
+    """Reads one streamed reply into its trace (both clients, sync and async, feed it): the content type, each
+    block of bytes with its arrival time, the end; `finish` checks the reply was complete."""
+
+    def __init__(self, trace: RequestTrace, url: str, max_bytes: int):
+        self.trace, self.url, self.max_bytes = trace, url, max_bytes
+        self.parser = SSEParser()
+        self.reader = ChunkReader(trace)
+
+    def check_headers(self, content_type: str) -> None:
+        self.trace.content_type = content_type
+        if "json" in content_type and "event-stream" not in content_type:
+            raise ProbeFailure(
+                Verdict.ERROR,
+                f'{where(self.url)} answered with JSON, not an event stream (does it support "stream": true?)',
+            )
+
+    def feed(self, chunk: bytes, t: float) -> None:
+        trace = self.trace
+        trace.bytes += len(chunk)
+        if trace.bytes > self.max_bytes:
+            raise ProbeFailure(
+                Verdict.ERROR, f"the reply exceeded {self.max_bytes // (1024 * 1024)} MB; stopped reading"
+            )
+        for ev in self.parser.feed(chunk):
+            if ev.done:
+                trace.done_seen = True
+                trace.done = t
+            else:
+                self.reader.feed(ev.data, t)
+
+    def close(self, t: float) -> None:
+        for ev in self.parser.close():
+            if ev.done:
+                self.trace.done_seen, self.trace.done = True, t
+            else:
+                self.reader.feed(ev.data, t)
+        self.reader.finish()
+        self.trace.end = t
+
+    def finish(self) -> RequestTrace:
+        trace = self.trace
+        trace.garbage = self.parser.garbage
+        if not trace.done_seen and not trace.finish_reason and not trace.n_answer:
+            # A clean end of the connection without [DONE] (ik_llama.cpp, Gemini) is the end of a reply that said
+            # it finished or that carried an answer; with neither, nothing shows the reply was complete.
+            raise ProbeFailure(
+                Verdict.ERROR,
+                f"the stream ended early, without finish_reason, answer or [DONE], after {trace.n_chunks} chunks",
+            )
+        if trace.n_chunks == 0:
+            raise ProbeFailure(Verdict.ERROR, "the stream held no JSON chunks")
+        return trace
 
 
 def request_body(body: Mapping[str, Any], no_cache: bool, max_tokens: int | None = None) -> dict[str, Any]:
@@ -533,19 +630,14 @@ def stream_request(
     import httpx
 
     content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    send_headers = {
-        **headers,
-        "Content-Type": "application/json",
-        "Accept": "text/event-stream",
-        "Accept-Encoding": "identity",
-    }
+    send_headers = stream_headers(headers)
     trace = RequestTrace(kind=kind)
-    parser = SSEParser()
-    reader = ChunkReader(trace)
+    reading = Reading(trace, url, max_bytes)
     ticks = time.perf_counter_ns
     started = False
     with _Watchdog(timeout) as dog:
         t0 = ticks()
+        trace.started = t0 / 1e9
         try:
             with client.stream(
                 "POST",
@@ -561,56 +653,18 @@ def stream_request(
                 failure = _status_failure(resp.status_code, resp, url)
                 if failure is not None:
                     raise failure
-                trace.content_type = resp.headers.get("content-type", "")
-                if "json" in trace.content_type and "event-stream" not in trace.content_type:
-                    raise ProbeFailure(
-                        Verdict.ERROR,
-                        f'{_where(url)} answered with JSON, not an event stream (does it support "stream": true?)',
-                    )
+                reading.check_headers(resp.headers.get("content-type", ""))
                 for chunk in resp.iter_bytes():
-                    t = (ticks() - t0) / 1e9
-                    trace.bytes += len(chunk)
-                    if trace.bytes > max_bytes:
-                        raise ProbeFailure(
-                            Verdict.ERROR, f"the reply exceeded {max_bytes // (1024 * 1024)} MB; stopped reading"
-                        )
-                    for ev in parser.feed(chunk):
-                        if ev.done:
-                            trace.done_seen = True
-                            trace.done = t
-                        else:
-                            reader.feed(ev.data, t)
+                    reading.feed(chunk, (ticks() - t0) / 1e9)
                     if dog.fired:
                         break
-                t = (ticks() - t0) / 1e9
-                for ev in parser.close():
-                    if ev.done:
-                        trace.done_seen, trace.done = True, t
-                    else:
-                        reader.feed(ev.data, t)
-                reader.finish()
-                trace.end = t
+                reading.close((ticks() - t0) / 1e9)
         except ProbeFailure:
             raise
         except SSEError as exc:
             raise ProbeFailure(Verdict.ERROR, str(exc)) from None
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise ProbeFailure(Verdict.UNREACHABLE, f"cannot connect to {_where(url)}: {_short(exc)}") from None
         except (httpx.TimeoutException, httpx.TransportError) as exc:
-            if dog.fired or isinstance(exc, httpx.TimeoutException):
-                if not started:
-                    raise ProbeFailure(Verdict.UNREACHABLE, f"no answer from {_where(url)} within {timeout:g} s") from None
-                raise ProbeFailure(
-                    Verdict.ERROR,
-                    f"the stream stalled: not finished within --timeout {timeout:g} s "
-                    f"({trace.n_chunks} chunks received)",
-                ) from None
-            if started:
-                raise ProbeFailure(
-                    Verdict.ERROR, f"the connection closed mid-stream after {trace.n_chunks} chunks ({_short(exc)})"
-                ) from None
-            raise ProbeFailure(Verdict.UNREACHABLE, f"cannot reach {_where(url)}: {_short(exc)}") from None
-    trace.garbage = parser.garbage
+            raise transport_failure(exc, url, timeout, started, dog.fired, trace.n_chunks) from None
     for name, key in (
         ("connected", "connection.connect_tcp.complete"),
         ("written", "http11.send_request_body.complete"),
@@ -621,15 +675,37 @@ def stream_request(
         raise ProbeFailure(
             Verdict.ERROR, f"the stream stalled: not finished within --timeout {timeout:g} s ({trace.n_chunks} chunks received)"
         )
-    if not trace.done_seen and not trace.finish_reason and not trace.n_answer:
-        # A clean end of the connection without [DONE] (ik_llama.cpp, Gemini) is the end of a reply that said
-        # it finished or that carried an answer; with neither, nothing shows the reply was complete.
-        raise ProbeFailure(
-            Verdict.ERROR, f"the stream ended early, without finish_reason, answer or [DONE], after {trace.n_chunks} chunks"
+    return reading.finish()
+
+
+def transport_failure(
+    exc: Exception, url: str, timeout: float, started: bool, deadline: bool, n_chunks: int
+) -> ProbeFailure:
+    """The failure an httpx transport error means: unreachable before the reply began, an error after."""
+    import httpx
+
+    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+        return ProbeFailure(Verdict.UNREACHABLE, f"cannot connect to {where(url)}: {_short(exc)}")
+    if deadline or isinstance(exc, httpx.TimeoutException):
+        if not started:
+            return ProbeFailure(Verdict.UNREACHABLE, f"no answer from {where(url)} within {timeout:g} s")
+        return ProbeFailure(
+            Verdict.ERROR,
+            f"the stream stalled: not finished within --timeout {timeout:g} s ({n_chunks} chunks received)",
         )
-    if trace.n_chunks == 0:
-        raise ProbeFailure(Verdict.ERROR, "the stream held no JSON chunks")
-    return trace
+    if started:
+        return ProbeFailure(Verdict.ERROR, f"the connection closed mid-stream after {n_chunks} chunks ({_short(exc)})")
+    return ProbeFailure(Verdict.UNREACHABLE, f"cannot reach {where(url)}: {_short(exc)}")
+
+
+def stream_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """The headers of a streamed POST: the caller's, then JSON in, an event stream out, no compression."""
+    return {
+        **headers,
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "Accept-Encoding": "identity",
+    }
 
 
 def _short(exc: BaseException) -> str:
@@ -660,10 +736,10 @@ def get_json(client: httpx.Client, url: str, headers: Mapping[str, str], timeout
         except ProbeFailure:
             raise
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise ProbeFailure(Verdict.UNREACHABLE, f"cannot connect to {_where(url)}: {_short(exc)}") from None
+            raise ProbeFailure(Verdict.UNREACHABLE, f"cannot connect to {where(url)}: {_short(exc)}") from None
         except (httpx.TimeoutException, httpx.TransportError):
             if dog.fired:
-                raise ProbeFailure(Verdict.UNREACHABLE, f"no answer from {_where(url)} within {timeout:g} s") from None
+                raise ProbeFailure(Verdict.UNREACHABLE, f"no answer from {where(url)} within {timeout:g} s") from None
             return None
     try:
         return json.loads(body.decode("utf-8"))

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from factreg.registry.store import Registry
     from factreg.registry.types import FactData, VerificationRow
 
-VERIFIERS = ("llama-bench", "probe")  # the method kinds factreg can re-run; nothing else is ever run
+VERIFIERS = ("llama-bench", "probe", "sweep")  # the method kinds factreg can re-run; nothing else is ever run
 NOT_RERUNNABLE = ("manual", "derived")
 SKIPPED = "skipped"
 
@@ -94,6 +94,10 @@ def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
         from factreg.measure import probe
 
         return probe.remeasure
+    if kind == "sweep":
+        from factreg.measure import sweep
+
+        return sweep.remeasure
     raise UsageError(f"no verifier for method kind {kind!r}")
 
 
@@ -135,6 +139,21 @@ def _old(fact: FactData) -> Values:
     return {"value": fact["value"], "spread": fact["spread"], "n": fact["n"]}
 
 
+def _quantile_outcome(fact: FactData, m: Measurement, tolerance: float, alpha: float) -> judging.Outcome | None:
+    """A percentile fact (`ttft_p90`) is judged by the quantile test on the new samples (how many exceed the
+    recorded value, binomial), not by comparing means; None for any other fact."""
+    from factreg.measure import quantiles
+    from factreg.registry.metrics import split_percentile
+
+    split = split_percentile(str(fact["metric"]))
+    if split is None or not m.samples:
+        return None
+    check = quantiles.verify_quantile(
+        float(fact["value"]), split[1], m.samples, tolerance=tolerance, alpha=alpha, unit=fact["unit"]
+    )
+    return check.outcome
+
+
 def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> VerifyResult:
     """Compare one measurement with its fact: failure, changed conditions, or the statistics decide."""
     base: _Compared = {
@@ -172,7 +191,9 @@ def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> V
         base["new"]["value"] = new.mean
     tolerance = judging.tolerance_for(fact, settings)
     alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
-    outcome = judging.compare(judging.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
+    outcome = _quantile_outcome(fact, m, tolerance, alpha)
+    if outcome is None:
+        outcome = judging.compare(judging.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
     result: VerifyResult = {
         **base,
         "verdict": outcome.verdict,

@@ -356,7 +356,7 @@ def what_to_do(fact: FactData, last_verification: LastVerification | None) -> st
             f"the measurement could not be made: fix the endpoint or credentials, then `factreg verify {fid}`; "
             "documents citing it may point at a dead service"
         )
-    if kind in ("llama-bench", "probe"):
+    if kind in ("llama-bench", "probe", "sweep"):
         return f"re-verify it: `factreg verify {fid}`"
     return f"re-measure it and record a new version: `factreg record {fid} …`"
 

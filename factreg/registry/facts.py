@@ -55,7 +55,7 @@ def __getattr__(name: str) -> Any:
         return getattr(models, _TABLES[name]).__table__
     raise AttributeError(name)
 
-METHOD_KINDS = ("manual", "llama-bench", "probe", "derived")
+METHOD_KINDS = ("manual", "llama-bench", "probe", "sweep", "derived")
 
 
 @dataclass
@@ -82,6 +82,8 @@ class NewFact:
     direction: str | None = None
     derived_from: list[VersionRef] | None = None
     extra_flags: Sequence[str] = ()
+    # The value's own 95% interval when it is not the mean's (a percentile: its order-statistic interval).
+    interval: tuple[float | None, float | None] | None = None
     # Provenance: recorded here (and so trusted), or imported from `source` (trusted only when the user says so).
     origin: str = provenance.RECORDED
     source: str | None = None
@@ -178,6 +180,8 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
                 half = stats.t_ppf(0.975, n - 1) * spread / math.sqrt(n)
                 row_stats["ci_lo"], row_stats["ci_hi"] = value - half, value + half
 
+    if new.interval is not None:
+        row_stats["ci_lo"], row_stats["ci_hi"] = new.interval
     flags = stats.flags_for(n, row_stats["cv"])
     if not identity or missing_required(metric, identity):
         flags.append("no_conditions")

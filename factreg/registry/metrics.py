@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from factreg.errors import UsageError
@@ -38,6 +39,26 @@ VOCABULARY: dict[str, Metric] = {
         Metric("reasoning_time", "s", LOWER, "latency",
                "first reasoning token → first answer token (thinking preamble)", _LATENCY_REQUIRED),
         Metric("e2e", "s", LOWER, "latency", "request sent → last answer token (the whole reply)", _LATENCY_REQUIRED),
+        Metric("itl", "s", LOWER, "latency",
+               "inter-token latency: each gap between consecutive answer chunks, pooled over requests",
+               _LATENCY_REQUIRED),
+        Metric("itl_reasoning", "s", LOWER, "latency",
+               "each gap between consecutive reasoning chunks, pooled over requests", _LATENCY_REQUIRED),
+        Metric("tpot", "s", LOWER, "latency",
+               "time per output token after the first: (e2e − ttft) / (answer tokens − 1), per request",
+               _LATENCY_REQUIRED),
+        Metric("tpot_reasoning", "s", LOWER, "latency",
+               "time per reasoning token after the first: reasoning span / (reasoning tokens − 1), per request",
+               _LATENCY_REQUIRED),
+        Metric("answer_tokens", "tok", None, "count", "answer tokens of one reply (usage, else chunks)",
+               _LATENCY_REQUIRED),
+        Metric("reasoning_tokens", "tok", None, "count", "reasoning tokens of one reply (usage, else chunks)",
+               _LATENCY_REQUIRED),
+        Metric("goodput", "share", HIGHER, "capacity",
+               "share of requests at one load level that met every SLO (sweep)", _LATENCY_REQUIRED),
+        Metric("capacity", "streams", HIGHER, "capacity",
+               "highest concurrency whose goodput, and every lower level's, meets the threshold (sweep)",
+               _LATENCY_REQUIRED),
         Metric("decode_rate", "tok/s", HIGHER, "rate",
                "generated tokens / generation span, (n−1)/span for n tokens", _RATE_REQUIRED),
         Metric("prefill_rate", "tok/s", HIGHER, "rate", "prompt tokens / prefill time", _RATE_REQUIRED),
@@ -59,9 +80,42 @@ VOCABULARY: dict[str, Metric] = {
 ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp", "machine_state", "control"})
 
 
+# A percentile of a metric's distribution is a metric of its own: `ttft_p90` is the 90th percentile of ttft (never
+# comparable with a median of ttft). Only these families have per-request distributions worth a percentile.
+_PERCENTILE_RE = re.compile(r"^([a-z][a-z0-9_]*?)_p(\d{1,2}(?:\.\d{1,3})?)$")
+PERCENTILE_FAMILIES = frozenset({"latency", "rate", "count"})
+
+
+def split_percentile(name: str) -> tuple[str, float] | None:
+    """`ttft_p90` → ("ttft", 0.9); `itl_p99.9` → ("itl", 0.999); None for a plain or unknown name."""
+    m = _PERCENTILE_RE.match(name)
+    if m is None:
+        return None
+    base, pct = m.group(1), float(m.group(2))
+    known = VOCABULARY.get(base)
+    if known is None or known.family not in PERCENTILE_FAMILIES or not 0.0 < pct < 100.0:
+        return None
+    return base, round(pct / 100.0, 6)
+
+
+def percentile_name(base: str, q: float) -> str:
+    """("ttft", 0.9) → `ttft_p90`."""
+    return f"{base}_p{round(q * 100, 6):g}"
+
+
+def _percentile_metric(name: str) -> Metric | None:
+    split = split_percentile(name)
+    if split is None:
+        return None
+    base = VOCABULARY[split[0]]
+    return Metric(name, base.unit, base.direction, base.family,
+                  f"{name.rsplit('_', 1)[1]} of {base.name} ({base.meaning})", base.required)
+
+
 def get_metric(name: str, unit: str | None = None, direction: str | None = None) -> Metric:
-    """The vocabulary entry for `name`, or a custom metric when a unit is given."""
-    known = VOCABULARY.get(name)
+    """The vocabulary entry for `name` (or a percentile of one, `ttft_p90`), or a custom metric when a unit
+    is given."""
+    known = VOCABULARY.get(name) or _percentile_metric(name)
     if known is not None:
         if unit and unit != known.unit:
             raise UsageError(f"metric {name!r} is measured in {known.unit!r}, not {unit!r}")

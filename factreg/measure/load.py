@@ -1,0 +1,254 @@
+"""Load for the probe: N streams kept in flight (`concurrency`) or Poisson arrivals at a rate (`rate`,
+`burstiness`), from one asyncio client.
+
+One `httpx.AsyncClient` carries every request, with its connection pool unbounded and keep-alive on (connection
+reuse is a condition of the run: a server that closes each stream, as llama-server's streams do, gets a new
+connection per request either way). Each request keeps the raw event times of the sequential probe
+(`stream.RequestTrace`), counted from the moment its body was written (httpcore's
+`http11.send_request_body.complete`), not from when the client meant to send it. The difference is the client's
+own queueing — an event loop busy reading other streams, a connection still being set up — and is reported as
+its own number (`queued`, seconds from the scheduled send to the write), never folded into the latencies.
+
+Arrivals in rate mode follow vLLM's `--burstiness`: gaps are Gamma-distributed with shape `burstiness` and mean
+1/rate (burstiness 1 = Poisson; below 1 burstier, above 1 more regular). The generator is seeded, so a stored
+method replays the same schedule. Warm-up is by count: the first `warmup` requests sent are discarded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from factreg.measure.stream import (
+    DEFAULT_MAX_BYTES,
+    ProbeFailure,
+    Reading,
+    RequestTrace,
+    error_detail,
+    status_failure,
+    stream_headers,
+    transport_failure,
+)
+from factreg.registry.verdicts import Verdict
+
+if TYPE_CHECKING:
+    import httpx
+
+WRITTEN = "http11.send_request_body.complete"
+CONNECTED = "connection.connect_tcp.complete"
+
+
+@dataclass
+class Load:
+    """How to load the endpoint: `concurrency` streams in flight, or arrivals at `rate` per second."""
+
+    concurrency: int = 0
+    rate: float = 0.0
+    burstiness: float = 1.0
+    duration: float = 0.0  # seconds of measured sending (0: until n requests)
+    seed: int = 0
+
+    @property
+    def active(self) -> bool:
+        return bool(self.concurrency or self.rate)
+
+    def describe(self) -> dict[str, str]:
+        """The run's load as conditions (identity: a latency under load is not one without)."""
+        if self.rate:
+            out = {"load": "rate", "rate": f"{self.rate:g}", "burstiness": f"{self.burstiness:g}"}
+            if self.concurrency:
+                out["max_concurrency"] = str(self.concurrency)
+            return out
+        return {"load": "concurrency", "concurrency": str(self.concurrency)}
+
+
+@dataclass
+class LoadRun:
+    """What a load run gave: every finished trace (warm-up included), failures in order, and timing."""
+
+    traces: list[RequestTrace] = field(default_factory=list)
+    failures: list[ProbeFailure] = field(default_factory=list)
+    sent: int = 0
+    wall: float = 0.0  # seconds from the first scheduled send to the last reply's end
+
+
+def arrivals(load: Load, count: int) -> list[float]:
+    """Scheduled send times (seconds after the start) of `count` requests in rate mode."""
+    rng = random.Random(load.seed)
+    shape = load.burstiness
+    scale = 1.0 / (load.rate * shape)
+    t = 0.0
+    out = []
+    for _ in range(count):
+        out.append(t)
+        t += rng.gammavariate(shape, scale)
+    return out
+
+
+async def astream_request(
+    client: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str],
+    body: Any,
+    timeout: float,
+    kind: str = "measured",
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    scheduled: float | None = None,
+) -> RequestTrace:
+    """The async twin of `stream.stream_request`: one streamed POST within `timeout` seconds, raw event times.
+
+    `scheduled` (monotonic seconds) is when the request was meant to go; `queued` is the time from then until
+    its body was written.
+    """
+    import httpx
+
+    content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    trace = RequestTrace(kind=kind)
+    reading = Reading(trace, url, max_bytes)
+    ticks = time.perf_counter_ns
+    events: dict[str, int] = {}
+
+    async def on_event(name: str, info: dict[str, Any]) -> None:
+        if name in (WRITTEN, CONNECTED):
+            events.setdefault(name, ticks())
+
+    state = {"started": False}
+    t0 = ticks()
+    trace.started = t0 / 1e9
+
+    async def exchange() -> None:
+        async with client.stream(
+            "POST", url, content=content, headers=stream_headers(headers), timeout=httpx.Timeout(timeout),
+            extensions={"trace": on_event},
+        ) as resp:
+            trace.first_byte = (ticks() - t0) / 1e9
+            state["started"] = True
+            trace.status = resp.status_code
+            if resp.status_code >= 300:
+                body_bytes = b""
+                if resp.status_code >= 400:
+                    async for part in resp.aiter_bytes():
+                        body_bytes += part
+                        if len(body_bytes) >= 4096:
+                            break
+                failure = status_failure(
+                    resp.status_code, resp.headers.get("location"), url, lambda: error_detail(body_bytes)
+                )
+                assert failure is not None
+                raise failure
+            reading.check_headers(resp.headers.get("content-type", ""))
+            async for chunk in resp.aiter_bytes():
+                reading.feed(chunk, (ticks() - t0) / 1e9)
+            reading.close((ticks() - t0) / 1e9)
+
+    try:
+        # One deadline for the whole request (connect, headers, every byte), as the sync probe's watchdog.
+        await asyncio.wait_for(exchange(), timeout)
+    except ProbeFailure:
+        raise
+    except asyncio.TimeoutError as exc:
+        raise transport_failure(exc, url, timeout, state["started"], True, trace.n_chunks) from None
+    except (httpx.TimeoutException, httpx.TransportError) as exc:
+        raise transport_failure(exc, url, timeout, state["started"], False, trace.n_chunks) from None
+    except Exception as exc:  # noqa: BLE001 - SSEError and the like: one line, never a traceback
+        raise ProbeFailure(Verdict.ERROR, str(exc) or type(exc).__name__) from None
+    for name, key in (("connected", CONNECTED), ("written", WRITTEN)):
+        if key in events:
+            setattr(trace, name, (events[key] - t0) / 1e9)
+    if scheduled is not None:
+        sent_at = t0 / 1e9 + (trace.written if trace.written is not None else 0.0)
+        trace.queued = max(0.0, sent_at - scheduled)
+    return reading.finish()
+
+
+async def run(
+    load: Load,
+    url: str,
+    headers: Mapping[str, str],
+    make_body: Callable[[], Any],
+    *,
+    n: int,
+    warmup: int,
+    timeout: float,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: Callable[[str], None] | None = None,
+    client: httpx.AsyncClient | None = None,
+) -> LoadRun:
+    """Send `warmup` + `n` requests (fewer when `duration` ends first) under `load`; every outcome is kept."""
+    from factreg.measure.http import make_async_client
+
+    say = progress or (lambda _m: None)
+    out = LoadRun()
+    total = warmup + n
+    own = client is None
+    http = client or make_async_client(timeout)
+    clock = time.perf_counter
+    start = clock()
+    deadline: float | None = None
+
+    def kind_of(i: int) -> str:
+        return "warmup" if i < warmup else "measured"
+
+    async def one(i: int, scheduled: float) -> None:
+        try:
+            trace = await astream_request(
+                http, url, headers, make_body(), timeout, kind_of(i), max_bytes, scheduled=scheduled
+            )
+            out.traces.append(trace)
+        except ProbeFailure as exc:
+            out.failures.append(exc)
+        done = len(out.traces) + len(out.failures)
+        if done % max(1, total // 20) == 0 or done == total:
+            say(f"{done}/{total} requests done")
+
+    def may_send(i: int) -> bool:
+        nonlocal deadline
+        if i >= total:
+            return False
+        if i == warmup and load.duration:
+            deadline = clock() + load.duration
+        return deadline is None or clock() < deadline
+
+    try:
+        if load.rate:
+            limit = asyncio.Semaphore(load.concurrency) if load.concurrency else None
+            tasks = []
+            for i, at in enumerate(arrivals(load, total)):
+                when = start + at
+                delay = when - clock()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                if not may_send(i):
+                    break
+                out.sent += 1
+
+                async def limited(i: int = i, when: float = when) -> None:
+                    if limit is None:
+                        await one(i, when)
+                    else:
+                        async with limit:
+                            await one(i, when)
+
+                tasks.append(asyncio.create_task(limited()))
+            await asyncio.gather(*tasks)
+        else:
+            counter = iter(range(total))
+
+            async def worker() -> None:
+                for i in counter:
+                    if not may_send(i):
+                        return
+                    out.sent += 1
+                    await one(i, clock())
+
+            await asyncio.gather(*(worker() for _ in range(load.concurrency)))
+    finally:
+        if own:
+            await http.aclose()
+    out.wall = clock() - start
+    return out
