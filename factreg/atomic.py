@@ -29,6 +29,17 @@ def _write(path: Path, data: bytes) -> None:
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    tmp = _temp_beside(path, data, mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _temp_beside(path: Path, data: bytes, mode: int) -> str:
+    """`data` in a new temp file beside `path`, fsynced, with `mode`; its name. Nothing is left on failure."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -36,11 +47,11 @@ def _write(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    return tmp
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -90,14 +101,8 @@ def _replace_if_unchanged(path: Path, data: bytes, expected: bytes) -> bool:
     before = _stamp(path)
     if before is None or before[4] != hashlib.sha256(expected).hexdigest():
         return False
-    mode = os.stat(path).st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = _temp_beside(path, data, os.stat(path).st_mode & 0o777)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
         if _stamp(path) != before:
             os.unlink(tmp)
             return False
