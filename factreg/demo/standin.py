@@ -71,6 +71,10 @@ def parse_spec(segment: str) -> tuple[str, dict[str, Any]]:
 class FaultServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog is 5: with 16 streams connecting at once and the accept thread waiting for the
+    # interpreter lock, connections overflow it and wait a SYN retransmit (1 s) — the client's queueing, not the
+    # server's. Real servers listen with a long backlog (llama-server: the system's maximum).
+    request_queue_size = 128
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
