@@ -104,7 +104,7 @@ def test_itl_and_tpot_follow_the_chunks_the_stand_in_sent(server) -> None:
 
 
 def test_reasoning_and_answer_are_timed_separately(server) -> None:
-    result = run(server, "ok,think=0.1,thinkgap=0.04,gap=0.01,tokens=4,usage=0,model=rs", n=2, warmup=0)
+    result = run(server, "ok,think=0.2,thinkgap=0.04,gap=0.01,tokens=4,usage=0,model=rs", n=2, warmup=0)
     assert result.verdict == core.OK, result.message
     for trace in (r for r in result.requests if r.kind == "measured"):
         m = trace.metrics()
