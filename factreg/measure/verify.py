@@ -462,7 +462,13 @@ def _record(
         )
         res["recorded"] = True
     if values:
-        registry.write_retrying(lambda conn: conn.execute(insert(VERIFICATION), values))
+        from factreg.registry.facts import prune_raw
+
+        def work(conn: Any) -> None:
+            conn.execute(insert(VERIFICATION), values)
+            prune_raw(registry, conn, sorted({v["fact_id"] for v in values}))
+
+        registry.write_retrying(work)
 
 
 def exit_code(results: Sequence[VerifyResult]) -> int:
