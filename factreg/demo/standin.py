@@ -3,7 +3,8 @@
 It speaks the OpenAI-compatible streaming protocol (`/v1/chat/completions`, `/v1/models`, `/props`) and does,
 on demand, what a real server cannot be made to do: exact delays, reasoning before the answer, `<think>` inside
 content, a missing `[DONE]`, a mid-stream disconnect, a stall, garbage lines, error statuses, a redirect to
-another host, bytes that are not UTF-8, a 50 MB stream, and a warm-graph effect (fast first requests).
+another host, bytes that are not UTF-8, a 50 MB stream, a warm-graph effect (fast first requests), and a server
+that slows with load (`perstream`) or falls over at a number of streams in flight (`slowat`, `slowfirst`).
 
 The behaviour is chosen by the first path segment, `mode,key=value,...`:
 
