@@ -176,3 +176,34 @@ def test_the_default_config_documents_retention() -> None:
     from factreg import config
 
     assert "[retention]" in config.DEFAULT_CONFIG and f"raw_runs = {retention.DEFAULT_RAW_RUNS}" in config.DEFAULT_CONFIG
+
+
+def test_pruning_keeps_the_newest_runs_on_both_backends(any_url) -> None:
+    """The library path on SQLite and PostgreSQL: versions and verifications are runs, the current version keeps its
+    raw output, nothing but `raw` changes."""
+    from sqlalchemy import insert
+
+    from factreg.registry import facts
+    from factreg.registry.facts import VERIFICATION
+    from factreg.registry.store import Registry
+
+    reg = Registry(any_url, raw_runs=2)
+    for k in range(5):
+        facts.record_many(reg, [facts.NewFact(id="b/ttft", metric="ttft", samples=[0.1, 0.2 + k / 100, 0.3],
+                                              identity={"machine": "h"}, measured_at=ago(days=10 - k),
+                                              raw="x" * 1000 + str(k))])
+    rows = reg.query("SELECT version, raw FROM fact_version WHERE fact_id = 'b/ttft' ORDER BY version")
+    assert [r["raw"].startswith('{"pruned":') for r in rows] == [True, True, True, False, False]
+    assert json.loads(rows[0]["raw"])["pruned"]["bytes"] == 1001
+    with reg.write() as conn:  # a verification made later than every version: a run of its own
+        conn.execute(insert(VERIFICATION), [{"fact_id": "b/ttft", "fact_version": 5, "verified_at": ago(),
+                                             "verdict": "confirmed", "method_kind": "manual", "raw": "y" * 500}])
+    with reg.write() as conn:
+        out = retention.prune(conn, 1)
+    assert out.runs == 1 and out.kept_runs == 2  # version 4 goes; the current version (5) stays beside the newest
+    with reg.write() as conn:
+        out = retention.prune(conn, 0)
+    assert out.runs == 1 and out.bytes == 500  # the verification's; the current version's stays
+    got = facts.get(reg, "b/ttft")
+    assert got["version"] == 5 and got["samples"] == [0.1, 0.2 + 4 / 100, 0.3] and len(facts.history(reg, "b/ttft")) == 5
+    reg.close()
