@@ -144,9 +144,10 @@ _KEYS: dict[str, tuple[str, float, float]] = {
     "docs.max_file_mb": (_NUMBER, 0, 1024 * 1024),
     "probe.min_uptime_s": (_NUMBER, 0, 365 * 86400),
     "probe.max_response_mb": (_NUMBER, 0, 64 * 1024),
+    "retention.raw_runs": (_WHOLE, 0, 1_000_000),
 }
 _TABLES = ("freshness", "freshness.metrics", "freshness.metrics.*", "verify", "verify.tolerance_by_metric", "docs",
-           "probe")
+           "probe", "retention")
 
 
 def config_problem(data: dict[str, Any]) -> str | None:
@@ -252,6 +253,11 @@ min_uptime_s = {DEFAULT_MIN_UPTIME_S:g}
 # The environment variables a stored probe method may name in a header (`${{MY_TOKEN}}`); `verify
 # --api-key-env VAR` allows one more for that run. Any other `${{VAR}}` in a stored method is refused.
 # allow_env = ["MY_TOKEN"]
+
+[retention]
+# Raw output (a probe's per-request events, ~1 KB a request) is kept for this many newest runs of each fact and
+# its current version; older runs keep their value, spread, n, statistics and samples. `factreg prune` applies it.
+raw_runs = 5
 
 # [bench]
 # Folders whose .gguf models `verify` may hand to llama-bench (default: the folders of models benched here).

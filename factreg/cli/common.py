@@ -176,10 +176,11 @@ def settings(db: str | None) -> Settings:
 
 def open_registry(db: str | None, create: bool = True) -> tuple[Settings, Registry]:
     """The resolved settings and the opened, migrated registry."""
+    from factreg.registry import retention
     from factreg.registry.store import Registry
 
     s = settings(db)
-    return s, Registry(s.db_url, create=create)
+    return s, Registry(s.db_url, create=create, raw_runs=retention.raw_runs(s))
 
 
 def min_uptime(s: Settings) -> float:

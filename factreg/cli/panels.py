@@ -36,6 +36,7 @@ PANELS: dict[str, str] = {
     "env": SETUP,
     "metrics": SETUP,
     "export": SETUP,
+    "prune": SETUP,
     "demo": SETUP,
     "completion": SETUP,
     "mcp": SETUP,

@@ -218,11 +218,12 @@ def probe(
     data = result.as_json()
     recorded: list[str] = []
     if record and result.verdict == core.OK:
-        from factreg.registry import facts
+        from factreg.registry import facts, retention
         from factreg.registry.store import Registry
 
         news = core.new_facts(result, record, spec.method(), asked)
-        recorded = facts.record_many(Registry(settings.db_url), news, min_uptime)
+        recorded = facts.record_many(Registry(settings.db_url, raw_runs=retention.raw_runs(settings)), news,
+                                     min_uptime)
     data["recorded"] = recorded
     if json_out:
         emit_json(data)

@@ -1,4 +1,4 @@
-"""Commands about the registry itself: init, env, metrics, export, import."""
+"""Commands about the registry itself: init, env, metrics, export, import, prune."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def register(app: typer.Typer) -> None:
     app.command("metrics")(metrics)
     app.command("export")(export)
     app.command("import")(import_)
+    app.command("prune")(prune)
 
 
 @handles_errors
@@ -179,6 +180,31 @@ def export(
         atomic_write_text(out, "".join(line + "\n" for line in lines))
         n = len(lines)
         info(f"Exported {n} line(s) to {out}")
+
+
+@handles_errors
+def prune(
+    keep: Annotated[int | None, typer.Option(
+        "--keep", help="Runs of each fact whose raw output is kept (default: [retention] raw_runs, 5).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be pruned; change nothing.")] = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Drop the raw output (per-request events) of each fact's runs beyond the newest N and its current version;
+    values, statistics and samples stay."""
+    from factreg import fmt
+    from factreg.registry import retention
+
+    s, reg = open_registry(db, create=False)
+    n = retention.raw_runs(s) if keep is None else retention.check_keep(keep)
+    result = retention.prune_registry(reg, n, dry_run=dry_run)
+    if json_out:
+        emit_json({**result.as_json(), "dry_run": dry_run})
+        return
+    verb = "would drop" if dry_run else "dropped"
+    info(f"{verb} the raw output of {result.runs} run(s) of {len(result.facts)} fact(s), "
+         f"{fmt.num(result.bytes / 1e6)} MB; kept that of {result.kept_runs} run(s), "
+         f"{fmt.num(result.kept_bytes / 1e6)} MB (the newest {n} of each fact and its current version)")
 
 
 @handles_errors

@@ -85,11 +85,12 @@ def sweep(
     data = result.as_json()
     recorded: list[str] = []
     if record and result.ok:
-        from factreg.registry import facts
+        from factreg.registry import facts, retention
         from factreg.registry.store import Registry
 
         news = core_sweep.new_facts(result, record, core_sweep.method(base, levels, slos, threshold))
-        recorded = facts.record_many(Registry(settings.db_url), news, settings.min_uptime_s)
+        reg = Registry(settings.db_url, raw_runs=retention.raw_runs(settings))
+        recorded = facts.record_many(reg, news, settings.min_uptime_s)
     data["recorded"] = recorded
     if json_out:
         emit_json(data)

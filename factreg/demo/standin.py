@@ -3,7 +3,8 @@
 It speaks the OpenAI-compatible streaming protocol (`/v1/chat/completions`, `/v1/models`, `/props`) and does,
 on demand, what a real server cannot be made to do: exact delays, reasoning before the answer, `<think>` inside
 content, a missing `[DONE]`, a mid-stream disconnect, a stall, garbage lines, error statuses, a redirect to
-another host, bytes that are not UTF-8, a 50 MB stream, and a warm-graph effect (fast first requests).
+another host, bytes that are not UTF-8, a 50 MB stream, a warm-graph effect (fast first requests), and a server
+that slows with load (`perstream`) or falls over at a number of streams in flight (`slowat`, `slowfirst`).
 
 The behaviour is chosen by the first path segment, `mode,key=value,...`:
 
@@ -46,6 +47,8 @@ DEFAULTS: dict[str, Any] = {
     "auth": 0,  # 1: require `Authorization: Bearer <server.token>`
     "mb": 50,  # huge: megabytes to stream
     "perstream": 0.0,  # seconds added to the first token per other stream in flight (a server that saturates)
+    "slowat": 0,  # a server that falls over at a load: with this many streams in flight (0: never) ...
+    "slowfirst": 1.5,  # ... the first answer token comes this many seconds after the request instead
 }
 
 
@@ -84,6 +87,7 @@ class FaultServer(ThreadingHTTPServer):
         self.counts: dict[str, int] = {}
         self.requests: list[dict[str, Any]] = []
         self.inflight = 0
+        self.active: list[dict[str, Any]] = []  # the chat requests in flight (`peak`: most in flight while each ran)
         # Parameters forced on every route, e.g. {"status": 401}: the same URL changes behaviour (a reassigned host).
         self.override: dict[str, Any] = {}
 
@@ -190,7 +194,13 @@ class Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.inflight += 1
             others = self.server.inflight - 1
+            record["peak"] = self.server.inflight
+            for other in self.server.active:
+                other["peak"] = max(other["peak"], self.server.inflight)
+            self.server.active.append(record)
         try:
+            if int(params["slowat"]):
+                self._saturate(params, t0, record)
             params["first"] = (
                 float(params["first"]) + float(params["perstream"]) * others
                 if params["first"] is not None and params["perstream"]
@@ -200,6 +210,17 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             with self.server.lock:
                 self.server.inflight -= 1
+                self.server.active.remove(record)
+
+    def _saturate(self, params: dict[str, Any], t0: float, record: dict) -> None:
+        """`slowat=N`: a server that holds up to N−1 streams and falls over at N. The request decides when its
+        first token is due (`first`, default 0.05 s): if N or more streams were in flight at any moment since it
+        arrived, its first token comes at `slowfirst` instead. Deciding then, not on arrival, lets the streams a
+        client opens together see each other, so the level at which it degrades does not hang on thread timing."""
+        due = float(params["first"]) if params["first"] is not None else 0.05
+        self._wait_until(t0 + due)
+        if record["peak"] >= int(params["slowat"]):
+            params["first"] = max(due, float(params["slowfirst"]))
 
     # ------------------------------------------------------------ answers
 

@@ -21,3 +21,5 @@ class Measurement:
     message: str | None = None  # one line, no secrets
     raw: str | None = None  # raw tool output (secrets redacted)
     flags: list[str] = field(default_factory=list)  # e.g. "cold", "cache_hit", "thinking_on"
+    # A capacity's re-run (method kind `sweep`): load level → (good, total) requests, what `verify` judges it by.
+    levels: dict[float, tuple[int, int]] = field(default_factory=dict)

@@ -46,6 +46,17 @@ One definition of each rule lives here:
 - **Capacity**: the highest load level such that it and every lower measured level have a goodput share of at
   least `threshold` (default 0.95, on the point share; the Wilson interval is reported alongside). A level that
   passes above a failing one is noise, not capacity, and is not counted.
+- **Verifying a capacity** (`verify_capacity`): a recorded capacity C claims that every level up to C keeps
+  goodput ≥ threshold and (when a higher level was swept) that the next level above C does not. The re-run
+  measures those levels (the "needed" ones) and decides, per level, on its Wilson 95% interval:
+  `refuted` when a level ≤ C now misses **with its whole interval below the threshold** (the server no longer
+  holds C), or when the level above C now holds with its whole interval at or above it (the capacity is higher
+  than recorded; with no recorded capacity, the lowest level); `confirmed` when every level ≤ C meets the
+  threshold on its point share (as `capacity` decides) and the level above C still misses on its point share
+  (or none was swept); `inconclusive` otherwise — a level on the wrong side of the threshold whose interval
+  still reaches across it. Refuting asks for the interval, confirming only for the point share: a claim is
+  refuted only on clear evidence, while a capacity that re-measures as recorded is confirmed even at the small
+  n a sweep can afford (a 95% Wilson interval wholly above 0.95 needs 73 good requests out of 73).
 """
 
 from __future__ import annotations
@@ -713,3 +724,41 @@ def run_check(slo: Slo, requests: Sequence[Mapping[str, Any] | None]) -> SloChec
         raise BadInput(f"no {slo.metric!r} values to check {slo.text}")
     est = estimate(pool, slo.q)
     return SloCheck(slo, est, slo.holds(pool), unknown)
+
+
+def verify_capacity(recorded: float | None, levels: Mapping[float, Goodput],
+                    threshold: float = CAPACITY_THRESHOLD) -> judge.Outcome:
+    """Judge a recorded capacity (None or 0: no level held) by the goodput re-measured at the levels it needs:
+    every level up to it and the next one above (see the module's docstring for the rule)."""
+    if not levels:
+        raise BadInput("no load levels were re-measured")
+    if not 0.0 < threshold <= 1.0:
+        raise UsageError(f"goodput threshold {threshold:g} must be in (0, 1]")
+    cap = recorded or 0.0
+    need = f"goodput ≥ {threshold * 100:g}%"
+    below = sorted(lv for lv in levels if lv <= cap)
+    above = min((lv for lv in levels if lv > cap), default=None)
+    claim = f"capacity {cap:g}" if cap else "no capacity"
+
+    def shown(lv: float) -> str:
+        return f"level {lv:g}: {levels[lv].message}"
+
+    lost = [lv for lv in below if levels[lv].high < threshold]
+    if lost:
+        return judge.Outcome(Verdict.REFUTED, None, None, None,
+                             f"{claim} no longer holds: {shown(lost[0])}, the whole interval below {need}")
+    if above is not None and levels[above].low >= threshold:
+        return judge.Outcome(Verdict.REFUTED, None, None, None,
+                             f"{claim} is now exceeded: {shown(above)}, the whole interval at or above {need}")
+    unsure = [lv for lv in below if levels[lv].share < threshold]
+    if above is not None and levels[above].share >= threshold:
+        unsure.append(above)
+    if not unsure:
+        held = f"levels up to {cap:g} meet {need} ({shown(below[-1])})" if below else "no level was required"
+        top = f"; {shown(above)}, still below" if above is not None else ""
+        return judge.Outcome(Verdict.CONFIRMED, None, None, None, f"{claim} holds: {held}{top}")
+    lv = unsure[0]
+    side = "misses" if lv <= cap else "meets"
+    return judge.Outcome(Verdict.INCONCLUSIVE, None, None, None,
+                         f"{claim}: {shown(lv)} {side} {need} on its share, but its 95% interval reaches across "
+                         "it; re-run with a larger --n")

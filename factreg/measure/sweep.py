@@ -10,7 +10,10 @@ percentile's interval and whether n supports it.
 
 Facts (`--record PREFIX`): `PREFIX/capacity` (streams), and `PREFIX/goodput_c<N>` per level (a share, its samples
 the 0/1 outcome of each request). Their method is `{"kind": "sweep", ...}`: the probe recipe, the levels, the SLOs
-and the threshold; `verify` re-runs the whole sweep.
+and the threshold. `verify` re-runs the levels the facts need (`needed_levels`): for a capacity C, every recorded
+level up to C and the next one above; for a goodput fact, its own level. A capacity is judged by those levels'
+goodput and Wilson intervals (`quantiles.verify_capacity`: refuted when a level up to C now misses with its whole
+interval below the threshold).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ if TYPE_CHECKING:
     from factreg.registry.types import FactData, Method
 
 MAX_LEVELS = 16
+# Probe verdicts that say the server could not be measured, rather than that it failed under load.
+_UNMEASURED = ("auth_failed", "unreachable")
 
 
 def parse_levels(text: str) -> list[int]:
@@ -202,8 +207,26 @@ def _bounded_recipe(recipe: Mapping[str, Any]) -> tuple[ProbeSpec, list[int], li
     return spec, levels, slos, float(threshold)
 
 
+def needed_levels(levels: Sequence[int], facts: Sequence[FactData]) -> list[int]:
+    """The recorded levels a verification must re-run: for a capacity C, every level up to C and the next one
+    above (what decides whether C still holds); for a goodput fact, its own level."""
+    need: set[int] = set()
+    for fact in facts:
+        select = (fact.get("method") or {}).get("select") or {}
+        if fact.get("metric") == "capacity":
+            cap = float(fact.get("value") or 0)
+            need.update(lv for lv in levels if lv <= cap)
+            higher = [lv for lv in levels if lv > cap]
+            if higher:
+                need.add(higher[0])
+        elif isinstance(select.get("concurrency"), int) and select["concurrency"] in levels:
+            need.add(select["concurrency"])
+    return sorted(need) or list(levels)
+
+
 def remeasure(recipe: Method, facts: list[FactData], settings: Settings | None) -> dict[str, Measurement]:
-    """Verifier for method kind `sweep`: one sweep serves the capacity and every goodput fact of the group."""
+    """Verifier for method kind `sweep`: one sweep of the levels the group needs serves the capacity and every
+    goodput fact of the group."""
     from factreg.measure.measurement import Measurement
     from factreg.registry.verdicts import Verdict
 
@@ -211,20 +234,29 @@ def remeasure(recipe: Method, facts: list[FactData], settings: Settings | None) 
     try:
         spec, levels, slos, threshold = _bounded_recipe(recipe)
         allowed = settings.allowed_env() if settings is not None and hasattr(settings, "allowed_env") else frozenset()
-        result = sweep(spec, levels, slos, hostname=hostname, threshold=threshold, allowed_env=allowed)
+        result = sweep(spec, needed_levels(levels, facts), slos, hostname=hostname, threshold=threshold,
+                       allowed_env=allowed)
     except UsageError as exc:
         return {f["id"]: Measurement(failure=Verdict.ERROR, message=secrets.redact(exc.message)) for f in facts}
     raw = json.dumps(result.as_json(), ensure_ascii=False)
     out: dict[str, Measurement] = {}
     by_level = {lv.concurrency: lv for lv in result.levels}
+    # The server could not be measured at all (refused, unreachable, another model): no level says anything.
+    unmeasured = next((lv.result for lv in result.levels if lv.result.verdict in _UNMEASURED), None)
     for fact in facts:
         select = (fact.get("method") or {}).get("select") or {}
         ident = fact.get("conditions", {}).get("identity", {})
         observed = {k: v for k, v in result.observed.items() if k in ident}
         if fact.get("metric") == "capacity":
+            if unmeasured is not None or not result.ok:
+                failed = unmeasured or result.levels[0].result
+                out[fact["id"]] = Measurement(failure=failed.verdict, message=failed.message, raw=raw)
+                continue
             cap = float(result.capacity.level or 0)
-            out[fact["id"]] = Measurement(samples=[cap], value=cap, n=1, observed=observed,
-                                          message=result.capacity.message, raw=raw)
+            out[fact["id"]] = Measurement(
+                samples=[cap], value=cap, n=1, observed=observed, message=result.capacity.message, raw=raw,
+                levels={float(lv.concurrency): (lv.goodput.good, lv.goodput.total) for lv in result.levels},
+            )
             continue
         lv = by_level.get(int(select.get("concurrency") or 0))
         if lv is None:

@@ -154,6 +154,24 @@ def _quantile_outcome(fact: FactData, m: Measurement, tolerance: float, alpha: f
     return check.outcome
 
 
+def _capacity_outcome(fact: FactData, m: Measurement) -> judging.Outcome | None:
+    """A capacity fact re-measured by its sweep is judged by the goodput of the levels it needs
+    (`quantiles.verify_capacity`), not by comparing two level numbers; None for any other fact."""
+    from factreg.measure import quantiles
+
+    if fact["metric"] != "capacity" or not m.levels:
+        return None
+    method = fact.get("method") or {}
+    threshold = method.get("threshold", quantiles.CAPACITY_THRESHOLD)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+        threshold = quantiles.CAPACITY_THRESHOLD
+    levels = {}
+    for level, (good, total) in m.levels.items():
+        low, high = quantiles.wilson(good, total)
+        levels[level] = quantiles.Goodput(good, total, low, high)
+    return quantiles.verify_capacity(fact["value"], levels, float(threshold))
+
+
 def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> VerifyResult:
     """Compare one measurement with its fact: failure, changed conditions, or the statistics decide."""
     base: _Compared = {
@@ -189,6 +207,10 @@ def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> V
         return {**base, "verdict": Verdict.ERROR, "message": "the verifier returned no value"}
     if m.value is None:
         base["new"]["value"] = new.mean
+    capacity = _capacity_outcome(fact, m)
+    if capacity is not None:  # levels judged against fixed SLOs: the machine's control does not rescale them
+        return {**base, "verdict": capacity.verdict, "p_value": None, "rel_diff": None, "needed_n": None,
+                "message": capacity.message}
     tolerance = judging.tolerance_for(fact, settings)
     alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
     outcome = _quantile_outcome(fact, m, tolerance, alpha)
@@ -440,7 +462,13 @@ def _record(
         )
         res["recorded"] = True
     if values:
-        registry.write_retrying(lambda conn: conn.execute(insert(VERIFICATION), values))
+        from factreg.registry.facts import prune_raw
+
+        def work(conn: Any) -> None:
+            conn.execute(insert(VERIFICATION), values)
+            prune_raw(registry, conn, sorted({v["fact_id"] for v in values}))
+
+        registry.write_retrying(work)
 
 
 def exit_code(results: Sequence[VerifyResult]) -> int:

@@ -356,7 +356,12 @@ def settle_current(conn: Connection, ids: Sequence[str]) -> None:
 def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> FactData:
     """Record one measurement as a new version of its fact; return the fact as JSON data."""
     rows = build_rows(new, min_uptime_s)
-    registry.write_retrying(lambda conn: write_versions(conn, [rows]))
+
+    def work(conn: Connection) -> None:
+        write_versions(conn, [rows])
+        prune_raw(registry, conn, [rows["version"]["fact_id"]])
+
+    registry.write_retrying(work)
     return get(registry, rows["version"]["fact_id"])
 
 
@@ -374,9 +379,19 @@ def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float
 
     def work(conn: Connection) -> list[str]:
         numbers = write_versions(conn, all_rows)
+        prune_raw(registry, conn, [r["version"]["fact_id"] for r in all_rows])
         return [f"{r['version']['fact_id']}@{n}" for r, n in zip(all_rows, numbers, strict=True)]
 
     return registry.write_retrying(work)
+
+
+def prune_raw(registry: Registry, conn: Connection, ids: Sequence[str]) -> None:
+    """In the transaction that wrote runs of `ids`: drop the raw output of their runs beyond the newest
+    `registry.raw_runs` (registry/retention.py)."""
+    from factreg.registry import retention
+
+    keep = retention.DEFAULT_RAW_RUNS if registry.raw_runs is None else registry.raw_runs
+    retention.prune(conn, keep, ids)
 
 
 # ---------------------------------------------------------------- reading

@@ -91,8 +91,11 @@ def _sqlite_hooks(engine: Engine) -> None:
 class Registry:
     """An open registry: a database whose schema is migrated to the newest version."""
 
-    def __init__(self, url: str, *, migrate: bool = True, create: bool = True):
+    def __init__(self, url: str, *, migrate: bool = True, create: bool = True, raw_runs: int | None = None):
         self.url = url
+        # Runs of each fact whose raw output a write keeps (`[retention] raw_runs`; None: the default), see
+        # registry/retention.py.
+        self.raw_runs = raw_runs
         self.is_sqlite = url.startswith("sqlite")
         self.sqlite_path: str | None = None
         if self.is_sqlite:
