@@ -130,7 +130,8 @@ def test_aiperf_export_value_by_value(cli):
         assert fact["measured_at"] == data["start_time"] + "Z"  # no zone in the file: UTC, as every naive time
         ident = fact["conditions"]["identity"]
         assert ident["model"] == data["input_config"]["models"]["items"][0]["name"]
-        assert ident["endpoint"] == data["input_config"]["endpoint"]["urls"][0]
+        # AIPerf's chat endpoint type posts to /v1/chat/completions under the base URL
+        assert ident["endpoint"] == data["input_config"]["endpoint"]["urls"][0] + "/v1/chat/completions"
         assert ident["concurrency"] == str(concurrency) and ident["tool"] == "aiperf"
         assert fact["conditions"]["info"]["tool_version"] == data["aiperf_version"]
         assert fact["method"] == {**fact["method"], "kind": "imported", "tool": "aiperf"}

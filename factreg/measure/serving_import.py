@@ -306,7 +306,7 @@ def read_aiperf(data: Any, where: str) -> list[Run]:
     datasets = config.get("datasets")
     dataset = datasets[0] if isinstance(datasets, list) and datasets and isinstance(datasets[0], dict) else {}
     run.identity.update({k: v for k, v in (
-        ("model", model), ("endpoint", _text(urls[0], "input_config.endpoint.urls", where) if urls else None),
+        ("model", model), ("endpoint", _aiperf_endpoint(endpoint, urls, where)),
         ("endpoint_type", _opt(endpoint, "type")), ("streaming", _opt(endpoint, "streaming")),
         ("concurrency", concurrency), ("request_rate", rate),
         ("dataset", _opt(dataset, "dataset") or _opt(dataset, "name")),
@@ -360,6 +360,19 @@ def _aiperf_model(config: Mapping[str, Any], where: str) -> str:
     if isinstance(names, list) and names:
         return _text(names[0], "input_config.model_names[0]", where)
     raise BadInput(f"{where}: input_config names no model (models.items or model_names)")
+
+
+def _aiperf_endpoint(endpoint: Mapping[str, Any], urls: Sequence[Any], where: str) -> str | None:
+    """The URL the requests went to: AIPerf's `chat` type posts to the base URL's /v1/chat/completions, which is
+    what `factreg probe` observes for the same server (so a probe method given later compares like with like)."""
+    if not urls:
+        return None
+    url = _text(urls[0], "input_config.endpoint.urls", where)
+    if endpoint.get("type") == "chat" and not endpoint.get("custom_endpoint"):
+        from factreg.measure.probe import chat_url
+
+        return chat_url(url)
+    return url
 
 
 def _aiperf_profiling_phase(config: Mapping[str, Any], where: str) -> dict[str, Any]:
