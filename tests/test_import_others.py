@@ -337,3 +337,34 @@ def test_two_files_that_give_the_same_ids_are_refused(cli, tmp_path):
     copy.write_text(VLLM[0].read_text(encoding="utf-8"), encoding="utf-8")
     one_line_error(cli("import", "vllm-bench", str(VLLM[0]), str(copy), "--id", "t"), "give --id")
     assert facts_by_id(cli) == {}
+
+
+def test_cond_info_and_id_apply_to_every_imported_fact(cli):
+    r = cli("import", "vllm-bench", str(VLLM[0]), "--id", "gpu1/q", "-c", "endpoint=http://gpu1:8000/v1",
+            "-c", "machine=gpu1", "-i", "note=after the driver update")
+    assert r.exit_code == 0, r.stderr
+    got = facts_by_id(cli)
+    assert got and all(fid.startswith("gpu1/q/vllm-bench/r1/") for fid in got)
+    for fact in got.values():
+        assert fact["conditions"]["identity"]["endpoint"] == "http://gpu1:8000/v1"
+        assert fact["conditions"]["identity"]["machine"] == "gpu1"
+        assert fact["conditions"]["info"]["note"] == "after the driver update"
+        assert "no_conditions" not in fact["flags"]  # model + endpoint/machine: a latency fact's required conditions
+
+
+@pytest.mark.parametrize("bad", ["yesterday", "2026-13-01", ""])
+def test_an_invalid_measured_at_is_one_line_and_stores_nothing(cli, tmp_path, bad):
+    one_line_error(cli("import", "vllm-bench", str(_without(VLLM[0], "date", tmp_path)), "--measured-at", bad),
+                   "--measured-at")
+    assert facts_by_id(cli) == {}
+
+
+def test_method_never_stores_a_literal_secret_header(cli, tmp_path):
+    assert cli("import", "aiperf", str(AIPERF), "--id", "t").exit_code == 0
+    body = tmp_path / "body.json"
+    body.write_text('{"model": "m", "messages": []}', encoding="utf-8")
+    r = cli("method", "t/aiperf/c2/ttft_any", "--probe", "http://127.0.0.1:9/v1", "--body", str(body),
+            "-H", "Authorization: Bearer sk-live-123456")
+    one_line_error(r, "environment variable")
+    assert "sk-live-123456" not in r.stderr + r.stdout
+    assert facts_by_id(cli)["t/aiperf/c2/ttft_any"]["version"] == 1
