@@ -365,6 +365,6 @@ def test_method_never_stores_a_literal_secret_header(cli, tmp_path):
     body.write_text('{"model": "m", "messages": []}', encoding="utf-8")
     r = cli("method", "t/aiperf/c2/ttft_any", "--probe", "http://127.0.0.1:9/v1", "--body", str(body),
             "-H", "Authorization: Bearer sk-live-123456")
-    one_line_error(r, "environment variable")
+    one_line_error(r, "`factreg method` stores the probe recipe, so header Authorization must name an environment")
     assert "sk-live-123456" not in r.stderr + r.stdout
     assert facts_by_id(cli)["t/aiperf/c2/ttft_any"]["version"] == 1

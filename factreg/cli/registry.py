@@ -282,7 +282,7 @@ def method(
     from factreg.measure import probe as core
     from factreg.measure import serving_import
 
-    headers = request_headers(probe_url, header, api_key_env, record="method")
+    headers = request_headers(probe_url, header, api_key_env, record="method", stored_by="`factreg method`")
     spec = core.ProbeSpec(url=probe_url, body=read_body(body), n=n, warmup=warmup, headers=headers,
                           concurrency=concurrency)
     spec.check()
