@@ -134,7 +134,8 @@ def test_aiperf_export_value_by_value(cli):
         assert ident["endpoint"] == data["input_config"]["endpoint"]["urls"][0] + "/v1/chat/completions"
         assert ident["concurrency"] == str(concurrency) and ident["tool"] == "aiperf"
         assert fact["conditions"]["info"]["tool_version"] == data["aiperf_version"]
-        assert fact["method"] == {**fact["method"], "kind": "imported", "tool": "aiperf"}
+        assert fact["method"] == {**fact["method"], "kind": "imported", "tool": "aiperf",
+                                  "tool_version": data["aiperf_version"]}
 
 
 def test_aiperf_unit_it_does_not_expect_is_refused(cli, tmp_path):
@@ -368,3 +369,20 @@ def test_method_never_stores_a_literal_secret_header(cli, tmp_path):
     one_line_error(r, "`factreg method` stores the probe recipe, so header Authorization must name an environment")
     assert "sk-live-123456" not in r.stderr + r.stdout
     assert facts_by_id(cli)["t/aiperf/c2/ttft_any"]["version"] == 1
+
+
+def test_imported_facts_survive_export_and_import_and_stay_not_rerunnable(cli, tmp_path):
+    assert cli("import", "llama-benchy", str(BENCHY), "--id", "t").exit_code == 0
+    before = facts_by_id(cli)
+    dump = tmp_path / "export.jsonl"
+    assert cli("export", "--out", str(dump)).exit_code == 0
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    r = cli("import", str(dump), "--db", other)
+    assert r.exit_code == 0, r.stderr
+    after = {f["id"]: f for f in cli("list", "--json", "--db", other).json()}
+    assert sorted(after) == sorted(before)
+    for fid, fact in after.items():
+        for key in ("value", "spread", "n", "samples", "measured_at", "method", "conditions"):
+            assert fact[key] == before[fid][key], (fid, key)
+    [result] = cli("verify", "t/llama-benchy/pp2048-tg32-c1/ttft_any", "--json", "--db", other).json()
+    assert result["verdict"] == "skipped" and "factreg method" in result["message"]

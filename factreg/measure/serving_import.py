@@ -451,12 +451,14 @@ def read(tool: str, path: Path) -> list[Run]:
 # ---------------------------------------------------------------- facts
 
 
-def method_of(tool: str, path: Path, stat: Stat) -> dict[str, Any]:
-    """An imported fact's method: where it came from, which cannot be re-run (`factreg method` gives it one)."""
+def method_of(tool: str, path: Path, stat: Stat, version: str | None = None) -> dict[str, Any]:
+    """An imported fact's method: which tool (and version, when the file says) measured it and where it came from;
+    it cannot be re-run (`factreg method` gives it one)."""
     select: dict[str, Any] = {"metric": stat.base, "source": stat.source}
     if stat.q is not None:
         select["q"] = stat.q
-    return {"kind": "imported", "tool": TOOLS[tool], "file": path.name, "select": select}
+    return {"kind": "imported", "tool": TOOLS[tool], **({"tool_version": version} if version else {}),
+            "file": path.name, "select": select}
 
 
 def new_facts(tool: str, path: Path, runs: Sequence[Run], *, measured_at: str | None, identity: Mapping[str, str],
@@ -482,7 +484,7 @@ def new_facts(tool: str, path: Path, runs: Sequence[Run], *, measured_at: str | 
             new = NewFact(
                 id=f"{base_id}/{metric}", metric=metric, value=stat.value, samples=stat.samples, spread=stat.spread,
                 n=stat.n if stat.samples is None else None, identity=ident, info=extra, subject=base_id,
-                measured_at=run.date or measured_at, method=method_of(tool, path, stat),
+                measured_at=run.date or measured_at, method=method_of(tool, path, stat, run.info.get("tool_version")),
                 note=f"{TOOLS[tool]} {stat.source}, imported from {path.name}",
             )
             new.origin, new.source, new.trusted = "imported", path.name, False
