@@ -58,6 +58,8 @@ def test_vllm_bench_serve_result_value_by_value(cli, path):
     assert sorted(got) == sorted(expected)  # no e2e: these files have no e2el (not in --percentile-metrics)
     for fid, (value, spread, n, unit) in expected.items():
         check(got[fid], value, spread, n, unit)
+        # p99 from ~200 requests: factreg's rule asks n ≥ 1000 (10 samples above it), so the fact says so
+        assert ("few_for_percentile" in got[fid]["flags"]) == fid.endswith("_p99"), fid
         fact = got[fid]
         assert fact["measured_at"] == "2026-07-22T{}:{}:{}Z".format(
             data["date"][9:11], data["date"][11:13], data["date"][13:15])
@@ -121,6 +123,9 @@ def test_aiperf_export_value_by_value(cli):
         expected[f"{base}/{metric}"] = (block["p50"] * scale, block["std"] * scale, block["count"], unit)
         for p in ("p90", "p95", "p99"):
             expected[f"{base}/{metric}_{p}"] = (block[p] * scale, None, block["count"], unit)
+            # docs/latency.md: a percentile needs 10 samples beyond it (p90: n ≥ 100, p95: 200, p99: 1000)
+            few = block["count"] < {"p90": 100, "p95": 200, "p99": 1000}[p]
+            assert ("few_for_percentile" in got[f"{base}/{metric}_{p}"]["flags"]) == few, (tag, p)
     for tag, (metric, unit) in AIPERF_RUN_LEVEL.items():
         expected[f"{base}/{metric}"] = (data[tag]["avg"], None, int(data["request_count"]["avg"]), unit)
     assert sorted(got) == sorted(expected)

@@ -464,6 +464,7 @@ def method_of(tool: str, path: Path, stat: Stat, version: str | None = None) -> 
 def new_facts(tool: str, path: Path, runs: Sequence[Run], *, measured_at: str | None, identity: Mapping[str, str],
               info: Mapping[str, str], id_prefix: str | None) -> tuple[list[Any], int]:
     """The NewFacts of one file's runs, and how many were dated by the file itself (not --measured-at)."""
+    from factreg.measure import quantiles
     from factreg.registry.facts import NewFact
     from factreg.registry.ids import check_id, slugify
     from factreg.registry.metrics import percentile_name
@@ -481,11 +482,13 @@ def new_facts(tool: str, path: Path, runs: Sequence[Run], *, measured_at: str | 
         extra = {**run.info, "source_file": path.name, "source_format": tool, **info}
         for stat in run.stats:
             metric = stat.metric or percentile_name(stat.base, stat.q or 0.5)
+            few = quantiles.shortfall(stat.q, stat.n) if stat.q is not None and stat.n else None
             new = NewFact(
                 id=f"{base_id}/{metric}", metric=metric, value=stat.value, samples=stat.samples, spread=stat.spread,
                 n=stat.n if stat.samples is None else None, identity=ident, info=extra, subject=base_id,
                 measured_at=run.date or measured_at, method=method_of(tool, path, stat, run.info.get("tool_version")),
-                note=f"{TOOLS[tool]} {stat.source}, imported from {path.name}",
+                note=f"{TOOLS[tool]} {stat.source}, imported from {path.name}" + (f"; {few}" if few else ""),
+                extra_flags=["few_for_percentile"] if few else [],
             )
             new.origin, new.source, new.trusted = "imported", path.name, False
             out.append(new)
