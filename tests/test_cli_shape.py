@@ -72,7 +72,7 @@ def test_help_shows_the_commands_in_panels_by_job() -> None:
     assert [s for s in sections if s in panels.PANEL_ORDER] == list(panels.PANEL_ORDER)
     assert "Other:" not in out and "Commands:" not in out
     measure = out.split("Measure:")[1].split("Read:")[0]
-    assert [line.split()[0] for line in measure.strip().splitlines()] == ["record", "bench", "probe", "import", "sweep"]
+    assert [line.split()[0] for line in measure.strip().splitlines()] == ["record", "bench", "probe", "import", "method", "sweep"]
     publish = out.split("Publish:")[1].split("Set up:")[0]
     assert {line.split()[0] for line in publish.strip().splitlines()} == {"correct", "retract", "report", "decision"}
 

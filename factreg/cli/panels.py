@@ -18,6 +18,7 @@ PANELS: dict[str, str] = {
     "bench": MEASURE,
     "probe": MEASURE,
     "import": MEASURE,
+    "method": MEASURE,
     "sweep": MEASURE,
     "show": READ,
     "list": READ,
@@ -50,7 +51,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
 
 # Commands whose first argument(s) are fact ids (shell completion offers the registry's ids there).
 TAKES_FACT_IDS = frozenset({"record", "show", "history", "verify", "compare", "changes", "correct", "retract",
-                            "cite", "cites"})
+                            "cite", "cites", "method"})
 # Options whose value is a fact id (by command), and options whose value is a metric name.
 FACT_ID_OPTIONS: dict[str, frozenset[str]] = {"correct": frozenset({"--by"})}
 METRIC_OPTIONS = frozenset({"--metric", "-m"})
@@ -110,6 +111,7 @@ METAVARS: dict[str, str] = {
     "--cites": "ID[@V],...",
     "--driver": "COMPARISON",
     "--against": "URL",
+    "--probe": "URL",
     "--verification": "N",
     "--version": "N",
     "--llama-bench": "FILE",

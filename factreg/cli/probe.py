@@ -43,8 +43,10 @@ def read_body(path: str) -> dict:
     return body
 
 
-def request_headers(url: str, header: list[str] | None, api_key_env: str | None, record: str | None) -> dict[str, str]:
-    """--header and --api-key-env as header templates; with --record, no literal secret in them or the URL."""
+def request_headers(url: str, header: list[str] | None, api_key_env: str | None, record: str | None,
+                    stored_by: str = "--record") -> dict[str, str]:
+    """--header and --api-key-env as header templates; with --record (or `stored_by`, another command that stores
+    the recipe), no literal secret in them or the URL."""
     from factreg import secrets
     from factreg.errors import UsageError
 
@@ -66,13 +68,13 @@ def request_headers(url: str, header: list[str] | None, api_key_env: str | None,
         literal = secrets.literal_secret_headers(headers)
         if literal:
             raise UsageError(
-                f"--record stores the probe recipe, so header {literal[0]} must name an environment variable "
+                f"{stored_by} stores the probe recipe, so header {literal[0]} must name an environment variable "
                 "instead of holding a literal value (it may be a secret): --header "
                 f"'{literal[0]}: ${{MY_TOKEN}}', or --api-key-env MY_TOKEN for Authorization"
             )
         if secrets.url_credentials(url):
             raise UsageError(
-                "--record stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
+                f"{stored_by} stores the probe recipe, so the URL may not hold a credential (?key=…): send it in a "
                 "header that names an environment variable instead, e.g. --header 'x-goog-api-key: ${MY_KEY}'"
             )
     return headers

@@ -1,4 +1,4 @@
-"""Commands about the registry itself: init, env, metrics, export, import, prune."""
+"""Commands about the registry itself: init, env, metrics, export, import, method, prune."""
 
 from __future__ import annotations
 
@@ -19,10 +19,14 @@ from factreg.cli.common import (
     make_table,
     min_uptime,
     open_registry,
+    whole_number,
 )
 
 # `factreg import FORMAT FILE...`: the formats it reads.
-IMPORT_FORMATS = ("jsonl", "llama-bench")
+IMPORT_FORMATS = ("jsonl", "llama-bench", "vllm-bench", "aiperf", "llama-benchy")
+# The formats that are a benchmark's output (the rest carry their own fields): --measured-at, --cond, --info and
+# --id apply to these.
+BENCH_FORMATS = IMPORT_FORMATS[1:]
 # From this size on (all files together), `import` shows a progress bar on a terminal.
 LARGE_IMPORT_BYTES = 1024 * 1024
 
@@ -33,6 +37,7 @@ def register(app: typer.Typer) -> None:
     app.command("metrics")(metrics)
     app.command("export")(export)
     app.command("import")(import_)
+    app.command("method")(method)
     app.command("prune")(prune)
 
 
@@ -210,24 +215,26 @@ def prune(
 @handles_errors
 def import_(
     files: Annotated[list[str], typer.Argument(metavar="[FORMAT] FILE...",
-                                               help="Files to import; FORMAT is jsonl (default) or llama-bench.")],
+                                               help="Files to import; FORMAT is jsonl (default), llama-bench, vllm-bench, aiperf or llama-benchy.")],
     measured_at: Annotated[str | None, typer.Option(
-        "--measured-at", help="llama-bench: when the run was made (ISO-8601), for output without test_time "
-        "(Markdown tables, old CSV); required for those.")] = None,
+        "--measured-at", help="Benchmark output: when the run was made (ISO-8601), for output without its own date "
+        "(llama-bench Markdown tables, old CSV; a result file without date); required for those.")] = None,
     cond: Annotated[list[str] | None, typer.Option(
-        "--cond", "-c", help="llama-bench: identity condition key=value for every fact (repeat).")] = None,
+        "--cond", "-c", help="Benchmark output: identity condition key=value for every fact (repeat).")] = None,
     info_: Annotated[list[str] | None, typer.Option(
-        "--info", "-i", help="llama-bench: info condition key=value for every fact (repeat).")] = None,
+        "--info", "-i", help="Benchmark output: info condition key=value for every fact (repeat).")] = None,
     id_prefix: Annotated[str | None, typer.Option(
-        "--id", help="llama-bench: id prefix instead of the model type (e.g. gamebox/a3b).")] = None,
+        "--id", help="Benchmark output: id prefix instead of the model's name (e.g. gamebox/a3b).")] = None,
     trust: Annotated[bool, typer.Option(
         "--trust", help="Trust the imported methods: `verify` may re-run them (llama-bench, probe). Without it an "
         "imported method never runs until `verify --trust-imported`.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Import facts: JSONL (an export, or record lines), or llama-bench output (`import llama-bench FILE...`:
-    JSON, JSONL, CSV, SQL text, a SQLite database, or documents with Markdown tables)."""
+    """Import facts: JSONL (an export, or record lines), llama-bench output (`import llama-bench FILE...`:
+    JSON, JSONL, CSV, SQL text, a SQLite database, or documents with Markdown tables), or the result files of
+    other serving benchmarks (`import vllm-bench|aiperf|llama-benchy FILE...`: `vllm bench serve
+    --save-result` JSON, AIPerf's profile_export_aiperf.json, llama-benchy's JSON; docs/import.md)."""
     from factreg.errors import UsageError
     from factreg.registry import conditions
 
@@ -238,8 +245,9 @@ def import_(
         raise UsageError("give at least one file to import")
     given = [o for o, v in (("--measured-at", measured_at), ("--cond", cond), ("--info", info_), ("--id", id_prefix))
              if v]
-    if fmt != "llama-bench" and given:
-        raise UsageError(f"{given[0]} is for `import llama-bench`; a JSONL line carries its own fields")
+    if fmt not in BENCH_FORMATS and given:
+        raise UsageError(f"{given[0]} is for benchmark output (`import llama-bench FILE`, `import vllm-bench FILE`, "
+                         "...); a JSONL line carries its own fields")
     identity = conditions.parse_pairs(cond or [], "--cond")
     extra = conditions.parse_pairs(info_ or [], "--info")
     paths = [Path(f) for f in files]
@@ -252,6 +260,11 @@ def import_(
 
         result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
                                          identity=identity, info=extra, id_prefix=id_prefix, say=info)
+    elif fmt in BENCH_FORMATS:
+        from factreg.measure import serving_import
+
+        result = serving_import.import_files(reg, fmt, paths, min_uptime(s), measured_at=measured_at,
+                                             identity=identity, info=extra, id_prefix=id_prefix, say=info)
     else:
         from factreg.cli import progress
         from factreg.registry import jsonl
@@ -268,3 +281,40 @@ def import_(
         emit_json(result)
         return
     info("Imported: " + ", ".join(f"{v} {k}" for k, v in result.items() if not isinstance(v, list) and v))
+
+
+@handles_errors
+def method(
+    ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Imported facts to give the method.")],
+    probe_url: Annotated[str, typer.Option(
+        "--probe", help="Verify them by probing this streaming chat completions URL (as `factreg probe URL`).")],
+    body: Annotated[str, typer.Option("--body", help="JSON file with the request body the probe sends.")],
+    n: Annotated[int, typer.Option("--n", help="Measured requests of each re-run.",
+                                   parser=whole_number("--n"))] = 5,
+    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.",
+                                        parser=whole_number("--warmup"))] = 2,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Streams in flight at once (0: one after another).",
+                                             parser=whole_number("--concurrency"))] = 0,
+    header: Annotated[list[str] | None, typer.Option(
+        "--header", "-H", help="'Name: value' (repeat); values must name ${ENV_VAR}s (the method is stored).")] = None,
+    api_key_env: Annotated[str | None, typer.Option(
+        "--api-key-env", help="Send 'Authorization: Bearer ${VAR}' from this environment variable.")] = None,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Give imported facts (`import vllm-bench|aiperf|llama-benchy`) a method `verify` can re-run: a new version of
+    each, same numbers, conditions and date, whose method is this probe. Nothing is sent now."""
+    from factreg.cli.probe import read_body, request_headers
+    from factreg.measure import probe as core
+    from factreg.measure import serving_import
+
+    headers = request_headers(probe_url, header, api_key_env, record="method", stored_by="`factreg method`")
+    spec = core.ProbeSpec(url=probe_url, body=read_body(body), n=n, warmup=warmup, headers=headers,
+                          concurrency=concurrency)
+    spec.check()
+    s, reg = open_registry(db, create=False)
+    written = serving_import.attach_method(reg, ids, spec.method(), min_uptime(s))
+    if json_out:
+        emit_json({"ids": written})
+        return
+    info(f"Gave {len(written)} fact(s) the probe method: " + ", ".join(written))

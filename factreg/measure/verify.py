@@ -2,10 +2,11 @@
 
 A verifier is chosen by method kind (`load_verifier`, the kinds in VERIFIERS); each is
 `remeasure(method: dict, facts: list[FactData], settings: Settings) -> dict[str, Measurement]`, where `facts`
-share `method` apart from its "select" key. Methods of kind `manual` and `derived` cannot be re-run and are
-reported as skipped. A stored method is data: nothing in it is run except through a known verifier, and only when
-this registry trusts the method (recorded here, or trusted on import); each verifier checks every field again. Each fact's
-result is a `VerifyResult`, what `factreg verify --json` prints.
+share `method` apart from its "select" key. Methods of kind `manual`, `derived` and `imported` cannot be re-run
+and are reported as skipped (an imported one with how to give it a method). A stored method is data: nothing in
+it is run except through a known verifier, and only when this registry trusts the method (recorded here, or
+trusted on import); each verifier checks every field again. Each fact's result is a `VerifyResult`, what
+`factreg verify --json` prints.
 """
 
 from __future__ import annotations
@@ -35,8 +36,18 @@ if TYPE_CHECKING:
     from factreg.registry.types import FactData, VerificationRow
 
 VERIFIERS = ("llama-bench", "probe", "sweep")  # the method kinds factreg can re-run; nothing else is ever run
-NOT_RERUNNABLE = ("manual", "derived")
+NOT_RERUNNABLE = ("manual", "derived", "imported")
 SKIPPED = "skipped"
+
+
+def not_rerunnable_message(fact: Mapping[str, Any], kind: str) -> str:
+    """Why a fact is skipped: its method cannot be re-run here, and (an imported result) how to give it one."""
+    method = fact.get("method") or {}
+    if kind == "imported":
+        tool = str(method.get("tool") or "another tool")[:60]
+        return (f"imported from {tool} output: there is nothing factreg can re-run; give it a method to verify it by, "
+                f"`factreg method {fact['id']} --probe URL --body FILE`")
+    return f"method {kind!r} cannot be re-run"
 
 
 class Values(TypedDict):
@@ -313,7 +324,7 @@ def verify(
             continue
         kind = method.get("kind")
         if kind in NOT_RERUNNABLE:
-            results[fact["id"]] = {**_unrunnable(fact, f"method {kind!r} cannot be re-run"), "verdict": SKIPPED}
+            results[fact["id"]] = {**_unrunnable(fact, not_rerunnable_message(fact, str(kind))), "verdict": SKIPPED}
             continue
         if kind not in VERIFIERS:
             results[fact["id"]] = _unrunnable(fact, f"no verifier for method kind {kind!r}")

@@ -55,7 +55,7 @@ def __getattr__(name: str) -> Any:
         return getattr(models, _TABLES[name]).__table__
     raise AttributeError(name)
 
-METHOD_KINDS = ("manual", "llama-bench", "probe", "sweep", "derived")
+METHOD_KINDS = ("manual", "llama-bench", "probe", "sweep", "derived", "imported")
 
 
 @dataclass

@@ -15,8 +15,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     from typing_extensions import NotRequired
 
-# A method is structured data chosen by its `kind` ("manual", "llama-bench", "probe", "sweep", "derived"); each kind has
-# its own keys, so it stays a JSON object.
+# A method is structured data chosen by its `kind` ("manual", "llama-bench", "probe", "sweep", "derived",
+# "imported"); each kind has its own keys, so it stays a JSON object.
 Method = dict[str, Any]
 
 
