@@ -215,7 +215,9 @@ _SETTING_HINT = re.compile(
     "타임아웃|주기|간격|재시도|기본값|제한"
 )
 _SETTING_AFTER = re.compile(
-    rf"{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
+    rf"|{_SP}*(?:기본값|(?i:by{_SP}default|default){_END})"  # `5초 기본값`: a default value
+    rf"|{_SP}*\(?{_SP}*(?:(?:조정|설정|변경){_SP}?가능|(?i:configurable|adjustable|tunable){_END})"  # `0.1초 (조정 가능)`
 )
 _MINUTE_SCHEDULE_AFTER = re.compile(rf"{_SP}*(?:후|뒤|전|(?i:ago|later|from{_SP}now|before){_END})")
 _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
@@ -529,7 +531,7 @@ _NONPERF = (
     rf"activation|zoom|scale|dimensions?|success|hz|khz){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|요청 수|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰)\s?시간|시간 절약|비중|성능\s?유지|"
-    r"코드|라인|줄|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
+    r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률"
 )
@@ -579,7 +581,7 @@ _BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|�
 _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|하도록|유지|SLO|SLA"
+    r"|목표|요구|기준치|한도|권장|해야|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
@@ -597,8 +599,31 @@ def _declarative(after: str) -> bool:
     return syllable % 28 == 4 or m.group(1) == "는"  # a final ㄴ (`난`, `온`, `린`), or `-는다`
 
 
+def _past(after: str) -> bool:
+    """Whether a Korean clause holds a syllable ending in ㅆ (`빨라졌다`, `줄었음`): a past tense, a fact."""
+    return any(0xAC00 <= ord(c) <= 0xD7A3 and (ord(c) - 0xAC00) % 28 == 20 for c in after)
+
+
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_CAPABLE = re.compile(r"수 있|했|됐|였|왔|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
+_CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
+# A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
+_SET_VERB_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한)")
+_SET_VERB_BEFORE = re.compile(
+    rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+to|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
+    rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
+)
+# A lower bound on a rate, where more is better: `> 100 req/s` (`10배 이상 증가` is a change that was seen).
+_LOWER_BEFORE = re.compile(rf"(?:>|≥|>=){_SP}*$")
+_LOWER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이상|초과)")
+_MORE_IS_BETTER = re.compile(r"/|(?i:fps|tps|rps|qps|flops|tops)")
+# What makes a Korean bound a measured result: a statistic of runs (`< 50ms (평균)`), a speed said to be fast
+# (`**빠른 장애 조치**: 30초 이내`), the result of a test or benchmark (`테스트 결과, … 1초 미만의`).
+_STAT_AFTER = re.compile(
+    rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내)?{_SP}*\({_SP}*(?:평균|중앙값|(?i:avg|average|mean|median)){_SP}*\)"
+)
+_FAST_OR_MEASURED = re.compile(
+    r"빠른|빠르게|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
+)
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
@@ -792,6 +817,9 @@ class _Context:
             return True
         before = self._before(start, 40)
         after = self._after(end, 30).split("(", 1)[0]  # a parenthesis after the number speaks of another
+        after = _CONJUNCTION.split(after, 1)[0]  # `시간을 85% 줄이고 메모리 요구 사항을`: another clause's words
+        if _SET_VERB_AFTER.match(self.text, end) or _SET_VERB_BEFORE.search(before):
+            return True  # a value asked for or set
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):
@@ -818,9 +846,19 @@ class _Context:
         """A bound (`< 200ms`, `500ms 이하`) with nothing saying it was reached: in Korean notes, a limit."""
         if not self._flag(start, "hangul"):
             return False
-        upper = _UPPER_BEFORE.search(self.text, max(0, start - 4), start) or _UPPER_AFTER.match(self.text, end)
+        text = self.text
+        upper = _UPPER_BEFORE.search(text, max(0, start - 4), start) or _UPPER_AFTER.match(text, end)
+        if upper is None and _MORE_IS_BETTER.search(text, start, end):
+            upper = _LOWER_BEFORE.search(text, max(0, start - 4), start) or _LOWER_AFTER.match(text, end)
+        if upper is None:
+            return False
         after = self._after(end, 40)
-        return upper is not None and _CAPABLE.search(after) is None and not _declarative(after)
+        if _CAPABLE.search(after) is not None or _declarative(after) or _past(after):
+            return False
+        if _STAT_AFTER.match(text, end):
+            return False  # `< 50ms (평균)`: the average of what was measured
+        lo = text.rfind("\n", max(0, start - _REACH), start) + 1
+        return _FAST_OR_MEASURED.search(text, lo, start) is None
 
     # --- kinds of numbers ------------------------------------------------------------------------------------
 
