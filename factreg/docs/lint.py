@@ -528,9 +528,13 @@ _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
     rf"cheaper|price|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
-    rf"activation|zoom|scale|dimensions?|success|hz|khz){_E}"
+    rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
+    rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
+    rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|요청 수|"
-    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰)\s?시간|시간 절약|비중|성능\s?유지|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
+    r"다운타임|(?:개발|작업|팀)\s?(?:속도|생산성)|확대|축소|배율|업스케일|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률"
@@ -542,6 +546,10 @@ _CHANGE = (
     r"|향상|개선|단축|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
 )
 _LEX = re.compile(rf"(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF})")
+# `… by 98% on realism`: the metric a percentage is of, named right after it
+_ON_METRIC_AFTER = re.compile(
+    rf"(?:\*\*|__|{_SP})*(?i:on|in){_SP}+(?:(?i:the|its|their|overall){_SP}+)?(?:(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF}))"
+)
 _CHANGE_RX = re.compile(_CHANGE)
 # A comparative right after a ratio or percentage makes it a speed-up or slow-down on its own.
 _COMP_AFTER = re.compile(
@@ -551,6 +559,12 @@ _COMP_AFTER = re.compile(
 )
 _RATIO_CHANGE_AFTER = re.compile(
     rf"(?:\*\*|__|{_SP})*(?:의{_SP}?)?(?:향상|개선|단축|(?i:improvement|gain|boost|uplift|acceleration){_E})"
+)
+# After a ratio: a word of size (`16배 큰`, `5배 더 큰 모델`, `3x larger`) makes it a size ratio.
+_SIZE_AFTER = re.compile(rf"(?:\*\*|__|{_SP})*(?:더{_SP}?)?(?:큰|크다|크고|작은|작다|작고|작아|넓은|넓|긴{_SP}?컨텍스트)")
+# What people do faster is not a system's speed: `10배 빠른 개발`, `3x faster development`.
+_PEOPLE_WORK_AFTER = re.compile(
+    rf"(?:\*\*|__|{_SP})*(?:개발|온보딩|프로토타이핑|(?i:development|onboarding|prototyping|iteration|learning)(?![A-Za-z]))"
 )
 _CONJUNCTION = re.compile(rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}")
 _BY_BEFORE = re.compile(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
@@ -636,10 +650,11 @@ _SETTING_WORDS = re.compile(
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
     rf"retention|cache for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
-    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*"
+    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩"
 )
 _SETTING_NOUN_AFTER = re.compile(
-    rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|(?i:time-?out|interval|ttl|expiry|keep-?alive){_E})"
+    rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
+    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride){_E})"
     r"|\((?:[a-z]+[A-Z]\w*)?(?:Duration|Timeout|Interval|Delay|TTL)\)"
 )
 _PER_ITEM_AFTER = re.compile(
@@ -667,8 +682,9 @@ _MEDIA_BEFORE = re.compile(
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
 _HUMAN = re.compile(
-    rf"{_B}(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|difficulty|"
-    rf"study|agenda|read){_E}"
+    # English words as prose, not inside a path (`samples/session03/`)
+    rf"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
+    rf"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
     r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼"
@@ -676,7 +692,7 @@ _HUMAN = re.compile(
 # Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
 _WORK = re.compile(
     rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|execution|export|build|inference|"
-    rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing){_E}"
+    rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited){_E}"
     r"|소요|걸리|걸린|걸려|걸림|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
@@ -691,6 +707,32 @@ _CONDITION_AFTER = re.compile(
 )
 _QUOTA_AFTER = re.compile(rf"에{_SP}?\d+{_SP}?(?:회|번|건)")
 _PAREN_ESTIMATE = re.compile(r"\)\s*$|\)\s*[|*]")
+# A task a person does (a to-do item with its estimate: `최적화 기술 적용 (1시간)`), even about a system's speed.
+_TASK = re.compile(r"적용|구현|작성|도입|문서화|리팩터링|정리|(?i:implement|refactor|document|write|apply)")
+# A duration given per month or day: a quota or a plan (`월 60분`, `60 minutes per month`).
+_PER_PERIOD_BEFORE = re.compile(rf"(?:^|[\s|(*])(?:월|매월|매달|월간|하루|일일){_SP}*(?:최대{_SP}*)?$")
+_PER_PERIOD_AFTER = re.compile(
+    rf"{_SP}*(?:/{_SP}?(?:월|일|(?i:mo|month|day){_E})|(?i:per|a|an){_SP}+(?i:month|day|week){_E}|(?i:monthly|daily){_E})"
+)
+# Time people spend: `10분 더 쓰는`, `spend 20 minutes`, `30+ minutes of dependency wrestling`.
+_SPEND_AFTER = re.compile(rf"{_SP}*(?:(?:더|정도|씩|만){_SP}?)?(?:쓰는|쓰면|써서|썼|투자|들이|할애)")
+_SPEND_BEFORE = re.compile(rf"{_B}(?i:spend|spends|spending|spent|invest|invested){_SP}+(?:(?i:about|around|an?{_SP}+extra|extra|another)\s+|~)?$")
+_PEOPLE_OF_AFTER = re.compile(
+    rf"{_SP}*(?i:of){_SP}+(?:[\w-]+{_SP}+)?(?i:wrestling|fiddling|tinkering|debugging|troubleshooting|setup|set-up|"
+    rf"configuration|reading|googling|work|effort|manual{_SP}+\w+){_E}"
+)
+# A person holding a button: `Hold down the power button for 10 seconds`, `5초간 길게 누르`.
+_PRESS_BEFORE = re.compile(rf"{_B}(?i:hold|holding|press|pressing)(?:{_SP}+down)?{_E}[^.;:\n]{{0,40}}{_B}for{_SP}*$")
+_PRESS_AFTER = re.compile(rf"{_SP}*(?:간|동안|정도)?{_SP}?(?:길게{_SP}?)?(?:누르|눌러)")
+# The length of an input, not a time: `inputs shorter than 30 seconds`.
+_INPUT_LENGTH_BEFORE = re.compile(
+    rf"{_B}(?i:inputs?|files?|segments?|utterances?|samples?|clips?){_SP}+(?i:shorter|longer){_SP}+than{_SP}*$"
+)
+# Frames: a duration beside a frame rate is a video's length (`≈ 7.9 s at 24 FPS`, `24 fps, 5 to 15 seconds`).
+_AT_FPS_AFTER = re.compile(rf"(?:{_SP}+(?i:per){_SP}+\w+)?{_SP}*(?i:at|@){_SP}*\d+(?:\.\d+)?{_SP}?(?i:fps){_E}")
+_FPS_BEFORE = re.compile(rf"\d{_SP}?(?i:fps)(?:\*\*)?{_SP}*[,/]{_SP}*$")
+# `a 5 second Text-to-Video model`, `a 5-second 720p video`: a length used as an adjective on a video line
+_ADJECTIVE_LENGTH = re.compile(rf"(?:-|{_SP})(?i:second|minute){_SP}+[\w(]")
 _SYSTEM_WORK = re.compile(
     r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)"
 )
@@ -741,7 +783,7 @@ _LINE_FLAGS = {
     "achieved": _ACHIEVED,
     "rubric": _RUBRIC,
     "hangul": _HANGUL,
-    "video": re.compile(r"(?i:video|frames|export|frame_rate|hz|비디오|영상)"),
+    "video": re.compile(r"(?i:video|t2v|i2v|frames|export|frame_rate|hz|비디오|영상)"),
     "elapsed": _ELAPSED_LINE,
     "human": _HUMAN,
     "system_work": _SYSTEM_WORK,
@@ -752,7 +794,9 @@ _LINE_FLAGS = {
     "media": re.compile(
         r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence)|분량|오디오|음성|비디오|영상|녹음|데이터"
     ),
-    "setting_words": re.compile(rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive)"),
+    "setting_words": re.compile(
+        rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride)"
+    ),
 }
 _REACH = 300  # how far around a number its line is read
 
@@ -917,15 +961,34 @@ class _Context:
             _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60))
         ):
             return None  # the length of a video or a recording
+        if self._flag(start, "video") and (
+            _AT_FPS_AFTER.match(text, end)
+            or _FPS_BEFORE.search(text, max(0, start - 16), start)
+            or (_ADJECTIVE_LENGTH.match(text, u_start - 1) and text[start:u_start].strip("-") != "1")
+        ):
+            return None  # the length of a video: beside its frame rate, or an adjective (`a 5-second clip`)
+        if _INPUT_LENGTH_BEFORE.search(self._before(start, 40)):
+            return None  # the length of an input
         if kind == "min" and _READ_AFTER.match(text, end):
             return None  # `6 min read`
-        if kind in ("min", "h", "d") and self._flag(start, "human"):
+        if kind in ("min", "h", "d") and (
+            self._flag(start, "human")
+            or _SPEND_AFTER.match(text, end)
+            or _SPEND_BEFORE.search(text, max(0, start - 30), start)
+            or _PEOPLE_OF_AFTER.match(text, end)
+        ):
             return None  # time spent by people
+        if kind in ("min", "h", "d") and (
+            _PER_PERIOD_BEFORE.search(text, max(0, start - 12), start) or _PER_PERIOD_AFTER.match(text, end)
+        ):
+            return None  # a quota or plan per month or day
+        if _PRESS_BEFORE.search(self._before(start, 60)) or _PRESS_AFTER.match(text, end):
+            return end, "target"  # how long a person holds a button
         if (
             kind in ("min", "h")
             and _PAREN_ESTIMATE.match(text, end)
             and "(" in text[max(0, start - 6) : start]
-            and not self._flag(start, "system_work")
+            and (not self._flag(start, "system_work") or _TASK.search(self._line_text(start)))
         ):
             return None  # `확인으로 시작 (5분)`: how long a step takes a person
         if kind in ("h", "d"):
@@ -973,13 +1036,19 @@ class _Context:
         value = text[start:u_start].strip("* _")
         if kind != "pct" and re.fullmatch(r"1(?:\.0+)?", value):
             return None  # `1x`, `1배`: the baseline
+        if _SIZE_AFTER.match(text, end):
+            return None  # `16배 큰 컨텍스트`, `5배 더 큰 모델`: a size
         if comp:
-            return comp.end()
-        if _COMP_AFTER.match(text, end):
-            return end
+            return None if _PEOPLE_WORK_AFTER.match(text, comp.end()) else comp.end()
+        comp_ko = _COMP_AFTER.match(text, end)
+        if comp_ko:
+            return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
         after = _CONJUNCTION.split(self._after(end, 40), 1)[0]
+        metric = _ON_METRIC_AFTER.match(after)
+        if metric and metric.group("nonperf") is not None:
+            return None  # `by up to 98% on realism`, `by 77% in human evaluations`: the metric is named after
         before = _after_last_number(self._before(start, 60))
         signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
         first_after = _LEX.search(after)
