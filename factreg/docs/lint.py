@@ -542,7 +542,7 @@ _NONPERF = (
 _CHANGE = (
     rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
     rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|cut|cuts|higher|lower|better|worse|savings?|difference|"
-    rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up){_E}"
+    rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up|on{_SP}the{_SP}table){_E}"
     r"|향상|개선|단축|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
 )
 _LEX = re.compile(rf"(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF})")
@@ -560,6 +560,13 @@ _COMP_AFTER = re.compile(
 _RATIO_CHANGE_AFTER = re.compile(
     rf"(?:\*\*|__|{_SP})*(?:의{_SP}?)?(?:향상|개선|단축|(?i:improvement|gain|boost|uplift|acceleration){_E})"
 )
+# A percentage of a time or of a speed limit: `takes 10.8% of SD v1.5's training time`, `50–80% of this ceiling`.
+_SHARE_OF_TIME_AFTER = re.compile(
+    rf"{_SP}*(?i:of){_SP}+(?:[^\s,;()|]+{_SP}+){{0,4}}?(?i:training|inference|generation|compute|decod\w*|prefill|"
+    rf"wall-?clock|run|processing|build|compile)[ -]?(?i:time|latency|runtime){_E}"
+)
+_SHARE_OF_CEILING_AFTER = re.compile(rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}")
+_ASIDE = re.compile(r"\([^()\n]{0,60}\)")
 # After a ratio: a word of size (`16배 큰`, `5배 더 큰 모델`, `3x larger`) makes it a size ratio.
 _SIZE_AFTER = re.compile(rf"(?:\*\*|__|{_SP})*(?:더{_SP}?)?(?:큰|크다|크고|작은|작다|작고|작아|넓은|넓|긴{_SP}?컨텍스트)")
 # What people do faster is not a system's speed: `10배 빠른 개발`, `3x faster development`.
@@ -596,6 +603,12 @@ _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must){_E}"
     r"|목표|요구|기준치|한도|권장|해야|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+)
+# A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
+# `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
+_CONDITION_BEFORE = re.compile(
+    rf"{_B}(?i:if|where|whenever|unless){_E}[^.;:!?\n]{{0,70}}?{_B}(?i:(?:greater|higher|lower){_SP}+than|within|"
+    rf"exceeds?|exceeding|above|below|beyond){_SP}*$"
 )
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
@@ -649,6 +662,9 @@ _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
     rf"retention|cache for){_E}"
+    # `Keep loaded for 5 minutes`: how long something is kept
+    rf"|{_B}(?i:keep|keeps|stay|stays|remain|remains)(?:{_SP}+\w+)?{_SP}+(?i:loaded|alive|cached|resident|warm|in{_SP}memory)"
+    rf"{_SP}+(?i:for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩"
 )
@@ -742,6 +758,8 @@ _ELAPSED_AFTER = re.compile(
 _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
 _HYPOTHETICAL = re.compile(
     rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system){_E}|라도|라면|다면|쏟아진다면"
+    # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
+    rf"|{_B}(?i:for{_SP}example|e\.g\.),?{_SP}+(?i:a|an|say|if|let's|let{_SP}us){_E}|가령"
 )
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
@@ -864,6 +882,8 @@ class _Context:
         after = _CONJUNCTION.split(after, 1)[0]  # `시간을 85% 줄이고 메모리 요구 사항을`: another clause's words
         if _SET_VERB_AFTER.match(self.text, end) or _SET_VERB_BEFORE.search(before):
             return True  # a value asked for or set
+        if _CONDITION_BEFORE.search(self._before(start, 90)):
+            return True  # a threshold in a condition
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):
@@ -1045,7 +1065,10 @@ class _Context:
             return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
-        after = _CONJUNCTION.split(self._after(end, 40), 1)[0]
+        if kind == "pct" and _SHARE_OF_TIME_AFTER.match(text, end):
+            return end  # `takes 10.8% of SD's training time`: a time as a share of another
+        # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
+        after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
         metric = _ON_METRIC_AFTER.match(after)
         if metric and metric.group("nonperf") is not None:
             return None  # `by up to 98% on realism`, `by 77% in human evaluations`: the metric is named after
@@ -1055,6 +1078,9 @@ class _Context:
         change_after = _CHANGE_RX.search(after)
         last_before = _last(_LEX, before)
         change = change_after or _CHANGE_RX.search(before)
+        if kind == "pct" and last_before is not None and last_before.lastgroup == "perf":
+            if _SHARE_OF_CEILING_AFTER.match(after):
+                return end  # `throughput lands at 50–80% of this ceiling`
         hits = [first_after, last_before]
         if _BY_BEFORE.search(before):
             hits = [last_before]  # `improves performance by ~20%`: the verb and its object come first
