@@ -680,6 +680,12 @@ _PER_ITEM_AFTER = re.compile(
 _SETTING_LABEL = re.compile(  # `duration: 600초`, a configuration key naming a duration
     r"(?m)^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
 )
+# A table row of a parameter and its value, said to be a setting: `| Frame Duration | 20 ms | 일반적인 WebRTC 설정 |`,
+# `| Duration | 테스트 시간 | 300초 = 5분 |`.
+_SETTING_ROW = re.compile(
+    r"(?m)^\s*\|\s*(?:\*\*)?[A-Za-z _-]*(?i:duration|timeout|interval|delay|ttl|period)(?:\*\*)?\s*\|"
+    r"(?:[^|\n]*\|)*?[^|\n]*(?:테스트 시간|설정|기본값|(?i:setting|settings|default|config\w*))(?:\*\*)?\s*\|"
+)
 # `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
 _KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
 _TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
@@ -806,6 +812,7 @@ _LINE_FLAGS = {
     "human": _HUMAN,
     "system_work": _SYSTEM_WORK,
     "setting_label": _SETTING_LABEL,
+    "setting_row": _SETTING_ROW,
     "timed": _TIMED,
     "target_words": _TARGET_WORDS,
     "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]"),
@@ -1036,7 +1043,7 @@ class _Context:
             return True
         if _KEY_BEFORE.search(text, max(0, start - 40), start):
             return True
-        if self._flag(start, "setting_label"):
+        if self._flag(start, "setting_label") or self._flag(start, "setting_row"):
             return True
         lo = max(0, start - 40)
         nl = text.rfind("\n", lo, start)
