@@ -532,7 +532,7 @@ _NONPERF = (
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
     rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity){_E}"
-    r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|요청 수|"
+    r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|(?:개발|작업|팀)\s?(?:속도|생산성)|확대|축소|배율|업스케일|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
@@ -911,6 +911,10 @@ class _Context:
             return True  # `keep ITL under 50 ms`
         if bound and not achieved:
             return self._bound_is_target(start, end)
+        if bound and achieved and _BOUND_CELL.search(self.text, max(0, start - 12), start):
+            # `| < 50ms | 38ms | 132% | ✅ 초과 달성 |`: the bound is the target the next cell's result met
+            unit_end = self.text.find("|", end, self._line(end)[1])
+            return unit_end >= 0 and _LATER_RESULT.match(self.text, unit_end) is not None
         return False
 
     def _bound_is_target(self, start: int, end: int) -> bool:
@@ -929,7 +933,7 @@ class _Context:
         if _STAT_AFTER.match(text, end):
             return False  # `< 50ms (평균)`: the average of what was measured
         lo = text.rfind("\n", max(0, start - _REACH), start) + 1
-        return _FAST_OR_MEASURED.search(text, lo, start) is None
+        return _FAST_OR_MEASURED.search(text, lo, start) is None and _FAST_OR_MEASURED.search(after) is None
 
     # --- kinds of numbers ------------------------------------------------------------------------------------
 
@@ -1192,14 +1196,25 @@ class _Context:
                     continue
                 if self._target(a, b):
                     continue
+                if (
+                    _TARGET_ROW.search(text, lo, hi)
+                    and not _SIGN_BEFORE.search(text, max(lo, a - 3), a)
+                    and not _CHANGE_RX.search(text, b, text.find("|", b, hi) if "|" in text[b:hi] else hi)
+                ):
+                    continue  # `| < 500ms | **150ms** | **333%** |`: how much of a target was reached, not a change
                 out.append((a, b, m.group("n"), "%", "claim"))
         out.sort()
         return out
 
 
+# A row holding a target: a bound alone in a cell (`| < 500ms |`), or words of a target reached (`✅ 목표 달성`).
+_TARGET_ROW = re.compile(r"\|\s*(?:\*\*)?\s*(?:[<≤]|(?i:under|below)\s)|목표|달성|(?i:target)")
+# A bound alone in its cell, with a measured number in a later cell: the target column of a target-vs-result table.
+_BOUND_CELL = re.compile(rf"\|(?:\*\*|{_SP})*(?:[<≤]=?){_SP}*$")
+_LATER_RESULT = re.compile(rf"(?:\*\*|{_SP})*\|[^|\n]*\d")
 # A percentage in a row of measured times: its own cell, or with a sign or a change word (`PG +8%`, `(20%)`).
 _PCT_CELL = re.compile(
-    rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP})*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
+    rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP}|🚀|⚡|📈|📉|🔥|⬇️|⬆️|↓|↑)*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
     rf"(?=(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축|\)|\([^)|]*\))*\|)"
 )
 
