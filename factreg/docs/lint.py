@@ -1197,7 +1197,7 @@ class _Context:
                 if self._target(a, b):
                     continue
                 if (
-                    _TARGET_ROW.search(text, lo, hi)
+                    _TARGET_ROW.search(text, max(lo, a - 120), min(hi, b + 40))  # the row around the cell
                     and not _SIGN_BEFORE.search(text, max(lo, a - 3), a)
                     and not _CHANGE_RX.search(text, b, text.find("|", b, hi) if "|" in text[b:hi] else hi)
                 ):
