@@ -565,10 +565,14 @@ _SHARE_OF_TIME_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?:[^\s,;()|]+{_SP}+){{0,4}}?(?i:training|inference|generation|compute|decod\w*|prefill|"
     rf"wall-?clock|run|processing|build|compile)[ -]?(?i:time|latency|runtime){_E}"
 )
-_SHARE_OF_CEILING_AFTER = re.compile(rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}")
+_SHARE_OF_CEILING_AFTER = re.compile(
+    rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
+)
 _ASIDE = re.compile(r"\([^()\n]{0,60}\)")
 # After a ratio: a word of size (`16배 큰`, `5배 더 큰 모델`, `3x larger`) makes it a size ratio.
-_SIZE_AFTER = re.compile(rf"(?:\*\*|__|{_SP})*(?:더{_SP}?)?(?:큰|크다|크고|작은|작다|작고|작아|넓은|넓|긴{_SP}?컨텍스트)")
+_SIZE_AFTER = re.compile(
+    rf"(?:\*\*|__|{_SP})*(?:더{_SP}?)?(?:큰|크다|크고|작은|작다|작고|작아|넓은|넓|긴{_SP}?컨텍스트)"
+)
 # What people do faster is not a system's speed: `10배 빠른 개발`, `3x faster development`.
 _PEOPLE_WORK_AFTER = re.compile(
     rf"(?:\*\*|__|{_SP})*(?:개발|온보딩|프로토타이핑|(?i:development|onboarding|prototyping|iteration|learning)(?![A-Za-z]))"
@@ -705,8 +709,8 @@ _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
 _HUMAN = re.compile(
     # English words as prose, not inside a path (`samples/session03/`)
-    rf"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
-    rf"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
+    r"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
+    r"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
     r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼"
@@ -738,7 +742,9 @@ _PER_PERIOD_AFTER = re.compile(
 )
 # Time people spend: `10분 더 쓰는`, `spend 20 minutes`, `30+ minutes of dependency wrestling`.
 _SPEND_AFTER = re.compile(rf"{_SP}*(?:(?:더|정도|씩|만){_SP}?)?(?:쓰는|쓰면|써서|썼|투자|들이|할애)")
-_SPEND_BEFORE = re.compile(rf"{_B}(?i:spend|spends|spending|spent|invest|invested){_SP}+(?:(?i:about|around|an?{_SP}+extra|extra|another)\s+|~)?$")
+_SPEND_BEFORE = re.compile(
+    rf"{_B}(?i:spend|spends|spending|spent|invest|invested){_SP}+(?:(?i:about|around|an?{_SP}+extra|extra|another)\s+|~)?$"
+)
 _PEOPLE_OF_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?:[\w-]+{_SP}+)?(?i:wrestling|fiddling|tinkering|debugging|troubleshooting|setup|set-up|"
     rf"configuration|reading|googling|work|effort|manual{_SP}+\w+){_E}"
@@ -1089,9 +1095,13 @@ class _Context:
         change_after = _CHANGE_RX.search(after)
         last_before = _last(_LEX, before)
         change = change_after or _CHANGE_RX.search(before)
-        if kind == "pct" and last_before is not None and last_before.lastgroup == "perf":
-            if _SHARE_OF_CEILING_AFTER.match(after):
-                return end  # `throughput lands at 50–80% of this ceiling`
+        if (
+            kind == "pct"
+            and last_before is not None
+            and last_before.lastgroup == "perf"
+            and _SHARE_OF_CEILING_AFTER.match(after)
+        ):
+            return end  # `throughput lands at 50–80% of this ceiling`
         hits = [first_after, last_before]
         if _BY_BEFORE.search(before):
             hits = [last_before]  # `improves performance by ~20%`: the verb and its object come first
