@@ -534,7 +534,7 @@ _NONPERF = (
     rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
-    r"다운타임|(?:개발|작업|팀)\s?(?:속도|생산성)|확대|축소|배율|업스케일|시간 절약|비중|성능\s?유지|"
+    r"다운타임|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률"
@@ -575,7 +575,7 @@ _SIZE_AFTER = re.compile(
 )
 # What people do faster is not a system's speed: `10배 빠른 개발`, `3x faster development`.
 _PEOPLE_WORK_AFTER = re.compile(
-    rf"(?:\*\*|__|{_SP})*(?:개발|온보딩|프로토타이핑|(?i:development|onboarding|prototyping|iteration|learning)(?![A-Za-z]))"
+    rf"(?:\*\*|__|{_SP})*(?:개발|온보딩|프로토타이핑|(?i:development|onboarding|prototyping|iteration)(?![A-Za-z]))"
 )
 _CONJUNCTION = re.compile(rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}")
 _BY_BEFORE = re.compile(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
@@ -631,8 +631,9 @@ def _declarative(after: str) -> bool:
 
 
 def _past(after: str) -> bool:
-    """Whether a Korean clause holds a syllable ending in ㅆ (`빨라졌다`, `줄었음`): a past tense, a fact."""
-    return any(0xAC00 <= ord(c) <= 0xD7A3 and (ord(c) - 0xAC00) % 28 == 20 for c in after)
+    """Whether a Korean clause holds a syllable ending in ㅆ (`빨라졌다`, `줄었음`): a past tense, a fact (not `있어야`,
+    `하겠다`)."""
+    return any(0xAC00 <= ord(c) <= 0xD7A3 and (ord(c) - 0xAC00) % 28 == 20 and c not in "있겠" for c in after)
 
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -760,7 +761,9 @@ _INPUT_LENGTH_BEFORE = re.compile(
 _AT_FPS_AFTER = re.compile(rf"(?:{_SP}+(?i:per){_SP}+\w+)?{_SP}*(?i:at|@){_SP}*\d+(?:\.\d+)?{_SP}?(?i:fps){_E}")
 _FPS_BEFORE = re.compile(rf"\d{_SP}?(?i:fps)(?:\*\*)?{_SP}*[,/]{_SP}*$")
 # `a 5 second Text-to-Video model`, `a 5-second 720p video`: a length used as an adjective on a video line
-_ADJECTIVE_LENGTH = re.compile(rf"(?:-|{_SP})(?i:second|minute){_SP}+[\w(]")
+_ADJECTIVE_LENGTH = re.compile(
+    rf"(?:-|{_SP})(?i:second|minute){_SP}+(?:[A-Z0-9]|(?i:videos?|clips?|audio|songs?|segments?|movies?|animations?){_E})"
+)
 _SYSTEM_WORK = re.compile(
     r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)"
 )
@@ -771,7 +774,8 @@ _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\
 _HYPOTHETICAL = re.compile(
     rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system){_E}|라도|라면|다면|쏟아진다면"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
-    rf"|{_B}(?i:for{_SP}example|e\.g\.),?{_SP}+(?i:a|an|say|if|let's|let{_SP}us){_E}|가령"
+    rf"|{_B}(?i:for{_SP}example|e\.g\.),?{_SP}+(?:(?i:a|an){_SP}+[\w-]+{_SP}+(?i:can|could|might|may)|(?i:say|if|let's|let{_SP}us)){_E}"
+    r"|가령"
 )
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
@@ -999,7 +1003,7 @@ class _Context:
         ):
             return None  # the length of a video or a recording
         if self._flag(start, "video") and (
-            _AT_FPS_AFTER.match(text, end)
+            (_AT_FPS_AFTER.match(text, end) and not _WORK.search(self._before(start, 20)))
             or _FPS_BEFORE.search(text, max(0, start - 16), start)
             or (_ADJECTIVE_LENGTH.match(text, u_start - 1) and text[start:u_start].strip("-") != "1")
         ):
