@@ -1072,7 +1072,7 @@ class _Context:
         text = self.text
         comp = _COMPARATIVE.match(text, end)
         if comp and kind != "pct":
-            return comp.end()
+            return None if _PEOPLE_WORK_AFTER.match(text, comp.end()) else comp.end()
         if kind == "xsp" or (kind == "times" and text[end : end + 1] not in ".;)"):
             return end  # the pattern already required a comparative
         if kind != "pct" and _NOT_RATIO_NEXT.match(text, end):
@@ -1093,10 +1093,12 @@ class _Context:
             return end  # `takes 10.8% of SD's training time`: a time as a share of another
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
         after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
+        before = _after_last_number(self._before(start, 60))
         metric = _ON_METRIC_AFTER.match(after)
         if metric and metric.group("nonperf") is not None:
             return None  # `by up to 98% on realism`, `by 77% in human evaluations`: the metric is named after
-        before = _after_last_number(self._before(start, 60))
+        if metric and _BY_BEFORE.search(before):
+            return end  # `beats the baseline by 14% on decode throughput`
         signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
         first_after = _LEX.search(after)
         change_after = _CHANGE_RX.search(after)
