@@ -22,24 +22,40 @@ What the rules read:
 - ratios and percentages are claims when a comparative follows (`3.1× slower`, `20% 더 빠름`, `4.1x 향상`) or the
   nearest noun is a performance one (`TTFT 50% 감소`, `+50% TG uplift`, `improves performance by ~20%`,
   `20~40% 속도 향상`), not when it is memory, size, cost, quality or a count (`모델 크기를 4-8배 줄여`,
-  `compresses 16x`, `메모리 사용량 50-75% 감소`); a percentage needs a change (`85% 성능 유지` is quality kept); a
-  bare ratio in a table cell or after a performance noun is a speed-up; percentages in a table row of measured
-  times are its changes; `−17% from d0 to d32K` is a change between two conditions;
+  `compresses 16x`, `메모리 사용량 50-75% 감소`, `16배 큰 컨텍스트`, `토큰 수 50% 감소`, downtime, session or
+  development time and speed, scale factors `1.25x 만큼 확대된`, quality scores `by 98% on realism`); a
+  percentage needs a change (`85% 성능 유지` is quality kept) unless it is a share of a time or of a speed ceiling
+  (`takes 10.8% of SD's training time`, `throughput lands at 50–80% of this ceiling`); what people do faster is
+  not speed (`10배 빠른 개발`); an aside in parentheses is skipped when looking for the noun (`30% (on 1536x1536)
+  speed improvements`); a bare ratio in a table cell or after a performance noun is a speed-up; percentages in a
+  table row of measured times are its changes, not when the row holds a target (`| < 500ms | 150ms | 333% |`:
+  the share of the target reached); `−17% from d0 to d32K` is a change between two conditions;
 - targets: an unchecked `[ ]` item, target words near the number (`target`, `goal`, `SLO`, `budget`,
-  `threshold`, `목표`, `요구`, `권장`, `해야`, `유지`), a rubric (`Good: < 600ms`), `keep … under N`, and in Korean
-  an upper bound (`< 200ms`, `500ms 이하`, `이내`, `미만`) unless the clause states a fact (`✅`, `[x]`, `달성`,
-  `수 있다`, a past tense or a present declarative: `5ms 이내로 돌아온다`); thresholds in conditions (`2초
-  넘으면`, `5초 이상 … 경우`, `exceeds 200 ms`), quotas (`15분에 5회`), delays before a retry (`500ms 후 한 번
-  더`) and *settings*: a duration after or before `timeout`, `interval`, `sleep`, `retry`, `every`, `keep-alive`,
-  `TTL`, `expiry`, `animation`, `타임아웃`, `주기`, `간격`, `대기`, `만료`… or a configuration key (`duration:
-  600초`, `jitterBufferTarget: 150ms`), a test's configured length (`10초 벤치마크`, `1분간 … 테스트`), a literal
+  `threshold`, `목표`, `요구`, `권장`, `해야`, `유지`, `적절하다`) in the number's clause (not another clause's:
+  `시간을 85% 줄이고 메모리 요구 사항을`), a rubric (`Good: < 600ms`), `keep … under N`, and in Korean an upper
+  bound (`< 200ms`, `500ms 이하`, `이내`, `미만`) or a lower bound on a rate (`> 100 req/s`) unless the clause
+  states a fact (`✅`, `[x]`, `달성`, `수 있다`, `보여주며`, a past tense or a present declarative: `5ms 이내로
+  돌아온다`), gives a statistic (`< 50ms (평균)`), calls it fast (`**빠른 장애 조치**: 30초 이내`) or reports a
+  test's result; in a target-vs-result table row, a bound alone in a cell before the result's cell; thresholds in
+  conditions (`2초 넘으면`, `5초 이상 … 경우`, `exceeds 200 ms`, `requests where TTFB was greater than 2 s`, `if …
+  does not respond within 100 s`), quotas (`15분에 5회`), delays before a retry (`500ms 후 한 번 더`), a person
+  holding a button (`hold … for 10 seconds`) and *settings*: a duration after or before `timeout`, `interval`,
+  `sleep`, `retry`, `every`, `keep-alive`, `keep loaded for`, `TTL`, `expiry`, `animation`, `debounce`,
+  `overlap`, `타임아웃`, `주기`, `간격`, `대기`, `만료`, `디바운싱`… or a configuration key (`duration: 600초`,
+  `jitterBufferTarget: 150ms`), a default or adjustable value (`5초 기본값`, `0.1초 (조정 가능)`), a value asked
+  for or set (`36fps를 요청`, `capped at 30 fps`), a table row of a parameter said to be a setting (`| Frame
+  Duration | 20 ms | … 설정 |`), a test's configured length (`10초 벤치마크`, `1분간 … 테스트`), a literal
   (`"30s"`); a time between tokens is measured, not a setting (`Chunk interval: ~15ms between tokens`).
 
 Not claims either: clock times (`02:30`, `새벽 2시 30분`, `2:30 PM`), dates, counts (`3번`, `3 runs`, `n=5`),
 hardware counts and products (`2 × RTX 2080 Super`: a `×` or `x` followed by a capitalised word or a number),
 sizes (`22 GB`), versions, ports and addresses, test names (`tg32`, `tg_3s`), HTTP status codes (`401s`), names
 (`-5s-Diffusers`, `high-load-5min`), minutes used as a schedule (`30분마다`, `10분 후`, `5 minutes ago`, `Last 5
-minutes`), resolutions (`1초 단위`), reading times (`6 min read`), and quoted examples (`"…2초로 증가했다"처럼`).
+minutes`), quotas per period (`월 60분`), resolutions (`1초 단위`), reading times (`6 min read`), lengths of video
+beside a frame rate or used as an adjective on a video line (`≈ 7.9 s at 24 FPS`, `5 second Text-to-Video model`),
+lengths of inputs (`inputs shorter than 30 seconds`), time people spend (`10분 더 쓰는`, `30+ minutes of
+dependency wrestling`), examples about an indefinite system (`For example, a system can generate …`), and quoted
+examples (`"…2초로 증가했다"처럼`).
 
 Skipped regions: citation markers `<!-- fact: ID -->…<!-- /fact -->` (the number is sourced), every other HTML
 comment, YAML front matter (metadata, not prose), fenced and indented code blocks and inline code spans (as
