@@ -137,6 +137,34 @@ PAIRS = [
     # Korean settings words: debounce, overlap
     ("debounce", "**입력 응답**: 250ms", "**디바운스**: 250ms 지연으로 입력 묶기"),
     ("overlap", "음성 인식은 0.5초에 끝났다", "음성 분할 시 0.5초의 overlap을 둔다"),
+    # uptime, lengths of media, delays before a retry
+    ("ongoing uptime", "서버 재시작에 2시간이 걸렸다", "서버가 2시간째 실행 중이다"),
+    ("length of a recording", "음성 인식은 10초 만에 끝났다", "10초 길이의 음성 파일을 준비하세요."),
+    ("media said long", "Encoding the video takes 2 minutes.", "The video is 2 minutes long."),
+    ("media episode", "Transcribing took 10 minutes on the laptop.", "For a 10-minute podcast, expect a 10 MB file."),
+    ("recording limit", "녹음 파일 변환은 30초 걸렸다", "최대 30초까지 녹음할 수 있습니다."),
+    ("wait before a retry", "The reply came after 10 seconds.", "Wait 10 seconds before retrying."),
+    # a test's configured length, a command-line option, a warm-up
+    ("test length", "The benchmark took 60 seconds.", "Run the benchmark for 60 seconds with 8 clients."),
+    ("test length in Korean", "벤치마크 한 번에 60초가 걸렸다", "벤치마크를 60초 동안 실행한다"),
+    ("command-line option", "the sweep finished in 30s", "run it with --duration 30s --rate 10"),
+    ("warm-up", "Use a 5 s prefill before measuring.", "Use a 5 s warm-up before measuring."),
+    # a person's time, setting up
+    ("person's time", "It took the server 2 hours to index the repo.", "It took me 2 hours to set up CUDA."),
+    ("setting up", "Indexing finishes in 5 minutes.", "Get started in 5 minutes."),
+    ("setting up in Korean", "인덱싱이 5분 안에 끝난다", "5분 안에 설치를 마칠 수 있습니다."),
+    # a context window is a size
+    (
+        "context window",
+        "Decode is 4x faster than before.",
+        "Supports up to 128K tokens of context, 4x more than before.",
+    ),
+    # the work took it, whatever setting words the line holds
+    (
+        "work beside a setting word",
+        "The cron job runs at 02:00 and takes 5 minutes.",
+        "The cron job runs every 5 minutes.",
+    ),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -182,6 +210,21 @@ REPORTED = {
     "appropriate value": "2.5배",
     "debounce": "250ms",
     "overlap": "0.5초",
+    "ongoing uptime": "2시간",
+    "length of a recording": "10초",
+    "media said long": "2 minutes",
+    "media episode": "10 minutes",
+    "recording limit": "30초",
+    "wait before a retry": "10 seconds",
+    "test length": "60 seconds",
+    "test length in Korean": "60초",
+    "command-line option": "30s",
+    "warm-up": "5 s",
+    "person's time": "2 hours",
+    "setting up": "5 minutes",
+    "setting up in Korean": "5분",
+    "context window": "4x faster",
+    "work beside a setting word": "5 minutes",
 }
 
 
@@ -211,5 +254,9 @@ def test_settings_and_thresholds_are_targets_when_asked() -> None:
         "Press and hold the reset key for 8 seconds.",
         "Models stay loaded for 10 minutes after the last request.",
         "| Warmup Duration | 45 s | 기본 설정 |",
+        "Wait 10 seconds before retrying.",
+        "Run the benchmark for 60 seconds with 8 clients.",
+        "run it with --duration 30s --rate 10",
+        "Use a 5 s warm-up before measuring.",
     ):
         assert kinds(doc) and all(kind == "target" for _, kind in kinds(doc)), doc

@@ -547,10 +547,10 @@ _NONPERF = (
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
-    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity){_E}"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|context(?:{_SP}window)?){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
-    r"다운타임|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
+    r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률"
@@ -682,7 +682,7 @@ _RUBRIC = re.compile(
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|cache for){_E}"
+    rf"retention|cache for|grace{_SP}period){_E}"
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|{_B}(?i:keep|keeps|stay|stays|remain|remains)(?:{_SP}+\w+)?{_SP}+(?i:loaded|alive|cached|resident|warm|in{_SP}memory)"
     rf"{_SP}+(?i:for){_E}"
@@ -691,7 +691,7 @@ _SETTING_WORDS = re.compile(
 )
 _SETTING_NOUN_AFTER = re.compile(
     rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
-    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride){_E})"
+    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period){_E})"
     r"|\((?:[a-z]+[A-Z]\w*)?(?:Duration|Timeout|Interval|Delay|TTL)\)"
 )
 _PER_ITEM_AFTER = re.compile(
@@ -714,8 +714,9 @@ _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = re.compile(
     rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
-    rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long{_SP}+(?:video|audio)){_E}"
-    r"|(?:\*\*)?\s?(?:분량|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성)"
+    rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long|podcasts?|episodes?|"
+    rf"lectures?){_E}"
+    r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리)"
 )
 _MEDIA_BEFORE = re.compile(
     rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
@@ -736,10 +737,11 @@ _HUMAN = re.compile(
 _WORK = re.compile(
     rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|execution|export|build|inference|"
     rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited){_E}"
-    r"|소요|걸리|걸린|걸려|걸림|학습|훈련|빌드|추론|실행|생성|변환|처리"
+    r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
     rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송)|{_SP}*(?i:later|after that){_E}"
+    rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
 _NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|window){_E})")
 _WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
@@ -766,6 +768,28 @@ _PEOPLE_OF_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?:[\w-]+{_SP}+)?(?i:wrestling|fiddling|tinkering|debugging|troubleshooting|setup|set-up|"
     rf"configuration|reading|googling|work|effort|manual{_SP}+\w+){_E}"
 )
+# A person's time: `It took me 2 hours`, `set up in 5 minutes`, `5분 만에 설치`.
+_PERSON_TOOK_BEFORE = re.compile(
+    rf"{_B}(?i:takes?|took|taking){_SP}+(?i:me|us|him|her|them|you|people|users|developers)"
+    rf"(?:{_SP}+(?i:about|around|roughly|only|just))?{_SP}*~?$"
+    rf"|{_B}(?i:set{_SP}?up|installed|install|get{_SP}started|up{_SP}and{_SP}running|onboarded)"
+    rf"{_SP}+(?i:in|within|under){_SP}+(?:(?i:about|around|under|less{_SP}than){_SP}+)?$"
+)
+_SETUP_AFTER = re.compile(rf"{_SP}*(?:안에|만에|이내에?|내에){_SP}*(?:설치|셋업|세팅|환경{_SP}?설정)")
+# A test's configured length: `Run the benchmark for 60 seconds`, `벤치마크를 60초 동안 실행`.
+_TEST_FOR_BEFORE = re.compile(
+    rf"{_B}(?i:benchmarks?|tests?|load{_SP}tests?|stress{_SP}tests?|experiments?|runs?){_SP}+(?i:for){_SP}*$"
+)
+_TEST_RUN_AFTER = re.compile(rf"{_SP}*(?:동안|간){_SP}*(?:실행|수행|돌리|돌려|측정)")
+_TEST_BEFORE_KO = re.compile(rf"(?:벤치마크|테스트|부하{_SP}?테스트)(?:를|을|는)?{_SP}*$")
+# `--duration 30s`, `-t 10s`: the value of a command-line option
+_OPTION_BEFORE = re.compile(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
+# Work the system does right before the number makes it a measurement, whatever setting words the line holds
+# (`The cron job runs at 02:00 and takes 5 minutes`).
+_TOOK_BEFORE = re.compile(
+    rf"{_B}(?i:takes?|took|taking|lasts?|lasted|finishe[sd]{_SP}+in|completes{_SP}+in|completed{_SP}+in)"
+    rf"(?:{_SP}+(?i:about|around|roughly|only|just|under|over|nearly|almost))?{_SP}*~?$"
+)
 # A person holding a button: `Hold down the power button for 10 seconds`, `5초간 길게 누르`.
 _PRESS_BEFORE = re.compile(rf"{_B}(?i:hold|holding|press|pressing)(?:{_SP}+down)?{_E}[^.;:\n]{{0,40}}{_B}for{_SP}*$")
 _PRESS_AFTER = re.compile(rf"{_SP}*(?:간|동안|정도)?{_SP}?(?:길게{_SP}?)?(?:누르|눌러)")
@@ -784,7 +808,7 @@ _SYSTEM_WORK = re.compile(
     r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)"
 )
 _ELAPSED_AFTER = re.compile(
-    rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
+    rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|째|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
 )
 _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
 _HYPOTHETICAL = re.compile(
@@ -843,10 +867,12 @@ _LINE_FLAGS = {
     "target_words": _TARGET_WORDS,
     "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]"),
     "media": re.compile(
-        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence)|분량|오디오|음성|비디오|영상|녹음|데이터"
+        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture)"
+        r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트"
     ),
     "setting_words": re.compile(
-        rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride)"
+        rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|"
+        rf"grace{_SP}period)"
     ),
 }
 _REACH = 300  # how far around a number its line is read
@@ -915,6 +941,8 @@ class _Context:
         after = _CONJUNCTION.split(after, 1)[0]  # `시간을 85% 줄이고 메모리 요구 사항을`: another clause's words
         if _SET_VERB_AFTER.match(self.text, end) or _SET_VERB_BEFORE.search(before):
             return True  # a value asked for or set
+        if _OPTION_BEFORE.search(self.text, max(0, start - 30), start):
+            return True  # `--duration 30s`: a command-line option
         if _CONDITION_BEFORE.search(self._before(start, 90)):
             return True  # a threshold in a condition
         achieved = self._flag(start, "achieved")
@@ -1036,6 +1064,8 @@ class _Context:
             or _SPEND_AFTER.match(text, end)
             or _SPEND_BEFORE.search(text, max(0, start - 30), start)
             or _PEOPLE_OF_AFTER.match(text, end)
+            or _PERSON_TOOK_BEFORE.search(text, max(0, start - 40), start)
+            or _SETUP_AFTER.match(text, end)
         ):
             return None  # time spent by people
         if kind in ("min", "h", "d") and (
@@ -1067,6 +1097,12 @@ class _Context:
             return False  # `Chunk interval: ~15ms between tokens`: a time measured per token, not a setting
         if _SETTING_AFTER.match(text, end) or _TEST_LENGTH_AFTER.match(text, end):
             return True
+        if _TOOK_BEFORE.search(text, max(0, start - 30), start):
+            return False  # `… and takes 5 minutes`: the work took it, whatever else the line sets
+        if _TEST_FOR_BEFORE.search(text, max(0, start - 30), start) or (
+            _TEST_RUN_AFTER.match(text, end) and _TEST_BEFORE_KO.search(text, max(0, start - 12), start)
+        ):
+            return True  # `Run the benchmark for 60 seconds`: a test's configured length
         if _QUOTED.search(text, max(0, start - 1), start):
             return True  # `"30s"`: a value written as a literal
         before = self._before(start, 40)
