@@ -165,6 +165,15 @@ PAIRS = [
         "The cron job runs at 02:00 and takes 5 minutes.",
         "The cron job runs every 5 minutes.",
     ),
+    # Korean: items per second, hours of work done `만에`, a delay before closing, a validity period, an assumption,
+    # meetings, a sleep
+    ("items per second", "처리량이 초당 40건에서 120건으로 늘었다", "처리량 단위는 건이며 40건마다 집계한다"),
+    ("hours done in", "전체 재색인이 3시간 만에 끝났다", "전체 재색인은 3시간 단위로 나눈다"),
+    ("delay before closing", "알림 전송에 3초가 걸렸다", "알림 창은 3초 후 자동으로 닫힘"),
+    ("validity period", "토큰 발급 응답: 15ms", "토큰 유효 기간: 15분"),
+    ("assumption", "응답이 3초 걸렸다", "예: 응답이 3초 걸린다고 가정하면"),
+    ("meeting time", "빌드 시간 30% 단축", "회의 시간 30% 단축"),
+    ("sleep setting", "**첫 응답**: 5초", "**슬립**: 5초"),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -225,6 +234,13 @@ REPORTED = {
     "setting up in Korean": "5분",
     "context window": "4x faster",
     "work beside a setting word": "5 minutes",
+    "items per second": "초당 40건",
+    "hours done in": "3시간",
+    "delay before closing": "3초",
+    "validity period": "15ms",
+    "assumption": "3초",
+    "meeting time": "30%",
+    "sleep setting": "5초",
 }
 
 

@@ -200,7 +200,7 @@ _CLAIM = re.compile(
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.
 _PER_SECOND = re.compile(
     rf"초당{_SP}?(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
-    rf"{_SP}?(?:개의?{_SP}?)?토큰"
+    rf"{_SP}?(?:개의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
 )
 
 _DIGIT = re.compile(r"\d")
@@ -549,7 +549,7 @@ _NONPERF = (
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
     rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|context(?:{_SP}window)?){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
-    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
@@ -687,7 +687,8 @@ _SETTING_WORDS = re.compile(
     rf"|{_B}(?i:keep|keeps|stay|stays|remain|remains)(?:{_SP}+\w+)?{_SP}+(?i:loaded|alive|cached|resident|warm|in{_SP}memory)"
     rf"{_SP}+(?i:for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
-    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩"
+    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|폴링|쿨다운|"
+    r"유효\s?기간|만료\s?시간"
 )
 _SETTING_NOUN_AFTER = re.compile(
     rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
@@ -737,10 +738,10 @@ _HUMAN = re.compile(
 _WORK = re.compile(
     rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|execution|export|build|inference|"
     rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited){_E}"
-    r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|학습|훈련|빌드|추론|실행|생성|변환|처리"
+    r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
-    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송)|{_SP}*(?i:later|after that){_E}"
+    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동)|{_SP}*(?i:later|after that){_E}"
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
 _NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|window){_E})")
@@ -812,7 +813,8 @@ _ELAPSED_AFTER = re.compile(
 )
 _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
 _HYPOTHETICAL = re.compile(
-    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system){_E}|라도|라면|다면|쏟아진다면"
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say){_E}|라도|라면|다면|쏟아진다면"
+    r"|가정하면|가정하고|가정할|가정해|가정한"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|{_B}(?i:for{_SP}example|e\.g\.),?{_SP}+(?:(?i:a|an){_SP}+[\w-]+{_SP}+(?i:can|could|might|may)|(?i:say|if|let's|let{_SP}us)){_E}"
     r"|가령"
@@ -1228,7 +1230,8 @@ class _Context:
         if rx is _PER_SECOND:
             num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
             start = m.start()
-            return (start, m.end(), self.text[m.start("n1") : num_end], "tok/s", self.spread_kind(start, m.end()))
+            unit = "tok/s" if m.group("what") == "토큰" else "/s"  # 초당 40건: requests or items per second
+            return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()))
         if rx is _PREFIX_X:
             start = m.start()
             if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):
