@@ -630,6 +630,8 @@ _CONDITION_BEFORE = re.compile(
     rf"{_B}(?i:if|where|whenever|unless){_E}[^.;:!?\n]{{0,70}}?{_B}(?i:(?:greater|higher|lower){_SP}+than|within|"
     rf"exceeds?|exceeding|above|below|beyond){_SP}*$"
 )
+# The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
+_COMPARED_BEFORE = re.compile(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
@@ -682,10 +684,9 @@ _RUBRIC = re.compile(
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|cache for|grace{_SP}period){_E}"
+    rf"retention|cache for|grace{_SP}period"
     # `Keep loaded for 5 minutes`: how long something is kept
-    rf"|{_B}(?i:keep|keeps|stay|stays|remain|remains)(?:{_SP}+\w+)?{_SP}+(?i:loaded|alive|cached|resident|warm|in{_SP}memory)"
-    rf"{_SP}+(?i:for){_E}"
+    rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|폴링|쿨다운|"
     r"유효\s?기간|만료\s?시간"
@@ -791,6 +792,9 @@ _TOOK_BEFORE = re.compile(
     rf"{_B}(?i:takes?|took|taking|lasts?|lasted|finishe[sd]{_SP}+in|completes{_SP}+in|completed{_SP}+in)"
     rf"(?:{_SP}+(?i:about|around|roughly|only|just|under|over|nearly|almost))?{_SP}*~?$"
 )
+# Cheap first tests for _PRESS_BEFORE and _INPUT_LENGTH_BEFORE: the word right before the number.
+_FOR_BEFORE = re.compile(rf"(?i:for){_SP}*$")
+_THAN_BEFORE = re.compile(rf"(?i:than){_SP}*$")
 # A person holding a button: `Hold down the power button for 10 seconds`, `5초간 길게 누르`.
 _PRESS_BEFORE = re.compile(rf"{_B}(?i:hold|holding|press|pressing)(?:{_SP}+down)?{_E}[^.;:\n]{{0,40}}{_B}for{_SP}*$")
 _PRESS_AFTER = re.compile(rf"{_SP}*(?:간|동안|정도)?{_SP}?(?:길게{_SP}?)?(?:누르|눌러)")
@@ -813,11 +817,10 @@ _ELAPSED_AFTER = re.compile(
 )
 _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
 _HYPOTHETICAL = re.compile(
-    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say){_E}|라도|라면|다면|쏟아진다면"
-    r"|가정하면|가정하고|가정할|가정해|가정한"
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
-    rf"|{_B}(?i:for{_SP}example|e\.g\.),?{_SP}+(?:(?i:a|an){_SP}+[\w-]+{_SP}+(?i:can|could|might|may)|(?i:say|if|let's|let{_SP}us)){_E}"
-    r"|가령"
+    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)){_E}"
+    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령"
 )
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
@@ -945,7 +948,9 @@ class _Context:
             return True  # a value asked for or set
         if _OPTION_BEFORE.search(self.text, max(0, start - 30), start):
             return True  # `--duration 30s`: a command-line option
-        if _CONDITION_BEFORE.search(self._before(start, 90)):
+        if _COMPARED_BEFORE.search(self.text, max(0, start - 16), start) and _CONDITION_BEFORE.search(
+            self._before(start, 90)
+        ):
             return True  # a threshold in a condition
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
@@ -1051,13 +1056,13 @@ class _Context:
             _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60))
         ):
             return None  # the length of a video or a recording
-        if self._flag(start, "video") and (
+        if (
             (_AT_FPS_AFTER.match(text, end) and not _WORK.search(self._before(start, 20)))
             or _FPS_BEFORE.search(text, max(0, start - 16), start)
             or (_ADJECTIVE_LENGTH.match(text, u_start - 1) and text[start:u_start].strip("-") != "1")
-        ):
+        ) and self._flag(start, "video"):
             return None  # the length of a video: beside its frame rate, or an adjective (`a 5-second clip`)
-        if _INPUT_LENGTH_BEFORE.search(self._before(start, 40)):
+        if _THAN_BEFORE.search(text, max(0, start - 8), start) and _INPUT_LENGTH_BEFORE.search(self._before(start, 40)):
             return None  # the length of an input
         if kind == "min" and _READ_AFTER.match(text, end):
             return None  # `6 min read`
@@ -1074,7 +1079,9 @@ class _Context:
             _PER_PERIOD_BEFORE.search(text, max(0, start - 12), start) or _PER_PERIOD_AFTER.match(text, end)
         ):
             return None  # a quota or plan per month or day
-        if _PRESS_BEFORE.search(self._before(start, 60)) or _PRESS_AFTER.match(text, end):
+        if (
+            _FOR_BEFORE.search(text, max(0, start - 8), start) and _PRESS_BEFORE.search(self._before(start, 60))
+        ) or _PRESS_AFTER.match(text, end):
             return end, "target"  # how long a person holds a button
         if (
             kind in ("min", "h")
