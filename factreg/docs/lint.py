@@ -672,7 +672,7 @@ _STAT_AFTER = re.compile(
     rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내)?{_SP}*\({_SP}*(?:평균|중앙값|(?i:avg|average|mean|median)){_SP}*\)"
 )
 _FAST_OR_MEASURED = re.compile(
-    r"빠른|빠르게|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
+    r"빠른|빠르게|빠름|빨라|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
 )
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
@@ -688,7 +688,7 @@ _SETTING_WORDS = re.compile(
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
-    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|폴링|쿨다운|"
+    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
     r"유효\s?기간|만료\s?시간"
 )
 _SETTING_NOUN_AFTER = re.compile(
