@@ -174,6 +174,15 @@ PAIRS = [
     ("assumption", "응답이 3초 걸렸다", "예: 응답이 3초 걸린다고 가정하면"),
     ("meeting time", "빌드 시간 30% 단축", "회의 시간 30% 단축"),
     ("sleep setting", "**첫 응답**: 5초", "**슬립**: 5초"),
+    # windows and chunks of input, how long a test measures, how long responses are cached
+    ("window of input", "Whisper processes the file in 30 seconds.", "Whisper processes audio in 30-second windows."),
+    (
+        "tested for",
+        "Tested with 50 concurrent users, p95 was 10 ms.",
+        "Tested with 50 concurrent users for 10 minutes.",
+    ),
+    ("measure for", "Warmup: 10 requests, then decode took 120 s.", "Warmup: 10 requests, then measure for 120 s."),
+    ("cache for", "Cached responses return in 60 ms.", "Cache responses for 60 seconds."),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -241,6 +250,10 @@ REPORTED = {
     "assumption": "3초",
     "meeting time": "30%",
     "sleep setting": "5초",
+    "window of input": "30 seconds",
+    "tested for": "10 ms",
+    "measure for": "120 s",
+    "cache for": "60 ms",
 }
 
 

@@ -684,7 +684,7 @@ _RUBRIC = re.compile(
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|cache for|grace{_SP}period"
+    rf"retention|grace{_SP}period|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
@@ -745,7 +745,7 @@ _DELAY_AFTER = re.compile(
     rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동)|{_SP}*(?i:later|after that){_E}"
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
-_NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|window){_E})")
+_NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})")
 _WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
@@ -780,7 +780,9 @@ _PERSON_TOOK_BEFORE = re.compile(
 _SETUP_AFTER = re.compile(rf"{_SP}*(?:안에|만에|이내에?|내에){_SP}*(?:설치|셋업|세팅|환경{_SP}?설정)")
 # A test's configured length: `Run the benchmark for 60 seconds`, `벤치마크를 60초 동안 실행`.
 _TEST_FOR_BEFORE = re.compile(
-    rf"{_B}(?i:benchmarks?|tests?|load{_SP}tests?|stress{_SP}tests?|experiments?|runs?){_SP}+(?i:for){_SP}*$"
+    rf"{_B}(?i:benchmarks?|tests?|load{_SP}tests?|stress{_SP}tests?|experiments?|runs?|measure){_SP}+(?i:for){_SP}*$"
+    # `Tested with 50 concurrent users for 10 minutes`
+    rf"|{_B}(?i:tested|benchmarked|load-tested){_E}[^.;:\n]{{0,40}}{_B}(?i:for){_SP}*$"
 )
 _TEST_RUN_AFTER = re.compile(rf"{_SP}*(?:동안|간){_SP}*(?:실행|수행|돌리|돌려|측정)")
 _TEST_BEFORE_KO = re.compile(rf"(?:벤치마크|테스트|부하{_SP}?테스트)(?:를|을|는)?{_SP}*$")
@@ -1108,7 +1110,7 @@ class _Context:
             return True
         if _TOOK_BEFORE.search(text, max(0, start - 30), start):
             return False  # `… and takes 5 minutes`: the work took it, whatever else the line sets
-        if _TEST_FOR_BEFORE.search(text, max(0, start - 30), start) or (
+        if _TEST_FOR_BEFORE.search(text, max(0, start - 60), start) or (
             _TEST_RUN_AFTER.match(text, end) and _TEST_BEFORE_KO.search(text, max(0, start - 12), start)
         ):
             return True  # `Run the benchmark for 60 seconds`: a test's configured length
