@@ -14,7 +14,7 @@ What the rules read:
 
 - units: durations (`ms`, `s`, `sec`, `min`, `µs`, `6m58s`, `초`, `밀리초`, `분`; hours and days only with work
   done by a system nearby: `a training run takes 2 hours`, `2시간이 소요`), rates (`tok/s`, `t/s`, `tg/s`,
-  `tokens per second`, `10 to 29 tokens max per second`, `토큰/초`, `초당 28토큰`, `it/s`, `files/sec`,
+  `tokens per second`, `10 to 29 tokens max per second`, `토큰/초`, `초당 28토큰`, `초당 40건`, `it/s`, `files/sec`,
   `words per second`, `chars/초`, `req/s`, `RPS`, `fps` unless the line is about a video, `GB/s`, `TOPS`),
   `ms/token`, ratios (`28×`, `28x faster`, `3 times slower`, `3.1배`, `x2.88`) and percentages, `±` spreads,
   ranges (`30~60초`, `2 to 3 seconds`, `155 → 732 chars/초`), and units written elsewhere (`Benchmark duration
@@ -44,8 +44,11 @@ What the rules read:
   `overlap`, `타임아웃`, `주기`, `간격`, `대기`, `만료`, `디바운싱`… or a configuration key (`duration: 600초`,
   `jitterBufferTarget: 150ms`), a default or adjustable value (`5초 기본값`, `0.1초 (조정 가능)`), a value asked
   for or set (`36fps를 요청`, `capped at 30 fps`), a table row of a parameter said to be a setting (`| Frame
-  Duration | 20 ms | … 설정 |`), a test's configured length (`10초 벤치마크`, `1분간 … 테스트`), a literal
-  (`"30s"`); a time between tokens is measured, not a setting (`Chunk interval: ~15ms between tokens`).
+  Duration | 20 ms | … 설정 |`), a test's configured length (`10초 벤치마크`, `1분간 … 테스트`, `Run the benchmark
+  for 60 seconds`, `Tested with 50 users for 10 minutes`, `measure for 120 s`), a command-line option (`--duration
+  30s`), a warm-up (`a 5 s warm-up`), a wait before a retry (`Wait 10 seconds before retrying`, `3초 후 자동으로`),
+  a cache lifetime (`Cache responses for 60 seconds`), a literal (`"30s"`), unless work right before the number
+  took it (`The cron job … takes 5 minutes`); a time between tokens is measured, not a setting (`Chunk interval: ~15ms between tokens`).
 
 Not claims either: clock times (`02:30`, `새벽 2시 30분`, `2:30 PM`), dates, counts (`3번`, `3 runs`, `n=5`),
 hardware counts and products (`2 × RTX 2080 Super`: a `×` or `x` followed by a capitalised word or a number),
@@ -53,9 +56,12 @@ sizes (`22 GB`), versions, ports and addresses, test names (`tg32`, `tg_3s`), HT
 (`-5s-Diffusers`, `high-load-5min`), minutes used as a schedule (`30분마다`, `10분 후`, `5 minutes ago`, `Last 5
 minutes`), quotas per period (`월 60분`), resolutions (`1초 단위`), reading times (`6 min read`), lengths of video
 beside a frame rate or used as an adjective on a video line (`≈ 7.9 s at 24 FPS`, `5 second Text-to-Video model`),
-lengths of inputs (`inputs shorter than 30 seconds`), time people spend (`10분 더 쓰는`, `30+ minutes of
-dependency wrestling`), examples about an indefinite system (`For example, a system can generate …`), and quoted
-examples (`"…2초로 증가했다"처럼`).
+other lengths of media (`10초 길이의 음성`, `2 minutes long`, `a 10-minute podcast`, `최대 30초까지 녹음`), lengths
+and windows of inputs (`inputs shorter than 30 seconds`, `in 30-second windows`), uptime (`2시간째 실행 중`), time
+people spend (`10분 더 쓰는`, `30+ minutes of dependency wrestling`, `It took me 2 hours`, `set up in 5 minutes`,
+`5분 안에 설치`), context windows (`128K tokens of context, 4x more`), examples about an indefinite system (`For
+example, a system can generate …`), assumptions (`3초 걸린다고 가정하면`), and quoted examples (`"…2초로
+증가했다"처럼`).
 
 Skipped regions: citation markers `<!-- fact: ID -->…<!-- /fact -->` (the number is sourced), every other HTML
 comment, YAML front matter (metadata, not prose), fenced and indented code blocks and inline code spans (as
