@@ -14,7 +14,7 @@ What the rules read:
 
 - units: durations (`ms`, `s`, `sec`, `min`, `µs`, `6m58s`, `초`, `밀리초`, `분`; hours and days only with work
   done by a system nearby: `a training run takes 2 hours`, `2시간이 소요`), rates (`tok/s`, `t/s`, `tg/s`,
-  `tokens per second`, `10 to 29 tokens max per second`, `토큰/초`, `초당 28토큰`, `it/s`, `files/sec`,
+  `tokens per second`, `10 to 29 tokens max per second`, `토큰/초`, `초당 28토큰`, `초당 40건`, `it/s`, `files/sec`,
   `words per second`, `chars/초`, `req/s`, `RPS`, `fps` unless the line is about a video, `GB/s`, `TOPS`),
   `ms/token`, ratios (`28×`, `28x faster`, `3 times slower`, `3.1배`, `x2.88`) and percentages, `±` spreads,
   ranges (`30~60초`, `2 to 3 seconds`, `155 → 732 chars/초`), and units written elsewhere (`Benchmark duration
@@ -22,24 +22,46 @@ What the rules read:
 - ratios and percentages are claims when a comparative follows (`3.1× slower`, `20% 더 빠름`, `4.1x 향상`) or the
   nearest noun is a performance one (`TTFT 50% 감소`, `+50% TG uplift`, `improves performance by ~20%`,
   `20~40% 속도 향상`), not when it is memory, size, cost, quality or a count (`모델 크기를 4-8배 줄여`,
-  `compresses 16x`, `메모리 사용량 50-75% 감소`); a percentage needs a change (`85% 성능 유지` is quality kept); a
-  bare ratio in a table cell or after a performance noun is a speed-up; percentages in a table row of measured
-  times are its changes; `−17% from d0 to d32K` is a change between two conditions;
+  `compresses 16x`, `메모리 사용량 50-75% 감소`, `16배 큰 컨텍스트`, `토큰 수 50% 감소`, downtime, session or
+  development time and speed, scale factors `1.25x 만큼 확대된`, quality scores `by 98% on realism`); a
+  percentage needs a change (`85% 성능 유지` is quality kept) unless it is a share of a time or of a speed ceiling
+  (`takes 10.8% of SD's training time`, `throughput lands at 50–80% of this ceiling`); what people do faster is
+  not speed (`10배 빠른 개발`); an aside in parentheses is skipped when looking for the noun (`30% (on 1536x1536)
+  speed improvements`); a bare ratio in a table cell or after a performance noun is a speed-up; percentages in a
+  table row of measured times are its changes, not when the row holds a target (`| < 500ms | 150ms | 333% |`:
+  the share of the target reached); `−17% from d0 to d32K` is a change between two conditions;
 - targets: an unchecked `[ ]` item, target words near the number (`target`, `goal`, `SLO`, `budget`,
-  `threshold`, `목표`, `요구`, `권장`, `해야`, `유지`), a rubric (`Good: < 600ms`), `keep … under N`, and in Korean
-  an upper bound (`< 200ms`, `500ms 이하`, `이내`, `미만`) unless the clause states a fact (`✅`, `[x]`, `달성`,
-  `수 있다`, a past tense or a present declarative: `5ms 이내로 돌아온다`); thresholds in conditions (`2초
-  넘으면`, `5초 이상 … 경우`, `exceeds 200 ms`), quotas (`15분에 5회`), delays before a retry (`500ms 후 한 번
-  더`) and *settings*: a duration after or before `timeout`, `interval`, `sleep`, `retry`, `every`, `keep-alive`,
-  `TTL`, `expiry`, `animation`, `타임아웃`, `주기`, `간격`, `대기`, `만료`… or a configuration key (`duration:
-  600초`, `jitterBufferTarget: 150ms`), a test's configured length (`10초 벤치마크`, `1분간 … 테스트`), a literal
-  (`"30s"`); a time between tokens is measured, not a setting (`Chunk interval: ~15ms between tokens`).
+  `threshold`, `목표`, `요구`, `권장`, `해야`, `유지`, `적절하다`) in the number's clause (not another clause's:
+  `시간을 85% 줄이고 메모리 요구 사항을`), a rubric (`Good: < 600ms`), `keep … under N`, and in Korean an upper
+  bound (`< 200ms`, `500ms 이하`, `이내`, `미만`) or a lower bound on a rate (`> 100 req/s`) unless the clause
+  states a fact (`✅`, `[x]`, `달성`, `수 있다`, `보여주며`, a past tense or a present declarative: `5ms 이내로
+  돌아온다`), gives a statistic (`< 50ms (평균)`), calls it fast (`**빠른 장애 조치**: 30초 이내`) or reports a
+  test's result; in a target-vs-result table row, a bound alone in a cell before the result's cell; thresholds in
+  conditions (`2초 넘으면`, `5초 이상 … 경우`, `exceeds 200 ms`, `requests where TTFB was greater than 2 s`, `if …
+  does not respond within 100 s`), quotas (`15분에 5회`), delays before a retry (`500ms 후 한 번 더`), a person
+  holding a button (`hold … for 10 seconds`) and *settings*: a duration after or before `timeout`, `interval`,
+  `sleep`, `retry`, `every`, `keep-alive`, `keep loaded for`, `TTL`, `expiry`, `animation`, `debounce`,
+  `overlap`, `타임아웃`, `주기`, `간격`, `대기`, `만료`, `디바운싱`… or a configuration key (`duration: 600초`,
+  `jitterBufferTarget: 150ms`), a default or adjustable value (`5초 기본값`, `0.1초 (조정 가능)`), a value asked
+  for or set (`36fps를 요청`, `capped at 30 fps`), a table row of a parameter said to be a setting (`| Frame
+  Duration | 20 ms | … 설정 |`), a test's configured length (`10초 벤치마크`, `1분간 … 테스트`, `Run the benchmark
+  for 60 seconds`, `Tested with 50 users for 10 minutes`, `measure for 120 s`), a command-line option (`--duration
+  30s`), a warm-up (`a 5 s warm-up`), a wait before a retry (`Wait 10 seconds before retrying`, `3초 후 자동으로`),
+  a cache lifetime (`Cache responses for 60 seconds`), a literal (`"30s"`), unless work right before the number
+  took it (`The cron job … takes 5 minutes`); a time between tokens is measured, not a setting (`Chunk interval: ~15ms between tokens`).
 
 Not claims either: clock times (`02:30`, `새벽 2시 30분`, `2:30 PM`), dates, counts (`3번`, `3 runs`, `n=5`),
 hardware counts and products (`2 × RTX 2080 Super`: a `×` or `x` followed by a capitalised word or a number),
 sizes (`22 GB`), versions, ports and addresses, test names (`tg32`, `tg_3s`), HTTP status codes (`401s`), names
 (`-5s-Diffusers`, `high-load-5min`), minutes used as a schedule (`30분마다`, `10분 후`, `5 minutes ago`, `Last 5
-minutes`), resolutions (`1초 단위`), reading times (`6 min read`), and quoted examples (`"…2초로 증가했다"처럼`).
+minutes`), quotas per period (`월 60분`), resolutions (`1초 단위`), reading times (`6 min read`), lengths of video
+beside a frame rate or used as an adjective on a video line (`≈ 7.9 s at 24 FPS`, `5 second Text-to-Video model`),
+other lengths of media (`10초 길이의 음성`, `2 minutes long`, `a 10-minute podcast`, `최대 30초까지 녹음`), lengths
+and windows of inputs (`inputs shorter than 30 seconds`, `in 30-second windows`), uptime (`2시간째 실행 중`), time
+people spend (`10분 더 쓰는`, `30+ minutes of dependency wrestling`, `It took me 2 hours`, `set up in 5 minutes`,
+`5분 안에 설치`), context windows (`128K tokens of context, 4x more`), examples about an indefinite system (`For
+example, a system can generate …`), assumptions (`3초 걸린다고 가정하면`), and quoted examples (`"…2초로
+증가했다"처럼`).
 
 Skipped regions: citation markers `<!-- fact: ID -->…<!-- /fact -->` (the number is sourced), every other HTML
 comment, YAML front matter (metadata, not prose), fenced and indented code blocks and inline code spans (as
@@ -184,7 +206,7 @@ _CLAIM = re.compile(
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.
 _PER_SECOND = re.compile(
     rf"초당{_SP}?(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
-    rf"{_SP}?(?:개의?{_SP}?)?토큰"
+    rf"{_SP}?(?:개의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
 )
 
 _DIGIT = re.compile(r"\d")
@@ -215,7 +237,9 @@ _SETTING_HINT = re.compile(
     "타임아웃|주기|간격|재시도|기본값|제한"
 )
 _SETTING_AFTER = re.compile(
-    rf"{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
+    rf"|{_SP}*(?:기본값|(?i:by{_SP}default|default){_END})"  # `5초 기본값`: a default value
+    rf"|{_SP}*\(?{_SP}*(?:(?:조정|설정|변경){_SP}?가능|(?i:configurable|adjustable|tunable){_END})"  # `0.1초 (조정 가능)`
 )
 _MINUTE_SCHEDULE_AFTER = re.compile(rf"{_SP}*(?:후|뒤|전|(?i:ago|later|from{_SP}now|before){_END})")
 _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
@@ -526,20 +550,28 @@ _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
     rf"cheaper|price|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
-    rf"activation|zoom|scale|dimensions?|success|hz|khz){_E}"
-    r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|요청 수|"
-    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰)\s?시간|시간 절약|비중|성능\s?유지|"
-    r"코드|라인|줄|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
+    rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
+    rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
+    rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|context(?:{_SP}window)?){_E}"
+    r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
+    r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
+    r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률"
 )
 _CHANGE = (
     rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
     rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|cut|cuts|higher|lower|better|worse|savings?|difference|"
-    rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up){_E}"
-    r"|향상|개선|단축|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
+    rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up|on{_SP}the{_SP}table){_E}"
+    r"|향상|개선|단축|축소|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
 )
 _LEX = re.compile(rf"(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF})")
+# `… by 98% on realism`: the metric a percentage is of, named right after it
+_ON_METRIC_AFTER = re.compile(
+    rf"(?:\*\*|__|{_SP})*(?i:on|in){_SP}+(?:(?i:the|its|their|overall){_SP}+)?(?:(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF}))"
+)
 _CHANGE_RX = re.compile(_CHANGE)
 # A comparative right after a ratio or percentage makes it a speed-up or slow-down on its own.
 _COMP_AFTER = re.compile(
@@ -549,6 +581,23 @@ _COMP_AFTER = re.compile(
 )
 _RATIO_CHANGE_AFTER = re.compile(
     rf"(?:\*\*|__|{_SP})*(?:의{_SP}?)?(?:향상|개선|단축|(?i:improvement|gain|boost|uplift|acceleration){_E})"
+)
+# A percentage of a time or of a speed limit: `takes 10.8% of SD v1.5's training time`, `50–80% of this ceiling`.
+_SHARE_OF_TIME_AFTER = re.compile(
+    rf"{_SP}*(?i:of){_SP}+(?:[^\s,;()|]+{_SP}+){{0,4}}?(?i:training|inference|generation|compute|decod\w*|prefill|"
+    rf"wall-?clock|run|processing|build|compile)[ -]?(?i:time|latency|runtime){_E}"
+)
+_SHARE_OF_CEILING_AFTER = re.compile(
+    rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
+)
+_ASIDE = re.compile(r"\([^()\n]{0,60}\)")
+# After a ratio: a word of size (`16배 큰`, `5배 더 큰 모델`, `3x larger`) makes it a size ratio.
+_SIZE_AFTER = re.compile(
+    rf"(?:\*\*|__|{_SP})*(?:더{_SP}?)?(?:큰|크다|크고|작은|작다|작고|작아|넓은|넓|긴{_SP}?컨텍스트)"
+)
+# What people do faster is not a system's speed: `10배 빠른 개발`, `3x faster development`.
+_PEOPLE_WORK_AFTER = re.compile(
+    rf"(?:\*\*|__|{_SP})*(?:개발|온보딩|프로토타이핑|(?i:development|onboarding|prototyping|iteration)(?![A-Za-z]))"
 )
 _CONJUNCTION = re.compile(rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}")
 _BY_BEFORE = re.compile(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
@@ -579,8 +628,16 @@ _BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|�
 _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|하도록|유지|SLO|SLA"
+    r"|목표|요구|기준치|한도|권장|해야|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
+# A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
+# `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
+_CONDITION_BEFORE = re.compile(
+    rf"{_B}(?i:if|where|whenever|unless){_E}[^.;:!?\n]{{0,70}}?{_B}(?i:(?:greater|higher|lower){_SP}+than|within|"
+    rf"exceeds?|exceeding|above|below|beyond){_SP}*$"
+)
+# The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
+_COMPARED_BEFORE = re.compile(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
@@ -597,8 +654,32 @@ def _declarative(after: str) -> bool:
     return syllable % 28 == 4 or m.group(1) == "는"  # a final ㄴ (`난`, `온`, `린`), or `-는다`
 
 
+def _past(after: str) -> bool:
+    """Whether a Korean clause holds a syllable ending in ㅆ (`빨라졌다`, `줄었음`): a past tense, a fact (not `있어야`,
+    `하겠다`)."""
+    return any(0xAC00 <= ord(c) <= 0xD7A3 and (ord(c) - 0xAC00) % 28 == 20 and c not in "있겠" for c in after)
+
+
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_CAPABLE = re.compile(r"수 있|했|됐|였|왔|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
+_CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
+# A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
+_SET_VERB_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한)")
+_SET_VERB_BEFORE = re.compile(
+    rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+to|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
+    rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
+)
+# A lower bound on a rate, where more is better: `> 100 req/s` (`10배 이상 증가` is a change that was seen).
+_LOWER_BEFORE = re.compile(rf"(?:>|≥|>=){_SP}*$")
+_LOWER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이상|초과)")
+_MORE_IS_BETTER = re.compile(r"/|(?i:fps|tps|rps|qps|flops|tops)")
+# What makes a Korean bound a measured result: a statistic of runs (`< 50ms (평균)`), a speed said to be fast
+# (`**빠른 장애 조치**: 30초 이내`), the result of a test or benchmark (`테스트 결과, … 1초 미만의`).
+_STAT_AFTER = re.compile(
+    rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내)?{_SP}*\({_SP}*(?:평균|중앙값|(?i:avg|average|mean|median)){_SP}*\)"
+)
+_FAST_OR_MEASURED = re.compile(
+    r"빠른|빠르게|빠름|빨라|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
+)
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
@@ -609,12 +690,16 @@ _RUBRIC = re.compile(
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|cache for){_E}"
+    rf"retention|grace{_SP}period|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
+    # `Keep loaded for 5 minutes`: how long something is kept
+    rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
-    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*"
+    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
+    r"유효\s?기간|만료\s?시간"
 )
 _SETTING_NOUN_AFTER = re.compile(
-    rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|(?i:time-?out|interval|ttl|expiry|keep-?alive){_E})"
+    rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
+    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period){_E})"
     r"|\((?:[a-z]+[A-Z]\w*)?(?:Duration|Timeout|Interval|Delay|TTL)\)"
 )
 _PER_ITEM_AFTER = re.compile(
@@ -624,6 +709,12 @@ _PER_ITEM_AFTER = re.compile(
 _SETTING_LABEL = re.compile(  # `duration: 600초`, a configuration key naming a duration
     r"(?m)^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
 )
+# A table row of a parameter and its value, said to be a setting: `| Frame Duration | 20 ms | 일반적인 WebRTC 설정 |`,
+# `| Duration | 테스트 시간 | 300초 = 5분 |`.
+_SETTING_ROW = re.compile(
+    r"(?m)^\s*\|\s*(?:\*\*)?[A-Za-z _-]*(?i:duration|timeout|interval|delay|ttl|period)(?:\*\*)?\s*\|"
+    r"(?:[^|\n]*\|)*?[^|\n]*(?:테스트 시간|설정|기본값|(?i:setting|settings|default|config\w*))(?:\*\*)?\s*\|"
+)
 # `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
 _KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
 _TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
@@ -631,8 +722,9 @@ _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = re.compile(
     rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
-    rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long{_SP}+(?:video|audio)){_E}"
-    r"|(?:\*\*)?\s?(?:분량|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성)"
+    rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long|podcasts?|episodes?|"
+    rf"lectures?){_E}"
+    r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리)"
 )
 _MEDIA_BEFORE = re.compile(
     rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
@@ -642,8 +734,9 @@ _MEDIA_BEFORE = re.compile(
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
 _HUMAN = re.compile(
-    rf"{_B}(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|difficulty|"
-    rf"study|agenda|read){_E}"
+    # English words as prose, not inside a path (`samples/session03/`)
+    r"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
+    r"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
     r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼"
@@ -651,13 +744,14 @@ _HUMAN = re.compile(
 # Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
 _WORK = re.compile(
     rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|execution|export|build|inference|"
-    rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing){_E}"
-    r"|소요|걸리|걸린|걸려|걸림|학습|훈련|빌드|추론|실행|생성|변환|처리"
+    rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited){_E}"
+    r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
-    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송)|{_SP}*(?i:later|after that){_E}"
+    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동)|{_SP}*(?i:later|after that){_E}"
+    rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
-_NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|window){_E})")
+_NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})")
 _WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
@@ -666,15 +760,75 @@ _CONDITION_AFTER = re.compile(
 )
 _QUOTA_AFTER = re.compile(rf"에{_SP}?\d+{_SP}?(?:회|번|건)")
 _PAREN_ESTIMATE = re.compile(r"\)\s*$|\)\s*[|*]")
+# A task a person does (a to-do item with its estimate: `최적화 기술 적용 (1시간)`), even about a system's speed.
+_TASK = re.compile(r"적용|구현|작성|도입|문서화|리팩터링|정리|(?i:implement|refactor|document|write|apply)")
+# A duration given per month or day: a quota or a plan (`월 60분`, `60 minutes per month`).
+_PER_PERIOD_BEFORE = re.compile(rf"(?:^|[\s|(*])(?:월|매월|매달|월간|하루|일일){_SP}*(?:최대{_SP}*)?$")
+_PER_PERIOD_AFTER = re.compile(
+    rf"{_SP}*(?:/{_SP}?(?:월|일|(?i:mo|month|day){_E})|(?i:per|a|an){_SP}+(?i:month|day|week){_E}|(?i:monthly|daily){_E})"
+)
+# Time people spend: `10분 더 쓰는`, `spend 20 minutes`, `30+ minutes of dependency wrestling`.
+_SPEND_AFTER = re.compile(rf"{_SP}*(?:(?:더|정도|씩|만){_SP}?)?(?:쓰는|쓰면|써서|썼|투자|들이|할애)")
+_SPEND_BEFORE = re.compile(
+    rf"{_B}(?i:spend|spends|spending|spent|invest|invested){_SP}+(?:(?i:about|around|an?{_SP}+extra|extra|another)\s+|~)?$"
+)
+_PEOPLE_OF_AFTER = re.compile(
+    rf"{_SP}*(?i:of){_SP}+(?:[\w-]+{_SP}+)?(?i:wrestling|fiddling|tinkering|debugging|troubleshooting|setup|set-up|"
+    rf"configuration|reading|googling|work|effort|manual{_SP}+\w+){_E}"
+)
+# A person's time: `It took me 2 hours`, `set up in 5 minutes`, `5분 만에 설치`.
+_PERSON_TOOK_BEFORE = re.compile(
+    rf"{_B}(?i:takes?|took|taking){_SP}+(?i:me|us|him|her|them|you|people|users|developers)"
+    rf"(?:{_SP}+(?i:about|around|roughly|only|just))?{_SP}*~?$"
+    rf"|{_B}(?i:set{_SP}?up|installed|install|get{_SP}started|up{_SP}and{_SP}running|onboarded)"
+    rf"{_SP}+(?i:in|within|under){_SP}+(?:(?i:about|around|under|less{_SP}than){_SP}+)?$"
+)
+_SETUP_AFTER = re.compile(rf"{_SP}*(?:안에|만에|이내에?|내에){_SP}*(?:설치|셋업|세팅|환경{_SP}?설정)")
+# A test's configured length: `Run the benchmark for 60 seconds`, `벤치마크를 60초 동안 실행`.
+_TEST_FOR_BEFORE = re.compile(
+    rf"{_B}(?i:benchmarks?|tests?|load{_SP}tests?|stress{_SP}tests?|experiments?|runs?|measure){_SP}+(?i:for){_SP}*$"
+    # `Tested with 50 concurrent users for 10 minutes`
+    rf"|{_B}(?i:tested|benchmarked|load-tested){_E}[^.;:\n]{{0,40}}{_B}(?i:for){_SP}*$"
+)
+_TEST_RUN_AFTER = re.compile(rf"{_SP}*(?:동안|간){_SP}*(?:실행|수행|돌리|돌려|측정)")
+_TEST_BEFORE_KO = re.compile(rf"(?:벤치마크|테스트|부하{_SP}?테스트)(?:를|을|는)?{_SP}*$")
+# `--duration 30s`, `-t 10s`: the value of a command-line option
+_OPTION_BEFORE = re.compile(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
+# Work the system does right before the number makes it a measurement, whatever setting words the line holds
+# (`The cron job runs at 02:00 and takes 5 minutes`).
+_TOOK_BEFORE = re.compile(
+    rf"{_B}(?i:takes?|took|taking|lasts?|lasted|finishe[sd]{_SP}+in|completes{_SP}+in|completed{_SP}+in)"
+    rf"(?:{_SP}+(?i:about|around|roughly|only|just|under|over|nearly|almost))?{_SP}*~?$"
+)
+# Cheap first tests for _PRESS_BEFORE and _INPUT_LENGTH_BEFORE: the word right before the number.
+_FOR_BEFORE = re.compile(rf"(?i:for){_SP}*$")
+_THAN_BEFORE = re.compile(rf"(?i:than){_SP}*$")
+# A person holding a button: `Hold down the power button for 10 seconds`, `5초간 길게 누르`.
+_PRESS_BEFORE = re.compile(rf"{_B}(?i:hold|holding|press|pressing)(?:{_SP}+down)?{_E}[^.;:\n]{{0,40}}{_B}for{_SP}*$")
+_PRESS_AFTER = re.compile(rf"{_SP}*(?:간|동안|정도)?{_SP}?(?:길게{_SP}?)?(?:누르|눌러)")
+# The length of an input, not a time: `inputs shorter than 30 seconds`.
+_INPUT_LENGTH_BEFORE = re.compile(
+    rf"{_B}(?i:inputs?|files?|segments?|utterances?|samples?|clips?){_SP}+(?i:shorter|longer){_SP}+than{_SP}*$"
+)
+# Frames: a duration beside a frame rate is a video's length (`≈ 7.9 s at 24 FPS`, `24 fps, 5 to 15 seconds`).
+_AT_FPS_AFTER = re.compile(rf"(?:{_SP}+(?i:per){_SP}+\w+)?{_SP}*(?i:at|@){_SP}*\d+(?:\.\d+)?{_SP}?(?i:fps){_E}")
+_FPS_BEFORE = re.compile(rf"\d{_SP}?(?i:fps)(?:\*\*)?{_SP}*[,/]{_SP}*$")
+# `a 5 second Text-to-Video model`, `a 5-second 720p video`: a length used as an adjective on a video line
+_ADJECTIVE_LENGTH = re.compile(
+    rf"(?:-|{_SP})(?i:second|minute){_SP}+(?:[A-Z0-9]|(?i:videos?|clips?|audio|songs?|segments?|movies?|animations?){_E})"
+)
 _SYSTEM_WORK = re.compile(
     r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)"
 )
 _ELAPSED_AFTER = re.compile(
-    rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
+    rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|째|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
 )
 _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
 _HYPOTHETICAL = re.compile(
-    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system){_E}|라도|라면|다면|쏟아진다면"
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say"
+    # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
+    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)){_E}"
+    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령"
 )
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
@@ -716,18 +870,23 @@ _LINE_FLAGS = {
     "achieved": _ACHIEVED,
     "rubric": _RUBRIC,
     "hangul": _HANGUL,
-    "video": re.compile(r"(?i:video|frames|export|frame_rate|hz|비디오|영상)"),
+    "video": re.compile(r"(?i:video|t2v|i2v|frames|export|frame_rate|hz|비디오|영상)"),
     "elapsed": _ELAPSED_LINE,
     "human": _HUMAN,
     "system_work": _SYSTEM_WORK,
     "setting_label": _SETTING_LABEL,
+    "setting_row": _SETTING_ROW,
     "timed": _TIMED,
     "target_words": _TARGET_WORDS,
     "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]"),
     "media": re.compile(
-        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence)|분량|오디오|음성|비디오|영상|녹음|데이터"
+        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture)"
+        r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트"
     ),
-    "setting_words": re.compile(rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive)"),
+    "setting_words": re.compile(
+        rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|"
+        rf"grace{_SP}period)"
+    ),
 }
 _REACH = 300  # how far around a number its line is read
 
@@ -792,6 +951,15 @@ class _Context:
             return True
         before = self._before(start, 40)
         after = self._after(end, 30).split("(", 1)[0]  # a parenthesis after the number speaks of another
+        after = _CONJUNCTION.split(after, 1)[0]  # `시간을 85% 줄이고 메모리 요구 사항을`: another clause's words
+        if _SET_VERB_AFTER.match(self.text, end) or _SET_VERB_BEFORE.search(before):
+            return True  # a value asked for or set
+        if _OPTION_BEFORE.search(self.text, max(0, start - 30), start):
+            return True  # `--duration 30s`: a command-line option
+        if _COMPARED_BEFORE.search(self.text, max(0, start - 16), start) and _CONDITION_BEFORE.search(
+            self._before(start, 90)
+        ):
+            return True  # a threshold in a condition
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):
@@ -812,15 +980,32 @@ class _Context:
             return True  # `keep ITL under 50 ms`
         if bound and not achieved:
             return self._bound_is_target(start, end)
+        if bound and achieved and _BOUND_CELL.search(self.text, max(0, start - 12), start):
+            # `| < 50ms | 38ms | 132% | ✅ 초과 달성 |`: the bound is the target the next cell's result met
+            unit_end = self.text.find("|", end, self._line(end)[1])
+            return unit_end >= 0 and _LATER_RESULT.match(self.text, unit_end) is not None
         return False
 
     def _bound_is_target(self, start: int, end: int) -> bool:
         """A bound (`< 200ms`, `500ms 이하`) with nothing saying it was reached: in Korean notes, a limit."""
         if not self._flag(start, "hangul"):
             return False
-        upper = _UPPER_BEFORE.search(self.text, max(0, start - 4), start) or _UPPER_AFTER.match(self.text, end)
+        text = self.text
+        upper = _UPPER_BEFORE.search(text, max(0, start - 4), start) or _UPPER_AFTER.match(text, end)
+        if upper is None and _MORE_IS_BETTER.search(text, start, end):
+            upper = _LOWER_BEFORE.search(text, max(0, start - 4), start) or _LOWER_AFTER.match(text, end)
+        if upper is None:
+            return False
         after = self._after(end, 40)
-        return upper is not None and _CAPABLE.search(after) is None and not _declarative(after)
+        if _CAPABLE.search(after) is not None or _declarative(after) or _past(after):
+            return False
+        before = self._before(start, 40)
+        if "(" in before and (_CAPABLE.search(before) is not None or _past(before)):
+            return False  # `초당 1200건을 처리했다 (> 1000 req/s)`: an aside to a fact
+        if _STAT_AFTER.match(text, end):
+            return False  # `< 50ms (평균)`: the average of what was measured
+        lo = text.rfind("\n", max(0, start - _REACH), start) + 1
+        return _FAST_OR_MEASURED.search(text, lo, start) is None and _FAST_OR_MEASURED.search(after) is None
 
     # --- kinds of numbers ------------------------------------------------------------------------------------
 
@@ -879,15 +1064,38 @@ class _Context:
             _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60))
         ):
             return None  # the length of a video or a recording
+        if (
+            (_AT_FPS_AFTER.match(text, end) and not _WORK.search(self._before(start, 20)))
+            or _FPS_BEFORE.search(text, max(0, start - 16), start)
+            or (_ADJECTIVE_LENGTH.match(text, u_start - 1) and text[start:u_start].strip("-") != "1")
+        ) and self._flag(start, "video"):
+            return None  # the length of a video: beside its frame rate, or an adjective (`a 5-second clip`)
+        if _THAN_BEFORE.search(text, max(0, start - 8), start) and _INPUT_LENGTH_BEFORE.search(self._before(start, 40)):
+            return None  # the length of an input
         if kind == "min" and _READ_AFTER.match(text, end):
             return None  # `6 min read`
-        if kind in ("min", "h", "d") and self._flag(start, "human"):
+        if kind in ("min", "h", "d") and (
+            self._flag(start, "human")
+            or _SPEND_AFTER.match(text, end)
+            or _SPEND_BEFORE.search(text, max(0, start - 30), start)
+            or _PEOPLE_OF_AFTER.match(text, end)
+            or _PERSON_TOOK_BEFORE.search(text, max(0, start - 40), start)
+            or _SETUP_AFTER.match(text, end)
+        ):
             return None  # time spent by people
+        if kind in ("min", "h", "d") and (
+            _PER_PERIOD_BEFORE.search(text, max(0, start - 12), start) or _PER_PERIOD_AFTER.match(text, end)
+        ):
+            return None  # a quota or plan per month or day
+        if (
+            _FOR_BEFORE.search(text, max(0, start - 8), start) and _PRESS_BEFORE.search(self._before(start, 60))
+        ) or _PRESS_AFTER.match(text, end):
+            return end, "target"  # how long a person holds a button
         if (
             kind in ("min", "h")
             and _PAREN_ESTIMATE.match(text, end)
             and "(" in text[max(0, start - 6) : start]
-            and not self._flag(start, "system_work")
+            and (not self._flag(start, "system_work") or _TASK.search(self._line_text(start)))
         ):
             return None  # `확인으로 시작 (5분)`: how long a step takes a person
         if kind in ("h", "d"):
@@ -906,6 +1114,12 @@ class _Context:
             return False  # `Chunk interval: ~15ms between tokens`: a time measured per token, not a setting
         if _SETTING_AFTER.match(text, end) or _TEST_LENGTH_AFTER.match(text, end):
             return True
+        if _TOOK_BEFORE.search(text, max(0, start - 30), start):
+            return False  # `… and takes 5 minutes`: the work took it, whatever else the line sets
+        if _TEST_FOR_BEFORE.search(text, max(0, start - 60), start) or (
+            _TEST_RUN_AFTER.match(text, end) and _TEST_BEFORE_KO.search(text, max(0, start - 12), start)
+        ):
+            return True  # `Run the benchmark for 60 seconds`: a test's configured length
         if _QUOTED.search(text, max(0, start - 1), start):
             return True  # `"30s"`: a value written as a literal
         before = self._before(start, 40)
@@ -915,7 +1129,7 @@ class _Context:
             return True
         if _KEY_BEFORE.search(text, max(0, start - 40), start):
             return True
-        if self._flag(start, "setting_label"):
+        if self._flag(start, "setting_label") or self._flag(start, "setting_row"):
             return True
         lo = max(0, start - 40)
         nl = text.rfind("\n", lo, start)
@@ -927,7 +1141,7 @@ class _Context:
         text = self.text
         comp = _COMPARATIVE.match(text, end)
         if comp and kind != "pct":
-            return comp.end()
+            return None if _PEOPLE_WORK_AFTER.match(text, comp.end()) else comp.end()
         if kind == "xsp" or (kind == "times" and text[end : end + 1] not in ".;)"):
             return end  # the pattern already required a comparative
         if kind != "pct" and _NOT_RATIO_NEXT.match(text, end):
@@ -935,19 +1149,37 @@ class _Context:
         value = text[start:u_start].strip("* _")
         if kind != "pct" and re.fullmatch(r"1(?:\.0+)?", value):
             return None  # `1x`, `1배`: the baseline
+        if _SIZE_AFTER.match(text, end):
+            return None  # `16배 큰 컨텍스트`, `5배 더 큰 모델`: a size
         if comp:
-            return comp.end()
-        if _COMP_AFTER.match(text, end):
-            return end
+            return None if _PEOPLE_WORK_AFTER.match(text, comp.end()) else comp.end()
+        comp_ko = _COMP_AFTER.match(text, end)
+        if comp_ko:
+            return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
-        after = _CONJUNCTION.split(self._after(end, 40), 1)[0]
+        if kind == "pct" and _SHARE_OF_TIME_AFTER.match(text, end):
+            return end  # `takes 10.8% of SD's training time`: a time as a share of another
+        # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
+        after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
         before = _after_last_number(self._before(start, 60))
+        metric = _ON_METRIC_AFTER.match(after)
+        if metric and metric.group("nonperf") is not None:
+            return None  # `by up to 98% on realism`, `by 77% in human evaluations`: the metric is named after
+        if metric and _BY_BEFORE.search(before):
+            return end  # `beats the baseline by 14% on decode throughput`
         signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
         first_after = _LEX.search(after)
         change_after = _CHANGE_RX.search(after)
         last_before = _last(_LEX, before)
         change = change_after or _CHANGE_RX.search(before)
+        if (
+            kind == "pct"
+            and last_before is not None
+            and last_before.lastgroup == "perf"
+            and _SHARE_OF_CEILING_AFTER.match(after)
+        ):
+            return end  # `throughput lands at 50–80% of this ceiling`
         hits = [first_after, last_before]
         if _BY_BEFORE.search(before):
             hits = [last_before]  # `improves performance by ~20%`: the verb and its object come first
@@ -1013,7 +1245,8 @@ class _Context:
         if rx is _PER_SECOND:
             num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
             start = m.start()
-            return (start, m.end(), self.text[m.start("n1") : num_end], "tok/s", self.spread_kind(start, m.end()))
+            unit = "tok/s" if m.group("what") == "토큰" else "/s"  # 초당 40건: requests or items per second
+            return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()))
         if rx is _PREFIX_X:
             start = m.start()
             if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):
@@ -1052,14 +1285,25 @@ class _Context:
                     continue
                 if self._target(a, b):
                     continue
+                if (
+                    _TARGET_ROW.search(text, max(lo, a - 120), min(hi, b + 40))  # the row around the cell
+                    and not _SIGN_BEFORE.search(text, max(lo, a - 3), a)
+                    and not _CHANGE_RX.search(text, b, text.find("|", b, hi) if "|" in text[b:hi] else hi)
+                ):
+                    continue  # `| < 500ms | **150ms** | **333%** |`: how much of a target was reached, not a change
                 out.append((a, b, m.group("n"), "%", "claim"))
         out.sort()
         return out
 
 
+# A row holding a target: a bound alone in a cell (`| < 500ms |`), or words of a target reached (`✅ 목표 달성`).
+_TARGET_ROW = re.compile(r"\|\s*(?:\*\*)?\s*(?:[<≤]|(?i:under|below)\s)|목표|달성|(?i:target)")
+# A bound alone in its cell, with a measured number in a later cell: the target column of a target-vs-result table.
+_BOUND_CELL = re.compile(rf"\|(?:\*\*|{_SP})*(?:[<≤]=?){_SP}*$")
+_LATER_RESULT = re.compile(rf"(?:\*\*|{_SP})*\|[^|\n]*\d")
 # A percentage in a row of measured times: its own cell, or with a sign or a change word (`PG +8%`, `(20%)`).
 _PCT_CELL = re.compile(
-    rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP})*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
+    rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP}|🚀|⚡|📈|📉|🔥|⬇️|⬆️|↓|↑)*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
     rf"(?=(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축|\)|\([^)|]*\))*\|)"
 )
 

@@ -1,0 +1,291 @@
+"""docs lint, one class of phrasing at a time: for each rule of the policy (factreg/docs/lint.py, module docstring;
+tests/data/claims-real/README.md, "Labelling policy"), a sentence it must report as a claim and a sentence of the
+same shape it must not. The sentences are written for these tests in the style of the real corpus (project notes,
+READMEs, issues, English and Korean); each pair fails without its rule, as the second sentence was reported or the
+first missed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from factreg.docs.lint import lint_text
+
+
+def claims(doc: str) -> list[str]:
+    return [f.text for f in lint_text(doc)]
+
+
+def kinds(doc: str) -> list[tuple[str, str]]:
+    return [(f.text, f.kind) for f in lint_text(doc, targets=True)]
+
+
+# (class, a claim with the number that must be reported, a sentence of the same class that holds no claim)
+PAIRS = [
+    # settings: a default, an adjustable value, `마다` after an equivalent in parentheses
+    ("default value", "캐시 조회는 12초 걸렸다", "| 세션 만료 | 12초 기본값 |"),
+    ("adjustable value", "**첫 응답**: 0.4초 (측정값)", "**Stagger 지연**: 0.4초 (조정 가능)"),
+    ("period after an equivalent", "0.25초(250ms) 만에 첫 토큰이 나왔다", "0.25초(250ms)마다 큐를 비운다"),
+    # a value asked for or set
+    ("set value", "웹캠 파이프라인은 24fps로 돌았다", "카메라 드라이버에 24fps를 요청한다"),
+    ("capped value", "the demo renders at 48 fps on a laptop", "the demo is capped at 48 fps on a laptop"),
+    # Korean bounds that report results, and bounds that are limits
+    ("bound with a statistic", "**임베딩 조회**: < 40ms (평균)", "**임베딩 조회**: < 40ms"),
+    ("bound said to be fast", "**빠른 롤백**: 20초 이내 전환", "**롤백 전환**: 20초 이내 전환"),
+    ("bound after a fact", "벤치마크 결과 변환은 3초 미만으로 끝났음", "변환은 3초 미만으로 끝나게"),
+    ("lower bound on a rate", "부하 테스트에서 처리량은 250 req/s", "| **처리량** | > 250 req/s | 부하 테스트 |"),
+    # another clause's target words do not make a number a target
+    (
+        "target words of another clause",
+        "프루닝은 디코딩 시간을 35% 줄이고 메모리 요구 사항도 낮춘다",
+        "디코딩 시간을 35% 줄이는 것이 목표이다",
+    ),
+    # a size after a ratio, work people do faster, time people spend
+    (
+        "size after a ratio",
+        "새 버전은 이전보다 6배 빠른 디코딩을 보여준다",
+        "새 버전은 이전보다 6배 큰 컨텍스트를 지원한다",
+    ),
+    (
+        "people's work after a comparative",
+        "3x faster decoding with the new kernel",
+        "3x faster development with the new SDK",
+    ),
+    ("time people spend", "인덱스 재구성에 20분 걸렸다", "처음에 20분 더 쓰는 편이 낫다"),
+    ("minutes of people's work", "the import takes 25 minutes", "it took 25 minutes of manual configuration"),
+    # quotas per period
+    ("quota per month", "| 음성 변환 | 90분 걸림 |", "| 무료 플랜 | 월 90분 |"),
+    # what a percentage is of
+    (
+        "metric after a percentage",
+        "beats the baseline by 14% on decode throughput",
+        "beats the baseline by 14% on human preference",
+    ),
+    (
+        "share of a time",
+        "the fused kernel needs only 40% of the old prefill time",
+        "only 40% of the old prompts were kept",
+    ),
+    (
+        "share of a speed ceiling",
+        "decode reaches 65% of the bandwidth ceiling",
+        "memory use reaches 65% of the ceiling",
+    ),
+    ("aside in parentheses", "a 25% (at batch 8) decode speedup", "a 25% (at batch 8) memory saving"),
+    ("count of tokens", "토큰 생성 속도 30% 향상", "요약 단계: 토큰 수 30% 감소 → TTFT 개선"),
+    ("shrink as a change", "추론 시간을 25% 축소했다", "썸네일을 25% 축소된 크기로 저장한다"),
+    # thresholds in conditions and filters
+    (
+        "threshold in a filter",
+        "p99 latency was 900 ms on the busiest day",
+        "count requests where p99 latency was above 900 ms",
+    ),
+    (
+        "threshold in a condition",
+        "the worker answered within 45 seconds",
+        "it fails if the worker does not answer within 45 seconds",
+    ),
+    # illustrative examples about an indefinite system
+    (
+        "example about an indefinite system",
+        "For example, our server returns 60 tokens per second.",
+        "For example, a server could return 60 tokens per second.",
+    ),
+    # settings and actions of people
+    (
+        "kept loaded",
+        "Models load in 10 minutes after the first request.",
+        "Models stay loaded for 10 minutes after the last request.",
+    ),
+    ("holding a button", "The reset takes 8 seconds.", "Press and hold the reset key for 8 seconds."),
+    ("length of an input", "Files are transcribed in 40 seconds.", "Files longer than 40 seconds are split."),
+    # lengths of video: beside a frame rate, or an adjective on a video line
+    (
+        "video length at a frame rate",
+        "Generating the video took 95 s at 30 fps output.",
+        "195 frames give ≈ 6.5 s at 30 fps in the exported video.",
+    ),
+    (
+        "video length as an adjective",
+        "| Wan-T2V | a 12-second render of the video |",
+        "| Wan-T2V | 12 second Text-to-Video model |",
+    ),
+    # a table row of a parameter said to be a setting
+    ("setting row", "| Warmup Duration | 45 s | run 3 |", "| Warmup Duration | 45 s | 기본 설정 |"),
+    # people's time and what is not speed, by the nouns around a percentage
+    ("downtime and sessions", "응답 시간 40% 감소", "장애 시간 40% 감소"),
+    (
+        "session time",
+        "**평균 응답 시간**: 2.1초 (기존 3.0초 대비 30% 감소)",
+        "**평균 세션 시간**: 21분 (기존 16분 대비 30% 증가)",
+    ),
+    ("development speed", "**추론 속도**: **300% 향상**", "**개발 속도**: **300% 향상**"),
+    ("scale factor", "upsampling is 2x faster on the GPU", "upsampling uses a 2x factor"),
+    ("enlarged image", "디코더가 1.5x 만큼 빨라졌다", "1.5x 만큼 확대된 이미지를 만든다"),
+    # words in a path are not prose
+    (
+        "path words",
+        "| 2 | [run.py](../samples/session02/run.py) | 벤치마크 실행 | ~4분 |",
+        "| 2 | 세션 2 실습 | ~40분 |",
+    ),
+    # decorated percentage cells in a row of measured times
+    ("decorated cell", "| 응답 시간 | 300ms | 90ms | 🚀 70% |", "| 메모리 | 3GB | 1GB | 🚀 66% |"),
+    # hours while waiting for a system
+    ("waiting for a system", "the clip rendered after waiting 3 hours", "we met again after 3 hours"),
+    # `적절하다` says what is appropriate; `적절히` is how something was done
+    ("appropriate value", "임계값을 적절히 조정해 2.5배 빨라졌다", "실시간 채팅에는 **0.5~1초**가 적절하다"),
+    # Korean settings words: debounce, overlap
+    ("debounce", "**입력 응답**: 250ms", "**디바운스**: 250ms 지연으로 입력 묶기"),
+    ("overlap", "음성 인식은 0.5초에 끝났다", "음성 분할 시 0.5초의 overlap을 둔다"),
+    # uptime, lengths of media, delays before a retry
+    ("ongoing uptime", "서버 재시작에 2시간이 걸렸다", "서버가 2시간째 실행 중이다"),
+    ("length of a recording", "음성 인식은 10초 만에 끝났다", "10초 길이의 음성 파일을 준비하세요."),
+    ("media said long", "Encoding the video takes 2 minutes.", "The video is 2 minutes long."),
+    ("media episode", "Transcribing took 10 minutes on the laptop.", "For a 10-minute podcast, expect a 10 MB file."),
+    ("recording limit", "녹음 파일 변환은 30초 걸렸다", "최대 30초까지 녹음할 수 있습니다."),
+    ("wait before a retry", "The reply came after 10 seconds.", "Wait 10 seconds before retrying."),
+    # a test's configured length, a command-line option, a warm-up
+    ("test length", "The benchmark took 60 seconds.", "Run the benchmark for 60 seconds with 8 clients."),
+    ("test length in Korean", "벤치마크 한 번에 60초가 걸렸다", "벤치마크를 60초 동안 실행한다"),
+    ("command-line option", "the sweep finished in 30s", "run it with --duration 30s --rate 10"),
+    ("warm-up", "Use a 5 s prefill before measuring.", "Use a 5 s warm-up before measuring."),
+    # a person's time, setting up
+    ("person's time", "It took the server 2 hours to index the repo.", "It took me 2 hours to set up CUDA."),
+    ("setting up", "Indexing finishes in 5 minutes.", "Get started in 5 minutes."),
+    ("setting up in Korean", "인덱싱이 5분 안에 끝난다", "5분 안에 설치를 마칠 수 있습니다."),
+    # a context window is a size
+    (
+        "context window",
+        "Decode is 4x faster than before.",
+        "Supports up to 128K tokens of context, 4x more than before.",
+    ),
+    # the work took it, whatever setting words the line holds
+    (
+        "work beside a setting word",
+        "The cron job runs at 02:00 and takes 5 minutes.",
+        "The cron job runs every 5 minutes.",
+    ),
+    # Korean: items per second, hours of work done `만에`, a delay before closing, a validity period, an assumption,
+    # meetings, a sleep
+    ("items per second", "처리량이 초당 40건에서 120건으로 늘었다", "처리량 단위는 건이며 40건마다 집계한다"),
+    ("hours done in", "전체 재색인이 3시간 만에 끝났다", "전체 재색인은 3시간 단위로 나눈다"),
+    ("delay before closing", "알림 전송에 3초가 걸렸다", "알림 창은 3초 후 자동으로 닫힘"),
+    ("validity period", "토큰 발급 응답: 15ms", "토큰 유효 기간: 15분"),
+    ("assumption", "응답이 3초 걸렸다", "예: 응답이 3초 걸린다고 가정하면"),
+    ("meeting time", "빌드 시간 30% 단축", "회의 시간 30% 단축"),
+    ("sleep setting", "**첫 응답**: 5초", "**슬립**: 5초"),
+    # windows and chunks of input, how long a test measures, how long responses are cached
+    ("window of input", "Whisper processes the file in 30 seconds.", "Whisper processes audio in 30-second windows."),
+    (
+        "tested for",
+        "Tested with 50 concurrent users, p95 was 10 ms.",
+        "Tested with 50 concurrent users for 10 minutes.",
+    ),
+    ("measure for", "Warmup: 10 requests, then decode took 120 s.", "Warmup: 10 requests, then measure for 120 s."),
+    ("cache for", "Cached responses return in 60 ms.", "Cache responses for 60 seconds."),
+]
+
+# The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
+REPORTED = {
+    "default value": "12초",
+    "adjustable value": "0.4초",
+    "period after an equivalent": "0.25초",
+    "set value": "24fps",
+    "capped value": "48 fps",
+    "bound with a statistic": "40ms",
+    "bound said to be fast": "20초",
+    "bound after a fact": "3초",
+    "lower bound on a rate": "250 req/s",
+    "target words of another clause": "35%",
+    "size after a ratio": "6배",
+    "people's work after a comparative": "3x faster",
+    "time people spend": "20분",
+    "minutes of people's work": "25 minutes",
+    "quota per month": "90분",
+    "metric after a percentage": "14%",
+    "share of a time": "40%",
+    "share of a speed ceiling": "65%",
+    "aside in parentheses": "25%",
+    "count of tokens": "30%",
+    "shrink as a change": "25%",
+    "threshold in a filter": "900 ms",
+    "threshold in a condition": "45 seconds",
+    "example about an indefinite system": "60 tokens per second",
+    "kept loaded": "10 minutes",
+    "holding a button": "8 seconds",
+    "length of an input": "40 seconds",
+    "video length at a frame rate": "95 s",
+    "video length as an adjective": "12-second",
+    "setting row": "45 s",
+    "downtime and sessions": "40%",
+    "session time": "30%",
+    "development speed": "300%",
+    "scale factor": "2x faster",
+    "enlarged image": "1.5x",
+    "path words": "4분",
+    "decorated cell": "70%",
+    "waiting for a system": "3 hours",
+    "appropriate value": "2.5배",
+    "debounce": "250ms",
+    "overlap": "0.5초",
+    "ongoing uptime": "2시간",
+    "length of a recording": "10초",
+    "media said long": "2 minutes",
+    "media episode": "10 minutes",
+    "recording limit": "30초",
+    "wait before a retry": "10 seconds",
+    "test length": "60 seconds",
+    "test length in Korean": "60초",
+    "command-line option": "30s",
+    "warm-up": "5 s",
+    "person's time": "2 hours",
+    "setting up": "5 minutes",
+    "setting up in Korean": "5분",
+    "context window": "4x faster",
+    "work beside a setting word": "5 minutes",
+    "items per second": "초당 40건",
+    "hours done in": "3시간",
+    "delay before closing": "3초",
+    "validity period": "15ms",
+    "assumption": "3초",
+    "meeting time": "30%",
+    "sleep setting": "5초",
+    "window of input": "30 seconds",
+    "tested for": "10 ms",
+    "measure for": "120 s",
+    "cache for": "60 ms",
+}
+
+
+@pytest.mark.parametrize(("name", "claim", "other"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_a_claim_and_a_sentence_of_the_same_shape_that_is_not(name: str, claim: str, other: str) -> None:
+    assert REPORTED[name] in claims(claim), f"{name}: {claim!r} holds the claim {REPORTED[name]!r}"
+    assert claims(other) == [], f"{name}: {other!r} holds none"
+
+
+def test_target_vs_result_row() -> None:
+    # the bound before the result is the target; the share of it reached is not a change; the result is a claim
+    assert kinds("| **TTFT** | < 400ms | 310ms | 129% | ✅ 목표 달성 |") == [
+        ("400ms", "target"),
+        ("310ms", "claim"),
+    ]
+    # a percentage in a row without a target is the change between the two times
+    assert claims("| **TTFT** | 400ms | 310ms | 22% |") == ["400ms", "310ms", "22%"]
+
+
+def test_settings_and_thresholds_are_targets_when_asked() -> None:
+    for doc in (
+        "| 세션 만료 | 12초 기본값 |",
+        "**Stagger 지연**: 0.4초 (조정 가능)",
+        "0.25초(250ms)마다 큐를 비운다",
+        "| **처리량** | > 250 req/s | 부하 테스트 |",
+        "count requests where p99 latency was above 900 ms",
+        "Press and hold the reset key for 8 seconds.",
+        "Models stay loaded for 10 minutes after the last request.",
+        "| Warmup Duration | 45 s | 기본 설정 |",
+        "Wait 10 seconds before retrying.",
+        "Run the benchmark for 60 seconds with 8 clients.",
+        "run it with --duration 30s --rate 10",
+        "Use a 5 s warm-up before measuring.",
+    ):
+        assert kinds(doc) and all(kind == "target" for _, kind in kinds(doc)), doc
