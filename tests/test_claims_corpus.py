@@ -78,7 +78,7 @@ def row_problems(rows: list[dict]) -> list[str]:
         if r["id"] != f"{lang}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:12]}":
             out.append(f"{where}: id does not follow from the text")
         split = "unseen" if int(hashlib.sha256(r["id"].encode()).hexdigest(), 16) % 3 == 0 else "tune"
-        if r["split"] != split and r["split"] != "fresh":  # `fresh`: a later batch, from work/fresh_*
+        if r["split"] != split and r["split"] not in ("fresh", "fresh2"):  # later batches, work/fresh*_*
             out.append(f"{where}: split {r['split']!r}, the hash of the id says {split!r}")
         if r["kind"] not in ("claim", "target", "none"):
             out.append(f"{where}: kind {r['kind']!r}")
@@ -115,7 +115,7 @@ def count_problems(rows: list[dict]) -> list[str]:
         fresh_claims = sum(1 for r in sel if r.get("split") == "fresh" and r.get("claim"))
         if fresh_claims < MIN_UNSEEN_CLAIMS:
             out.append(f"{lang}: {fresh_claims} sentences with claims in the fresh batch, fewer than 100")
-        first = [r for r in sel if r.get("split") != "fresh"]  # the first batch, split a third by hash
+        first = [r for r in sel if r.get("split") in ("tune", "unseen")]  # the first batch, split a third by hash
         if first:
             share = sum(1 for r in first if r.get("split") == "unseen") / len(first)
             if not 0.25 <= share <= 0.42:
