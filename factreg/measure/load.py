@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from factreg.measure.stream import (
     DEFAULT_MAX_BYTES,
+    ArrivalClock,
     ProbeFailure,
     Reading,
     RequestTrace,
@@ -120,13 +121,15 @@ async def astream_request(
     state = {"started": False}
     t0 = ticks()
     trace.started = t0 / 1e9
+    arrival = ArrivalClock(t0)
 
     async def exchange() -> None:
         async with client.stream(
             "POST", url, content=content, headers=stream_headers(headers), timeout=httpx.Timeout(timeout),
             extensions={"trace": on_event},
         ) as resp:
-            trace.first_byte = (ticks() - t0) / 1e9
+            arrival.attach(resp)
+            trace.first_byte = arrival.now(count=False)
             state["started"] = True
             trace.status = resp.status_code
             if resp.status_code >= 300:
@@ -143,8 +146,8 @@ async def astream_request(
                 raise failure
             reading.check_headers(resp.headers.get("content-type", ""))
             async for chunk in resp.aiter_bytes():
-                reading.feed(chunk, (ticks() - t0) / 1e9)
-            reading.close((ticks() - t0) / 1e9)
+                reading.feed(chunk, arrival.now())
+            reading.close(arrival.end())
 
     try:
         # One deadline for the whole request (connect, headers, every byte), as the sync probe's watchdog.
@@ -160,6 +163,7 @@ async def astream_request(
     for name, key in (("connected", CONNECTED), ("written", WRITTEN)):
         if key in events:
             setattr(trace, name, (events[key] - t0) / 1e9)
+    arrival.finish(trace)
     if scheduled is not None:
         sent_at = t0 / 1e9 + (trace.written if trace.written is not None else 0.0)
         trace.queued = max(0.0, sent_at - scheduled)
