@@ -10,9 +10,10 @@ connections (`http://`) and keep, for the latest read, that stamp converted to t
 
 What is exact: the stamp of a read is the arrival of the last packet it consumed, so it is never before the server's
 write of those bytes and, for the last event of the read, it is that event's arrival. When the client fell behind
-and one read took several packets (coalesced), the earlier events get the same stamp, later than their true arrival
-by at most the gap to the last packet, and still no later than the user-space reading (`stream.ArrivalClock`
-clamps to it and keeps times in order). `SIOCGSTAMPNS` (the ioctl) does not serve here: TCP never sets the socket's
+and several packets waited, the kernel merged them in the receive queue into one buffer that keeps the last
+packet's stamp (tcp_try_coalesce; a peek at the first byte gives the same stamp), so the earlier events of that
+read get it too: late by at most the gap to the last packet, never by how long the client was away, and still no
+later than the user-space reading (`stream.ArrivalClock` clamps to it and keeps times in order). `SIOCGSTAMPNS` (the ioctl) does not serve here: TCP never sets the socket's
 last-packet stamp, so it answers ENOENT on a TCP socket; the stamp comes with `recvmsg` only.
 
 Where no stamp comes — not Linux, a kernel that refuses `SO_TIMESTAMPNS`, a packet that arrived before the stamping
@@ -20,8 +21,8 @@ was switched on, TLS (`https://` keeps httpx's own transport: its reads happen i
 TCP segment would still be the arrival of the encrypted record, but owning those reads would mean running TLS
 through a memory BIO here) — the block's time is the user-space clock, and each trace says which clock it used.
 
-The request side keeps the user-space clock around the last write: `write_began` just before it, `write_ended`
-just after (bench/bench_load.py compares both with the server's own reading of the request).
+The request side keeps the user-space clock just before the last write (`write_began_ns`), where the trace's clock
+starts (`stream.ArrivalClock.finish` says why), and just after it (`write_ended_ns`).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ class RequestTrace:
     kind: str
     status: int | None = None
     connected: float | None = None  # TCP connection set up (each request opens its own, like curl)
-    written: float | None = None  # request body written: "sent", where the metrics' clocks start
+    written: float | None = None  # request body written: "sent", where the metrics' clocks start (see ArrivalClock.finish)
     first_byte: float | None = None
     first_chunk: float | None = None
     first_reasoning: float | None = None
@@ -74,7 +74,7 @@ class RequestTrace:
     response_id: str | None = None  # the chunks' `id` (chatcmpl-…): ties a trace to the server's own log
     started: float = 0.0  # the monotonic clock (seconds) at this trace's zero, to compare with another clock's log
     arrival_clock: str = "user"  # what timed the reply's blocks: "kernel" (packet stamps), "user", or "mixed"
-    write_began: float | None = None  # the last write of the request began (user-space clock, just before it)
+    write_ended: float | None = None  # httpcore's "request body sent" event, after the write (kept for comparison)
 
     @property
     def thinking(self) -> bool:
@@ -587,11 +587,19 @@ class ArrivalClock:
         return "mixed" if self.kernel else "user"
 
     def finish(self, trace: RequestTrace) -> None:
-        """Note the clock used, and when the request's last write began (the connection saw it)."""
+        """Note the clock used; start the clock just before the request's last write when the connection saw it.
+
+        Before, not after: a clock read after the write is late whenever the client is descheduled as the write
+        returns — on loopback the write itself wakes the server, which may preempt the client there — and then the
+        reply seems to come sooner than it did (even before the request, bench/bench_load.py: the stand-in read
+        the request up to 2 ms before such a clock start). Read just before, the clock start is early only by the
+        write's own few microseconds, or by a descheduling in the handful of instructions between the two.
+        """
         trace.arrival_clock = self.kind
         began = getattr(self.stamps, "write_began_ns", None)
         if began is not None:
-            trace.write_began = (began - self.t0) / 1e9
+            trace.write_ended = trace.written
+            trace.written = (began - self.t0) / 1e9
 
 
 class Reading:
