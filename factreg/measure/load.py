@@ -4,8 +4,9 @@
 One `httpx.AsyncClient` carries every request, with its connection pool unbounded and keep-alive on (connection
 reuse is a condition of the run: a server that closes each stream, as llama-server's streams do, gets a new
 connection per request either way). Each request keeps the raw event times of the sequential probe
-(`stream.RequestTrace`), counted from the moment its body was written (httpcore's
-`http11.send_request_body.complete`), not from when the client meant to send it. The difference is the client's
+(`stream.RequestTrace`), counted from the moment its body was written (the clock read just before the last write,
+`stream.ArrivalClock.finish`; httpcore's `http11.send_request_body.complete` where the connection does not say), not
+from when the client meant to send it. The difference is the client's
 own queueing — an event loop busy reading other streams, a connection still being set up — and is reported as
 its own number (`queued`, seconds from the scheduled send to the write), never folded into the latencies.
 
