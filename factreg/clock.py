@@ -17,6 +17,7 @@ A test (`tests/test_clock.py`) forbids reading the wall clock anywhere else in t
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Iterator
@@ -109,3 +110,37 @@ def wall() -> float:
 def elapsed() -> float:
     """A monotonic reading in seconds, for durations."""
     return time.perf_counter()
+
+
+def realtime_offset_ns(pairs: int = 5) -> int | None:
+    """CLOCK_REALTIME minus the monotonic clock of `elapsed()`, in nanoseconds: converts a kernel time stamp (a
+    packet's SO_TIMESTAMPNS is CLOCK_REALTIME) to the clock the probe's traces use. None where there is no
+    CLOCK_REALTIME (Windows).
+
+    Each of `pairs` reads brackets a realtime read between two monotonic reads; the narrowest bracket wins (the
+    others may have been interrupted), and the error is at most half its width (~0.1 µs). NTP slewing does not move
+    the offset: the kernel derives both clocks from one time base, and a frequency or offset adjustment (adjtimex)
+    changes the rate of CLOCK_MONOTONIC and CLOCK_REALTIME alike; only a step of the wall clock (settimeofday, an
+    NTP step, a leap second) moves it, and then by the size of the step.
+    """
+    realtime = _realtime_beside_monotonic()
+    if realtime is None:
+        return None
+    best: tuple[int, int] | None = None
+    for _ in range(max(1, pairs)):
+        a = time.perf_counter_ns()
+        r = time.clock_gettime_ns(realtime)
+        b = time.perf_counter_ns()
+        if best is None or b - a < best[0]:
+            best = (b - a, r - (a + b) // 2)
+    assert best is not None
+    return best[1]
+
+
+@functools.lru_cache(maxsize=1)
+def _realtime_beside_monotonic() -> int | None:
+    """The CLOCK_REALTIME id when `perf_counter` is CLOCK_MONOTONIC (Linux), else None: the offset means nothing."""
+    realtime = getattr(time, "CLOCK_REALTIME", None)
+    if realtime is None or time.get_clock_info("perf_counter").implementation != "clock_gettime(CLOCK_MONOTONIC)":
+        return None
+    return int(realtime)

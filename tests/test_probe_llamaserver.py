@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,6 +73,9 @@ def test_real_server_streams_timings_fingerprint_and_model(cli, server, body_fil
     assert data["info"]["uptime_source"] == f"/proc (pid {server.proc.pid})"
     assert float(data["info"]["uptime_s"]) < 300 and "cold" in data["flags"]
     assert data["info"]["model_path"] == str(server.model)
+    # llama-server's chunks are timed by the kernel's receive stamps on Linux (factreg/measure/arrival.py)
+    assert data["info"]["arrival_clock"] == ("kernel" if sys.platform.startswith("linux") else "user")
+    assert all(q["arrival_clock"] == data["info"]["arrival_clock"] for q in measured)
 
 
 def test_real_server_other_model_expected_is_conditions_changed(cli, server, body_file) -> None:

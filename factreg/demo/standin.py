@@ -16,6 +16,7 @@ so that `/v1/models` and `/props` under the same prefix behave the same way.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import socket
 import threading
@@ -24,6 +25,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from factreg import clock
+from factreg.measure import arrival
 
 DEFAULTS: dict[str, Any] = {
     "first": None,  # seconds after the request to the first answer token (default: think + gap, else 0.05)
@@ -102,6 +106,29 @@ class FaultServer(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.port}/{spec}{path}"
 
 
+class _StampedReader(io.RawIOBase):
+    """The connection's reads made by `recvmsg`, keeping the kernel's receive stamp of the latest one's last packet
+    (monotonic nanoseconds): when a request arrived, whatever this thread was doing then."""
+
+    def __init__(self, sock: socket.socket):
+        super().__init__()
+        self.sock = sock
+        self.offset = clock.realtime_offset_ns() if arrival.enable(sock) else None
+        self.stamp_ns: int | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.offset is None:
+            return self.sock.recv_into(buffer)
+        n, ancillary, _flags, _addr = self.sock.recvmsg_into([buffer], socket.CMSG_SPACE(16))
+        stamp = arrival.stamp_of(ancillary)
+        if stamp is not None:
+            self.stamp_ns = stamp - self.offset
+        return n
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: FaultServer
@@ -116,6 +143,10 @@ class Handler(BaseHTTPRequestHandler):
         # wait behind the one before it.
         with contextlib.suppress(OSError):
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # The request's arrival from the kernel's stamps, for a benchmark's reference (`arrived` in the log).
+        self.rfile.close()
+        self.raw_in = _StampedReader(self.connection)
+        self.rfile = io.BufferedReader(self.raw_in)
 
     # ------------------------------------------------------------ routing
 
@@ -157,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, {"status": "ok"})
         elif path == "/log":  # what it sent and when (its monotonic clock), for a benchmark in another process
             with self.server.lock:
-                log = [{k: r[k] for k in ("id", "t0", "sent", "kinds")} for r in self.server.requests]
+                log = [{k: r[k] for k in ("id", "t0", "arrived", "sent", "kinds")} for r in self.server.requests]
             self._json(200, log)
         else:
             self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
@@ -166,6 +197,8 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         t0 = time.perf_counter()  # injected delays count from the whole request's arrival
+        # When its last packet reached the socket (kernel stamp; else t0): t0 is late when this thread was.
+        arrived = t0 if self.raw_in.stamp_ns is None else min(t0, self.raw_in.stamp_ns / 1e9)
         route = self._route()
         if route is None:
             return
@@ -180,6 +213,7 @@ class Handler(BaseHTTPRequestHandler):
             index = self.server.counts[key]
             record = {
                 "mode": mode, "body": body, "headers": dict(self.headers), "index": index, "t0": t0, "sent": [],
+                "arrived": arrived,
                 "id": f"chatcmpl-fault-{len(self.server.requests)}", "kinds": [],
             }
             self.server.requests.append(record)

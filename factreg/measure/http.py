@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from factreg import __version__
@@ -33,6 +33,7 @@ def make_client(timeout: float, *, keepalive: bool = True) -> httpx.Client:
         headers={"User-Agent": USER_AGENT},
         limits=limits,
         trust_env=False,
+        mounts=_stamped_mounts(httpx.HTTPTransport(limits=limits), sync=True),
     )
 
 
@@ -43,13 +44,31 @@ def make_async_client(timeout: float) -> httpx.AsyncClient:
 
     if not timeout or timeout <= 0:
         raise ValueError("a time-out must be positive")
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
-        limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
+        limits=limits,
         trust_env=False,
+        mounts=_stamped_mounts(httpx.AsyncHTTPTransport(limits=limits), sync=False),
     )
+
+
+def _stamped_mounts(transport: Any, *, sync: bool) -> dict[str, Any]:
+    """`http://` through a transport whose connections keep the kernel's arrival stamp of every read
+    (`measure/arrival.py`); `https://` keeps httpx's own (TLS reads happen inside OpenSSL). Empty (httpx's own
+    transport everywhere, arrival times on the user-space clock) when httpx's transport is not built as expected."""
+    import httpcore
+
+    from factreg.measure import arrival
+
+    pool = getattr(transport, "_pool", None)
+    expected = httpcore.SyncBackend if sync else httpcore.AsyncNetworkBackend
+    if not isinstance(getattr(pool, "_network_backend", None), expected):
+        return {}
+    pool._network_backend = arrival.StampingBackend() if sync else arrival.AsyncStampingBackend()  # type: ignore[union-attr]
+    return {"http://": transport}
 
 
 def redirect_message(status: int, location: str | None, url: str) -> str:

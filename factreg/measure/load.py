@@ -4,8 +4,9 @@
 One `httpx.AsyncClient` carries every request, with its connection pool unbounded and keep-alive on (connection
 reuse is a condition of the run: a server that closes each stream, as llama-server's streams do, gets a new
 connection per request either way). Each request keeps the raw event times of the sequential probe
-(`stream.RequestTrace`), counted from the moment its body was written (httpcore's
-`http11.send_request_body.complete`), not from when the client meant to send it. The difference is the client's
+(`stream.RequestTrace`), counted from the moment its body was written (the clock read just before the last write,
+`stream.ArrivalClock.finish`; httpcore's `http11.send_request_body.complete` where the connection does not say), not
+from when the client meant to send it. The difference is the client's
 own queueing — an event loop busy reading other streams, a connection still being set up — and is reported as
 its own number (`queued`, seconds from the scheduled send to the write), never folded into the latencies.
 
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from factreg.measure.stream import (
     DEFAULT_MAX_BYTES,
+    ArrivalClock,
     ProbeFailure,
     Reading,
     RequestTrace,
@@ -120,13 +122,15 @@ async def astream_request(
     state = {"started": False}
     t0 = ticks()
     trace.started = t0 / 1e9
+    arrival = ArrivalClock(t0)
 
     async def exchange() -> None:
         async with client.stream(
             "POST", url, content=content, headers=stream_headers(headers), timeout=httpx.Timeout(timeout),
             extensions={"trace": on_event},
         ) as resp:
-            trace.first_byte = (ticks() - t0) / 1e9
+            arrival.attach(resp)
+            trace.first_byte = arrival.now(count=False)
             state["started"] = True
             trace.status = resp.status_code
             if resp.status_code >= 300:
@@ -143,8 +147,8 @@ async def astream_request(
                 raise failure
             reading.check_headers(resp.headers.get("content-type", ""))
             async for chunk in resp.aiter_bytes():
-                reading.feed(chunk, (ticks() - t0) / 1e9)
-            reading.close((ticks() - t0) / 1e9)
+                reading.feed(chunk, arrival.now())
+            reading.close(arrival.end())
 
     try:
         # One deadline for the whole request (connect, headers, every byte), as the sync probe's watchdog.
@@ -160,6 +164,7 @@ async def astream_request(
     for name, key in (("connected", CONNECTED), ("written", WRITTEN)):
         if key in events:
             setattr(trace, name, (events[key] - t0) / 1e9)
+    arrival.finish(trace)
     if scheduled is not None:
         sent_at = t0 / 1e9 + (trace.written if trace.written is not None else 0.0)
         trace.queued = max(0.0, sent_at - scheduled)

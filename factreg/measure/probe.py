@@ -488,6 +488,10 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
     if garbage:
         result.flags.append("garbage_lines")
         result.warnings.append(f"{garbage} lines of the stream were not SSE data and were skipped")
+    clocks = {r.arrival_clock for r in measured}
+    if clocks:
+        # What timed the chunks' arrival: the kernel's packet stamps, or the user-space clock (measure/arrival.py)
+        result.info["arrival_clock"] = ",".join(sorted(clocks))
     counts = [r.token_counts() for r in measured]
     if counts:
         result.info["answer_tokens"] = ",".join(str(a) for a, _, _ in counts)

@@ -47,7 +47,7 @@ class RequestTrace:
     kind: str
     status: int | None = None
     connected: float | None = None  # TCP connection set up (each request opens its own, like curl)
-    written: float | None = None  # request body written: "sent", where the metrics' clocks start
+    written: float | None = None  # request body written: "sent", where the metrics' clocks start (see ArrivalClock.finish)
     first_byte: float | None = None
     first_chunk: float | None = None
     first_reasoning: float | None = None
@@ -73,6 +73,8 @@ class RequestTrace:
     queued: float | None = None  # seconds the request waited in the client before it was sent (load runs)
     response_id: str | None = None  # the chunks' `id` (chatcmpl-…): ties a trace to the server's own log
     started: float = 0.0  # the monotonic clock (seconds) at this trace's zero, to compare with another clock's log
+    arrival_clock: str = "user"  # what timed the reply's blocks: "kernel" (packet stamps), "user", or "mixed"
+    write_ended: float | None = None  # httpcore's "request body sent" event, after the write (kept for comparison)
 
     @property
     def thinking(self) -> bool:
@@ -195,6 +197,7 @@ class RequestTrace:
             "bytes": self.bytes,
             "metrics": {k: rounded(v) for k, v in self.metrics().items()},
             "queued_s": rounded(self.queued),
+            "arrival_clock": self.arrival_clock,
             "chunk_times_s": {
                 "answer": [rounded(t) for t in sorted(self.answer_times)],
                 "reasoning": [rounded(t) for t in sorted(self.reasoning_times)],
@@ -541,6 +544,65 @@ def where(url: str) -> str:
     return f"{parts.hostname}:{parts.port}{parts.path}" if parts.port else f"{parts.hostname}{parts.path}"
 
 
+class ArrivalClock:
+    """When each block of a reply arrived, in seconds after `t0` (perf_counter nanoseconds).
+
+    With a connection that keeps the kernel's stamps (`measure/arrival.py`), a block's time is the stamp of the
+    read that brought it: the arrival of that read's last packet, whatever the probe was doing meanwhile. Several
+    blocks out of one read (packets coalesced while the client was busy) share that stamp, exact for the last one
+    and late by at most the gap to it for the earlier ones. Without a stamp, the time is the user-space clock now.
+    A time is never after the user-space reading (a block cannot arrive after it was read) nor before the previous
+    one (events keep their order).
+    """
+
+    def __init__(self, t0: int):
+        self.t0 = t0
+        self.last = t0
+        self.stamps: Any = None
+        self.kernel = self.user = 0
+
+    def attach(self, resp: httpx.Response) -> None:
+        """Read the stamps of `resp`'s connection (none: the user-space clock times every block)."""
+        self.stamps = getattr(resp.extensions.get("network_stream"), "stamps", None)
+
+    def now(self, count: bool = True) -> float:
+        user = time.perf_counter_ns()
+        stamp = getattr(self.stamps, "arrival_ns", None)
+        if count:
+            self.kernel += stamp is not None
+            self.user += stamp is None
+        at = max(self.last, user if stamp is None else min(stamp, user))
+        self.last = at
+        return (at - self.t0) / 1e9
+
+    def end(self) -> float:
+        """The end of the reading, on the user-space clock (the end of the stream carries no stamp)."""
+        self.last = max(self.last, time.perf_counter_ns())
+        return (self.last - self.t0) / 1e9
+
+    @property
+    def kind(self) -> str:
+        if self.kernel and not self.user:
+            return "kernel"
+        return "mixed" if self.kernel else "user"
+
+    def finish(self, trace: RequestTrace) -> None:
+        """Note the clock used; start the clock just before the request's last write when the connection saw it.
+
+        Before, not after: a clock read after the write is late whenever the client is descheduled as the write
+        returns — on loopback the write itself wakes the server, which may preempt the client there — and then the
+        reply seems to come sooner than it did (bench/bench_load.py: under load the request reached the stand-in's
+        socket up to 10.7 ms before such a clock start). Read just before, the clock start is early only by the
+        write's own few microseconds (p99 0.01–0.04 ms there), or by a descheduling in the handful of instructions
+        between the two.
+        """
+        trace.arrival_clock = self.kind
+        began = getattr(self.stamps, "write_began_ns", None)
+        if began is not None:
+            trace.write_ended = trace.written
+            trace.written = (began - self.t0) / 1e9
+
+
 class Reading:
     """Reads one streamed reply into its trace (both clients, sync and async, feed it): the content type, each
     block of bytes with its arrival time, the end; `finish` checks the reply was complete."""
@@ -638,6 +700,7 @@ def stream_request(
     with _Watchdog(timeout) as dog:
         t0 = ticks()
         trace.started = t0 / 1e9
+        arrival = ArrivalClock(t0)
         try:
             with client.stream(
                 "POST",
@@ -647,7 +710,8 @@ def stream_request(
                 timeout=httpx.Timeout(timeout),
                 extensions={"trace": dog.trace},
             ) as resp:
-                trace.first_byte = (ticks() - t0) / 1e9
+                arrival.attach(resp)
+                trace.first_byte = arrival.now(count=False)
                 started = True
                 trace.status = resp.status_code
                 failure = _status_failure(resp.status_code, resp, url)
@@ -655,10 +719,10 @@ def stream_request(
                     raise failure
                 reading.check_headers(resp.headers.get("content-type", ""))
                 for chunk in resp.iter_bytes():
-                    reading.feed(chunk, (ticks() - t0) / 1e9)
+                    reading.feed(chunk, arrival.now())
                     if dog.fired:
                         break
-                reading.close((ticks() - t0) / 1e9)
+                reading.close(arrival.end())
         except ProbeFailure:
             raise
         except SSEError as exc:
@@ -671,6 +735,7 @@ def stream_request(
     ):
         if key in dog.events:
             setattr(trace, name, (dog.events[key] - t0) / 1e9)
+    arrival.finish(trace)
     if dog.fired:
         raise ProbeFailure(
             Verdict.ERROR, f"the stream stalled: not finished within --timeout {timeout:g} s ({trace.n_chunks} chunks received)"
