@@ -125,6 +125,7 @@ _UNITS = [
     ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
     ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
     ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
     ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
     # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
     (
@@ -133,10 +134,10 @@ _UNITS = [
         rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
-    ("persec", rf"(?:RPS|QPS|TPS|rps|qps){_END}"),
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
     ("fps", rf"(?i:fps){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b){_SP}?/{_SP}?(?:s|sec){_END}"),
-    ("flops", rf"(?:[GTP]?FLOPS|TOPS){_END}"),
+    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
@@ -152,7 +153,7 @@ _UNITS = [
     ("d", rf"(?i:days?){_END}"),
     # ratios and relative changes (checked further in Python: what follows decides)
     ("ratio", r"[×✕✖]"),
-    ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
+    ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown|the{_SP}(?:performance|speed|throughput)){_END})"),
     ("xcap", r"(?<=\d)X(?=[.,;)]|$)"),
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
@@ -194,12 +195,14 @@ _RANGE = (
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`).
 _NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-QU-WYZ.,:;)\]|/(\"'])"
 
+# A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`.
+_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/))"
 _CLAIM = re.compile(
     rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
     rf"(?:"
     rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
-    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
     rf"(?:{_UNIT_ALT})"
     rf")"
 )
@@ -240,6 +243,9 @@ _SETTING_AFTER = re.compile(
     rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
     rf"|{_SP}*(?:기본값|(?i:by{_SP}default|default){_END})"  # `5초 기본값`: a default value
     rf"|{_SP}*\(?{_SP}*(?:(?:조정|설정|변경){_SP}?가능|(?i:configurable|adjustable|tunable){_END})"  # `0.1초 (조정 가능)`
+    # an idle time (a keep-alive): `5 minutes after use`, `10 minutes of inactivity`, `30분 이상 비활성`
+    rf"|{_SP}*(?i:after{_SP}+(?:use|last{_SP}+use|the{_SP}+last{_SP}+request|inactivity)|of{_SP}+(?:inactivity|idle\w*)){_END}"
+    rf"|{_SP}*(?:이상{_SP}?)?(?:비활성|유휴)"
 )
 _MINUTE_SCHEDULE_AFTER = re.compile(rf"{_SP}*(?:후|뒤|전|(?i:ago|later|from{_SP}now|before){_END})")
 _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
@@ -400,7 +406,7 @@ _UNIT_START = (
 )
 _PREFILTER = re.compile(
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
-    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])"
+    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
     rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
     r"|\d(?:pp|tg)|초당"
@@ -548,7 +554,7 @@ _PERF = (
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
-    rf"cheaper|price|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"cheaper|price|pay|paying|paid|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
@@ -559,7 +565,7 @@ _NONPERF = (
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
-    r"호출|필요|증가로|완료|진행률"
+    r"호출|필요|증가로|완료|진행률|생산성|사이즈|비율|토큰(?:을|를|이)?\s?(?:사용|소비)"
 )
 _CHANGE = (
     rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
@@ -599,7 +605,7 @@ _SIZE_AFTER = re.compile(
 _PEOPLE_WORK_AFTER = re.compile(
     rf"(?:\*\*|__|{_SP})*(?:개발|온보딩|프로토타이핑|(?i:development|onboarding|prototyping|iteration)(?![A-Za-z]))"
 )
-_CONJUNCTION = re.compile(rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}")
+_CONJUNCTION = re.compile(rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}|시켜{_SP}|하여{_SP}|해서{_SP}")
 _BY_BEFORE = re.compile(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
 _NUMBER_UNIT = re.compile(r"\d[\d.,]*\s?(?:%|[A-Za-z/µ]+|[초분배]|시간)?")
 
@@ -627,8 +633,9 @@ _BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|�
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
-    rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
+    rf"perception|considered|feature{_SP}requests?){_E}"
+    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|허용|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
 # `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
@@ -663,7 +670,11 @@ def _past(after: str) -> bool:
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 # A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
-_SET_VERB_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한)")
+_SET_VERB_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|추출)"
+    # the old value of a change: `5초에서 12초로 변경`, `30s -> 120s`
+    rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정)"
+)
 _SET_VERB_BEFORE = re.compile(
     rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+to|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
     rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
@@ -684,13 +695,14 @@ _FAST_OR_MEASURED = re.compile(
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _RUBRIC = re.compile(
-    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
+    rf"{_B}(?i:feels?|good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
 )
 # A duration that is a setting rather than a measurement (besides the existing _SETTING_BEFORE/_SETTING_AFTER).
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|grace{_SP}period|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
+    rf"retention|grace{_SP}period|idle|inactiv\w*|(?:minimum|maximum|min|max|default){_SP}+value|"
+    rf"(?:released|freed|unloaded|evicted){_SP}+after|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
@@ -751,12 +763,15 @@ _DELAY_AFTER = re.compile(
     rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동)|{_SP}*(?i:later|after that){_E}"
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
-_NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})")
+_NOT_MEASURED_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})"
+    rf"|(?:{_SP}+[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"  # `a 900-second request-sending window`
+)
 _WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
-    rf"(?:넘으면|넘는|넘어가는|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
+    rf"(?:넘으면|넘는|넘어가는|넘어가면|넘기면|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
 )
 _QUOTA_AFTER = re.compile(rf"에{_SP}?\d+{_SP}?(?:회|번|건)")
 _PAREN_ESTIMATE = re.compile(r"\)\s*$|\)\s*[|*]")
@@ -827,12 +842,14 @@ _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\
 _HYPOTHETICAL = re.compile(
     rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
-    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)){_E}"
-    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령"
+    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
+    # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu){_E}(?!{_SP}+(?i:like|such)))"
+    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
-_QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|(?i:like|such as){_E})")
+_QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|면|(?i:like|such as){_E})")
 # `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.
 _PRODUCT_BEFORE = re.compile(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
 _NAME_AFTER = re.compile(r"-[A-Za-z]")
@@ -878,7 +895,7 @@ _LINE_FLAGS = {
     "setting_row": _SETTING_ROW,
     "timed": _TIMED,
     "target_words": _TARGET_WORDS,
-    "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]"),
+    "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]|(?i:an?){_SP}+(?i:model|system|server|llm|gpu){_E}"),
     "media": re.compile(
         r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture)"
         r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트"
