@@ -208,7 +208,8 @@ _CLAIM = re.compile(
 )
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.
 _PER_SECOND = re.compile(
-    rf"초당{_SP}?(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
+    rf"초당{_SP}?(?:(?:토큰{_SP}?)?(?:생성{_SP}?|처리{_SP}?)?(?:속도|처리량)(?:가|는|이|은)?{_SP}?)?"
+    rf"(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
     rf"{_SP}?(?:개의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
 )
 
@@ -232,7 +233,7 @@ _HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 
 _SETTING_BEFORE = re.compile(
     rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
     rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|제한\s?시간)"
-    rf"[^.;,\d\n]{{0,20}}$|(?i:every|each){_SP}+$"
+    rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 # Substrings one of which every _SETTING_BEFORE match contains, lower-cased (a fast first test).
 _SETTING_HINT = re.compile(
@@ -565,11 +566,11 @@ _NONPERF = (
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
-    r"호출|필요|증가로|완료|진행률|생산성|사이즈|비율|토큰(?:을|를|이)?\s?(?:사용|소비)"
+    r"호출|필요|증가로|완료|진행률|생산성|사이즈|비율|[가-힣]{1,3}[률율](?![가-힣])|토큰(?:을|를|이)?\s?(?:사용|소비)"
 )
 _CHANGE = (
     rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
-    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|cut|cuts|higher|lower|better|worse|savings?|difference|"
+    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|behind|loses?|cut|cuts|higher|lower|better|worse|savings?|difference|"
     rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up|on{_SP}the{_SP}table){_E}"
     r"|향상|개선|단축|축소|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
 )
@@ -596,6 +597,7 @@ _SHARE_OF_TIME_AFTER = re.compile(
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
 )
+_TAG = re.compile(r"^\s*\[[A-Za-z ]{1,20}\]")  # `[Bug]`, `[Feature Request]`: an issue title's tag
 _ASIDE = re.compile(r"\([^()\n]{0,60}\)")
 # After a ratio: a word of size (`16배 큰`, `5배 더 큰 모델`, `3x larger`) makes it a size ratio.
 _SIZE_AFTER = re.compile(
@@ -635,7 +637,7 @@ _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
     rf"perception|considered|feature{_SP}requests?){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|허용|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
 # `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
@@ -709,6 +711,8 @@ _SETTING_WORDS = re.compile(
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
     r"유효\s?기간|만료\s?시간"
 )
+_STAT_BEFORE = re.compile(rf"(?:평균|보통|중앙값|(?i:average|avg|mean|median|typically)){_SP}*[:=]?{_SP}*[~약]?{_SP}*$")
+_WAIT_FOR_WORK = re.compile(r"(?:완료|종료|초기화|준비|빌드|배포)\s?(?:될\s?때까지\s?)?대기")
 _SETTING_NOUN_AFTER = re.compile(
     rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
     rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period){_E})"
@@ -844,7 +848,8 @@ _HYPOTHETICAL = re.compile(
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
-    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu){_E}(?!{_SP}+(?i:like|such)))"
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu){_E}(?!{_SP}+(?i:like|such))"
+    rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
@@ -860,7 +865,8 @@ _PPTG = re.compile(rf"(?<![\w.])(?P<n1>{_NUM})(?:pp|tg)(?:{_SP}?/{_SP}?{_NUM}(?:
 _TEST_THEN_NUMBER = re.compile(rf"(?<![\w])(?:pp|tg)\d+{_SP}+(?P<n1>{_NUM})(?:{_SP}*(?:->|→){_SP}*{_NUM})?(?![\w.%/])")
 # `Benchmark duration (s): 19.08`, `Request throughput (req/s): 46.13`: the unit in a label before a colon.
 _LABEL_UNIT = re.compile(
-    r"\((?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)\s*:?\s*(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"\((?:[^()\n|│]{1,40}?,[ \t]*)?(?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)"
+    r"(?:\*\*)?\s*[:|│]?\s*(?:\*\*)?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
     r"(?![\w.])"
 )
 # `x2.88`: a ratio written with the sign first.
@@ -882,7 +888,15 @@ _TIME_UNITS = frozenset({"s", "ms", "min", "us", "h", "tok/s", "req/s", "/s", "m
 
 
 _NEWLINE = re.compile("\n")
+# Words that make a change a change of speed, whatever noun is near: `regressed by 14%`, `sits 5% behind`.
+_SPEED_CHANGE = re.compile(
+    rf"{_B}(?i:regress\w*|behind|ahead{_SP}of|loses?{_SP}to|lost{_SP}to|beats?|faster|slower|speed-?ups?|slow-?downs?|"
+    rf"uplift){_E}|빨라|느려|빠르|느리"
+)
 _LINE_FLAGS = {
+    "speed_change": _SPEED_CHANGE,
+    # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
+    "count_cell": re.compile(r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms))[ \t*]*\|"),
     "unchecked": _UNCHECKED,
     "achieved": _ACHIEVED,
     "rubric": _RUBRIC,
@@ -990,7 +1004,7 @@ class _Context:
                 return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
         if self._flag(start, "rubric") and (
-            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())
+            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_"))
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
         if bound and _KEEP.search(before):
@@ -1032,6 +1046,8 @@ class _Context:
     def classify(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         """(end, "claim" or "target") for a number with a unit, or None when it is neither."""
         if kind in _RELATIVE:
+            if self._hypothetical(start):
+                return None
             new_end = self._relative(start, u_start, end, kind)
             if new_end is None:
                 return None
@@ -1055,7 +1071,8 @@ class _Context:
         m = re.search(r"[.?!](?:\s|$)", tail)
         if _QUOTE_OPEN.search(seg) and _QUOTE_EXAMPLE.search(tail):
             return True
-        return _HYPOTHETICAL.search(seg[stop + 1 :] + tail[: m.start() if m else len(tail)]) is not None
+        sentence = _ASIDE.sub(" ", seg[stop + 1 :] + tail[: m.start() if m else len(tail)])
+        return _HYPOTHETICAL.search(sentence) is not None  # `(I would argue …)`: an aside, not the sentence
 
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         text = self.text
@@ -1140,6 +1157,8 @@ class _Context:
         if _QUOTED.search(text, max(0, start - 1), start):
             return True  # `"30s"`: a value written as a literal
         before = self._before(start, 40)
+        if _STAT_BEFORE.search(text, max(0, start - 12), start) or _WAIT_FOR_WORK.search(before):
+            return False  # `평균 5~10초 (SMTP 대기)`, `초기화 완료 대기 (30~40초)`: how long work takes
         if self._flag(start, "setting_words") and (
             _SETTING_WORDS.search(before) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
@@ -1209,12 +1228,12 @@ class _Context:
                 continue
             if hit.lastgroup == "nonperf":
                 return None
-            if kind != "pct" or change or signed:
+            if kind != "pct" or change or signed or self._flag(start, "speed_change"):
                 return end
             return None
         if kind == "pct" and signed and re.match(rf"{_SP}+(?i:from){_SP}.+{_SP}to{_SP}", after):
             return end  # `−17% from d0 to d32K`: a change between two conditions
-        if kind == "pct" and self._bare_cell(start, end):
+        if kind == "pct" and (not signed or self._flag(start, "count_cell")) and self._bare_cell(start, end):
             return None  # percentages alone in table cells: decided with their row (see rows)
         # no noun in the clause: look wider (the sentence, the row's label) for what the number measures
         wide = self._wide_before(start)
@@ -1226,6 +1245,8 @@ class _Context:
         if kind == "pct":
             if (change or signed) and (last is not None or self._flag(start, "timed")):
                 return end  # `| API 응답 시간 | **60% 감소** |`, `31% 개선 (19.57초 → 13.46초)`
+            if signed or (change and self._flag(start, "speed_change")):
+                return end  # `Vulkan +5.3%`, `has regressed by 14%`: a signed change, or a change of speed
             return None
         if self._bare_cell(start, end):
             return end
@@ -1239,7 +1260,7 @@ class _Context:
         lo, _ = self._line(start)
         seg = text[max(lo, start - 100) : start]
         cut = max(seg.rfind(". "), seg.rfind("; "), seg.rfind("|"))
-        seg = seg[cut + 1 :]
+        seg = _TAG.sub("", seg[cut + 1 :])
         if text.startswith("|", lo) or text[lo:start].lstrip().startswith("|"):
             first = text[lo:start].lstrip().lstrip("|").split("|", 1)[0]
             seg = first + " " + seg
