@@ -740,12 +740,15 @@ _MEDIA_AFTER = re.compile(
     rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
     rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long|podcasts?|episodes?|"
     rf"lectures?){_E}"
-    r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리)"
+    r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리|영화)"
+    # a sample rate after a duration: `6.0s @ 48kHz`
+    rf"|{_SP}*(?:@|(?i:at)){_SP}*\d+(?:\.\d+)?{_SP}?(?i:k?hz){_E}"
 )
 _MEDIA_BEFORE = re.compile(
     rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
     rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to){_SP}*|최대{_SP}?)$"
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
+    rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
 )
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
@@ -764,7 +767,7 @@ _WORK = re.compile(
     r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
-    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동)|{_SP}*(?i:later|after that){_E}"
+    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동|→|->)|{_SP}*(?i:later|after that){_E}"
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
 _NOT_MEASURED_AFTER = re.compile(
@@ -837,7 +840,7 @@ _ADJECTIVE_LENGTH = re.compile(
     rf"(?:-|{_SP})(?i:second|minute){_SP}+(?:[A-Z0-9]|(?i:videos?|clips?|audio|songs?|segments?|movies?|animations?){_E})"
 )
 _SYSTEM_WORK = re.compile(
-    r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)"
+    r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|완료\s?대기|(?i:build|compile|inference|training)"
 )
 _ELAPSED_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|째|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
@@ -911,8 +914,8 @@ _LINE_FLAGS = {
     "target_words": _TARGET_WORDS,
     "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]|(?i:an?){_SP}+(?i:model|system|server|llm|gpu){_E}"),
     "media": re.compile(
-        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture)"
-        r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트"
+        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture|khz)"
+        r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트|영화"
     ),
     "setting_words": re.compile(
         rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|"
