@@ -81,6 +81,19 @@ regular expression over the whole text, and the skipped regions (code, comments,
 for files that have candidates. The words around a number are read in windows of at most a few hundred
 characters, and what holds for a whole line (a check mark, a rubric, Hangul) is worked out once per line.
 
+Later classes (met in a batch of real sentences): an indefinite system or answer as the subject of a worked
+example (`A model generating 100 tok/s …`, `If a model generates …`, `a 150-token answer appears in …`, `어떤 서버의
+… 7초라고 하자`), `might`, a quoted example followed by `면`, an aside in parentheses that does not set the mood;
+requirements and perception (`shall`, `tolerate`, `notice`, `feels`, `Feature Request`, `…여야 한다`, `용납`,
+`느낌`), idle times (`after 5 minutes of inactivity`, `30분 이상 비활성`), a minimum or default value, a window named
+by a duration (`a 900-second sending window`), `넘기면`, a value changed (`5초에서 12초로 변경`); `tps`, `TFlops`, a
+magnitude before a rate (`10K req/s`, `390M tokens/day`), `3X the performance`; a signed percentage alone (`Vulkan
++5.3%`, `| **+21%** |` unless the row counts things) and a change said to be of speed (`regressed by 14%`, `5%
+behind`); a unit in a row's label (`| Latency (ms) | 22.68 |`, `(prompt processing, seconds)`), `초당 토큰 생성
+속도가 10토큰`; a statistic or a wait for work before a duration (`평균 5~10초 (SMTP 대기)`, `완료 대기 (2-3분)`),
+`one token every 30 ms`; not speed: productivity, `사이즈`, rates such as `이탈률`, paying, tokens used; media
+lengths (`영화`, `6.0s @ 48kHz`, `recording length: 5 s`); a step after a delay (`10초 후 →`).
+
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
 
