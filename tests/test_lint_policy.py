@@ -279,6 +279,13 @@ PAIRS = [
     ("audio length at a sample rate", "transcribed in 6.5s on the CPU", "trimmed to 6.5s @ 16kHz for the test"),
     ("recording length label", "transcription time: 3.2 s", "recording length: 3.2 s"),
     ("step after a delay", "**서버 시작 → 12초 만에 준비 완료**", "**서버 시작 → 12초 후 → 캐시 준비 완료**"),
+    ("metric name holding its unit", "decode_latency_seconds_sum 0.482", "request_timeout_seconds 30"),
+    (
+        "long context as a condition",
+        "Decode speed on long context is 30% lower than before.",
+        "The context window of the new model is 30% lower than before.",
+    ),
+    ("setting word in an aside", "연결 불안정(타임아웃)으로 7초 지연이 생겼다.", "연결 타임아웃으로 7초를 쓴다."),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -389,6 +396,9 @@ REPORTED = {
     "audio length at a sample rate": "6.5s",
     "recording length label": "3.2 s",
     "step after a delay": "12초",
+    "metric name holding its unit": "0.482",
+    "long context as a condition": "30%",
+    "setting word in an aside": "7초",
 }
 
 

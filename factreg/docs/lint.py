@@ -92,7 +92,9 @@ magnitude before a rate (`10K req/s`, `390M tokens/day`), `3X the performance`; 
 behind`); a unit in a row's label (`| Latency (ms) | 22.68 |`, `(prompt processing, seconds)`), `초당 토큰 생성
 속도가 10토큰`; a statistic or a wait for work before a duration (`평균 5~10초 (SMTP 대기)`, `완료 대기 (2-3분)`),
 `one token every 30 ms`; not speed: productivity, `사이즈`, rates such as `이탈률`, paying, tokens used; media
-lengths (`영화`, `6.0s @ 48kHz`, `recording length: 5 s`); a step after a delay (`10초 후 →`).
+lengths (`영화`, `6.0s @ 48kHz`, `recording length: 5 s`); a step after a delay (`10초 후 →`); a metric whose name
+holds its unit (`ttft_seconds_sum 0.11`, not `…_timeout_seconds 30`); `on long context` is a condition, not the
+object of a change; a setting word in an aside before a number is not the number's (`불안정(타임아웃)으로 5초 지연`).
 
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
@@ -426,7 +428,7 @@ _PREFILTER = re.compile(
     rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
     rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
-    r"|\d(?:pp|tg)|초당"
+    r"|\d(?:pp|tg)|초당|_(?:seconds|milliseconds)(?![A-Za-z])"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
 
@@ -576,7 +578,7 @@ _NONPERF = (
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
-    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|context(?:{_SP}window)?){_E}"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
@@ -892,8 +894,15 @@ _LABEL_UNIT = re.compile(
 )
 # `x2.88`: a ratio written with the sign first.
 _PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
+# `ttft_latency_seconds_sum 0.113`, `…_seconds{op="match"} 3.4e-06`: a metric whose name holds its unit.
+_METRIC_UNIT = re.compile(
+    rf"(?<=[A-Za-z0-9])_(?P<unit>seconds|milliseconds)(?:_(?:sum|max|avg|mean))?(?:\{{[^{{}}\n]{{0,200}}\}})?[ \t]+"
+    rf"(?P<n1>{_NUM}(?:[eE][+-]?\d+)?)(?![\w.])"
+)
 _EXTRA = (
     (_PER_SECOND, "초당"),
+    (_METRIC_UNIT, "_seconds"),
+    (_METRIC_UNIT, "_milliseconds"),
     (_PPTG, "/s"),
     (_TEST_THEN_NUMBER, "p"),
     (_TEST_THEN_NUMBER, "tg"),
@@ -1181,7 +1190,7 @@ class _Context:
         if _STAT_BEFORE.search(text, max(0, start - 12), start) or _WAIT_FOR_WORK.search(before):
             return False  # `평균 5~10초 (SMTP 대기)`, `초기화 완료 대기 (30~40초)`: how long work takes
         if self._flag(start, "setting_words") and (
-            _SETTING_WORDS.search(before) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
+            _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
         if _KEY_BEFORE.search(text, max(0, start - 40), start):
@@ -1190,7 +1199,7 @@ class _Context:
             return True
         lo = max(0, start - 40)
         nl = text.rfind("\n", lo, start)
-        raw = text[nl + 1 if nl >= 0 else lo : start]
+        raw = _ASIDE.sub(" ", text[nl + 1 if nl >= 0 else lo : start])
         return _SETTING_HINT.search(raw.lower()) is not None and _SETTING_BEFORE.search(raw) is not None
 
     def _relative(self, start: int, u_start: int, end: int, kind: str) -> int | None:
@@ -1315,6 +1324,11 @@ class _Context:
             return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
         if rx is _LABEL_UNIT:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
+        if rx is _METRIC_UNIT:
+            name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
+            if _SETTING_WORDS.search(name.replace("_", " ")):
+                return None  # `request_timeout_seconds 30`: a setting
+            return (start, m.end(), m.group("n1"), "s" if m.group("unit") == "seconds" else "ms", "claim")
         return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
 
     # --- table rows ------------------------------------------------------------------------------------------
