@@ -716,8 +716,9 @@ _FAST_OR_MEASURED = re.compile(
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
+_FEELS = re.compile(rf"(?i:feels?){_E}")
 _RUBRIC = re.compile(
-    rf"{_B}(?i:feels?|good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
+    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
 )
 # A duration that is a setting rather than a measurement (besides the existing _SETTING_BEFORE/_SETTING_AFTER).
 _SETTING_WORDS = re.compile(
@@ -1037,6 +1038,8 @@ class _Context:
             bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_"))
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
+        if _FEELS.match(after.strip(" )*_")):
+            return True  # `(100+ tokens/sec) feels fast`: a perception threshold
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
         if bound and not achieved:
