@@ -81,6 +81,21 @@ regular expression over the whole text, and the skipped regions (code, comments,
 for files that have candidates. The words around a number are read in windows of at most a few hundred
 characters, and what holds for a whole line (a check mark, a rubric, Hangul) is worked out once per line.
 
+Later classes (met in a batch of real sentences): an indefinite system or answer as the subject of a worked
+example (`A model generating 100 tok/s …`, `If a model generates …`, `a 150-token answer appears in …`, `어떤 서버의
+… 7초라고 하자`), `might`, a quoted example followed by `면`, an aside in parentheses that does not set the mood;
+requirements and perception (`shall`, `tolerate`, `notice`, `feels`, `Feature Request`, `…여야 한다`, `용납`,
+`느낌`), idle times (`after 5 minutes of inactivity`, `30분 이상 비활성`), a minimum or default value, a window named
+by a duration (`a 900-second sending window`), `넘기면`, a value changed (`5초에서 12초로 변경`); `tps`, `TFlops`, a
+magnitude before a rate (`10K req/s`, `390M tokens/day`), `3X the performance`; a signed percentage alone (`Vulkan
++5.3%`, `| **+21%** |` unless the row counts things) and a change said to be of speed (`regressed by 14%`, `5%
+behind`); a unit in a row's label (`| Latency (ms) | 22.68 |`, `(prompt processing, seconds)`), `초당 토큰 생성
+속도가 10토큰`; a statistic or a wait for work before a duration (`평균 5~10초 (SMTP 대기)`, `완료 대기 (2-3분)`),
+`one token every 30 ms`; not speed: productivity, `사이즈`, rates such as `이탈률`, paying, tokens used; media
+lengths (`영화`, `6.0s @ 48kHz`, `recording length: 5 s`); a step after a delay (`10초 후 →`); a metric whose name
+holds its unit (`ttft_seconds_sum 0.11`, not `…_timeout_seconds 30`); `on long context` is a condition, not the
+object of a change; a setting word in an aside before a number is not the number's (`불안정(타임아웃)으로 5초 지연`).
+
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
 
@@ -125,6 +140,7 @@ _UNITS = [
     ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
     ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
     ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
     ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
     # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
     (
@@ -133,10 +149,10 @@ _UNITS = [
         rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
-    ("persec", rf"(?:RPS|QPS|TPS|rps|qps){_END}"),
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
     ("fps", rf"(?i:fps){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b){_SP}?/{_SP}?(?:s|sec){_END}"),
-    ("flops", rf"(?:[GTP]?FLOPS|TOPS){_END}"),
+    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
@@ -152,7 +168,10 @@ _UNITS = [
     ("d", rf"(?i:days?){_END}"),
     # ratios and relative changes (checked further in Python: what follows decides)
     ("ratio", r"[×✕✖]"),
-    ("x", rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
+    (
+        "x",
+        rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown|the{_SP}(?:performance|speed|throughput)){_END})",
+    ),
     ("xcap", r"(?<=\d)X(?=[.,;)]|$)"),
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
@@ -194,18 +213,21 @@ _RANGE = (
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`).
 _NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-QU-WYZ.,:;)\]|/(\"'])"
 
+# A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`.
+_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/))"
 _CLAIM = re.compile(
     rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
     rf"(?:"
     rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
-    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
     rf"(?:{_UNIT_ALT})"
     rf")"
 )
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.
 _PER_SECOND = re.compile(
-    rf"초당{_SP}?(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
+    rf"초당{_SP}?(?:(?:토큰{_SP}?)?(?:생성{_SP}?|처리{_SP}?)?(?:속도|처리량)(?:가|는|이|은)?{_SP}?)?"
+    rf"(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
     rf"{_SP}?(?:개의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
 )
 
@@ -229,7 +251,7 @@ _HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 
 _SETTING_BEFORE = re.compile(
     rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
     rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|제한\s?시간)"
-    rf"[^.;,\d\n]{{0,20}}$|(?i:every|each){_SP}+$"
+    rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 # Substrings one of which every _SETTING_BEFORE match contains, lower-cased (a fast first test).
 _SETTING_HINT = re.compile(
@@ -240,6 +262,9 @@ _SETTING_AFTER = re.compile(
     rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
     rf"|{_SP}*(?:기본값|(?i:by{_SP}default|default){_END})"  # `5초 기본값`: a default value
     rf"|{_SP}*\(?{_SP}*(?:(?:조정|설정|변경){_SP}?가능|(?i:configurable|adjustable|tunable){_END})"  # `0.1초 (조정 가능)`
+    # an idle time (a keep-alive): `5 minutes after use`, `10 minutes of inactivity`, `30분 이상 비활성`
+    rf"|{_SP}*(?i:after{_SP}+(?:use|last{_SP}+use|the{_SP}+last{_SP}+request|inactivity)|of{_SP}+(?:inactivity|idle\w*)){_END}"
+    rf"|{_SP}*(?:이상{_SP}?)?(?:비활성|유휴)"
 )
 _MINUTE_SCHEDULE_AFTER = re.compile(rf"{_SP}*(?:후|뒤|전|(?i:ago|later|from{_SP}now|before){_END})")
 _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
@@ -400,10 +425,10 @@ _UNIT_START = (
 )
 _PREFILTER = re.compile(
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
-    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])"
+    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
     rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
-    r"|\d(?:pp|tg)|초당"
+    r"|\d(?:pp|tg)|초당|_(?:seconds|milliseconds)(?![A-Za-z])"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
 
@@ -548,22 +573,22 @@ _PERF = (
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
-    rf"cheaper|price|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"cheaper|price|pay|paying|paid|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
-    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|context(?:{_SP}window)?){_E}"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
     r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
-    r"호출|필요|증가로|완료|진행률"
+    r"호출|필요|증가로|완료|진행률|생산성|사이즈|[가-힣]{1,3}(?<!비)[률율](?![가-힣])|토큰(?:을|를|이)?\s?(?:사용|소비)"
 )
 _CHANGE = (
     rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
-    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|cut|cuts|higher|lower|better|worse|savings?|difference|"
+    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|behind|loses?|cut|cuts|higher|lower|better|worse|savings?|difference|"
     rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up|on{_SP}the{_SP}table){_E}"
     r"|향상|개선|단축|축소|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
 )
@@ -590,6 +615,7 @@ _SHARE_OF_TIME_AFTER = re.compile(
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
 )
+_TAG = re.compile(r"^\s*\[[A-Za-z ]{1,20}\]")  # `[Bug]`, `[Feature Request]`: an issue title's tag
 _ASIDE = re.compile(r"\([^()\n]{0,60}\)")
 # After a ratio: a word of size (`16배 큰`, `5배 더 큰 모델`, `3x larger`) makes it a size ratio.
 _SIZE_AFTER = re.compile(
@@ -599,7 +625,9 @@ _SIZE_AFTER = re.compile(
 _PEOPLE_WORK_AFTER = re.compile(
     rf"(?:\*\*|__|{_SP})*(?:개발|온보딩|프로토타이핑|(?i:development|onboarding|prototyping|iteration)(?![A-Za-z]))"
 )
-_CONJUNCTION = re.compile(rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}")
+_CONJUNCTION = re.compile(
+    rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}|시켜{_SP}|하여{_SP}|해서{_SP}"
+)
 _BY_BEFORE = re.compile(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
 _NUMBER_UNIT = re.compile(r"\d[\d.,]*\s?(?:%|[A-Za-z/µ]+|[초분배]|시간)?")
 
@@ -627,8 +655,9 @@ _BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|�
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
-    rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
+    rf"perception|considered|feature{_SP}requests?){_E}"
+    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
 # `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
@@ -663,7 +692,11 @@ def _past(after: str) -> bool:
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 # A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
-_SET_VERB_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한)")
+_SET_VERB_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|추출)"
+    # the old value of a change: `5초에서 12초로 변경`, `30s -> 120s`
+    rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정)"
+)
 _SET_VERB_BEFORE = re.compile(
     rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+to|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
     rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
@@ -683,6 +716,7 @@ _FAST_OR_MEASURED = re.compile(
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
+_FEELS = re.compile(rf"(?i:feels?){_E}")
 _RUBRIC = re.compile(
     rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
 )
@@ -690,13 +724,16 @@ _RUBRIC = re.compile(
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|grace{_SP}period|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
+    rf"retention|grace{_SP}period|idle|inactiv\w*|(?:minimum|maximum|min|max|default){_SP}+value|"
+    rf"(?:released|freed|unloaded|evicted){_SP}+after|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
     r"유효\s?기간|만료\s?시간"
 )
+_STAT_BEFORE = re.compile(rf"(?:평균|보통|중앙값|(?i:average|avg|mean|median|typically)){_SP}*[:=]?{_SP}*[~약]?{_SP}*$")
+_WAIT_FOR_WORK = re.compile(r"(?:완료|종료|초기화|준비|빌드|배포)\s?(?:될\s?때까지\s?)?대기")
 _SETTING_NOUN_AFTER = re.compile(
     rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
     rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period){_E})"
@@ -724,12 +761,15 @@ _MEDIA_AFTER = re.compile(
     rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
     rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long|podcasts?|episodes?|"
     rf"lectures?){_E}"
-    r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리)"
+    r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리|영화)"
+    # a sample rate after a duration: `6.0s @ 48kHz`
+    rf"|{_SP}*(?:@|(?i:at)){_SP}*\d+(?:\.\d+)?{_SP}?(?i:k?hz){_E}"
 )
 _MEDIA_BEFORE = re.compile(
     rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
     rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to){_SP}*|최대{_SP}?)$"
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
+    rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
 )
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
@@ -748,15 +788,18 @@ _WORK = re.compile(
     r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
-    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동)|{_SP}*(?i:later|after that){_E}"
+    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동|→|->)|{_SP}*(?i:later|after that){_E}"
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
-_NOT_MEASURED_AFTER = re.compile(rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})")
+_NOT_MEASURED_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})"
+    rf"|(?:{_SP}+[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"  # `a 900-second request-sending window`
+)
 _WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
-    rf"(?:넘으면|넘는|넘어가는|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
+    rf"(?:넘으면|넘는|넘어가는|넘어가면|넘기면|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
 )
 _QUOTA_AFTER = re.compile(rf"에{_SP}?\d+{_SP}?(?:회|번|건)")
 _PAREN_ESTIMATE = re.compile(r"\)\s*$|\)\s*[|*]")
@@ -818,7 +861,7 @@ _ADJECTIVE_LENGTH = re.compile(
     rf"(?:-|{_SP})(?i:second|minute){_SP}+(?:[A-Z0-9]|(?i:videos?|clips?|audio|songs?|segments?|movies?|animations?){_E})"
 )
 _SYSTEM_WORK = re.compile(
-    r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|(?i:build|compile|inference|training)"
+    r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|완료\s?대기|(?i:build|compile|inference|training)"
 )
 _ELAPSED_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|째|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
@@ -827,12 +870,15 @@ _ELAPSED_LINE = re.compile(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\
 _HYPOTHETICAL = re.compile(
     rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
-    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)){_E}"
-    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령"
+    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
+    # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu){_E}(?!{_SP}+(?i:like|such))"
+    rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
+    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
-_QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|(?i:like|such as){_E})")
+_QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|면|(?i:like|such as){_E})")
 # `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.
 _PRODUCT_BEFORE = re.compile(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
 _NAME_AFTER = re.compile(r"-[A-Za-z]")
@@ -843,13 +889,21 @@ _PPTG = re.compile(rf"(?<![\w.])(?P<n1>{_NUM})(?:pp|tg)(?:{_SP}?/{_SP}?{_NUM}(?:
 _TEST_THEN_NUMBER = re.compile(rf"(?<![\w])(?:pp|tg)\d+{_SP}+(?P<n1>{_NUM})(?:{_SP}*(?:->|→){_SP}*{_NUM})?(?![\w.%/])")
 # `Benchmark duration (s): 19.08`, `Request throughput (req/s): 46.13`: the unit in a label before a colon.
 _LABEL_UNIT = re.compile(
-    r"\((?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)\s*:?\s*(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"\((?:[^()\n|│]{1,40}?,[ \t]*)?(?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)"
+    r"(?:\*\*)?\s*[:|│]?\s*(?:\*\*)?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
     r"(?![\w.])"
 )
 # `x2.88`: a ratio written with the sign first.
 _PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
+# `ttft_latency_seconds_sum 0.113`, `…_seconds{op="match"} 3.4e-06`: a metric whose name holds its unit.
+_METRIC_UNIT = re.compile(
+    rf"(?<=[A-Za-z0-9])_(?P<unit>seconds|milliseconds)(?:_(?:sum|max|avg|mean))?(?:\{{[^{{}}\n]{{0,200}}\}})?[ \t]+"
+    rf"(?P<n1>{_NUM}(?:[eE][+-]?\d+)?)(?![\w.])"
+)
 _EXTRA = (
     (_PER_SECOND, "초당"),
+    (_METRIC_UNIT, "_seconds"),
+    (_METRIC_UNIT, "_milliseconds"),
     (_PPTG, "/s"),
     (_TEST_THEN_NUMBER, "p"),
     (_TEST_THEN_NUMBER, "tg"),
@@ -865,7 +919,15 @@ _TIME_UNITS = frozenset({"s", "ms", "min", "us", "h", "tok/s", "req/s", "/s", "m
 
 
 _NEWLINE = re.compile("\n")
+# Words that make a change a change of speed, whatever noun is near: `regressed by 14%`, `sits 5% behind`.
+_SPEED_CHANGE = re.compile(
+    rf"{_B}(?i:regress\w*|behind|ahead{_SP}of|loses?{_SP}to|lost{_SP}to|beats?|faster|slower|speed-?ups?|slow-?downs?|"
+    rf"uplift){_E}|빨라|느려|빠르|느리"
+)
 _LINE_FLAGS = {
+    "speed_change": _SPEED_CHANGE,
+    # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
+    "count_cell": re.compile(r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms))[ \t*]*\|"),
     "unchecked": _UNCHECKED,
     "achieved": _ACHIEVED,
     "rubric": _RUBRIC,
@@ -878,10 +940,10 @@ _LINE_FLAGS = {
     "setting_row": _SETTING_ROW,
     "timed": _TIMED,
     "target_words": _TARGET_WORDS,
-    "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]"),
+    "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]|(?i:an?){_SP}+(?i:model|system|server|llm|gpu){_E}"),
     "media": re.compile(
-        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture)"
-        r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트"
+        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture|khz)"
+        r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트|영화"
     ),
     "setting_words": re.compile(
         rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|"
@@ -973,9 +1035,11 @@ class _Context:
                 return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
         if self._flag(start, "rubric") and (
-            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip())
+            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_"))
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
+        if _FEELS.match(after.strip(" )*_")):
+            return True  # `(100+ tokens/sec) feels fast`: a perception threshold
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
         if bound and not achieved:
@@ -1015,6 +1079,8 @@ class _Context:
     def classify(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         """(end, "claim" or "target") for a number with a unit, or None when it is neither."""
         if kind in _RELATIVE:
+            if self._hypothetical(start):
+                return None
             new_end = self._relative(start, u_start, end, kind)
             if new_end is None:
                 return None
@@ -1038,7 +1104,8 @@ class _Context:
         m = re.search(r"[.?!](?:\s|$)", tail)
         if _QUOTE_OPEN.search(seg) and _QUOTE_EXAMPLE.search(tail):
             return True
-        return _HYPOTHETICAL.search(seg[stop + 1 :] + tail[: m.start() if m else len(tail)]) is not None
+        sentence = _ASIDE.sub(" ", seg[stop + 1 :] + tail[: m.start() if m else len(tail)])
+        return _HYPOTHETICAL.search(sentence) is not None  # `(I would argue …)`: an aside, not the sentence
 
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         text = self.text
@@ -1123,8 +1190,10 @@ class _Context:
         if _QUOTED.search(text, max(0, start - 1), start):
             return True  # `"30s"`: a value written as a literal
         before = self._before(start, 40)
+        if _STAT_BEFORE.search(text, max(0, start - 12), start) or _WAIT_FOR_WORK.search(before):
+            return False  # `평균 5~10초 (SMTP 대기)`, `초기화 완료 대기 (30~40초)`: how long work takes
         if self._flag(start, "setting_words") and (
-            _SETTING_WORDS.search(before) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
+            _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
         if _KEY_BEFORE.search(text, max(0, start - 40), start):
@@ -1133,7 +1202,7 @@ class _Context:
             return True
         lo = max(0, start - 40)
         nl = text.rfind("\n", lo, start)
-        raw = text[nl + 1 if nl >= 0 else lo : start]
+        raw = _ASIDE.sub(" ", text[nl + 1 if nl >= 0 else lo : start])
         return _SETTING_HINT.search(raw.lower()) is not None and _SETTING_BEFORE.search(raw) is not None
 
     def _relative(self, start: int, u_start: int, end: int, kind: str) -> int | None:
@@ -1192,12 +1261,12 @@ class _Context:
                 continue
             if hit.lastgroup == "nonperf":
                 return None
-            if kind != "pct" or change or signed:
+            if kind != "pct" or change or signed or self._flag(start, "speed_change"):
                 return end
             return None
         if kind == "pct" and signed and re.match(rf"{_SP}+(?i:from){_SP}.+{_SP}to{_SP}", after):
             return end  # `−17% from d0 to d32K`: a change between two conditions
-        if kind == "pct" and self._bare_cell(start, end):
+        if kind == "pct" and (not signed or self._flag(start, "count_cell")) and self._bare_cell(start, end):
             return None  # percentages alone in table cells: decided with their row (see rows)
         # no noun in the clause: look wider (the sentence, the row's label) for what the number measures
         wide = self._wide_before(start)
@@ -1209,6 +1278,8 @@ class _Context:
         if kind == "pct":
             if (change or signed) and (last is not None or self._flag(start, "timed")):
                 return end  # `| API 응답 시간 | **60% 감소** |`, `31% 개선 (19.57초 → 13.46초)`
+            if signed or (change and self._flag(start, "speed_change")):
+                return end  # `Vulkan +5.3%`, `has regressed by 14%`: a signed change, or a change of speed
             return None
         if self._bare_cell(start, end):
             return end
@@ -1222,7 +1293,7 @@ class _Context:
         lo, _ = self._line(start)
         seg = text[max(lo, start - 100) : start]
         cut = max(seg.rfind(". "), seg.rfind("; "), seg.rfind("|"))
-        seg = seg[cut + 1 :]
+        seg = _TAG.sub("", seg[cut + 1 :])
         if text.startswith("|", lo) or text[lo:start].lstrip().startswith("|"):
             first = text[lo:start].lstrip().lstrip("|").split("|", 1)[0]
             seg = first + " " + seg
@@ -1256,6 +1327,11 @@ class _Context:
             return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
         if rx is _LABEL_UNIT:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
+        if rx is _METRIC_UNIT:
+            name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
+            if _SETTING_WORDS.search(name.replace("_", " ")):
+                return None  # `request_timeout_seconds 30`: a setting
+            return (start, m.end(), m.group("n1"), "s" if m.group("unit") == "seconds" else "ms", "claim")
         return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
 
     # --- table rows ------------------------------------------------------------------------------------------
