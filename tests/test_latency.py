@@ -354,3 +354,24 @@ def test_bad_sweep_options_exit_2(cli, server, body_file, args, needle) -> None:
     assert r.exit_code == 2, r.stderr
     errors = [line for line in r.stderr.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and needle in errors[0]
+
+
+def test_a_load_run_does_not_search_the_path_for_a_missing_sniffio_at_every_request(server, monkeypatch) -> None:
+    """httpcore asks `import sniffio` at each async lock set-up; without sniffio installed (anyio ≥ 4 dropped it)
+    every ask walked sys.path again, ~1.7 ms of CPU per request (bench/bench_peers.py). At most one look-up now."""
+    import importlib.abc
+    import sys
+
+    lookups: list[str] = []
+
+    class Counter(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):  # type: ignore[no-untyped-def]
+            if name == "sniffio":
+                lookups.append(name)
+            return None
+
+    monkeypatch.delitem(sys.modules, "sniffio", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Counter(), *sys.meta_path])
+    result = run(server, "ok,first=0.01,gap=0.002,tokens=3", n=6, warmup=0, concurrency=2)
+    assert result.verdict == "ok", result.message
+    assert len(lookups) <= 1, f"{len(lookups)} searches for sniffio during 6 requests"
