@@ -301,8 +301,10 @@ def run_tool(tool: str, target: Target, c: int, n: int, work: Path, tok: Path) -
     body_file.write_text(json.dumps(body(target.model)) + "\n", encoding="utf-8")
     if tool == "factreg":
         cmd = [sys.executable, "-m", "factreg", "probe", f"{target.base}/v1/chat/completions", "--body",
-               str(body_file), "--n", str(n), "--warmup", str(WARMUP), "--concurrency", str(c), "--min-uptime", "0",
-               "--timeout", "60", "--json", "--db", str(out / "registry.db")]
+               str(body_file), "--n", str(n), "--warmup", str(WARMUP), "--min-uptime", "0", "--timeout", "60",
+               "--json", "--db", str(out / "registry.db")]
+        if c > 1:  # one at a time is the probe's own mode (a client per run, a connection per request)
+            cmd += ["--concurrency", str(c)]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         cpu, wall = run_process(cmd, out / "log.txt", env, stdout=out / "probe.json")
         samples = factreg_samples((out / "probe.json").read_text())
