@@ -326,6 +326,7 @@ def run_tool(tool: str, target: Target, c: int, n: int, work: Path, tok: Path) -
             cmd.append("--no-warmup")
         cpu, wall = run_process(cmd, out / "log.txt", peer_env())
         samples = llama_benchy_samples((out / "result.json").read_text())
+        samples.errors = math.ceil(n / c) * c - len(samples.ttft)  # it leaves failed requests out of its values
     requests = max(len(samples.ttft_any), len(samples.e2e))
     return Run(tool, target.name, c, samples, requests, cpu, wall)
 
@@ -378,7 +379,8 @@ def table(runs: Iterable[Run], truth: bool) -> list[str]:
                 err = error(r, metric, q)
                 cells.append(ms(v) + (f" ({ms(err, True)})" if truth and err is not None else ""))
         itl = ms(pct(s.itl, 0.5)) + ("" if s.itl_kind.startswith("every") else "*")
-        lines.append(f"| {r.tool} | {r.concurrency} | {r.requests} | {' | '.join(cells)} | {itl} | {r.cpu:.2f} | "
+        failed = f" ({s.errors} failed)" if s.errors else ""
+        lines.append(f"| {r.tool} | {r.concurrency} | {r.requests}{failed} | {' | '.join(cells)} | {itl} | {r.cpu:.2f} | "
                      f"{1000 * r.cpu / max(r.requests, 1):.2f} | {r.wall:.1f} |")
     return lines
 
