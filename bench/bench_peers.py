@@ -45,8 +45,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from common import ROOT, machine, write_section  # noqa: E402
+from common import RESULTS, ROOT, machine, write_section  # noqa: E402
 
+from factreg import clock  # noqa: E402
 from factreg.measure import quantiles  # noqa: E402
 
 FIRST = float(os.environ.get("BENCH_FIRST", "0.1"))
@@ -397,35 +398,67 @@ def truth_rows(runs: Iterable[Run]) -> list[str]:
     return lines
 
 
-def verdicts(runs: list[Run]) -> list[str]:
+def figures(run: Run) -> dict[str, Any]:
+    """One run's figures (seconds), as kept in bench/results/peers.jsonl for the medians over runs."""
+    s = run.samples
+    out: dict[str, Any] = {"tool": run.tool, "target": run.target, "c": run.concurrency, "n": run.requests,
+                           "failed": s.errors, "itl_p50": pct(s.itl, 0.5), "cpu": run.cpu,
+                           "cpu_per_request": run.cpu / max(run.requests, 1), "wall": run.wall}
+    for metric in ("ttft", "e2e"):
+        for q in (0.5, 0.9):
+            out[f"{metric}_p{int(q * 100)}"] = pct(getattr(s, metric), q)
+            out[f"{metric}_p{int(q * 100)}_error"] = error(run, metric, q)
+    return out
+
+
+def median_figures(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per tool, target and concurrency: the median of each figure over the runs that have it."""
+    import statistics
+
+    groups: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["target"], r["c"], r["tool"]), []).append(r)
+    out = []
+    for (target, c, tool), rs in groups.items():
+        m: dict[str, Any] = {"tool": tool, "target": target, "c": c, "runs": len(rs)}
+        for key in rs[0]:
+            if key in m:
+                continue
+            vals = [r[key] for r in rs if isinstance(r.get(key), (int, float))]
+            m[key] = statistics.median(vals) if vals else None
+        out.append(m)
+    return out
+
+
+def verdicts(figs: list[dict[str, Any]]) -> list[str]:
     """Acceptance per target and concurrency: factreg's |error| ≤ each peer's (p50/p90 ttft and e2e, stand-in),
     itl p50 within 0.1 ms of each peer's, CPU per request ≤ each peer's."""
     out = ["| target | c | figure | factreg | AIPerf | llama-benchy | |", "|---|---:|---|---:|---:|---:|---|"]
-    keys = sorted({(r.target, r.concurrency) for r in runs}, key=lambda k: (k[0] != "stand-in", k[1]))
+    keys = sorted({(f["target"], f["c"]) for f in figs}, key=lambda k: (k[0] != "stand-in", k[1]))
     for target, c in keys:
-        by = {r.tool: r for r in runs if r.target == target and r.concurrency == c}
+        by = {f["tool"]: f for f in figs if f["target"] == target and f["c"] == c}
         if "factreg" not in by:
             continue
         f = by["factreg"]
         peers = [by.get(t) for t in ("aiperf", "llama-benchy")]
-        if f.truth is not None:
-            for metric in ("ttft", "e2e"):
-                for q in (0.5, 0.9):
-                    errs = [error(p, metric, q) if p else None for p in peers]
-                    mine = error(f, metric, q)
-                    ok = mine is not None and all(e is None or abs(mine) <= abs(e) for e in errs)
-                    out.append(f"| {target} | {c} | \\|error\\| of {metric} p{int(q * 100)} (ms) | {ms(mine, True)} | "
-                               f"{' | '.join(ms(e, True) for e in errs)} | {'met' if ok else '**missed**'} |")
-        mine_itl = pct(f.samples.itl, 0.5)
-        theirs = [pct(p.samples.itl, 0.5) if p else None for p in peers]
+        for metric in ("ttft_p50", "ttft_p90", "e2e_p50", "e2e_p90"):
+            mine = f.get(f"{metric}_error")
+            if mine is None:
+                continue
+            errs = [p.get(f"{metric}_error") if p else None for p in peers]
+            ok = all(e is None or abs(mine) <= abs(e) for e in errs)
+            out.append(f"| {target} | {c} | \\|error\\| of {metric.replace('_', ' ')} (ms) | {ms(mine, True)} | "
+                       f"{' | '.join(ms(e, True) for e in errs)} | {'met' if ok else '**missed**'} |")
+        mine_itl = f.get("itl_p50")
+        theirs = [p.get("itl_p50") if p else None for p in peers]
         ok = mine_itl is not None and all(t is None or abs(mine_itl - t) <= 0.0001 for t in theirs)
         out.append(f"| {target} | {c} | itl p50 within 0.1 ms (ms) | {ms(mine_itl)} | "
                    f"{' | '.join(ms(t) for t in theirs)} | {'met' if ok else '**missed**'} |")
-        per = [p.cpu / max(p.requests, 1) if p else None for p in peers]
-        mine_cpu = f.cpu / max(f.requests, 1)
+        per = [p.get("cpu_per_request") if p else None for p in peers]
+        mine_cpu = f["cpu_per_request"]
         ok = all(p is None or mine_cpu <= p for p in per)
-        out.append(f"| {target} | {c} | CPU per request (ms) | {1000 * mine_cpu:.2f} | "
-                   f"{' | '.join('—' if p is None else f'{1000 * p:.2f}' for p in per)} | {'met' if ok else '**missed**'} |")
+        out.append(f"| {target} | {c} | CPU per request (ms) | {ms(mine_cpu)} | "
+                   f"{' | '.join(ms(p) for p in per)} | {'met' if ok else '**missed**'} |")
     return out
 
 
@@ -504,10 +537,22 @@ def main() -> None:
         "|---|---:|" + "---:|" * len(CONCURRENCIES),
         *marginal,
         "",
-        "### Acceptance",
+        "### Acceptance (this run)",
         "",
-        *verdicts(runs),
+        *verdicts([figures(r) for r in runs]),
     ]
+    log = RESULTS / "peers.jsonl"
+    record = {"when": clock.iso(), "n": N, "warmup": WARMUP,
+              "versions": versions, "load": [load_start[0], load_end[0]], "runs": [figures(r) for r in runs]}
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+    same = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    same = [r for r in same if r["n"] == N and r["versions"] == versions]
+    if len(same) > 1:
+        meds = median_figures([row for r in same for row in r["runs"]])
+        loads = ", ".join(f"{r['load'][0]:.1f}–{r['load'][1]:.1f}" for r in same)
+        lines += ["", f"### Acceptance on the medians of {len(same)} runs (same N and versions; load averages {loads})",
+                  "", *verdicts(meds)]
     text = "\n".join(lines)
     write_section("peers", text)
     print(text)
