@@ -21,7 +21,9 @@ $FACTREG_BENCH_PEERS_VENV), never into factreg's. Offline set-up (only PyPI is r
   `--book-url` whose text is seeded into ~/.cache/llama-benchy/<md5 of the URL>.txt (it is never fetched), and
   `--no-warmup` on the stand-in (its warm-up request is non-streaming, which the stand-in does not answer).
 
-Run by hand: `python bench/bench_peers.py` (writes bench/results/peers.md); BENCH_N (default 150) measured
+Run by hand: `python bench/bench_peers.py` (writes bench/results/peers.md, and appends the run's figures to
+bench/results/peers.jsonl; from the second run on with the same N and versions, peers.md ends with the medians
+over the runs, which `python bench/bench_peers.py --medians` rewrites alone); BENCH_N (default 150) measured
 requests per tool and setting, BENCH_WARMUP (default 8). Not part of the test suite: CI never installs the peers.
 """
 
@@ -430,6 +432,38 @@ def median_figures(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def figures_table(figs: list[dict[str, Any]]) -> list[str]:
+    """Medians over runs per target, concurrency and tool: values (error against the stand-in's log) in ms."""
+    lines = ["| target | c | tool | runs | n | ttft p50 | ttft p90 | e2e p50 | e2e p90 | itl p50 | CPU ms / request |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    order = {t: i for i, t in enumerate(TOOLS)}
+    for f in sorted(figs, key=lambda f: (f["target"] != "stand-in", f["c"], order.get(f["tool"], 9))):
+        cells = []
+        for metric in ("ttft_p50", "ttft_p90", "e2e_p50", "e2e_p90"):
+            err = f.get(f"{metric}_error")
+            cells.append(ms(f.get(metric)) + ("" if err is None else f" ({ms(err, True)})"))
+        failed = f" ({f['failed']:g} failed)" if f.get("failed") else ""
+        star = "*" if f["tool"] == "llama-benchy" else ""
+        lines.append(f"| {f['target']} | {f['c']} | {f['tool']} | {f['runs']} | {f['n']:g}{failed} | "
+                     f"{' | '.join(cells)} | {ms(f.get('itl_p50'))}{star} | {ms(f.get('cpu_per_request'))} |")
+    return lines
+
+
+def medians_section(versions: dict[str, str]) -> list[str]:
+    """The medians of every run in bench/results/peers.jsonl with this N and these versions."""
+    log = RESULTS / "peers.jsonl"
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    same = [r for r in rows if r["n"] == N and r["versions"] == versions]
+    if len(same) < 2:
+        return []
+    meds = median_figures([row for r in same for row in r["runs"]])
+    loads = ", ".join(f"{r['load'][0]:.1f}–{r['load'][1]:.1f}" for r in same)
+    return ["", f"### Medians of {len(same)} runs (same N and versions; load average at start–end of each: {loads})",
+            "", "Each figure is the median over the runs of that run's figure; ms; in parentheses the error "
+            "against the stand-in's log; `*` llama-benchy's mean gap per request.", "", *figures_table(meds),
+            "", "### Acceptance on the medians", "", *verdicts(meds)]
+
+
 def verdicts(figs: list[dict[str, Any]]) -> list[str]:
     """Acceptance per target and concurrency: factreg's |error| ≤ each peer's (p50/p90 ttft and e2e, stand-in),
     itl p50 within 0.1 ms of each peer's, CPU per request ≤ each peer's."""
@@ -464,6 +498,15 @@ def verdicts(figs: list[dict[str, Any]]) -> list[str]:
 
 def main() -> None:
     versions = ensure_venv()
+    if "--medians" in sys.argv[1:]:  # rewrite only the medians of bench/results/peers.md from peers.jsonl
+        path = RESULTS / "peers.md"
+        text = path.read_text(encoding="utf-8")
+        for cut in ("\n\n### Medians of", "\n\n### Acceptance on the medians"):
+            text = text.split(cut)[0]
+        text = "\n".join([text, *medians_section(versions)])
+        write_section("peers", text)
+        print(text)
+        return
     load_start = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="factreg-bench-peers-"))
     tok = make_tokenizer(work / "tokenizer")
@@ -546,13 +589,7 @@ def main() -> None:
               "versions": versions, "load": [load_start[0], load_end[0]], "runs": [figures(r) for r in runs]}
     with log.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(record) + "\n")
-    same = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-    same = [r for r in same if r["n"] == N and r["versions"] == versions]
-    if len(same) > 1:
-        meds = median_figures([row for r in same for row in r["runs"]])
-        loads = ", ".join(f"{r['load'][0]:.1f}–{r['load'][1]:.1f}" for r in same)
-        lines += ["", f"### Acceptance on the medians of {len(same)} runs (same N and versions; load averages {loads})",
-                  "", *verdicts(meds)]
+    lines += medians_section(versions)
     text = "\n".join(lines)
     write_section("peers", text)
     print(text)
