@@ -20,6 +20,9 @@ $FACTREG_BENCH_PEERS_VENV), never into factreg's. Offline set-up (only PyPI is r
 - llama-benchy: `--tokenizer FILE` (the same tokenizer.json), `--skip-coherence`, `--no-adapt-prompt`, a
   `--book-url` whose text is seeded into ~/.cache/llama-benchy/<md5 of the URL>.txt (it is never fetched), and
   `--no-warmup` on the stand-in (its warm-up request is non-streaming, which the stand-in does not answer).
+  Its `--extra-body` splits on commas, so it cannot carry the body's `messages`: it keeps its own prompt of the
+  same length (`--pp`), with the body's other fields.
+- GuideLLM is not run: its current release requires torch.
 
 Run by hand: `python bench/bench_peers.py` (writes bench/results/peers.md, and appends the run's figures to
 bench/results/peers.jsonl; from the second run on with the same N and versions, peers.md ends with the medians
