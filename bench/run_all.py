@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, ROOT, machine  # noqa: E402
 
-ORDER = ["core", "completion", "verify", "probe", "load", "docs", "docs_only", "gates", "lint", "lint_real_tuned",
+ORDER = ["core", "completion", "verify", "probe", "load", "peers", "docs", "docs_only", "gates", "lint", "lint_real_tuned",
          "concurrency"]
 
 

@@ -369,3 +369,86 @@ def test_bad_sweep_options_exit_2(cli, server, body_file, args, needle) -> None:
     assert r.exit_code == 2, r.stderr
     errors = [line for line in r.stderr.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and needle in errors[0]
+
+
+def test_a_load_run_does_not_search_the_path_for_a_missing_sniffio_at_every_request(server, monkeypatch) -> None:
+    """httpcore asks `import sniffio` at each async lock set-up; without sniffio installed (anyio ≥ 4 dropped it)
+    every ask walked sys.path again, ~1.7 ms of CPU per request (bench/bench_peers.py). At most one look-up now."""
+    import importlib.abc
+    import sys
+
+    lookups: list[str] = []
+
+    class Counter(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):  # type: ignore[no-untyped-def]
+            if name == "sniffio":
+                lookups.append(name)
+            return None
+
+    monkeypatch.delitem(sys.modules, "sniffio", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Counter(), *sys.meta_path])
+    result = run(server, "ok,first=0.01,gap=0.002,tokens=3", n=6, warmup=0, concurrency=2)
+    assert result.verdict == "ok", result.message
+    assert len(lookups) <= 1, f"{len(lookups)} searches for sniffio during 6 requests"
+
+
+def test_a_kept_alive_connection_the_server_closed_is_sent_again_not_failed() -> None:
+    """A server that closes a kept-alive connection when the next request arrives on it (no byte of answer) does
+    not fail the request: it goes again on a new connection (llama-server did this to 1 in 150 requests at c=8).
+    A fresh connection closed the same way still fails: the server refused that request."""
+    import asyncio
+    import socket
+    import threading
+
+    events = [{"choices": [{"index": 0, "delta": {"content": f"t{i} "}}]} for i in range(3)]
+    sse = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+    answer = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n" % len(sse)) + sse
+    listener = socket.create_server(("127.0.0.1", 0))
+    served = {"answered": 0, "dropped": 0}
+
+    def handle(conn: socket.socket, first_only: bool) -> None:
+        with conn:
+            buf, count = b"", 0
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                length = int(next((ln.split(b":")[1] for ln in head.split(b"\r\n")
+                                   if ln.lower().startswith(b"content-length")), b"0"))
+                while len(buf) < length:
+                    buf += conn.recv(65536)
+                buf = buf[length:]
+                count += 1
+                if count > 1 or not first_only:
+                    served["dropped"] += 1
+                    return  # close without a byte of answer
+                conn.sendall(answer)
+                served["answered"] += 1
+
+    mode = {"first_only": True}
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=handle, args=(conn, mode["first_only"]), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions"
+    try:
+        out = asyncio.run(loading.run(loading.Load(concurrency=1), url, {}, lambda: dict(BODY), n=4, warmup=0,
+                                      timeout=10))
+        assert not out.failures, [f.message for f in out.failures]
+        assert len(out.traces) == 4 and all(t.n_answer == 3 for t in out.traces)
+        assert served == {"answered": 4, "dropped": 3}  # requests 2-4 each met a closed connection once
+        mode["first_only"] = False  # now every connection closes on its first request: a real failure
+        out = asyncio.run(loading.run(loading.Load(concurrency=1), url, {}, lambda: dict(BODY), n=1, warmup=0,
+                                      timeout=10))
+        assert len(out.failures) == 1 and out.failures[0].verdict == "unreachable"
+    finally:
+        listener.close()

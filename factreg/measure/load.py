@@ -101,11 +101,14 @@ async def astream_request(
     kind: str = "measured",
     max_bytes: int = DEFAULT_MAX_BYTES,
     scheduled: float | None = None,
+    retry_stale: bool = True,
 ) -> RequestTrace:
     """The async twin of `stream.stream_request`: one streamed POST within `timeout` seconds, raw event times.
 
     `scheduled` (monotonic seconds) is when the request was meant to go; `queued` is the time from then until
-    its body was written.
+    its body was written. A kept-alive connection that the server closed as the request went out (no byte of an
+    answer; a server may close an idle connection at any time, RFC 9112 §9.3.1, and llama-server does) is not the
+    server failing the request: it is sent once more, on a new connection, with a new trace.
     """
     import httpx
 
@@ -158,6 +161,9 @@ async def astream_request(
     except asyncio.TimeoutError as exc:
         raise transport_failure(exc, url, timeout, state["started"], True, trace.n_chunks) from None
     except (httpx.TimeoutException, httpx.TransportError) as exc:
+        stale = isinstance(exc, httpx.RemoteProtocolError) and not state["started"] and CONNECTED not in events
+        if stale and retry_stale:  # a pooled connection (no connect of its own) closed before any answer
+            return await astream_request(client, url, headers, body, timeout, kind, max_bytes, scheduled, False)
         raise transport_failure(exc, url, timeout, state["started"], False, trace.n_chunks) from None
     except Exception as exc:  # noqa: BLE001 - SSEError and the like: one line, never a traceback
         raise ProbeFailure(Verdict.ERROR, str(exc) or type(exc).__name__) from None

@@ -283,7 +283,10 @@ class _ThinkSplitter:
 
 def _partial_tag(buf: str, tags: tuple[str, ...]) -> int:
     """Length of the longest end of `buf` that may begin one of `tags`."""
-    for k in range(min(max(len(t) for t in tags) - 1, len(buf)), 0, -1):
+    longest = min(max(len(t) for t in tags) - 1, len(buf))
+    if "<" not in buf[len(buf) - longest :]:  # every tag begins with "<": the common case, one look
+        return 0
+    for k in range(longest, 0, -1):
         if any(t.startswith(buf[-k:]) for t in tags):
             return k
     return 0
