@@ -70,7 +70,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from factreg.docs import markdown
+from factreg.docs import literals, markdown
 
 
 @dataclass(frozen=True)
@@ -730,15 +730,25 @@ _LINE_FLAGS = {
     "setting_words": re.compile(rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive)"),
 }
 _REACH = 300  # how far around a number its line is read
+_SCREENS: dict[str, literals.Screen] = {}
+
+
+def _line_screens() -> dict[str, literals.Screen]:
+    """The literal pre-tests of the line flags' patterns, worked out on first use."""
+    if not _SCREENS:
+        _SCREENS.update({name: literals.screen(rx) for name, rx in _LINE_FLAGS.items()})
+    return _SCREENS
 
 
 class _Context:
     """What surrounds a number in one document: its line, its clause, and the words there."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, screened: bool = True) -> None:
         self.text = text
         self._newlines: list[int] | None = None
         self._flags: dict[int, dict[str, bool]] = {}
+        self._folded: dict[int, str] = {}
+        self._screens = _line_screens() if screened else None
 
     def _line(self, pos: int) -> tuple[int, int]:
         """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""
@@ -761,8 +771,22 @@ class _Context:
         value = flags.get(name)
         if value is None:
             hi = nl[i] if i < len(nl) else len(self.text)
-            value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
+            if self._screens is not None and not self._may_match(lo, hi, name):
+                value = flags[name] = False  # the line holds none of the literals every match holds
+            else:
+                value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
         return value
+
+    def _may_match(self, lo: int, hi: int, name: str) -> bool:
+        """The pre-test of a line flag's pattern (factreg.docs.literals) on the line from `lo` to `hi`."""
+        assert self._screens is not None
+        screen = self._screens[name]
+        if screen.needs is None:
+            return True
+        folded = self._folded.get(lo)
+        if folded is None:
+            folded = self._folded[lo] = literals.fold(self.text[lo:hi])
+        return screen.may_match(folded)
 
     def _before(self, start: int, limit: int = 60) -> str:
         """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
