@@ -746,31 +746,39 @@ class _Context:
     def __init__(self, text: str, screened: bool = True) -> None:
         self.text = text
         self._newlines: list[int] | None = None
-        self._flags: dict[int, dict[str, bool]] = {}
-        self._folded: dict[int, str] = {}
         self._screens = _line_screens() if screened else None
+        # the line last asked about (numbers are read in order, so most questions are about the same line): its
+        # start and end, its flags and its folded text
+        self._lo = 0
+        self._hi = -1
+        self._flags: dict[str, bool] = {}
+        self._folded: str | None = None
+        self._clauses: dict[tuple[int, int], str] = {}
 
-    def _line(self, pos: int) -> tuple[int, int]:
-        """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""
+    def _bounds(self, pos: int) -> tuple[int, int]:
+        """The whole line holding `pos`: its start, and its end (the offset of its newline or of the text's end)."""
+        if self._lo <= pos <= self._hi:
+            return self._lo, self._hi
         if self._newlines is None:
             self._newlines = [m.start() for m in _NEWLINE.finditer(self.text)]
         nl = self._newlines
         i = bisect_right(nl, pos - 1)
         lo = nl[i - 1] + 1 if i > 0 else 0
         hi = nl[i] if i < len(nl) else len(self.text)
+        self._lo, self._hi, self._flags, self._folded = lo, hi, {}, None
+        return lo, hi
+
+    def _line(self, pos: int) -> tuple[int, int]:
+        """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""
+        lo, hi = self._bounds(pos)
         return max(lo, pos - _REACH), min(hi, pos + _REACH)
 
     def _flag(self, pos: int, name: str) -> bool:
         """A property of the whole line holding `pos`, worked out once per line and only when asked."""
-        if self._newlines is None:
-            self._line(pos)
-        nl = self._newlines or []
-        i = bisect_right(nl, pos - 1)
-        lo = nl[i - 1] + 1 if i > 0 else 0
-        flags = self._flags.setdefault(lo, {})
+        lo, hi = self._bounds(pos)
+        flags = self._flags
         value = flags.get(name)
         if value is None:
-            hi = nl[i] if i < len(nl) else len(self.text)
             if self._screens is not None and not self._may_match(lo, hi, name):
                 value = flags[name] = False  # the line holds none of the literals every match holds
             else:
@@ -783,26 +791,36 @@ class _Context:
         screen = self._screens[name]
         if screen.needs is None:
             return True
-        folded = self._folded.get(lo)
+        folded = self._folded
         if folded is None:
-            folded = self._folded[lo] = literals.fold(self.text[lo:hi])
+            folded = self._folded = literals.fold(self.text[lo:hi])
         return screen.may_match(folded)
 
     def _before(self, start: int, limit: int = 60) -> str:
         """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
+        key = (start, -limit)
+        found = self._clauses.get(key)
+        if found is not None:
+            return found
         lo = max(self._line(start)[0], start - limit)
         chunk = self.text[lo:start]
         cut = 0
         for m in _CLAUSE_STOP.finditer(chunk):
             if m.end() < len(chunk) or m.group() in ("|", ","):
                 cut = m.end()
-        return chunk[cut:]
+        found = self._clauses[key] = chunk[cut:]
+        return found
 
     def _after(self, end: int, limit: int = 40) -> str:
+        key = (end, limit)
+        found = self._clauses.get(key)
+        if found is not None:
+            return found
         hi = min(self._line(end)[1], end + limit)
         chunk = self.text[end:hi]
         m = _CLAUSE_STOP.search(chunk)
-        return chunk[: m.start()] if m else chunk
+        found = self._clauses[key] = chunk[: m.start()] if m else chunk
+        return found
 
     def _line_text(self, pos: int) -> str:
         lo, hi = self._line(pos)
@@ -1086,6 +1104,27 @@ _PCT_CELL = re.compile(
     rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP})*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
     rf"(?=(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축|\)|\([^)|]*\))*\|)"
 )
+
+# The patterns searched over a window before or after each number, pre-tested for their literals (the same matches;
+# factreg.docs.literals): most windows hold none, and a failed search costs one `str.find` per literal.
+_KEY_BEFORE = literals.screened(_KEY_BEFORE)
+_BOUND_BEFORE = literals.screened(_BOUND_BEFORE)
+_WINDOW_BEFORE = literals.screened(_WINDOW_BEFORE)
+_IDENT_BEFORE = literals.screened(_IDENT_BEFORE)
+_TARGET_WORDS = literals.screened(_TARGET_WORDS)
+_SETTING_WORDS = literals.screened(_SETTING_WORDS)
+_SETTING_NOUN_AFTER = literals.screened(_SETTING_NOUN_AFTER)
+_MEDIA_BEFORE = literals.screened(_MEDIA_BEFORE)
+_HYPOTHETICAL = literals.screened(_HYPOTHETICAL)
+_QUOTE_OPEN = literals.screened(_QUOTE_OPEN)
+_QUOTE_EXAMPLE = literals.screened(_QUOTE_EXAMPLE)
+_WORK = literals.screened(_WORK)
+_CAPABLE = literals.screened(_CAPABLE)
+_KEEP = literals.screened(_KEEP)
+_BY_BEFORE = literals.screened(_BY_BEFORE)
+_CHANGE_RX = literals.screened(_CHANGE_RX)
+_CLOCK_HOUR_BEFORE = literals.screened(_CLOCK_HOUR_BEFORE)
+_CLOCK_SECOND_BEFORE = literals.screened(_CLOCK_SECOND_BEFORE)
 
 
 def lint_text(text: str, path: str = "<text>", include_code: bool = False, targets: bool = False) -> list[Finding]:

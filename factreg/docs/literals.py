@@ -16,8 +16,9 @@ checks this list against every code point). A literal matched ignoring case that
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -25,6 +26,9 @@ try:  # Python 3.11+
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _p  # type: ignore[no-redef]
+
+# False: no pre-test anywhere (the reference the pre-tests are tested against, tests/test_lint_speed_equivalence.py).
+ENABLED = True
 
 # Characters other than a–z that `re` matches with an ASCII letter when ignoring case, and that letter.
 FOLD_EXTRA = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
@@ -137,3 +141,47 @@ def screen(rx: re.Pattern[str]) -> Screen:
         if not any(n in s for n in needs):
             needs.append(s)
     return Screen(tuple(needs))
+
+
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+class Screened:
+    """A compiled pattern whose `search` first looks for one of the literals every match holds (in the searched
+    part of the text only); its other methods are the pattern's. For patterns searched over a short window around
+    each number, where most windows hold none of the literals."""
+
+    def __init__(self, rx: re.Pattern[str]) -> None:
+        self.rx = rx
+        needs = screen(rx).needs
+        # literals without a–z read the same in the text as in its folded form: searched in place, no copy
+        self.raw = needs if needs is not None and not any(_LETTERS & set(n) for n in needs) else None
+        self.needs = needs if self.raw is None else None
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        if ENABLED:
+            if self.raw is not None:
+                find = string.find
+                for s in self.raw:
+                    if find(s, pos, endpos) >= 0:
+                        break
+                else:
+                    return None
+            elif self.needs is not None:
+                part = fold(string[pos:endpos] if pos or endpos < len(string) else string)
+                for s in self.needs:
+                    if s in part:
+                        break
+                else:
+                    return None
+        return self.rx.search(string, pos, endpos)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rx, name)
+
+
+def screened(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """`rx` with a pre-tested `search` (the same matches), or `rx` itself when it has no literal to look for."""
+    if screen(rx).needs is None:
+        return rx
+    return cast(re.Pattern[str], Screened(rx))
