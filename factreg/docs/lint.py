@@ -743,10 +743,12 @@ def _line_screens() -> dict[str, literals.Screen]:
 class _Context:
     """What surrounds a number in one document: its line, its clause, and the words there."""
 
-    def __init__(self, text: str, screened: bool = True) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
         self._newlines: list[int] | None = None
-        self._screens = _line_screens() if screened else None
+        # literals.ENABLED False: every shortcut below is off (the reference they are tested against)
+        self._fast = literals.ENABLED
+        self._screens = _line_screens() if self._fast else None
         # the line last asked about (numbers are read in order, so most questions are about the same line): its
         # start and end, its flags and its folded text
         self._lo = 0
@@ -757,7 +759,7 @@ class _Context:
 
     def _bounds(self, pos: int) -> tuple[int, int]:
         """The whole line holding `pos`: its start, and its end (the offset of its newline or of the text's end)."""
-        if self._lo <= pos <= self._hi:
+        if self._lo <= pos <= self._hi and self._fast:
             return self._lo, self._hi
         if self._newlines is None:
             self._newlines = [m.start() for m in _NEWLINE.finditer(self.text)]
@@ -799,7 +801,7 @@ class _Context:
     def _before(self, start: int, limit: int = 60) -> str:
         """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
         key = (start, -limit)
-        found = self._clauses.get(key)
+        found = self._clauses.get(key) if self._fast else None
         if found is not None:
             return found
         lo = max(self._line(start)[0], start - limit)
@@ -813,7 +815,7 @@ class _Context:
 
     def _after(self, end: int, limit: int = 40) -> str:
         key = (end, limit)
-        found = self._clauses.get(key)
+        found = self._clauses.get(key) if self._fast else None
         if found is not None:
             return found
         hi = min(self._line(end)[1], end + limit)
