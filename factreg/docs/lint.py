@@ -778,9 +778,9 @@ class _Context:
     def _flag(self, pos: int, name: str) -> bool:
         """A property of the whole line holding `pos`, worked out once per line and only when asked."""
         lo, hi = self._bounds(pos)
-        flags = self._flags
-        value = flags.get(name)
+        value = self._flags.get(name)
         if value is None:
+            flags = self._flags
             if self._screens is not None and not self._may_match(lo, hi, name):
                 value = flags[name] = False  # the line holds none of the literals every match holds
             else:
