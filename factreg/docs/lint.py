@@ -57,7 +57,10 @@ it (`3.1× slower`).
 Speed: every pattern is compiled once; a file without digits costs one scan; candidate claims are found with one
 regular expression over the whole text, and the skipped regions (code, comments, markers) are only worked out
 for files that have candidates. The words around a number are read in windows of at most a few hundred
-characters, and what holds for a whole line (a check mark, a rubric, Hangul) is worked out once per line.
+characters, and what holds for a whole line (a check mark, a rubric, Hangul) is worked out once per line, and only
+when the line holds one of the literals every match of its pattern holds (`factreg.docs.literals`; the window
+searches before and after a number are pre-tested the same way). tests/test_lint_speed_equivalence.py compares
+the findings with these shortcuts and without them.
 
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
