@@ -457,6 +457,42 @@ def _finditer(rx: re.Pattern[str], text: str, windows: list[tuple[int, int]] | N
             yield m
 
 
+def _extra_runs(
+    text: str, windows: list[tuple[int, int]] | None
+) -> list[tuple[re.Pattern[str], list[tuple[int, int]] | None]]:
+    """The extra patterns whose hint is in the text, each with where to run it. Shortcuts (off with
+    literals.ENABLED = False): a pattern listed under two hints runs once (the second run finds the same matches,
+    dropped as overlaps), and only over the windows that hold a literal of each group its every match holds."""
+    if not literals.ENABLED:
+        return [(rx, None if rx is _LABEL_UNIT else windows) for rx, hint in _EXTRA if hint in text]
+    runs: list[tuple[re.Pattern[str], list[tuple[int, int]] | None]] = []
+    folded: list[str] | None = None
+    for rx, hints in _extra_hints().items():
+        if not any(hint in text for hint in hints):
+            continue
+        if rx is _LABEL_UNIT or windows is None:
+            runs.append((rx, None if rx is _LABEL_UNIT else windows))
+            continue
+        if folded is None:  # a match holds no newline: its literals are in its window
+            folded = [literals.fold(text[lo:hi]) for lo, hi in windows]
+        screen = _EXTRA_SCREENS[rx]
+        runs.append((rx, [w for w, f in zip(windows, folded, strict=True) if screen.may_match_all(f)]))
+    return runs
+
+
+_EXTRA_SCREENS: dict[re.Pattern[str], literals.Screen] = {}
+
+
+def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
+    """Each extra pattern once, with its hints; their pre-tests in _EXTRA_SCREENS (worked out on first use)."""
+    hints: dict[re.Pattern[str], tuple[str, ...]] = {}
+    for rx, hint in _EXTRA:
+        hints[rx] = (*hints.get(rx, ()), hint)
+    if not _EXTRA_SCREENS:
+        _EXTRA_SCREENS.update({rx: literals.screen(rx) for rx in hints})
+    return hints
+
+
 def _candidates(
     text: str,
     skipped: Callable[[int, int], bool] = lambda a, b: False,
@@ -501,14 +537,13 @@ def _candidates(
             continue
         end, what = verdict
         append((start, end, text[start:num_end], _NORMAL[kind], what))
-    for rx, hint in _EXTRA:
-        if hint in text:
-            for m in _finditer(rx, text, None if rx is _LABEL_UNIT else windows):
-                if skipped(m.start(), m.end()):
-                    continue
-                found = ctx.extra(m)
-                if found is not None:
-                    out.append(found)
+    for rx, rx_windows in _extra_runs(text, windows):
+        for m in _finditer(rx, text, rx_windows):
+            if skipped(m.start(), m.end()):
+                continue
+            found = ctx.extra(m)
+            if found is not None:
+                out.append(found)
     out.sort()
     # keep the first of overlapping claims (`초당 28 토큰/초` is found twice)
     kept: list[Candidate] = []

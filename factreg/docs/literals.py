@@ -50,9 +50,21 @@ def _fold_char(ch: str, icase: bool) -> str | None:
 
 @dataclass(frozen=True)
 class Screen:
-    """The literals one of which every match holds (folded), or None: no pre-test."""
+    """The literals one of which every match holds (folded), or None: no pre-test; and every such set (`groups`:
+    a match holds one literal of each)."""
 
     needs: tuple[str, ...] | None
+    groups: tuple[tuple[str, ...], ...] = ()
+
+    def may_match_all(self, folded: str) -> bool:
+        """Whether `folded` holds a literal of every group (a stronger test than may_match, for longer texts)."""
+        for group in self.groups:
+            for s in group:
+                if s in folded:
+                    break
+            else:
+                return False
+        return True
 
     def may_match(self, folded: str) -> bool:
         needs = self.needs
@@ -66,6 +78,15 @@ class Screen:
 
 def _required(items: Any, icase: bool) -> frozenset[str] | None:
     """The best set of literals one of which every match of this sequence of the parse tree holds, or None."""
+    options = _options(items, icase)
+    if not options:
+        return None
+    # the rarest set: the longest shortest literal, then the fewest literals
+    return max(options, key=lambda s: (min(map(len, s)), -len(s)))
+
+
+def _options(items: Any, icase: bool) -> list[frozenset[str]]:
+    """Every set of literals one of which every match of this sequence holds (each set must be met)."""
     options: list[frozenset[str]] = []
     run: list[str] = []
 
@@ -97,10 +118,7 @@ def _required(items: Any, icase: bool) -> frozenset[str] | None:
         if found:
             options.append(found)
     flush()
-    if not options:
-        return None
-    # the rarest set: the longest shortest literal, then the fewest literals
-    return max(options, key=lambda s: (min(map(len, s)), -len(s)))
+    return options
 
 
 def _union(sets: list[frozenset[str] | None]) -> frozenset[str] | None:
@@ -129,18 +147,22 @@ def screen(rx: re.Pattern[str]) -> Screen:
     """The pre-test of a compiled pattern (no pre-test when its tree cannot be read)."""
     try:
         tree = _p.parse(rx.pattern, rx.flags & ~re.UNICODE)
-        found = _required(list(tree), bool(rx.flags & re.IGNORECASE))
+        options = _options(list(tree), bool(rx.flags & re.IGNORECASE))
     except Exception:  # pragma: no cover - a syntax tree of another Python version: no pre-test, still exact
-        found = None
-    if found is None:
+        options = []
+    if not options:
         return Screen(None)
-    # a literal that holds another one is implied by it: keep the shorter, fewer searches
-    kept = sorted(found, key=len)
+    best = max(options, key=lambda s: (min(map(len, s)), -len(s)))
+    return Screen(_shortest(best), tuple(dict.fromkeys(_shortest(o) for o in options)))
+
+
+def _shortest(found: frozenset[str]) -> tuple[str, ...]:
+    """A literal that holds another one is implied by it: keep the shorter, fewer searches."""
     needs: list[str] = []
-    for s in kept:
+    for s in sorted(found, key=lambda s: (len(s), s)):
         if not any(n in s for n in needs):
             needs.append(s)
-    return Screen(tuple(needs))
+    return tuple(needs)
 
 
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
