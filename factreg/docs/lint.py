@@ -79,7 +79,10 @@ it (`3.1× slower`).
 Speed: every pattern is compiled once; a file without digits costs one scan; candidate claims are found with one
 regular expression over the whole text, and the skipped regions (code, comments, markers) are only worked out
 for files that have candidates. The words around a number are read in windows of at most a few hundred
-characters, and what holds for a whole line (a check mark, a rubric, Hangul) is worked out once per line.
+characters, and what holds for a whole line (a check mark, a rubric, Hangul) is worked out once per line, and only
+when the line holds one of the literals every match of its pattern holds (`factreg.docs.literals`; the window
+searches before and after a number are pre-tested the same way). tests/test_lint_speed_equivalence.py compares
+the findings with these shortcuts and without them.
 
 Later classes (met in a batch of real sentences): an indefinite system or answer as the subject of a worked
 example (`A model generating 100 tok/s …`, `If a model generates …`, `a 150-token answer appears in …`, `어떤 서버의
@@ -107,7 +110,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from factreg.docs import markdown
+from factreg.docs import literals, markdown
 
 
 @dataclass(frozen=True)
@@ -424,13 +427,18 @@ _UNIT_START = (
     rf"|(?i:t){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배]"
 )
 _PREFILTER = re.compile(
+    # Every match starts with a digit, and the pattern with `\d` (not with an alternation), so that `re` skips to
+    # the next digit in C instead of trying the pattern at every character (twice as fast); `초당` is found with
+    # str.find (_PREFILTER_LITERALS).
+    rf"\d(?:"
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
-    rf"\d(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
+    rf"(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
     rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
-    r"|\d(?:pp|tg)|초당|_(?:seconds|milliseconds)(?![A-Za-z])"
+    r"|pp|tg)"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
+_PREFILTER_LITERALS = ("초당", "_seconds", "_milliseconds")  # `_seconds`: a metric's name holding its unit
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -449,6 +457,15 @@ def _windows(text: str) -> list[tuple[int, int]]:
             hi = n
         lines[lo] = hi
         pos = hi + 1
+    for lit in _PREFILTER_LITERALS:
+        i = find(lit)
+        while i != -1:
+            lo = text.rfind("\n", 0, i) + 1
+            hi = find("\n", i)
+            if hi == -1:
+                hi = n
+            lines[lo] = hi
+            i = find(lit, hi + 1)
     digit = _DIGIT.match
     for lit in _PREFILTER_BEFORE_DIGIT:
         i = find(lit)
@@ -487,6 +504,42 @@ def _finditer(rx: re.Pattern[str], text: str, windows: list[tuple[int, int]] | N
             if m.start() >= hi:
                 break
             yield m
+
+
+def _extra_runs(
+    text: str, windows: list[tuple[int, int]] | None
+) -> list[tuple[re.Pattern[str], list[tuple[int, int]] | None]]:
+    """The extra patterns whose hint is in the text, each with where to run it. Shortcuts (off with
+    literals.ENABLED = False): a pattern listed under two hints runs once (the second run finds the same matches,
+    dropped as overlaps), and only over the windows that hold a literal of each group its every match holds."""
+    if not literals.ENABLED:
+        return [(rx, None if rx is _LABEL_UNIT else windows) for rx, hint in _EXTRA if hint in text]
+    runs: list[tuple[re.Pattern[str], list[tuple[int, int]] | None]] = []
+    folded: list[str] | None = None
+    for rx, hints in _extra_hints().items():
+        if not any(hint in text for hint in hints):
+            continue
+        if rx is _LABEL_UNIT or windows is None:
+            runs.append((rx, None if rx is _LABEL_UNIT else windows))
+            continue
+        if folded is None:  # a match holds no newline: its literals are in its window
+            folded = [literals.fold(text[lo:hi]) for lo, hi in windows]
+        screen = _EXTRA_SCREENS[rx]
+        runs.append((rx, [w for w, f in zip(windows, folded, strict=True) if screen.may_match_all(f)]))
+    return runs
+
+
+_EXTRA_SCREENS: dict[re.Pattern[str], literals.Screen] = {}
+
+
+def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
+    """Each extra pattern once, with its hints; their pre-tests in _EXTRA_SCREENS (worked out on first use)."""
+    hints: dict[re.Pattern[str], tuple[str, ...]] = {}
+    for rx, hint in _EXTRA:
+        hints[rx] = (*hints.get(rx, ()), hint)
+    if not _EXTRA_SCREENS:
+        _EXTRA_SCREENS.update({rx: literals.screen(rx) for rx in hints})
+    return hints
 
 
 def _candidates(
@@ -533,14 +586,13 @@ def _candidates(
             continue
         end, what = verdict
         append((start, end, text[start:num_end], _NORMAL[kind], what))
-    for rx, hint in _EXTRA:
-        if hint in text:
-            for m in _finditer(rx, text, None if rx is _LABEL_UNIT else windows):
-                if skipped(m.start(), m.end()):
-                    continue
-                found = ctx.extra(m)
-                if found is not None:
-                    out.append(found)
+    for rx, rx_windows in _extra_runs(text, windows):
+        for m in _finditer(rx, text, rx_windows):
+            if skipped(m.start(), m.end()):
+                continue
+            found = ctx.extra(m)
+            if found is not None:
+                out.append(found)
     out.sort()
     # keep the first of overlapping claims (`초당 28 토큰/초` is found twice)
     kept: list[Candidate] = []
@@ -951,6 +1003,14 @@ _LINE_FLAGS = {
     ),
 }
 _REACH = 300  # how far around a number its line is read
+_SCREENS: dict[str, literals.Screen] = {}
+
+
+def _line_screens() -> dict[str, literals.Screen]:
+    """The literal pre-tests of the line flags' patterns, worked out on first use."""
+    if not _SCREENS:
+        _SCREENS.update({name: literals.screen(rx) for name, rx in _LINE_FLAGS.items()})
+    return _SCREENS
 
 
 class _Context:
@@ -959,47 +1019,83 @@ class _Context:
     def __init__(self, text: str) -> None:
         self.text = text
         self._newlines: list[int] | None = None
-        self._flags: dict[int, dict[str, bool]] = {}
+        # literals.ENABLED False: every shortcut below is off (the reference they are tested against)
+        self._fast = literals.ENABLED
+        self._screens = _line_screens() if self._fast else None
+        # the line last asked about (numbers are read in order, so most questions are about the same line): its
+        # start and end, its flags and its folded text
+        self._lo = 0
+        self._hi = -1
+        self._flags: dict[str, bool] = {}
+        self._folded: str | None = None
+        self._clauses: dict[tuple[int, int], str] = {}
 
-    def _line(self, pos: int) -> tuple[int, int]:
-        """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""
+    def _bounds(self, pos: int) -> tuple[int, int]:
+        """The whole line holding `pos`: its start, and its end (the offset of its newline or of the text's end)."""
+        if self._lo <= pos <= self._hi and self._fast:
+            return self._lo, self._hi
         if self._newlines is None:
             self._newlines = [m.start() for m in _NEWLINE.finditer(self.text)]
         nl = self._newlines
         i = bisect_right(nl, pos - 1)
         lo = nl[i - 1] + 1 if i > 0 else 0
         hi = nl[i] if i < len(nl) else len(self.text)
+        self._lo, self._hi, self._flags, self._folded = lo, hi, {}, None
+        return lo, hi
+
+    def _line(self, pos: int) -> tuple[int, int]:
+        """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""
+        lo, hi = self._bounds(pos)
         return max(lo, pos - _REACH), min(hi, pos + _REACH)
 
     def _flag(self, pos: int, name: str) -> bool:
         """A property of the whole line holding `pos`, worked out once per line and only when asked."""
-        if self._newlines is None:
-            self._line(pos)
-        nl = self._newlines or []
-        i = bisect_right(nl, pos - 1)
-        lo = nl[i - 1] + 1 if i > 0 else 0
-        flags = self._flags.setdefault(lo, {})
-        value = flags.get(name)
+        lo, hi = self._bounds(pos)
+        value = self._flags.get(name)
         if value is None:
-            hi = nl[i] if i < len(nl) else len(self.text)
-            value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
+            flags = self._flags
+            if self._screens is not None and not self._may_match(lo, hi, name):
+                value = flags[name] = False  # the line holds none of the literals every match holds
+            else:
+                value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
         return value
+
+    def _may_match(self, lo: int, hi: int, name: str) -> bool:
+        """The pre-test of a line flag's pattern (factreg.docs.literals) on the line from `lo` to `hi`."""
+        assert self._screens is not None
+        screen = self._screens[name]
+        if screen.needs is None:
+            return True
+        folded = self._folded
+        if folded is None:
+            folded = self._folded = literals.fold(self.text[lo:hi])
+        return screen.may_match(folded)
 
     def _before(self, start: int, limit: int = 60) -> str:
         """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
+        key = (start, -limit)
+        found = self._clauses.get(key) if self._fast else None
+        if found is not None:
+            return found
         lo = max(self._line(start)[0], start - limit)
         chunk = self.text[lo:start]
         cut = 0
         for m in _CLAUSE_STOP.finditer(chunk):
             if m.end() < len(chunk) or m.group() in ("|", ","):
                 cut = m.end()
-        return chunk[cut:]
+        found = self._clauses[key] = chunk[cut:]
+        return found
 
     def _after(self, end: int, limit: int = 40) -> str:
+        key = (end, limit)
+        found = self._clauses.get(key) if self._fast else None
+        if found is not None:
+            return found
         hi = min(self._line(end)[1], end + limit)
         chunk = self.text[end:hi]
         m = _CLAUSE_STOP.search(chunk)
-        return chunk[: m.start()] if m else chunk
+        found = self._clauses[key] = chunk[: m.start()] if m else chunk
+        return found
 
     def _line_text(self, pos: int) -> str:
         lo, hi = self._line(pos)
@@ -1382,6 +1478,27 @@ _PCT_CELL = re.compile(
     rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP}|🚀|⚡|📈|📉|🔥|⬇️|⬆️|↓|↑)*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
     rf"(?=(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축|\)|\([^)|]*\))*\|)"
 )
+
+# The patterns searched over a window before or after each number, pre-tested for their literals (the same matches;
+# factreg.docs.literals): most windows hold none, and a failed search costs one `str.find` per literal.
+_KEY_BEFORE = literals.screened(_KEY_BEFORE)
+_BOUND_BEFORE = literals.screened(_BOUND_BEFORE)
+_WINDOW_BEFORE = literals.screened(_WINDOW_BEFORE)
+_IDENT_BEFORE = literals.screened(_IDENT_BEFORE)
+_TARGET_WORDS = literals.screened(_TARGET_WORDS)
+_SETTING_WORDS = literals.screened(_SETTING_WORDS)
+_SETTING_NOUN_AFTER = literals.screened(_SETTING_NOUN_AFTER)
+_MEDIA_BEFORE = literals.screened(_MEDIA_BEFORE)
+_HYPOTHETICAL = literals.screened(_HYPOTHETICAL)
+_QUOTE_OPEN = literals.screened(_QUOTE_OPEN)
+_QUOTE_EXAMPLE = literals.screened(_QUOTE_EXAMPLE)
+_WORK = literals.screened(_WORK)
+_CAPABLE = literals.screened(_CAPABLE)
+_KEEP = literals.screened(_KEEP)
+_BY_BEFORE = literals.screened(_BY_BEFORE)
+_CHANGE_RX = literals.screened(_CHANGE_RX)
+_CLOCK_HOUR_BEFORE = literals.screened(_CLOCK_HOUR_BEFORE)
+_CLOCK_SECOND_BEFORE = literals.screened(_CLOCK_SECOND_BEFORE)
 
 
 def lint_text(text: str, path: str = "<text>", include_code: bool = False, targets: bool = False) -> list[Finding]:
