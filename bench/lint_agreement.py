@@ -34,7 +34,9 @@ def kappa(pairs: list[tuple[object, object]]) -> tuple[float, float]:
 
 def main() -> None:
     rows = {r["id"]: r for r in map(json.loads, (DATA / "corpus.jsonl").read_text(encoding="utf-8").splitlines())}
-    second = [line.split("\t") for line in (DATA / "agreement" / "second_labels.tsv").read_text(encoding="utf-8").splitlines()]
+    second = [
+        line.split("\t") for line in (DATA / "agreement" / "second_labels.tsv").read_text(encoding="utf-8").splitlines()
+    ]
     lines = [
         "## Lint on real sentences: how far two labellers agree",
         "",
@@ -50,8 +52,10 @@ def main() -> None:
         tp = sum(a and b for a, b in claim)
         said = sum(b for _, b in claim)
         truth = sum(a for a, _ in claim)
-        lines.append(f"| {lang} | {len(pairs)} | {same:.3f} | {k3:.3f} | {same2:.3f} | {k2:.3f} | {ratio(tp, said)} "
-                     f"| {ratio(tp, truth)} |")
+        lines.append(
+            f"| {lang} | {len(pairs)} | {same:.3f} | {k3:.3f} | {same2:.3f} | {k2:.3f} | {ratio(tp, said)} "
+            f"| {ratio(tp, truth)} |"
+        )
     text = "\n".join(lines) + "\n"
     write_section("lint_agreement", text)
     print(text)
