@@ -99,6 +99,21 @@ def test_control_held_but_the_measured_run_got_half_the_cpu_when_recorded_is_inc
     assert engine.judge(f, m)["verdict"] == "refuted"
 
 
+def test_a_cpu_share_that_explains_more_than_the_drop_is_inconclusive_not_refuted():
+    # As in a CI run: the measured run got a third of the CPU it had (0.87 → 0.29 CPU-s/s) and measured 46% less.
+    # Scaled by the whole share it overshoots (+62%): part of the share explains the drop exactly.
+    f = fact(BASE)
+    f["conditions"]["info"][control.KEY] = ctl(9743, share=0.87)
+    m = measured(scaled(BASE, 0.54))
+    m.observed[control.KEY] = ctl(9743 / 1.2, share=0.29)
+    res = engine.judge(f, m)
+    assert res["verdict"] == "inconclusive" and res["as_measured"] == "refuted", res["message"]
+    assert res["scaled"]["rel_diff"] > 0 > res["rel_diff"]
+    assert "as measured below the fact, scaled above it" in res["message"]
+    m.observed[control.KEY] = ctl(9743 / 1.2, share=0.80)  # the share held: a 46% drop is not the machine's
+    assert engine.judge(f, m)["verdict"] == "refuted"
+
+
 def test_agrees_as_measured_but_the_machine_ran_three_times_faster_is_inconclusive():
     res = engine.judge(fact(BASE, 9743), measured(BASE, 3 * 9743))
     assert res["verdict"] == "inconclusive" and res["as_measured"] == "confirmed"

@@ -32,7 +32,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -517,6 +517,13 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
         rel = f"{outcome.rel_diff * 100:+.0f}%" if outcome.rel_diff is not None else "?"
         scaled_text = (f"scaled to the machine as it was: {fmt.value(scaled.mean, scaled.sd, fact['unit'])} "
                        f"({rel}; agreement within ±{gap * 100:.0f}%: the tolerance, the factor's noise and tracking)")
+        raw = result.get("rel_diff")
+        if (outcome.verdict == Verdict.REFUTED and raw is not None and outcome.rel_diff is not None
+                and raw * outcome.rel_diff < 0):
+            # Scaled by the whole factor the measurement overshoots to the other side of the fact: a part of the
+            # factor explains the difference exactly, so the machine's change can account for it — not a refutation.
+            outcome = replace(outcome, verdict=Verdict.INCONCLUSIVE)
+            scaled_text += ": as measured below the fact, scaled above it (or the reverse), so part of the change explains it"
         tried.append((outcome, scaled, gap, f"{speed}; {scaled_text}"))
         if outcome.verdict != Verdict.REFUTED:
             break  # one change of the machine that explains the difference is enough to doubt it
