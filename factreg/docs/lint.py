@@ -928,6 +928,18 @@ _HYPOTHETICAL = re.compile(
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
+# An illustration or a definition rather than a report: `예를 들어`, `ex)`, `이론적으로`, `생각해 보세요`,
+# `p99=500ms이면 … 처리된다는 의미`, `… 수 있다는 것이고` (what a figure means, worked out).
+_ILLUSTRATION = re.compile(
+    r"(?<![가-힣])예\)|(?<![A-Za-z])(?i:ex|e\.g)[.)]|이론적으로|이론상|생각해\s?보|상상해|"
+    r"의미(?:한다|합니다|함|이다|입니다)?\s*[.!]?\s*$|뜻(?:한다|합니다)|[다라]는\s?(?:의미|뜻)|수\s?있다는\s?것"
+)
+# A Korean condition: a verb or copula ending in `-면` (`줄이면`, `늘어나면`, `요청하면`, `이상이면`), not a noun
+# ending in 면 (`측면`, `반면`, `화면`, `표면`, `전면`).
+# Where a Korean clause ends: punctuation, the end of an aside, a conjunction (`…지만`, `…는데`, `…고 `).
+_KO_CLAUSE_END = re.compile(r"[,.;!?)]|지만|는데|으나|으며|하며|고\s")
+_COPULA_IF = re.compile(r"[\d.,~\s-]*\S{0,4}?이면")
+_KO_CONDITIONAL = re.compile(r"(?<![측반화표전후대단방국장정평])(?<=[\uac00-\ud7a3])면(?=[\s,?!.]|$)")
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
 _QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|면|(?i:like|such as){_E})")
@@ -1189,19 +1201,42 @@ class _Context:
             return None
         return end, ("target" if self._target(start, end) else "claim")
 
-    def _hypothetical(self, start: int) -> bool:
-        """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`)."""
-        if not self._flag(start, "hypothetical"):
-            return False
+    def _sentence(self, start: int) -> tuple[str, str]:
+        """The sentence holding a number (at most 200 characters before it and 120 after), as (the part before
+        the number, the part from it)."""
         lo, hi = self._line(start)
         seg = self.text[max(lo, start - 200) : start]
         stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
         tail = self.text[start : min(hi, start + 120)]
         m = re.search(r"[.?!](?:\s|$)", tail)
+        return seg[stop + 1 :], tail[: m.start() if m else len(tail)]
+
+    def _hypothetical(self, start: int) -> bool:
+        """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`), an
+        illustration (`예를 들어`, `이론적으로`, `…를 의미한다`) or, in Korean, a condition whose outcome is not
+        reported as seen (`2분으로 줄이면?`, `5분까지 늘어나면`; `캐시를 쓰면 … 줄었다` is a fact)."""
+        hangul = self._flag(start, "hangul")
+        if not hangul and not self._flag(start, "hypothetical"):
+            return False
+        lo, hi = self._line(start)
+        seg = self.text[max(lo, start - 200) : start]
+        tail = self.text[start : min(hi, start + 120)]
         if _QUOTE_OPEN.search(seg) and _QUOTE_EXAMPLE.search(tail):
             return True
-        sentence = _ASIDE.sub(" ", seg[stop + 1 :] + tail[: m.start() if m else len(tail)])
-        return _HYPOTHETICAL.search(sentence) is not None  # `(I would argue …)`: an aside, not the sentence
+        before, after = self._sentence(start)
+        sentence = _ASIDE.sub(" ", before + after)
+        if _HYPOTHETICAL.search(sentence) is not None:  # `(I would argue …)`: an aside, not the sentence
+            return True
+        if not hangul:
+            return False
+        if _ILLUSTRATION.search(before + after) is not None:
+            return True
+        # the number inside the condition (before its `-면`, in the same clause), not in what follows from it
+        clause = _KO_CLAUSE_END.split(after, maxsplit=1)[0]
+        cond = _KO_CONDITIONAL.search(clause)
+        if cond is None or _COPULA_IF.match(clause) is not None:
+            return False  # `1~2분이면 충분하다`: how long it takes, said as enough
+        return not _past(sentence)
 
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         text = self.text
