@@ -709,7 +709,8 @@ _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
     rf"perception|considered|feature{_SP}requests?){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|느끼|느껴|어색|인식하는|하도록|유지(?![되됐된됨])|"
+    r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
 # `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
@@ -719,6 +720,13 @@ _CONDITION_BEFORE = re.compile(
 )
 # The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
 _COMPARED_BEFORE = re.compile(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
+# A sentence that ends by naming what it says as an aim or a criterion: `… 것이 목표입니다`, `… 기준으로 한다`.
+_TARGET_END = re.compile(
+    r"(?:목표|기준|요구\s?사항|권장\s?사항)(?:이다|입니다|다|예요|이에요|로\s?한다|으로\s?한다|로\s?합니다|으로\s?합니다)"
+    r"\s*[.!]?\s*$"
+)
+# An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
+_EXAMPLE_OPEN = re.compile(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
@@ -1150,6 +1158,13 @@ class _Context:
             return True  # `(100+ tokens/sec) feels fast`: a perception threshold
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
+        if bound and not achieved and (words or self._flag(start, "hypothetical")):
+            s_before, s_after = self._sentence(start)
+            if _TARGET_WORDS.search(s_before + s_after) or _EXAMPLE_OPEN.search(s_before):
+                # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
+                return True
+        if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
+            return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
         if bound and not achieved:
             return self._bound_is_target(start, end)
         if bound and achieved and _BOUND_CELL.search(self.text, max(0, start - 12), start):
