@@ -779,7 +779,10 @@ _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _FEELS = re.compile(rf"(?i:feels?){_E}")
 _RUBRIC = re.compile(
     rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
+    r"|양호|우수|보통|좋음|나쁨|미흡|불량|개선\s?필요|허용\s?가능|위험|경고"
 )
+# A verdict alone as a line's label: `양호: 1~3초`, `개선 필요: 5초 ~` (a rubric's row, not a measurement).
+_RUBRIC_LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?(?:\*\*)?([A-Za-z가-힣 ]{1,20}?)(?:\*\*)?\s*[:：]\s*(?:\*\*)?[~약]?\s*$")
 # A duration that is a setting rather than a measurement (besides the existing _SETTING_BEFORE/_SETTING_AFTER).
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
@@ -804,7 +807,7 @@ _PER_ITEM_AFTER = re.compile(
     rf"(?i:tokens?|chunks?|steps?|frames?|requests?|iterations?|batch(?:es)?|words?){_E}"
 )
 _SETTING_LABEL = re.compile(  # `duration: 600초`, a configuration key naming a duration
-    r"(?m)^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
+    r"(?m)(?:^\s*(?:[-*+]\s+|#+\s+)?|[,;]\s*)[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
 )
 # A table row of a parameter and its value, said to be a setting: `| Frame Duration | 20 ms | 일반적인 WebRTC 설정 |`,
 # `| Duration | 테스트 시간 | 300초 = 5분 |`.
@@ -1154,6 +1157,9 @@ class _Context:
             bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_"))
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
+        label = _RUBRIC_LABEL.match(before)
+        if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
+            return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
         if _FEELS.match(after.strip(" )*_")):
             return True  # `(100+ tokens/sec) feels fast`: a perception threshold
         if bound and _KEEP.search(before):
