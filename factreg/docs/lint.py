@@ -758,7 +758,7 @@ _SET_VERB_AFTER = re.compile(
     rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정)"
 )
 _SET_VERB_BEFORE = re.compile(
-    rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+to|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
+    rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+(?:to|at)|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
     rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
 )
 # A lower bound on a rate, where more is better: `> 100 req/s` (`10배 이상 증가` is a change that was seen).
@@ -795,11 +795,20 @@ _SETTING_WORDS = re.compile(
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
     r"유효\s?기간|만료\s?시간"
 )
+# A duration proposed or changed as a setting (present, gerund or imperative, not a result that was seen:
+# `raise start_period from 120s to 600s`, `I suggest we increase this to 10-15 minutes`, `Bumping to 300s`,
+# `Let's add a 60-second …`).
+_PROPOSE_BEFORE = re.compile(
+    rf"{_B}(?i:raise|raising|increase|increasing|bump|bumping|lower|lowering|extend|extending|shorten|shortening|"
+    rf"change|changing){_E}(?:{_SP}+[\w.-]+){{0,3}}?{_SP}+(?i:from|to)(?:{_SP}+\S+{_SP}+(?i:to))?{_SP}*~?$"
+    rf"|{_B}(?i:let's|let{_SP}us|we{_SP}should|suggest|propose){_E}[^.;:!?\n]{{0,40}}$"
+)
 _STAT_BEFORE = re.compile(rf"(?:평균|보통|중앙값|(?i:average|avg|mean|median|typically)){_SP}*[:=]?{_SP}*[~약]?{_SP}*$")
 _WAIT_FOR_WORK = re.compile(r"(?:완료|종료|초기화|준비|빌드|배포)\s?(?:될\s?때까지\s?)?대기")
 _SETTING_NOUN_AFTER = re.compile(
     rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
-    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period){_E})"
+    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period|"
+    rf"start(?:ing)?[ _-]?period|plateau){_E}|플래토)"
     r"|\((?:[a-z]+[A-Z]\w*)?(?:Duration|Timeout|Interval|Delay|TTL)\)"
 )
 _PER_ITEM_AFTER = re.compile(
@@ -1022,7 +1031,7 @@ _LINE_FLAGS = {
     ),
     "setting_words": re.compile(
         rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|"
-        rf"grace{_SP}period)"
+        rf"grace{_SP}period|period|plateau)|플래토"
     ),
 }
 _REACH = 300  # how far around a number its line is read
@@ -1349,6 +1358,9 @@ class _Context:
         ):
             return True
         if _KEY_BEFORE.search(text, max(0, start - 40), start):
+            return True
+        proposed = _PROPOSE_BEFORE.search(self._before(start, 60))
+        if proposed and not _past(proposed.group()):
             return True
         if self._flag(start, "setting_label") or self._flag(start, "setting_row"):
             return True
