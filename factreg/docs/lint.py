@@ -843,6 +843,15 @@ _MEDIA_BEFORE = re.compile(
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
     rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
 )
+# A rate of people, named before it: reading, typing or speaking speed (`the speed of my reading (8-9 tokens/s)`,
+# `사람이 읽는 속도는 초당 5토큰`).
+_HUMAN_RATE_BEFORE = re.compile(
+    rf"(?i:reading|typing|speaking|talking){_SP}+(?i:speed|rate|pace)|(?i:speed|rate|pace){_SP}+of{_SP}+(?:\w+{_SP}+)?"
+    rf"(?i:reading|typing|speaking|speech)|{_B}(?i:humans?|people|we|I){_SP}+(?i:read|type|speak|talk)"
+    r"|(?:읽는|읽기|타이핑|말하는|발화)\s?속도|사람이\s?(?:읽|말하|타이핑)"
+)
+# A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
+_REACHES_BEFORE = re.compile(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
 _HUMAN = re.compile(
@@ -1225,6 +1234,10 @@ class _Context:
             return new_end, ("target" if self._target(start, new_end) else "claim")
         if kind in _DURATIONS:
             return self._duration(start, u_start, end, kind)
+        if kind in _SPAN_KINDS and (human := _HUMAN_RATE_BEFORE.search(self._before(start, 60))) is not None and not (
+            _REACHES_BEFORE.search(self._before(start, 60), 0, human.start())
+        ):
+            return None  # `human reading speed is roughly 4–7 tokens per second`: how fast people read, not a system
         if kind == "fps" and self._flag(start, "video"):
             return None  # the frame rate of a video, not the speed of a system
         if self._hypothetical(start):
