@@ -231,7 +231,7 @@ _CLAIM = re.compile(
 _PER_SECOND = re.compile(
     rf"초당{_SP}?(?:(?:토큰{_SP}?)?(?:생성{_SP}?|처리{_SP}?)?(?:속도|처리량)(?:가|는|이|은)?{_SP}?)?"
     rf"(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
-    rf"{_SP}?(?:개의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
+    rf"{_SP}?(?:개{_SP}?(?:(?:이상|이하|정도|가량|남짓|넘는){_SP}?)?의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
 )
 
 _DIGIT = re.compile(r"\d")
@@ -664,6 +664,13 @@ _SHARE_OF_TIME_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?:[^\s,;()|]+{_SP}+){{0,4}}?(?i:training|inference|generation|compute|decod\w*|prefill|"
     rf"wall-?clock|run|processing|build|compile)[ -]?(?i:time|latency|runtime){_E}"
 )
+# A change between two timed values, then a parenthesis opening before a percentage: `316.34ms→230.79ms(약 27%`.
+_CHANGE_THEN_PAREN = re.compile(
+    rf"\d{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s){_SP}*(?:→|->|⇒){_SP}*{_NUM}{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s)"
+    rf"{_SP}*\({_SP}*(?:약|~|≈|(?i:about|approx\.?)){_SP}*[+−-]?$"
+    rf"|\d{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s){_SP}*(?:→|->|⇒){_SP}*{_NUM}{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s)"
+    rf"{_SP}*\({_SP}*[+−-]?$"
+)
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
 )
@@ -826,6 +833,8 @@ _SETTING_ROW = re.compile(
 )
 # `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
 _KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
+# A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
+_MEASURED_KEY = re.compile(r"(?i:time|elapsed|latency|took|taken)(?!out)")
 _TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
 _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
@@ -1370,8 +1379,9 @@ class _Context:
             _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
-        if _KEY_BEFORE.search(text, max(0, start - 40), start):
-            return True
+        key = _KEY_BEFORE.search(text, max(0, start - 40), start)
+        if key and not _MEASURED_KEY.search(key.group()):
+            return True  # `jitterBufferTarget: 150ms` (not `TotalTime: 36.4s`, `processing_time: 9.8s`)
         proposed = _PROPOSE_BEFORE.search(self._before(start, 60))
         if proposed and not _past(proposed.group()):
             return True
@@ -1404,6 +1414,8 @@ class _Context:
             return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
+        if kind == "pct" and _CHANGE_THEN_PAREN.search(text, max(0, start - 60), start):
+            return end  # `316ms→230ms(약 27%)`: the size of the change just written
         if kind == "pct" and _SHARE_OF_TIME_AFTER.match(text, end):
             return end  # `takes 10.8% of SD's training time`: a time as a share of another
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
