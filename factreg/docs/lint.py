@@ -725,6 +725,12 @@ _CONDITION_BEFORE = re.compile(
     rf"{_B}(?i:if|where|whenever|unless){_E}[^.;:!?\n]{{0,70}}?{_B}(?i:(?:greater|higher|lower){_SP}+than|within|"
     rf"exceeds?|exceeding|above|below|beyond){_SP}*$"
 )
+# `if … takes longer than 30 seconds, … fails`: a condition whose outcome is a failure sets a limit.
+_LONGER_BEFORE = re.compile(rf"(?i:longer|more){_SP}+(?i:than){_SP}*$")
+_CONDITION_BEFORE_WORD = re.compile(rf"{_B}(?i:if|when|whenever|once){_E}")
+_FAILS_AFTER = re.compile(
+    rf"{_B}(?i:fail\w*|terminat\w*|abort\w*|kill\w*|cancel\w*|times?{_SP}out|timed{_SP}out|errors?{_SP}out|gives?{_SP}up){_E}"
+)
 # The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
 _COMPARED_BEFORE = re.compile(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
 # A sentence that ends by naming what it says as an aim or a criterion: `… 것이 목표입니다`, `… 기준으로 한다`.
@@ -869,7 +875,8 @@ _HUMAN = re.compile(
     r"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
-    r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼"
+    r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼|"
+    r"기다리는\s?데|기다리느라|멍하니|(?i:waiting for (?:the|a|my|our) |staring at)"
 )
 # Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
 _WORK = re.compile(
@@ -977,7 +984,8 @@ _ILLUSTRATION = re.compile(
 # Where a Korean clause ends: punctuation, the end of an aside, a conjunction (`…지만`, `…는데`, `…고 `).
 _KO_CLAUSE_END = re.compile(r"[,.;!?)]|지만|는데|으나|으며|하며|고\s")
 _COPULA_IF = re.compile(r"[\d.,~\s-]*\S{0,4}?이면")
-_KO_CONDITIONAL = re.compile(r"(?<![측반화표전후대단방국장정평])(?<=[\uac00-\ud7a3])면(?=[\s,?!.]|$)")
+_KO_CONDITIONAL = re.compile(r"(?<![측반화표전후대단방국장정평려])(?<=[\uac00-\ud7a3])면(?=[\s,?!.]|$)")
+_FOR_EXAMPLE_KO = re.compile(r"예를\s?들(?:어|면)|예컨대|가령")
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
 _QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|면|(?i:like|such as){_E})")
@@ -1168,6 +1176,12 @@ class _Context:
             self._before(start, 90)
         ):
             return True  # a threshold in a condition
+        if (
+            _LONGER_BEFORE.search(self.text, max(0, start - 16), start)
+            and _CONDITION_BEFORE_WORD.search(self._before(start, 90))
+            and _FAILS_AFTER.search(self._sentence(start)[1])
+        ):
+            return True  # `if the process takes longer than 30 seconds, the coroutine fails`: a limit
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):
@@ -1283,6 +1297,8 @@ class _Context:
             return False
         if _ILLUSTRATION.search(before + after) is not None:
             return True
+        if _FOR_EXAMPLE_KO.search(before) and _KO_CONDITIONAL.search(sentence) and not _past(sentence):
+            return True  # `예를 들어 … 5분간 캐싱하면, 5분 동안 …`: an example worked out on a condition
         # the number inside the condition (before its `-면`, in the same clause), not in what follows from it
         clause = _KO_CLAUSE_END.split(after, maxsplit=1)[0]
         cond = _KO_CONDITIONAL.search(clause)
@@ -1428,6 +1444,11 @@ class _Context:
             return end  # `beats the baseline by 14% on decode throughput`
         signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
         first_after = _LEX.search(after)
+        if first_after is not None and first_after.lastgroup == "perf":
+            rest = after[first_after.end() :]
+            head = _LEX.match(after, first_after.end() + len(rest) - len(rest.lstrip(" ")))
+            if head is not None and head.lastgroup == "nonperf":
+                first_after = head  # `73%의 추론 비용 절감`, `40% lower inference cost`: the last noun is the head
         change_after = _CHANGE_RX.search(after)
         last_before = _last(_LEX, before)
         change = change_after or _CHANGE_RX.search(before)
