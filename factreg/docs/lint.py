@@ -132,7 +132,7 @@ class Finding:
 _SP = r"[ \t\u00a0\u2009\u202f]"  # one space (never a newline: a claim stays on one line)
 # A number; the look-behind (after the first digit, so the search can skip to digits fast) keeps numbers that are
 # part of a word, version, address or clock time out: `tg32`, `b6012`, `A3B`, `v1.2`, `02:30`, `:8080`.
-_NUM_FIRST = r"\d(?<![A-Za-z0-9_.:#@$\\]\d)\d*(?:,\d{3})*(?:\.\d+)?"
+_NUM_FIRST = r"\d(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)\d*(?:,\d{3})*(?:\.\d+)?"
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)
 
@@ -432,13 +432,13 @@ _PREFILTER = re.compile(
     # str.find (_PREFILTER_LITERALS).
     rf"\d(?:"
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
-    rf"(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
+    rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
     rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
     r"|pp|tg)"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
-_PREFILTER_LITERALS = ("초당", "_seconds", "_milliseconds")  # `_seconds`: a metric's name holding its unit
+_PREFILTER_LITERALS = ("초당", "_seconds", "_milliseconds", "RTF", "factor")  # `_seconds`: a metric's name holding its unit
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -1010,7 +1010,13 @@ _METRIC_UNIT = re.compile(
     rf"(?<=[A-Za-z0-9])_(?P<unit>seconds|milliseconds)(?:_(?:sum|max|avg|mean))?(?:\{{[^{{}}\n]{{0,200}}\}})?[ \t]+"
     rf"(?P<n1>{_NUM}(?:[eE][+-]?\d+)?)(?![\w.])"
 )
+# `RTF 0.25`, `(RTF = 0.082)`, `real-time factor: 0.3`: a real-time factor, the unit's name before the number.
+_RTF = re.compile(
+    rf"(?<![\w])(?:RTF|(?i:real-?time{_SP}factor)){_SP}*(?:[:=~≈]{_SP}*)?~?(?P<n1>\d+(?:\.\d+)?)(?![\w.%])"
+)
 _EXTRA = (
+    (_RTF, "RTF"),
+    (_RTF, "factor"),
     (_PER_SECOND, "초당"),
     (_METRIC_UNIT, "_seconds"),
     (_METRIC_UNIT, "_milliseconds"),
@@ -1537,6 +1543,8 @@ class _Context:
             return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
         if rx is _LABEL_UNIT:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
+        if rx is _RTF:
+            return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()))
         if rx is _METRIC_UNIT:
             name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
             if _SETTING_WORDS.search(name.replace("_", " ")):
