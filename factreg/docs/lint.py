@@ -154,8 +154,9 @@ _UNITS = [
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
     ("fps", rf"(?i:fps){_END}"),
-    ("bw", rf"(?:[KMGT]i?B|[KMGT]b){_SP}?/{_SP}?(?:s|sec){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
+    ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
@@ -424,7 +425,7 @@ Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("cl
 _UNIT_START = (
     rf"(?i:ch|d[oa]|f[ipl]|g[ibf]|h[or]|i[tm]|k[ib]|li|m[sib0-9]|op|p[paf]|q[up]|r[eop]|s[eat]|us|wo|x[fsq]"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]))"
-    rf"|(?i:t){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배]"
+    rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페]"
 )
 _PREFILTER = re.compile(
     # Every match starts with a digit, and the pattern with `\d` (not with an alternation), so that `re` skips to
@@ -433,7 +434,7 @@ _PREFILTER = re.compile(
     rf"\d(?:"
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
     rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
-    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
+    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배기테페])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
     r"|pp|tg)"
 )
