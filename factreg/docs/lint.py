@@ -1212,9 +1212,9 @@ class _Context:
             return True  # `(100+ tokens/sec) feels fast`: a perception threshold
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
-        if bound and not achieved and (words or self._flag(start, "hypothetical")):
+        if bound and not achieved:
             s_before, s_after = self._sentence(start)
-            if _TARGET_WORDS.search(s_before + s_after) or _EXAMPLE_OPEN.search(s_before):
+            if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
                 # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
                 return True
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
