@@ -290,7 +290,11 @@ PAIRS = [
     ("Korean condition holding the number", "인덱스를 추가하면 조회가 40ms로 줄었다.", "조회를 40ms로 줄이면 어떨까?"),
     ("Korean illustration", "새 캐시 덕분에 조회는 평균 40ms로 끝난다", "이론적으로 조회는 평균 40ms로 끝날 수 있다"),
     ("Korean definition", "p90 조회 지연은 40ms였다.", "p90=40ms이면 요청의 90%가 40ms 안에 끝났다는 의미"),
-    ("Korean example with a condition", "예를 들어 새 빌드는 3분 걸렸다.", "예를 들어 결과를 3분간 보관하면, 재요청은 곧바로 끝난다."),
+    (
+        "Korean example with a condition",
+        "예를 들어 결과를 미리 계산해 두니, 리포트는 3분 안에 떴다.",
+        "예를 들어 결과를 미리 계산해 두면, 리포트는 3분 안에 뜬다.",
+    ),
     # a bound in a sentence about targets, or inside an example
     (
         "bound in a sentence about targets",
