@@ -301,22 +301,46 @@ PAIRS = [
         "The gateway answered in under 80 ms on the soak test.",
         "Our targets are written per route, with p99 under 80 ms for the gateway.",
     ),
-    ("bound in an example", "The gateway answered (p99 of 80 ms) on the soak test.", "Pick a bound (e.g., p99 < 80 ms) per route."),
-    ("Korean aim at the sentence end", "검색은 1.5초, 정렬은 0.4초 걸렸다.", "검색은 1.5초, 정렬은 0.4초 안쪽으로 맞추는 것이 목표입니다."),
+    (
+        "bound in an example",
+        "The gateway answered (p99 of 80 ms) on the soak test.",
+        "Pick a bound (e.g., p99 < 80 ms) per route.",
+    ),
+    (
+        "Korean aim at the sentence end",
+        "검색은 1.5초, 정렬은 0.4초 걸렸다.",
+        "검색은 1.5초, 정렬은 0.4초 안쪽으로 맞추는 것이 목표입니다.",
+    ),
     ("Korean criterion", "사내 포털의 응답 시간은 4초였다.", "사내 포털은 4초의 응답 시간을 기준으로 한다."),
     ("Korean perception", "사내 포털의 첫 화면은 300밀리초 만에 떴다.", "300밀리초의 공백만으로도 대화가 어색해진다."),
     ("Korean check of a capability", "각 요청은 150ms 안에 응답했다", "각 요청이 150ms 안에 응답할 수 있는지 확인"),
-    ("kept as a fact, not a target", "정확도는 그대로 유지되며 디코딩 시간은 2배 단축된다.", "정확도와 디코딩 시간 2배 단축을 함께 유지해야 한다."),
+    (
+        "kept as a fact, not a target",
+        "정확도는 그대로 유지되며 디코딩 시간은 2배 단축된다.",
+        "정확도와 디코딩 시간 2배 단축을 함께 유지해야 한다.",
+    ),
     # rubrics, settings and proposals
     ("Korean rubric verdict label", "측정: 2~4초", "양호: 2~4초"),
     ("setting key after a comma", "### users: 50, elapsed: 7분", "### users: 50, duration: 7분"),
-    ("proposed setting", "We measured the reload at 45 seconds.", "I suggest we raise the reload window to 45 seconds."),
+    (
+        "proposed setting",
+        "We measured the reload at 45 seconds.",
+        "I suggest we raise the reload window to 45 seconds.",
+    ),
     ("changed setting", "chore: the reload took 90s after the upgrade", "chore: raise reload grace from 30s to 90s"),
     ("value set at", "The upload finished in 45 seconds.", "The upload limit is set at 45 seconds."),
-    ("start period", "The container became healthy after a 40-second start.", "Give it a 40-second starting period first."),
+    (
+        "start period",
+        "The container became healthy after a 40-second start.",
+        "Give it a 40-second starting period first.",
+    ),
     ("load plateau", "부하 테스트: 200 VU, 응답 지연 12분 누적", "부하 테스트: 200 VU까지 증가, 12분 플래토, 감소"),
     # people's rates, people waiting
-    ("people's reading speed", "The 3B model streams about 6 tokens per second.", "A typical reading speed is about 6 tokens per second."),
+    (
+        "people's reading speed",
+        "The 3B model streams about 6 tokens per second.",
+        "A typical reading speed is about 6 tokens per second.",
+    ),
     ("Korean people waiting", "빌드는 하루 총 90분 걸렸다", "하루 총 90분을 빌드를 기다리는 데 쓴다"),
     # a condition whose outcome is a failure
     (
@@ -325,7 +349,11 @@ PAIRS = [
         "If the import takes longer than 40 seconds, the worker is killed.",
     ),
     # the head noun decides
-    ("head noun of a compound", "이번 릴리스로 65%의 추론 지연 감소를 얻었다.", "이번 릴리스로 65%의 추론 비용 절감을 얻었다."),
+    (
+        "head noun of a compound",
+        "이번 릴리스로 65%의 추론 지연 감소를 얻었다.",
+        "이번 릴리스로 65%의 추론 비용 절감을 얻었다.",
+    ),
     # recall: units and names the rules did not read
     ("per second with a bound", "이 칩은 초당 80개 이상의 토큰을 생성한다.", "이 칩은 80개 이상의 토큰을 생성한다."),
     ("measured key", "ParseTime: 12.5s", "parseTimeout: 12.5s"),

@@ -439,7 +439,13 @@ _PREFILTER = re.compile(
     r"|pp|tg)"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
-_PREFILTER_LITERALS = ("초당", "_seconds", "_milliseconds", "RTF", "factor")  # `_seconds`: a metric's name holding its unit
+_PREFILTER_LITERALS = (
+    "초당",
+    "_seconds",
+    "_milliseconds",
+    "RTF",
+    "factor",
+)  # `_seconds`: a metric's name holding its unit
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -1264,8 +1270,10 @@ class _Context:
             return new_end, ("target" if self._target(start, new_end) else "claim")
         if kind in _DURATIONS:
             return self._duration(start, u_start, end, kind)
-        if kind in _SPAN_KINDS and (human := _HUMAN_RATE_BEFORE.search(self._before(start, 60))) is not None and not (
-            _REACHES_BEFORE.search(self._before(start, 60), 0, human.start())
+        if (
+            kind in _SPAN_KINDS
+            and (human := _HUMAN_RATE_BEFORE.search(self._before(start, 60))) is not None
+            and not (_REACHES_BEFORE.search(self._before(start, 60), 0, human.start()))
         ):
             return None  # `human reading speed is roughly 4–7 tokens per second`: how fast people read, not a system
         if kind == "fps" and self._flag(start, "video"):
