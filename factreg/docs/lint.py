@@ -99,6 +99,22 @@ lengths (`영화`, `6.0s @ 48kHz`, `recording length: 5 s`); a step after a dela
 holds its unit (`ttft_seconds_sum 0.11`, not `…_timeout_seconds 30`); `on long context` is a condition, not the
 object of a change; a setting word in an aside before a number is not the number's (`불안정(타임아웃)으로 5초 지연`).
 
+Sentence-level readings (a fourth batch; general mechanisms rather than phrases): a bound (`<`, `under`, `이하`) in
+a sentence that speaks of targets anywhere, or inside an example (`(e.g., p99 TTFT < 1 s)`), is a target; so is a
+number in a Korean sentence that ends by naming an aim or a criterion (`… 것이 목표입니다`, `… 기준으로 한다`), a
+perception (`어색해질`, `느끼며`), a check of a capability (`… 수 있는지 확인`) and a verdict used as a label (`양호:
+1~3초`). Korean illustrations and definitions (`ex)`, `이론적으로`, `생각해 보세요`, `…를 의미한다`, `…수 있다는 것`)
+and a number inside a Korean condition (before its `-면` in the same clause: `2분으로 줄이면?`, not the outcome
+`캐시를 쓰면 … 50ms`, nor `1~2분이면 충분`) are not reports, unless the sentence is in the past; `예를 들어` with a
+condition makes the whole sentence an example. A duration proposed or changed as a setting (`raise start_period
+from 120s to 600s`, `I suggest we increase this to …`, `set at 60 seconds`, `a 60-second starting period`, `15분
+플래토`), a setting key after a comma (`vUser: 100, duration: 5분`), and a threshold whose outcome is a failure (`if …
+takes longer than 30 seconds, … fails`) are targets; people's rates (`human reading speed is 4–7 tokens per
+second`, unless a system achieves it) and people waiting (`빌드 기다리는 데`) are not claims; the head noun of a
+compound decides (`73%의 추론 비용 절감` is a cost). A measured key is not a setting (`TotalTime: 36.4s`), a word
+and a colon may precede a duration (`Processing:134.0s`); `RTF 0.25`, `1 페타플롭`, `200G/s`, `초당 30개 이상의
+토큰`, and a percentage in parentheses after a change of times (`316ms→230ms(약 27%)`) are read.
+
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
 
