@@ -565,6 +565,69 @@ def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
     return hints
 
 
+# Tables whose unit is in the header row: `| model | pp512 (t/s) |` over `| 7B Q4 | 1234.5 |`. The whole text is
+# read (not only the prefilter's windows: a body row holding bare numbers has no unit of its own).
+_TABLE_SEP = re.compile(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
+_HEADER_UNIT = re.compile(
+    r"(?:^|(?<=[\s(\[/,]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec)?|t/s|tg/s|pp/s|"
+    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|secs?|seconds|mins?|"
+    r"minutes)|초|밀리초|토큰/초)(?=$|[\s)\],])"
+    r"|\((?P<s>s)\)"
+)
+_HEADER_NORMAL = {"ms": "ms", "msec": "ms", "밀리초": "ms", "sec": "s", "secs": "s", "seconds": "s", "초": "s"}
+_HEADER_NORMAL |= {"min": "min", "mins": "min", "minutes": "min", "ms/tok": "ms/tok", "ms/token": "ms/tok"}
+_HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "it/s": "/s"}
+_BARE_CELL = re.compile(
+    rf"[ \t*_~≈]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)[ \t*_]*$"
+)
+
+
+def _header_units(header: str) -> list[tuple[str, str] | None]:
+    """For each cell of a table's header row, (unit, kind) when the cell names a time or rate unit, else None; the
+    kind is `target` when the cell names a target, a limit or a setting."""
+    out: list[tuple[str, str] | None] = []
+    for cell in header.strip().strip("|").split("|"):
+        m = _HEADER_UNIT.search(cell)
+        if m is None or _LINE_FLAGS["media"].search(cell):
+            out.append(None)
+            continue
+        word = (m.group("u") or "s").lower()
+        unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
+        setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
+        out.append((unit, "target" if setting else "claim"))
+    return out
+
+
+def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candidate]:
+    """Bare numbers in the body cells of tables whose header cell names the unit."""
+    out: list[Candidate] = []
+    for sep in _TABLE_SEP.finditer(text):
+        if sep.start() == 0:
+            continue
+        h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
+        units = _header_units(text[h_lo : sep.start() - 1])
+        if not any(units):
+            continue
+        lo = sep.end() + 1
+        while lo < len(text):
+            hi = _line_end(text, lo)
+            row = text[lo:hi]
+            if "|" not in row:
+                break
+            first = row.find("|")
+            lead = row[:first].strip() == ""  # a row that starts with a pipe: its first cell follows it
+            col, pos = 0, lo + (first + 1 if lead else 0)
+            for cell in (row[first + 1 :] if lead else row).split("|"):
+                if col < len(units) and (u := units[col]) is not None:
+                    m = _BARE_CELL.match(cell)
+                    if m is not None and not skipped(pos + m.start("n"), pos + m.end("n")):
+                        out.append((pos + m.start("n"), pos + m.end("n"), m.group("n"), u[0], u[1]))
+                pos += len(cell) + 1
+                col += 1
+            lo = hi + 1
+    return out
+
+
 def _candidates(
     text: str,
     skipped: Callable[[int, int], bool] = lambda a, b: False,
@@ -616,6 +679,11 @@ def _candidates(
             found = ctx.extra(m)
             if found is not None:
                 out.append(found)
+    if "|" in text and "--" in text:
+        taken = [(c[0], c[1]) for c in out]
+        for c in _header_cells(text, skipped):
+            if not any(a < c[1] and c[0] < b for a, b in taken):
+                out.append(c)
     out.sort()
     # keep the first of overlapping claims (`초당 28 토큰/초` is found twice)
     kept: list[Candidate] = []
@@ -1654,6 +1722,11 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False, targe
     return _lint(text, path, include_code, targets, prefilter=True)
 
 
+def _has_table(text: str) -> bool:
+    """Whether the text holds a table (its header's unit may make bare numbers below it claims)."""
+    return "|" in text and "--" in text and _TABLE_SEP.search(text) is not None
+
+
 def _lint(text: str, path: str, include_code: bool, targets: bool, prefilter: bool) -> list[Finding]:
     """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
     against)."""
@@ -1662,9 +1735,9 @@ def _lint(text: str, path: str, include_code: bool, targets: bool, prefilter: bo
     windows: list[tuple[int, int]] | None = None
     if prefilter:
         windows = _windows(text)
-        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None):
+        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None) and not _has_table(text):
             return []  # no line can hold a claim
-    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA):
+    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA) and not _has_table(text):
         return []
     skip, ignore_file = _skipped(text, include_code)
     if ignore_file:
