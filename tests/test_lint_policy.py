@@ -539,3 +539,20 @@ def test_settings_and_thresholds_are_targets_when_asked() -> None:
         "Use a 5 s warm-up before measuring.",
     ):
         assert kinds(doc) and all(kind == "target" for _, kind in kinds(doc)), doc
+
+
+def test_a_table_header_gives_its_unit_to_the_bare_numbers_below_it() -> None:
+    # the unit is only in the header row: each bare number below it is a claim; a column of sizes or a target
+    # column is not
+    doc = (
+        "| build | weights (GB) | decode (t/s) | goal latency (ms) | latency (ms) |\n"
+        "|---|---:|---:|---:|---:|\n"
+        "| q4 | 4.1 | 52.5 | 300 | 212 |\n"
+        "| q8 | 7.6 | **31.2** | 300 | 340 ± 12 |\n"
+    )
+    assert claims(doc) == ["52.5", "212", "31.2", "340 ± 12"]
+    assert [t for t, k in kinds(doc) if k == "target"] == ["300", "300"]
+    # without the separator row the first line is no header (a ± spread is a claim on its own), and inside a
+    # code block it is an example
+    assert claims(doc.replace("|---|---:|---:|---:|---:|\n", "")) == ["340 ± 12"]
+    assert claims("```\n" + doc + "```\n") == []
