@@ -113,7 +113,10 @@ takes longer than 30 seconds, … fails`) are targets; people's rates (`human re
 second`, unless a system achieves it) and people waiting (`빌드 기다리는 데`) are not claims; the head noun of a
 compound decides (`73%의 추론 비용 절감` is a cost). A measured key is not a setting (`TotalTime: 36.4s`), a word
 and a colon may precede a duration (`Processing:134.0s`); `RTF 0.25`, `1 페타플롭`, `200G/s`, `초당 30개 이상의
-토큰`, and a percentage in parentheses after a change of times (`316ms→230ms(약 27%)`) are read.
+토큰`, and a percentage in parentheses after a change of times (`316ms→230ms(약 27%)`) are read. Tables: a header
+cell that names a time or rate unit (`pp512 (t/s)`, `latency (ms)`, `초`) makes each bare number in its column a
+claim (a target when the header names a target or a setting; none for media lengths); the header is the row above a
+`|---|` separator, and the whole text is read for it, as a body row has no unit the prefilter could see.
 
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
@@ -616,14 +619,13 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
                 break
             first = row.find("|")
             lead = row[:first].strip() == ""  # a row that starts with a pipe: its first cell follows it
-            col, pos = 0, lo + (first + 1 if lead else 0)
-            for cell in (row[first + 1 :] if lead else row).split("|"):
+            pos = lo + (first + 1 if lead else 0)
+            for col, cell in enumerate((row[first + 1 :] if lead else row).split("|")):
                 if col < len(units) and (u := units[col]) is not None:
                     m = _BARE_CELL.match(cell)
                     if m is not None and not skipped(pos + m.start("n"), pos + m.end("n")):
                         out.append((pos + m.start("n"), pos + m.end("n"), m.group("n"), u[0], u[1]))
                 pos += len(cell) + 1
-                col += 1
             lo = hi + 1
     return out
 
