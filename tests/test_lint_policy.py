@@ -362,6 +362,13 @@ PAIRS = [
     ("percentage after a change of times", "p50 412ms→301ms(약 27%)", "모델 412MB→301MB(약 27%)"),
     ("Korean FLOPS", "이 보드는 2 페타플롭의 연산 성능을 낸다", "이 보드는 2 페이지의 설명서를 낸다"),
     ("bandwidth in G/s", "The board reads memory at ~120G/s.", "The board has ~120G of memory."),
+    ("delay before an event that is set", "After 8 minutes the import was done.", "After 8 minutes it is evicted."),
+    (
+        "duration before a failure",
+        "The import takes 8 minutes per request on the old disk.",
+        "The import may take up to 8 minutes per request before failing.",
+    ),
+    ("Korean traffic and computation", "새 경로로 조회 지연이 3배 줄었다.", "새 경로로 트래픽이 3배 줄었다."),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -504,6 +511,9 @@ REPORTED = {
     "percentage after a change of times": "27%",
     "Korean FLOPS": "2 페타플롭",
     "bandwidth in G/s": "120G/s",
+    "delay before an event that is set": "8 minutes",
+    "duration before a failure": "8 minutes",
+    "Korean traffic and computation": "3배",
 }
 
 

@@ -109,9 +109,10 @@ and a number inside a Korean condition (before its `-면` in the same clause: `2
 condition makes the whole sentence an example. A duration proposed or changed as a setting (`raise start_period
 from 120s to 600s`, `I suggest we increase this to …`, `set at 60 seconds`, `a 60-second starting period`, `15분
 플래토`), a setting key after a comma (`vUser: 100, duration: 5분`), and a threshold whose outcome is a failure (`if …
-takes longer than 30 seconds, … fails`) are targets; people's rates (`human reading speed is 4–7 tokens per
+takes longer than 30 seconds, … fails`, `up to 5 minutes per request before failing`) and a delay before an event
+that is set (`after 5 minutes it is unloaded`) are targets; people's rates (`human reading speed is 4–7 tokens per
 second`, unless a system achieves it) and people waiting (`빌드 기다리는 데`) are not claims; the head noun of a
-compound decides (`73%의 추론 비용 절감` is a cost). A measured key is not a setting (`TotalTime: 36.4s`), a word
+compound decides (`73%의 추론 비용 절감` is a cost); traffic and computation (`트래픽`, `계산`) are not speed. A measured key is not a setting (`TotalTime: 36.4s`), a word
 and a colon may precede a duration (`Processing:134.0s`); `RTF 0.25`, `1 페타플롭`, `200G/s`, `초당 30개 이상의
 토큰`, and a percentage in parentheses after a change of times (`316ms→230ms(약 27%)`) are read. Tables: a header
 cell that names a time or rate unit (`pp512 (t/s)`, `latency (ms)`, `초`) makes each bare number in its column a
@@ -718,13 +719,13 @@ _PERF = (
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
-    rf"cheaper|price|pay|paying|paid|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"cheaper|price|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
     rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
-    r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
+    r"|메모리|크기|용량|공간|비용|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
@@ -908,6 +909,10 @@ _PROPOSE_BEFORE = re.compile(
     rf"{_B}(?i:raise|raising|increase|increasing|bump|bumping|lower|lowering|extend|extending|shorten|shortening|"
     rf"change|changing){_E}(?:{_SP}+[\w.-]+){{0,3}}?{_SP}+(?i:from|to)(?:{_SP}+\S+{_SP}+(?i:to))?{_SP}*~?$"
     rf"|{_B}(?i:let's|let{_SP}us|we{_SP}should|suggest|propose){_E}[^.;:!?\n]{{0,40}}$"
+)
+_AFTER_BEFORE = re.compile(rf"{_B}(?i:after){_SP}+$")
+_BEFORE_FAILING = re.compile(
+    rf"{_B}(?i:before){_SP}+(?i:fail\w*|timing{_SP}out|giving{_SP}up|being{_SP}(?:killed|terminated|unloaded)|erroring){_E}"
 )
 _STAT_BEFORE = re.compile(rf"(?:평균|보통|중앙값|(?i:average|avg|mean|median|typically)){_SP}*[:=]?{_SP}*[~약]?{_SP}*$")
 _WAIT_FOR_WORK = re.compile(r"(?:완료|종료|초기화|준비|빌드|배포)\s?(?:될\s?때까지\s?)?대기")
@@ -1477,6 +1482,8 @@ class _Context:
 
     def _setting(self, start: int, end: int) -> bool:
         text = self.text
+        if _BEFORE_FAILING.search(self._after(end, 60)):
+            return True  # `up to 5 minutes per request before failing`: a limit
         if _PER_ITEM_AFTER.match(text, end):
             return False  # `Chunk interval: ~15ms between tokens`: a time measured per token, not a setting
         if _SETTING_AFTER.match(text, end) or _TEST_LENGTH_AFTER.match(text, end):
@@ -1499,6 +1506,8 @@ class _Context:
         key = _KEY_BEFORE.search(text, max(0, start - 40), start)
         if key and not _MEASURED_KEY.search(key.group()):
             return True  # `jitterBufferTarget: 150ms` (not `TotalTime: 36.4s`, `processing_time: 9.8s`)
+        if _AFTER_BEFORE.search(text, max(0, start - 12), start) and _SETTING_WORDS.search(self._after(end, 40)):
+            return True  # `after 5 minutes it is unloaded`: a delay before an event that is set
         proposed = _PROPOSE_BEFORE.search(self._before(start, 60))
         if proposed and not _past(proposed.group()):
             return True
