@@ -286,6 +286,89 @@ PAIRS = [
         "The context window of the new model is 30% lower than before.",
     ),
     ("setting word in an aside", "연결 불안정(타임아웃)으로 7초 지연이 생겼다.", "연결 타임아웃으로 7초를 쓴다."),
+    # a Korean condition holding the number is not a report; its outcome is (`쓰면 … 줄었다`)
+    ("Korean condition holding the number", "인덱스를 추가하면 조회가 40ms로 줄었다.", "조회를 40ms로 줄이면 어떨까?"),
+    ("Korean illustration", "새 캐시 덕분에 조회는 평균 40ms로 끝난다", "이론적으로 조회는 평균 40ms로 끝날 수 있다"),
+    ("Korean definition", "p90 조회 지연은 40ms였다.", "p90=40ms이면 요청의 90%가 40ms 안에 끝났다는 의미"),
+    (
+        "Korean example with a condition",
+        "예를 들어 결과를 미리 계산해 두니, 리포트는 3분 안에 떴다.",
+        "예를 들어 결과를 미리 계산해 두면, 리포트는 3분 안에 뜬다.",
+    ),
+    # a bound in a sentence about targets, or inside an example
+    (
+        "bound in a sentence about targets",
+        "The gateway answered in under 80 ms on the soak test.",
+        "Our targets are written per route, with p99 under 80 ms for the gateway.",
+    ),
+    (
+        "bound in an example",
+        "The gateway answered (p99 of 80 ms) on the soak test.",
+        "Pick a bound (e.g., p99 < 80 ms) per route.",
+    ),
+    (
+        "Korean aim at the sentence end",
+        "검색은 1.5초, 정렬은 0.4초 걸렸다.",
+        "검색은 1.5초, 정렬은 0.4초 안쪽으로 맞추는 것이 목표입니다.",
+    ),
+    ("Korean criterion", "사내 포털의 응답 시간은 4초였다.", "사내 포털은 4초의 응답 시간을 기준으로 한다."),
+    ("Korean perception", "사내 포털의 첫 화면은 300밀리초 만에 떴다.", "300밀리초의 공백만으로도 대화가 어색해진다."),
+    ("Korean check of a capability", "각 요청은 150ms 안에 응답했다", "각 요청이 150ms 안에 응답할 수 있는지 확인"),
+    (
+        "kept as a fact, not a target",
+        "정확도는 그대로 유지되며 디코딩 시간은 2배 단축된다.",
+        "정확도와 디코딩 시간 2배 단축을 함께 유지해야 한다.",
+    ),
+    # rubrics, settings and proposals
+    ("Korean rubric verdict label", "측정: 2~4초", "양호: 2~4초"),
+    ("setting key after a comma", "### users: 50, elapsed: 7분", "### users: 50, duration: 7분"),
+    (
+        "proposed setting",
+        "We measured the reload at 45 seconds.",
+        "I suggest we raise the reload window to 45 seconds.",
+    ),
+    ("changed setting", "chore: the reload took 90s after the upgrade", "chore: raise reload grace from 30s to 90s"),
+    ("value set at", "The upload finished in 45 seconds.", "The upload limit is set at 45 seconds."),
+    (
+        "start period",
+        "The container became healthy after a 40-second start.",
+        "Give it a 40-second starting period first.",
+    ),
+    ("load plateau", "부하 테스트: 200 VU, 응답 지연 12분 누적", "부하 테스트: 200 VU까지 증가, 12분 플래토, 감소"),
+    # people's rates, people waiting
+    (
+        "people's reading speed",
+        "The 3B model streams about 6 tokens per second.",
+        "A typical reading speed is about 6 tokens per second.",
+    ),
+    ("Korean people waiting", "빌드는 하루 총 90분 걸렸다", "하루 총 90분을 빌드를 기다리는 데 쓴다"),
+    # a condition whose outcome is a failure
+    (
+        "limit by its failure",
+        "If the cache is cold, the import takes longer than 40 seconds.",
+        "If the import takes longer than 40 seconds, the worker is killed.",
+    ),
+    # the head noun decides
+    (
+        "head noun of a compound",
+        "이번 릴리스로 65%의 추론 지연 감소를 얻었다.",
+        "이번 릴리스로 65%의 추론 비용 절감을 얻었다.",
+    ),
+    # recall: units and names the rules did not read
+    ("per second with a bound", "이 칩은 초당 80개 이상의 토큰을 생성한다.", "이 칩은 80개 이상의 토큰을 생성한다."),
+    ("measured key", "ParseTime: 12.5s", "parseTimeout: 12.5s"),
+    ("duration after a word and a colon", "Load:12.5s, Decode:3.1s", "Clock 10:12.5"),
+    ("real-time factor", "Whisper small ran at RTF 0.31 on the laptop.", "Whisper small ran at 0.31 on the laptop."),
+    ("percentage after a change of times", "p50 412ms→301ms(약 27%)", "모델 412MB→301MB(약 27%)"),
+    ("Korean FLOPS", "이 보드는 2 페타플롭의 연산 성능을 낸다", "이 보드는 2 페이지의 설명서를 낸다"),
+    ("bandwidth in G/s", "The board reads memory at ~120G/s.", "The board has ~120G of memory."),
+    ("delay before an event that is set", "After 8 minutes the import was done.", "After 8 minutes it is evicted."),
+    (
+        "duration before a failure",
+        "The import takes 8 minutes per request on the old disk.",
+        "The import may take up to 8 minutes per request before failing.",
+    ),
+    ("Korean traffic and computation", "새 경로로 조회 지연이 3배 줄었다.", "새 경로로 트래픽이 3배 줄었다."),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -399,6 +482,38 @@ REPORTED = {
     "metric name holding its unit": "0.482",
     "long context as a condition": "30%",
     "setting word in an aside": "7초",
+    "Korean condition holding the number": "40ms",
+    "Korean illustration": "40ms",
+    "Korean definition": "40ms",
+    "Korean example with a condition": "3분",
+    "bound in a sentence about targets": "80 ms",
+    "bound in an example": "80 ms",
+    "Korean aim at the sentence end": "1.5초",
+    "Korean criterion": "4초",
+    "Korean perception": "300밀리초",
+    "Korean check of a capability": "150ms",
+    "kept as a fact, not a target": "2배",
+    "Korean rubric verdict label": "2~4초",
+    "setting key after a comma": "7분",
+    "proposed setting": "45 seconds",
+    "changed setting": "90s",
+    "value set at": "45 seconds",
+    "start period": "40-second",
+    "load plateau": "12분",
+    "people's reading speed": "6 tokens per second",
+    "Korean people waiting": "90분",
+    "limit by its failure": "40 seconds",
+    "head noun of a compound": "65%",
+    "per second with a bound": "초당 80개 이상의 토큰",
+    "measured key": "12.5s",
+    "duration after a word and a colon": "12.5s",
+    "real-time factor": "0.31",
+    "percentage after a change of times": "27%",
+    "Korean FLOPS": "2 페타플롭",
+    "bandwidth in G/s": "120G/s",
+    "delay before an event that is set": "8 minutes",
+    "duration before a failure": "8 minutes",
+    "Korean traffic and computation": "3배",
 }
 
 
@@ -434,3 +549,20 @@ def test_settings_and_thresholds_are_targets_when_asked() -> None:
         "Use a 5 s warm-up before measuring.",
     ):
         assert kinds(doc) and all(kind == "target" for _, kind in kinds(doc)), doc
+
+
+def test_a_table_header_gives_its_unit_to_the_bare_numbers_below_it() -> None:
+    # the unit is only in the header row: each bare number below it is a claim; a column of sizes or a target
+    # column is not
+    doc = (
+        "| build | weights (GB) | decode (t/s) | goal latency (ms) | latency (ms) |\n"
+        "|---|---:|---:|---:|---:|\n"
+        "| q4 | 4.1 | 52.5 | 300 | 212 |\n"
+        "| q8 | 7.6 | **31.2** | 300 | 340 ± 12 |\n"
+    )
+    assert claims(doc) == ["52.5", "212", "31.2", "340 ± 12"]
+    assert [t for t, k in kinds(doc) if k == "target"] == ["300", "300"]
+    # without the separator row the first line is no header (a ± spread is a claim on its own), and inside a
+    # code block it is an example
+    assert claims(doc.replace("|---|---:|---:|---:|---:|\n", "")) == ["340 ± 12"]
+    assert claims("```\n" + doc + "```\n") == []

@@ -99,6 +99,26 @@ lengths (`영화`, `6.0s @ 48kHz`, `recording length: 5 s`); a step after a dela
 holds its unit (`ttft_seconds_sum 0.11`, not `…_timeout_seconds 30`); `on long context` is a condition, not the
 object of a change; a setting word in an aside before a number is not the number's (`불안정(타임아웃)으로 5초 지연`).
 
+Sentence-level readings (a fourth batch; general mechanisms rather than phrases): a bound (`<`, `under`, `이하`) in
+a sentence that speaks of targets anywhere, or inside an example (`(e.g., p99 TTFT < 1 s)`), is a target; so is a
+number in a Korean sentence that ends by naming an aim or a criterion (`… 것이 목표입니다`, `… 기준으로 한다`), a
+perception (`어색해질`, `느끼며`), a check of a capability (`… 수 있는지 확인`) and a verdict used as a label (`양호:
+1~3초`). Korean illustrations and definitions (`ex)`, `이론적으로`, `생각해 보세요`, `…를 의미한다`, `…수 있다는 것`)
+and a number inside a Korean condition (before its `-면` in the same clause: `2분으로 줄이면?`, not the outcome
+`캐시를 쓰면 … 50ms`, nor `1~2분이면 충분`) are not reports, unless the sentence is in the past; `예를 들어` with a
+condition makes the whole sentence an example. A duration proposed or changed as a setting (`raise start_period
+from 120s to 600s`, `I suggest we increase this to …`, `set at 60 seconds`, `a 60-second starting period`, `15분
+플래토`), a setting key after a comma (`vUser: 100, duration: 5분`), and a threshold whose outcome is a failure (`if …
+takes longer than 30 seconds, … fails`, `up to 5 minutes per request before failing`) and a delay before an event
+that is set (`after 5 minutes it is unloaded`) are targets; people's rates (`human reading speed is 4–7 tokens per
+second`, unless a system achieves it) and people waiting (`빌드 기다리는 데`) are not claims; the head noun of a
+compound decides (`73%의 추론 비용 절감` is a cost); traffic and computation (`트래픽`, `계산`) are not speed. A measured key is not a setting (`TotalTime: 36.4s`), a word
+and a colon may precede a duration (`Processing:134.0s`); `RTF 0.25`, `1 페타플롭`, `200G/s`, `초당 30개 이상의
+토큰`, and a percentage in parentheses after a change of times (`316ms→230ms(약 27%)`) are read. Tables: a header
+cell that names a time or rate unit (`pp512 (t/s)`, `latency (ms)`, `초`) makes each bare number in its column a
+claim (a target when the header names a target or a setting; none for media lengths); the header is the row above a
+`|---|` separator, and the whole text is read for it, as a body row has no unit the prefilter could see.
+
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
 
@@ -132,7 +152,7 @@ class Finding:
 _SP = r"[ \t\u00a0\u2009\u202f]"  # one space (never a newline: a claim stays on one line)
 # A number; the look-behind (after the first digit, so the search can skip to digits fast) keeps numbers that are
 # part of a word, version, address or clock time out: `tg32`, `b6012`, `A3B`, `v1.2`, `02:30`, `:8080`.
-_NUM_FIRST = r"\d(?<![A-Za-z0-9_.:#@$\\]\d)\d*(?:,\d{3})*(?:\.\d+)?"
+_NUM_FIRST = r"\d(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)\d*(?:,\d{3})*(?:\.\d+)?"
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)
 
@@ -154,8 +174,9 @@ _UNITS = [
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
     ("fps", rf"(?i:fps){_END}"),
-    ("bw", rf"(?:[KMGT]i?B|[KMGT]b){_SP}?/{_SP}?(?:s|sec){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
+    ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
@@ -231,7 +252,7 @@ _CLAIM = re.compile(
 _PER_SECOND = re.compile(
     rf"초당{_SP}?(?:(?:토큰{_SP}?)?(?:생성{_SP}?|처리{_SP}?)?(?:속도|처리량)(?:가|는|이|은)?{_SP}?)?"
     rf"(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
-    rf"{_SP}?(?:개의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
+    rf"{_SP}?(?:개{_SP}?(?:(?:이상|이하|정도|가량|남짓|넘는){_SP}?)?의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
 )
 
 _DIGIT = re.compile(r"\d")
@@ -424,7 +445,7 @@ Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("cl
 _UNIT_START = (
     rf"(?i:ch|d[oa]|f[ipl]|g[ibf]|h[or]|i[tm]|k[ib]|li|m[sib0-9]|op|p[paf]|q[up]|r[eop]|s[eat]|us|wo|x[fsq]"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]))"
-    rf"|(?i:t){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배]"
+    rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페]"
 )
 _PREFILTER = re.compile(
     # Every match starts with a digit, and the pattern with `\d` (not with an alternation), so that `re` skips to
@@ -432,13 +453,19 @@ _PREFILTER = re.compile(
     # str.find (_PREFILTER_LITERALS).
     rf"\d(?:"
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
-    rf"(?<![A-Za-z0-9_.:#@$\\]\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
-    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배])(?:{_UNIT_START})"
+    rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
+    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배기테페])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
     r"|pp|tg)"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
-_PREFILTER_LITERALS = ("초당", "_seconds", "_milliseconds")  # `_seconds`: a metric's name holding its unit
+_PREFILTER_LITERALS = (
+    "초당",
+    "_seconds",
+    "_milliseconds",
+    "RTF",
+    "factor",
+)  # `_seconds`: a metric's name holding its unit
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -542,6 +569,68 @@ def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
     return hints
 
 
+# Tables whose unit is in the header row: `| model | pp512 (t/s) |` over `| 7B Q4 | 1234.5 |`. The whole text is
+# read (not only the prefilter's windows: a body row holding bare numbers has no unit of its own).
+_TABLE_SEP = re.compile(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
+_HEADER_UNIT = re.compile(
+    r"(?:^|(?<=[\s(\[/,]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec)?|t/s|tg/s|pp/s|"
+    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|secs?|seconds|mins?|"
+    r"minutes)|초|밀리초|토큰/초)(?=$|[\s)\],])"
+    r"|\((?P<s>s)\)"
+)
+_HEADER_NORMAL = {"ms": "ms", "msec": "ms", "밀리초": "ms", "sec": "s", "secs": "s", "seconds": "s", "초": "s"}
+_HEADER_NORMAL |= {"min": "min", "mins": "min", "minutes": "min", "ms/tok": "ms/tok", "ms/token": "ms/tok"}
+_HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "it/s": "/s"}
+_BARE_CELL = re.compile(
+    rf"[ \t*_~≈]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)[ \t*_]*$"
+)
+
+
+def _header_units(header: str) -> list[tuple[str, str] | None]:
+    """For each cell of a table's header row, (unit, kind) when the cell names a time or rate unit, else None; the
+    kind is `target` when the cell names a target, a limit or a setting."""
+    out: list[tuple[str, str] | None] = []
+    for cell in header.strip().strip("|").split("|"):
+        m = _HEADER_UNIT.search(cell)
+        if m is None or _LINE_FLAGS["media"].search(cell):
+            out.append(None)
+            continue
+        word = (m.group("u") or "s").lower()
+        unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
+        setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
+        out.append((unit, "target" if setting else "claim"))
+    return out
+
+
+def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candidate]:
+    """Bare numbers in the body cells of tables whose header cell names the unit."""
+    out: list[Candidate] = []
+    for sep in _TABLE_SEP.finditer(text):
+        if sep.start() == 0:
+            continue
+        h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
+        units = _header_units(text[h_lo : sep.start() - 1])
+        if not any(units):
+            continue
+        lo = sep.end() + 1
+        while lo < len(text):
+            hi = _line_end(text, lo)
+            row = text[lo:hi]
+            if "|" not in row:
+                break
+            first = row.find("|")
+            lead = row[:first].strip() == ""  # a row that starts with a pipe: its first cell follows it
+            pos = lo + (first + 1 if lead else 0)
+            for col, cell in enumerate((row[first + 1 :] if lead else row).split("|")):
+                if col < len(units) and (u := units[col]) is not None:
+                    m = _BARE_CELL.match(cell)
+                    if m is not None and not skipped(pos + m.start("n"), pos + m.end("n")):
+                        out.append((pos + m.start("n"), pos + m.end("n"), m.group("n"), u[0], u[1]))
+                pos += len(cell) + 1
+            lo = hi + 1
+    return out
+
+
 def _candidates(
     text: str,
     skipped: Callable[[int, int], bool] = lambda a, b: False,
@@ -593,6 +682,11 @@ def _candidates(
             found = ctx.extra(m)
             if found is not None:
                 out.append(found)
+    if "|" in text and "--" in text:
+        taken = [(c[0], c[1]) for c in out]
+        for c in _header_cells(text, skipped):
+            if not any(a < c[1] and c[0] < b for a, b in taken):
+                out.append(c)
     out.sort()
     # keep the first of overlapping claims (`초당 28 토큰/초` is found twice)
     kept: list[Candidate] = []
@@ -625,13 +719,13 @@ _PERF = (
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
-    rf"cheaper|price|pay|paying|paid|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"cheaper|price|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
     rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
-    r"|메모리|크기|용량|공간|비용|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
+    r"|메모리|크기|용량|공간|비용|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
@@ -663,6 +757,13 @@ _RATIO_CHANGE_AFTER = re.compile(
 _SHARE_OF_TIME_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?:[^\s,;()|]+{_SP}+){{0,4}}?(?i:training|inference|generation|compute|decod\w*|prefill|"
     rf"wall-?clock|run|processing|build|compile)[ -]?(?i:time|latency|runtime){_E}"
+)
+# A change between two timed values, then a parenthesis opening before a percentage: `316.34ms→230.79ms(약 27%`.
+_CHANGE_THEN_PAREN = re.compile(
+    rf"\d{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s){_SP}*(?:→|->|⇒){_SP}*{_NUM}{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s)"
+    rf"{_SP}*\({_SP}*(?:약|~|≈|(?i:about|approx\.?)){_SP}*[+−-]?$"
+    rf"|\d{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s){_SP}*(?:→|->|⇒){_SP}*{_NUM}{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s)"
+    rf"{_SP}*\({_SP}*[+−-]?$"
 )
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
@@ -709,7 +810,8 @@ _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
     rf"perception|considered|feature{_SP}requests?){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|하도록|유지|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|느끼|느껴|어색|인식하는|하도록|유지(?![되됐된됨])|"
+    r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
 # `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
@@ -717,8 +819,21 @@ _CONDITION_BEFORE = re.compile(
     rf"{_B}(?i:if|where|whenever|unless){_E}[^.;:!?\n]{{0,70}}?{_B}(?i:(?:greater|higher|lower){_SP}+than|within|"
     rf"exceeds?|exceeding|above|below|beyond){_SP}*$"
 )
+# `if … takes longer than 30 seconds, … fails`: a condition whose outcome is a failure sets a limit.
+_LONGER_BEFORE = re.compile(rf"(?i:longer|more){_SP}+(?i:than){_SP}*$")
+_CONDITION_BEFORE_WORD = re.compile(rf"{_B}(?i:if|when|whenever|once){_E}")
+_FAILS_AFTER = re.compile(
+    rf"{_B}(?i:fail\w*|terminat\w*|abort\w*|kill\w*|cancel\w*|times?{_SP}out|timed{_SP}out|errors?{_SP}out|gives?{_SP}up){_E}"
+)
 # The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
 _COMPARED_BEFORE = re.compile(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
+# A sentence that ends by naming what it says as an aim or a criterion: `… 것이 목표입니다`, `… 기준으로 한다`.
+_TARGET_END = re.compile(
+    r"(?:목표|기준|요구\s?사항|권장\s?사항)(?:이다|입니다|다|예요|이에요|로\s?한다|으로\s?한다|로\s?합니다|으로\s?합니다)"
+    r"\s*[.!]?\s*$"
+)
+# An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
+_EXAMPLE_OPEN = re.compile(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
@@ -750,7 +865,7 @@ _SET_VERB_AFTER = re.compile(
     rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정)"
 )
 _SET_VERB_BEFORE = re.compile(
-    rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+to|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
+    rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+(?:to|at)|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
     rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
 )
 # A lower bound on a rate, where more is better: `> 100 req/s` (`10배 이상 증가` is a change that was seen).
@@ -771,7 +886,10 @@ _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _FEELS = re.compile(rf"(?i:feels?){_E}")
 _RUBRIC = re.compile(
     rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
+    r"|양호|우수|보통|좋음|나쁨|미흡|불량|개선\s?필요|허용\s?가능|위험|경고"
 )
+# A verdict alone as a line's label: `양호: 1~3초`, `개선 필요: 5초 ~` (a rubric's row, not a measurement).
+_RUBRIC_LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?(?:\*\*)?([A-Za-z가-힣 ]{1,20}?)(?:\*\*)?\s*[:：]\s*(?:\*\*)?[~약]?\s*$")
 # A duration that is a setting rather than a measurement (besides the existing _SETTING_BEFORE/_SETTING_AFTER).
 _SETTING_WORDS = re.compile(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
@@ -784,11 +902,24 @@ _SETTING_WORDS = re.compile(
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
     r"유효\s?기간|만료\s?시간"
 )
+# A duration proposed or changed as a setting (present, gerund or imperative, not a result that was seen:
+# `raise start_period from 120s to 600s`, `I suggest we increase this to 10-15 minutes`, `Bumping to 300s`,
+# `Let's add a 60-second …`).
+_PROPOSE_BEFORE = re.compile(
+    rf"{_B}(?i:raise|raising|increase|increasing|bump|bumping|lower|lowering|extend|extending|shorten|shortening|"
+    rf"change|changing){_E}(?:{_SP}+[\w.-]+){{0,3}}?{_SP}+(?i:from|to)(?:{_SP}+\S+{_SP}+(?i:to))?{_SP}*~?$"
+    rf"|{_B}(?i:let's|let{_SP}us|we{_SP}should|suggest|propose){_E}[^.;:!?\n]{{0,40}}$"
+)
+_AFTER_BEFORE = re.compile(rf"{_B}(?i:after){_SP}+$")
+_BEFORE_FAILING = re.compile(
+    rf"{_B}(?i:before){_SP}+(?i:fail\w*|timing{_SP}out|giving{_SP}up|being{_SP}(?:killed|terminated|unloaded)|erroring){_E}"
+)
 _STAT_BEFORE = re.compile(rf"(?:평균|보통|중앙값|(?i:average|avg|mean|median|typically)){_SP}*[:=]?{_SP}*[~약]?{_SP}*$")
 _WAIT_FOR_WORK = re.compile(r"(?:완료|종료|초기화|준비|빌드|배포)\s?(?:될\s?때까지\s?)?대기")
 _SETTING_NOUN_AFTER = re.compile(
     rf"^(?:\*\*)?{_SP}*\S*{_SP}?(?:타임아웃|만료|간격|주기|대기|닫힘|오버랩|"
-    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period){_E})"
+    rf"(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|grace{_SP}period|"
+    rf"start(?:ing)?[ _-]?period|plateau){_E}|플래토)"
     r"|\((?:[a-z]+[A-Z]\w*)?(?:Duration|Timeout|Interval|Delay|TTL)\)"
 )
 _PER_ITEM_AFTER = re.compile(
@@ -796,7 +927,7 @@ _PER_ITEM_AFTER = re.compile(
     rf"(?i:tokens?|chunks?|steps?|frames?|requests?|iterations?|batch(?:es)?|words?){_E}"
 )
 _SETTING_LABEL = re.compile(  # `duration: 600초`, a configuration key naming a duration
-    r"(?m)^\s*(?:[-*+]\s+)?[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
+    r"(?m)(?:^\s*(?:[-*+]\s+|#+\s+)?|[,;]\s*)[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
 )
 # A table row of a parameter and its value, said to be a setting: `| Frame Duration | 20 ms | 일반적인 WebRTC 설정 |`,
 # `| Duration | 테스트 시간 | 300초 = 5분 |`.
@@ -806,6 +937,8 @@ _SETTING_ROW = re.compile(
 )
 # `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
 _KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
+# A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
+_MEASURED_KEY = re.compile(r"(?i:time|elapsed|latency|took|taken)(?!out)")
 _TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
 _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
@@ -823,6 +956,15 @@ _MEDIA_BEFORE = re.compile(
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
     rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
 )
+# A rate of people, named before it: reading, typing or speaking speed (`the speed of my reading (8-9 tokens/s)`,
+# `사람이 읽는 속도는 초당 5토큰`).
+_HUMAN_RATE_BEFORE = re.compile(
+    rf"(?i:reading|typing|speaking|talking){_SP}+(?i:speed|rate|pace)|(?i:speed|rate|pace){_SP}+of{_SP}+(?:\w+{_SP}+)?"
+    rf"(?i:reading|typing|speaking|speech)|{_B}(?i:humans?|people|we|I){_SP}+(?i:read|type|speak|talk)"
+    r"|(?:읽는|읽기|타이핑|말하는|발화)\s?속도|사람이\s?(?:읽|말하|타이핑)"
+)
+# A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
+_REACHES_BEFORE = re.compile(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
 _HUMAN = re.compile(
@@ -831,7 +973,8 @@ _HUMAN = re.compile(
     r"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
-    r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼"
+    r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼|"
+    r"기다리는\s?데|기다리느라|멍하니|(?i:waiting for (?:the|a|my|our) |staring at)"
 )
 # Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
 _WORK = re.compile(
@@ -928,6 +1071,19 @@ _HYPOTHETICAL = re.compile(
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
+# An illustration or a definition rather than a report: `예를 들어`, `ex)`, `이론적으로`, `생각해 보세요`,
+# `p99=500ms이면 … 처리된다는 의미`, `… 수 있다는 것이고` (what a figure means, worked out).
+_ILLUSTRATION = re.compile(
+    r"(?<![가-힣])예\)|(?<![A-Za-z])(?i:ex|e\.g)[.)]|이론적으로|이론상|생각해\s?보|상상해|"
+    r"의미(?:한다|합니다|함|이다|입니다)?\s*[.!]?\s*$|뜻(?:한다|합니다)|[다라]는\s?(?:의미|뜻)|수\s?있다는\s?것"
+)
+# A Korean condition: a verb or copula ending in `-면` (`줄이면`, `늘어나면`, `요청하면`, `이상이면`), not a noun
+# ending in 면 (`측면`, `반면`, `화면`, `표면`, `전면`).
+# Where a Korean clause ends: punctuation, the end of an aside, a conjunction (`…지만`, `…는데`, `…고 `).
+_KO_CLAUSE_END = re.compile(r"[,.;!?)]|지만|는데|으나|으며|하며|고\s")
+_COPULA_IF = re.compile(r"[\d.,~\s-]*\S{0,4}?이면")
+_KO_CONDITIONAL = re.compile(r"(?<![측반화표전후대단방국장정평려])(?<=[\uac00-\ud7a3])면(?=[\s,?!.]|$)")
+_FOR_EXAMPLE_KO = re.compile(r"예를\s?들(?:어|면)|예컨대|가령")
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = re.compile(r"[\"“][^\"”]*$")
 _QUOTE_EXAMPLE = re.compile(rf"^[^\"”]*[\"”]{_SP}?(?:처럼|같은|같이|과{_SP}같|와{_SP}같|면|(?i:like|such as){_E})")
@@ -952,7 +1108,13 @@ _METRIC_UNIT = re.compile(
     rf"(?<=[A-Za-z0-9])_(?P<unit>seconds|milliseconds)(?:_(?:sum|max|avg|mean))?(?:\{{[^{{}}\n]{{0,200}}\}})?[ \t]+"
     rf"(?P<n1>{_NUM}(?:[eE][+-]?\d+)?)(?![\w.])"
 )
+# `RTF 0.25`, `(RTF = 0.082)`, `real-time factor: 0.3`: a real-time factor, the unit's name before the number.
+_RTF = re.compile(
+    rf"(?<![\w])(?:RTF|(?i:real-?time{_SP}factor)){_SP}*(?:[:=~≈]{_SP}*)?~?(?P<n1>\d+(?:\.\d+)?)(?![\w.%])"
+)
 _EXTRA = (
+    (_RTF, "RTF"),
+    (_RTF, "factor"),
     (_PER_SECOND, "초당"),
     (_METRIC_UNIT, "_seconds"),
     (_METRIC_UNIT, "_milliseconds"),
@@ -999,7 +1161,7 @@ _LINE_FLAGS = {
     ),
     "setting_words": re.compile(
         rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|"
-        rf"grace{_SP}period)"
+        rf"grace{_SP}period|period|plateau)|플래토"
     ),
 }
 _REACH = 300  # how far around a number its line is read
@@ -1118,6 +1280,12 @@ class _Context:
             self._before(start, 90)
         ):
             return True  # a threshold in a condition
+        if (
+            _LONGER_BEFORE.search(self.text, max(0, start - 16), start)
+            and _CONDITION_BEFORE_WORD.search(self._before(start, 90))
+            and _FAILS_AFTER.search(self._sentence(start)[1])
+        ):
+            return True  # `if the process takes longer than 30 seconds, the coroutine fails`: a limit
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):
@@ -1134,10 +1302,20 @@ class _Context:
             bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_"))
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
+        label = _RUBRIC_LABEL.match(before)
+        if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
+            return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
         if _FEELS.match(after.strip(" )*_")):
             return True  # `(100+ tokens/sec) feels fast`: a perception threshold
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
+        if bound and not achieved:
+            s_before, s_after = self._sentence(start)
+            if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
+                # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
+                return True
+        if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
+            return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
         if bound and not achieved:
             return self._bound_is_target(start, end)
         if bound and achieved and _BOUND_CELL.search(self.text, max(0, start - 12), start):
@@ -1183,25 +1361,56 @@ class _Context:
             return new_end, ("target" if self._target(start, new_end) else "claim")
         if kind in _DURATIONS:
             return self._duration(start, u_start, end, kind)
+        if (
+            kind in _SPAN_KINDS
+            and (human := _HUMAN_RATE_BEFORE.search(self._before(start, 60))) is not None
+            and not (_REACHES_BEFORE.search(self._before(start, 60), 0, human.start()))
+        ):
+            return None  # `human reading speed is roughly 4–7 tokens per second`: how fast people read, not a system
         if kind == "fps" and self._flag(start, "video"):
             return None  # the frame rate of a video, not the speed of a system
         if self._hypothetical(start):
             return None
         return end, ("target" if self._target(start, end) else "claim")
 
-    def _hypothetical(self, start: int) -> bool:
-        """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`)."""
-        if not self._flag(start, "hypothetical"):
-            return False
+    def _sentence(self, start: int) -> tuple[str, str]:
+        """The sentence holding a number (at most 200 characters before it and 120 after), as (the part before
+        the number, the part from it)."""
         lo, hi = self._line(start)
         seg = self.text[max(lo, start - 200) : start]
         stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
         tail = self.text[start : min(hi, start + 120)]
         m = re.search(r"[.?!](?:\s|$)", tail)
+        return seg[stop + 1 :], tail[: m.start() if m else len(tail)]
+
+    def _hypothetical(self, start: int) -> bool:
+        """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`), an
+        illustration (`예를 들어`, `이론적으로`, `…를 의미한다`) or, in Korean, a condition whose outcome is not
+        reported as seen (`2분으로 줄이면?`, `5분까지 늘어나면`; `캐시를 쓰면 … 줄었다` is a fact)."""
+        hangul = self._flag(start, "hangul")
+        if not hangul and not self._flag(start, "hypothetical"):
+            return False
+        lo, hi = self._line(start)
+        seg = self.text[max(lo, start - 200) : start]
+        tail = self.text[start : min(hi, start + 120)]
         if _QUOTE_OPEN.search(seg) and _QUOTE_EXAMPLE.search(tail):
             return True
-        sentence = _ASIDE.sub(" ", seg[stop + 1 :] + tail[: m.start() if m else len(tail)])
-        return _HYPOTHETICAL.search(sentence) is not None  # `(I would argue …)`: an aside, not the sentence
+        before, after = self._sentence(start)
+        sentence = _ASIDE.sub(" ", before + after)
+        if _HYPOTHETICAL.search(sentence) is not None:  # `(I would argue …)`: an aside, not the sentence
+            return True
+        if not hangul:
+            return False
+        if _ILLUSTRATION.search(before + after) is not None:
+            return True
+        if _FOR_EXAMPLE_KO.search(before) and _KO_CONDITIONAL.search(sentence) and not _past(sentence):
+            return True  # `예를 들어 … 5분간 캐싱하면, 5분 동안 …`: an example worked out on a condition
+        # the number inside the condition (before its `-면`, in the same clause), not in what follows from it
+        clause = _KO_CLAUSE_END.split(after, maxsplit=1)[0]
+        cond = _KO_CONDITIONAL.search(clause)
+        if cond is None or _COPULA_IF.match(clause) is not None:
+            return False  # `1~2분이면 충분하다`: how long it takes, said as enough
+        return not _past(sentence)
 
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         text = self.text
@@ -1273,6 +1482,8 @@ class _Context:
 
     def _setting(self, start: int, end: int) -> bool:
         text = self.text
+        if _BEFORE_FAILING.search(self._after(end, 60)):
+            return True  # `up to 5 minutes per request before failing`: a limit
         if _PER_ITEM_AFTER.match(text, end):
             return False  # `Chunk interval: ~15ms between tokens`: a time measured per token, not a setting
         if _SETTING_AFTER.match(text, end) or _TEST_LENGTH_AFTER.match(text, end):
@@ -1292,7 +1503,13 @@ class _Context:
             _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
-        if _KEY_BEFORE.search(text, max(0, start - 40), start):
+        key = _KEY_BEFORE.search(text, max(0, start - 40), start)
+        if key and not _MEASURED_KEY.search(key.group()):
+            return True  # `jitterBufferTarget: 150ms` (not `TotalTime: 36.4s`, `processing_time: 9.8s`)
+        if _AFTER_BEFORE.search(text, max(0, start - 12), start) and _SETTING_WORDS.search(self._after(end, 40)):
+            return True  # `after 5 minutes it is unloaded`: a delay before an event that is set
+        proposed = _PROPOSE_BEFORE.search(self._before(start, 60))
+        if proposed and not _past(proposed.group()):
             return True
         if self._flag(start, "setting_label") or self._flag(start, "setting_row"):
             return True
@@ -1323,6 +1540,8 @@ class _Context:
             return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
+        if kind == "pct" and _CHANGE_THEN_PAREN.search(text, max(0, start - 60), start):
+            return end  # `316ms→230ms(약 27%)`: the size of the change just written
         if kind == "pct" and _SHARE_OF_TIME_AFTER.match(text, end):
             return end  # `takes 10.8% of SD's training time`: a time as a share of another
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
@@ -1335,6 +1554,11 @@ class _Context:
             return end  # `beats the baseline by 14% on decode throughput`
         signed = _SIGN_BEFORE.search(text, max(0, start - 2), start) is not None
         first_after = _LEX.search(after)
+        if first_after is not None and first_after.lastgroup == "perf":
+            rest = after[first_after.end() :]
+            head = _LEX.match(after, first_after.end() + len(rest) - len(rest.lstrip(" ")))
+            if head is not None and head.lastgroup == "nonperf":
+                first_after = head  # `73%의 추론 비용 절감`, `40% lower inference cost`: the last noun is the head
         change_after = _CHANGE_RX.search(after)
         last_before = _last(_LEX, before)
         change = change_after or _CHANGE_RX.search(before)
@@ -1423,6 +1647,8 @@ class _Context:
             return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
         if rx is _LABEL_UNIT:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
+        if rx is _RTF:
+            return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()))
         if rx is _METRIC_UNIT:
             name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
             if _SETTING_WORDS.search(name.replace("_", " ")):
@@ -1507,6 +1733,11 @@ def lint_text(text: str, path: str = "<text>", include_code: bool = False, targe
     return _lint(text, path, include_code, targets, prefilter=True)
 
 
+def _has_table(text: str) -> bool:
+    """Whether the text holds a table (its header's unit may make bare numbers below it claims)."""
+    return "|" in text and "--" in text and _TABLE_SEP.search(text) is not None
+
+
 def _lint(text: str, path: str, include_code: bool, targets: bool, prefilter: bool) -> list[Finding]:
     """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
     against)."""
@@ -1515,9 +1746,9 @@ def _lint(text: str, path: str, include_code: bool, targets: bool, prefilter: bo
     windows: list[tuple[int, int]] | None = None
     if prefilter:
         windows = _windows(text)
-        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None):
+        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None) and not _has_table(text):
             return []  # no line can hold a claim
-    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA):
+    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA) and not _has_table(text):
         return []
     skip, ignore_file = _skipped(text, include_code)
     if ignore_file:
