@@ -60,18 +60,39 @@ def two_busy_processes(tmp_path: Path):
     def start() -> None:
         procs.extend(subprocess.Popen([str(burn), "-c", "while :; do :; done"]) for _ in range(2))
 
+    def stop() -> None:
+        while procs:
+            p = procs.pop()
+            p.kill()
+            p.wait()
+
+    start.stop = stop  # type: ignore[attr-defined]
     yield start
-    for p in procs:
-        p.kill()
-        p.wait()
+    stop()
 
 
 def test_a_busier_machine_is_never_refuted_and_the_verdict_names_the_speed_and_the_load(
-    cli, benched, two_busy_processes
+    cli, benched, two_busy_processes, tiny_model  # noqa: F811
 ):
-    two_busy_processes()  # only now: the fact was measured without them
-    r = cli("verify", benched["id"], "--json")
-    [res] = r.json()
+    # Busy processes only slow a measurement down: a refutation that says the run got SLOWER than the fact is what
+    # must never happen. A run FASTER than the fact means the fact's own run was disturbed (on this shared machine
+    # by something the control did not see, e.g. the fact's samples spread 20%): the fact is measured again, as a
+    # user would, and verified again — at most 3 times; a refutation in the slower direction fails at once.
+    import sys
+
+    fact_id = benched["id"]
+    for attempt in range(3):
+        two_busy_processes()  # only now: the fact was measured without them
+        r = cli("verify", fact_id, "--json")
+        [res] = r.json()
+        two_busy_processes.stop()
+        if res["verdict"] != "refuted":
+            break
+        assert res["rel_diff"] > 0, res["message"]  # refuted as slower under load: the control failed its job
+        sys.__stderr__.write(f"\n  [{fact_id}] the fact's own run was slower than this one ({res['message']}); "
+                             f"measuring the fact again ({attempt + 1}/3)\n")
+        again = cli("bench", "--json", "--", "-m", str(tiny_model), *BENCH)
+        assert again.exit_code == 0, again.stderr
     assert res["verdict"] != "refuted", res["message"]
     assert res["speed_factor"] is not None and res["control"]["now"]["value"] > 0
     assert "control " in res["message"] and ("faster" in res["message"] or "slower" in res["message"]
