@@ -66,6 +66,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
+def server():  # type: ignore[no-untyped-def]
+    """The stand-in server (factreg/demo/standin.py) on 127.0.0.1, for one test; modules that share one across
+    their tests define their own, module-scoped."""
+    from factreg.demo import standin
+
+    with standin.running() as srv:
+        yield srv
+
+
+@pytest.fixture
 def story_clock(monkeypatch: pytest.MonkeyPatch) -> str:
     """The clock at the case study's time: facts dated 2026-10-26 are a day or two old, whatever the date."""
     monkeypatch.setenv("FACTREG_NOW", STORY_NOW)

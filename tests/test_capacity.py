@@ -11,23 +11,15 @@ level on the holding side, and the rule refutes only on a Wilson interval wholly
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from factreg.demo import standin
 from factreg.measure import quantiles, sweep, verify
 from factreg.measure.measurement import Measurement
 
 BODY = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
 SPEC = "ok,first=0.15,gap=0.005,tokens=2,slowat=4,slowfirst=1.5,model=cap"
-
-
-@pytest.fixture
-def server() -> Iterator[standin.FaultServer]:
-    with standin.running() as srv:
-        yield srv
 
 
 @pytest.fixture

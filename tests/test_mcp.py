@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,6 @@ pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
-
-from factreg.demo import standin  # noqa: E402
 
 READ_TOOLS = {"search_facts", "get_fact", "check_text", "cite", "status"}
 
@@ -135,12 +132,6 @@ def test_record_only_with_allow_write_and_validated_as_the_cli(cli, db_url) -> N
     assert both[0] and "exactly one of value and samples" in both[1]
     assert cli("show", "box/m/ttft", "--json").json()["n"] == 5
     assert cli("show", "box/m/e2e").exit_code != 0  # nothing stored by a refused call
-
-
-@pytest.fixture
-def server() -> Iterator[standin.FaultServer]:
-    with standin.running() as srv:
-        yield srv
 
 
 def test_a_probe_token_appears_in_no_tool_output(cli, db_url, tmp_path, server, monkeypatch) -> None:

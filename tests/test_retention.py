@@ -8,24 +8,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from factreg.demo import standin
 from factreg.registry import retention
 from tests.conftest import ago
 
 BODY = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
 RUNS = 20
 N_REQ = 20
-
-
-@pytest.fixture
-def server() -> Iterator[standin.FaultServer]:
-    with standin.running() as srv:
-        yield srv
 
 
 @pytest.fixture

@@ -15,12 +15,9 @@ test_verify covers) is turned off here: it would add 25 s and could only agree.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from factreg.demo import standin
 
 BODY = {"model": "voice", "messages": [{"role": "system", "content": "You are a voice assistant."},
                                        {"role": "user", "content": "고마워"}]}
@@ -30,12 +27,6 @@ RUNBOOK = (
     "First answer token at p90: <!-- fact: voice/c4/ttft_p90 -->…<!-- /fact --> at 4 concurrent users, "
     "under the budget.\n"
 )
-
-
-@pytest.fixture
-def server() -> Iterator[standin.FaultServer]:
-    with standin.running() as srv:
-        yield srv
 
 
 @pytest.fixture
