@@ -32,7 +32,6 @@ starts (`stream.ArrivalClock.finish` says why), and just after it (`write_ended_
 
 from __future__ import annotations
 
-import asyncio
 import select
 import socket
 import ssl
@@ -49,13 +48,13 @@ from factreg import clock
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 _TIMESPEC = struct.Struct("@qq")  # struct timespec on 64-bit Linux (time_t, long)
-_ANCILLARY = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
+ANCILLARY = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
 SocketOption = Any  # httpcore's SOCKET_OPTION tuples
 
 
 def enable(sock: socket.socket) -> bool:
     """Ask the kernel to stamp the packets `sock` receives; False where it cannot (then reads use the user clock)."""
-    if not sys.platform.startswith("linux") or not _ANCILLARY or isinstance(sock, ssl.SSLSocket):
+    if not sys.platform.startswith("linux") or not ANCILLARY or isinstance(sock, ssl.SSLSocket):
         return False
     if sock.family not in (socket.AF_INET, socket.AF_INET6):
         return False
@@ -75,7 +74,7 @@ def stamp_of(ancillary: Iterable[tuple[int, int, bytes]]) -> int | None:
     return None
 
 
-class _Stamps:
+class Stamps:
     """What the latest read and write of one connection saw, on the monotonic clock (nanoseconds)."""
 
     def __init__(self, kernel: bool):
@@ -107,7 +106,7 @@ class _Stamps:
         self.write_ended_ns = time.perf_counter_ns()
 
 
-def _readable(sock: socket.socket) -> bool:
+def readable(sock: socket.socket) -> bool:
     """Whether a read would return at once (data or the end): how httpcore decides a kept-alive connection is dead."""
     if sock.fileno() < 0:
         return True
@@ -124,7 +123,7 @@ class StampedStream(httpcore.NetworkStream):
     def __init__(self, inner: httpcore.NetworkStream):
         self.inner = inner
         self.sock: socket.socket = inner.get_extra_info("socket")
-        self.stamps = _Stamps(enable(self.sock))
+        self.stamps = Stamps(enable(self.sock))
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         if not self.stamps.kernel:
@@ -133,7 +132,7 @@ class StampedStream(httpcore.NetworkStream):
             return data
         try:
             self.sock.settimeout(timeout)
-            data, ancillary, _flags, _addr = self.sock.recvmsg(max_bytes, _ANCILLARY)
+            data, ancillary, _flags, _addr = self.sock.recvmsg(max_bytes, ANCILLARY)
         except TimeoutError as exc:
             raise httpcore.ReadTimeout(exc) from exc
         except OSError as exc:
@@ -203,152 +202,3 @@ class StampingBackend(httpcore.NetworkBackend):
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
-
-
-class AsyncStampedStream(httpcore.AsyncNetworkStream):
-    """A TCP connection on the running asyncio loop, read with `recvmsg` when the socket is readable (an asyncio
-    transport would read it itself, without the stamps)."""
-
-    def __init__(self, sock: socket.socket):
-        self.sock = sock
-        self.stamps = _Stamps(enable(sock))
-
-    async def _wait(self, timeout: float | None, writing: bool = False) -> None:
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[bool] = loop.create_future()
-
-        def wake(readable: bool = True) -> None:
-            if not ready.done():
-                ready.set_result(readable)
-
-        add, remove = (loop.add_writer, loop.remove_writer) if writing else (loop.add_reader, loop.remove_reader)
-        # By its number, not the socket object: the selector's look-up of a new object formats the object's repr
-        # into the KeyError it catches (~17 µs a read, 0.4 ms a request).
-        fd = self.sock.fileno()
-        add(fd, wake)
-        # A timer on the loop rather than asyncio.wait_for, which wraps each wait in more machinery (a read of a
-        # streamed chunk is one wait).
-        timer = loop.call_later(timeout, wake, False) if timeout is not None else None
-        try:
-            if not await ready:
-                raise asyncio.TimeoutError
-        finally:
-            remove(fd)
-            if timer is not None:
-                timer.cancel()
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        while True:
-            try:
-                if self.stamps.kernel:
-                    data, ancillary, _flags, _addr = self.sock.recvmsg(max_bytes, _ANCILLARY)
-                    self.stamps.read(ancillary)
-                else:
-                    data = self.sock.recv(max_bytes)
-                    self.stamps.plain_read()
-                return data
-            except (BlockingIOError, InterruptedError):
-                pass
-            except OSError as exc:
-                raise httpcore.ReadError(exc) from exc
-            try:
-                await self._wait(timeout)
-            except asyncio.TimeoutError as exc:
-                raise httpcore.ReadTimeout(exc) from exc
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if not buffer:
-            return
-        self.stamps.before_write()
-        view = memoryview(buffer)
-        while view:
-            try:
-                n = self.sock.send(view)
-                view = view[n:]
-                continue
-            except (BlockingIOError, InterruptedError):
-                pass
-            except OSError as exc:
-                raise httpcore.WriteError(exc) from exc
-            try:
-                await self._wait(timeout, writing=True)
-            except asyncio.TimeoutError as exc:
-                raise httpcore.WriteTimeout(exc) from exc
-        self.stamps.after_write()
-
-    async def aclose(self) -> None:
-        self.sock.close()
-
-    async def start_tls(
-        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
-    ) -> httpcore.AsyncNetworkStream:
-        # Only `http://` is routed here (`http.make_async_client`); an https URL keeps httpx's own transport.
-        raise httpcore.ConnectError("TLS is not handled by the kernel-stamped stream")
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "socket":
-            return self.sock
-        if info == "is_readable":
-            return _readable(self.sock)
-        if info in ("client_addr", "server_addr"):
-            try:
-                return self.sock.getsockname() if info == "client_addr" else self.sock.getpeername()
-            except OSError:
-                return None
-        return None
-
-
-class AsyncStampingBackend(httpcore.AsyncNetworkBackend):
-    """TCP connections on the running asyncio loop whose reads keep kernel arrival stamps."""
-
-    def __init__(self) -> None:
-        keep_stamping()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[SocketOption] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        try:
-            return await asyncio.wait_for(self._connect(host, port, local_address, socket_options), timeout)
-        except asyncio.TimeoutError as exc:
-            raise httpcore.ConnectTimeout(exc) from exc
-        except OSError as exc:
-            raise httpcore.ConnectError(exc) from exc
-
-    async def _connect(
-        self, host: str, port: int, local_address: str | None, socket_options: Iterable[SocketOption] | None
-    ) -> AsyncStampedStream:
-        loop = asyncio.get_running_loop()
-        infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        error: OSError = OSError(f"no address for {host}")
-        for family, kind, proto, _name, address in infos:
-            sock = socket.socket(family, kind, proto)
-            try:
-                sock.setblocking(False)
-                if local_address is not None:
-                    sock.bind((local_address, 0))
-                for option in socket_options or ():
-                    sock.setsockopt(*option)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                await loop.sock_connect(sock, address)
-            except OSError as exc:
-                sock.close()
-                error = exc
-                continue
-            except BaseException:
-                sock.close()
-                raise
-            return AsyncStampedStream(sock)
-        raise error
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[SocketOption] | None = None
-    ) -> httpcore.AsyncNetworkStream:  # pragma: no cover - factreg connects over TCP
-        raise httpcore.ConnectError("unix sockets are not handled by the kernel-stamped stream")
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)

@@ -23,8 +23,10 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from factreg.measure import wire
+from factreg.measure.http import USER_AGENT
 from factreg.measure.stream import (
     DEFAULT_MAX_BYTES,
     ArrivalClock,
@@ -37,9 +39,6 @@ from factreg.measure.stream import (
     transport_failure,
 )
 from factreg.registry.verdicts import Verdict
-
-if TYPE_CHECKING:
-    import httpx
 
 WRITTEN = "http11.send_request_body.complete"
 CONNECTED = "connection.connect_tcp.complete"
@@ -79,6 +78,30 @@ class LoadRun:
     wall: float = 0.0  # seconds from the first scheduled send to the last reply's end
 
 
+class OneAtATime:
+    """Streamed requests one after another through the lean client (`measure/wire.py`), each on a connection of
+    its own, as the sequential probe sends them: one event loop for the run, one request on it at a time."""
+
+    def __init__(self, timeout: float):
+        self.loop = asyncio.new_event_loop()
+        self.pool = wire.Pool(timeout, keepalive=False)
+
+    def request(
+        self, url: str, headers: Mapping[str, str], body: Any, timeout: float, kind: str, max_bytes: int
+    ) -> RequestTrace:
+        return self.loop.run_until_complete(astream_request(self.pool, url, headers, body, timeout, kind, max_bytes))
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.pool.aclose())
+        self.loop.close()
+
+    def __enter__(self) -> OneAtATime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def arrivals(load: Load, count: int) -> list[float]:
     """Scheduled send times (seconds after the start) of `count` requests in rate mode."""
     rng = random.Random(load.seed)
@@ -93,7 +116,7 @@ def arrivals(load: Load, count: int) -> list[float]:
 
 
 async def astream_request(
-    client: httpx.AsyncClient,
+    client: wire.Pool,
     url: str,
     headers: Mapping[str, str],
     body: Any,
@@ -109,63 +132,34 @@ async def astream_request(
     its body was written. A kept-alive connection that the server closed as the request went out (no byte of an
     answer; a server may close an idle connection at any time, RFC 9112 §9.3.1, and llama-server does) is not the
     server failing the request: it is sent once more, on a new connection, with a new trace.
-    """
-    import httpx
 
+    `http://` URLs go through the lean client (`measure/wire.py`); others through httpx (`client.fallback()`).
+    """
     content = json.dumps(body, ensure_ascii=False).encode("utf-8")
     trace = RequestTrace(kind=kind)
     reading = Reading(trace, url, max_bytes)
     ticks = time.perf_counter_ns
     events: dict[str, int] = {}
-
-    async def on_event(name: str, info: dict[str, Any]) -> None:
-        if name in (WRITTEN, CONNECTED):
-            events.setdefault(name, ticks())
-
-    state = {"started": False}
+    state = {"started": False, "reused": False}
     t0 = ticks()
     trace.started = t0 / 1e9
     arrival = ArrivalClock(t0)
-
-    async def exchange() -> None:
-        async with client.stream(
-            "POST", url, content=content, headers=stream_headers(headers), timeout=httpx.Timeout(timeout),
-            extensions={"trace": on_event},
-        ) as resp:
-            arrival.attach(resp)
-            trace.first_byte = arrival.now(count=False)
-            state["started"] = True
-            trace.status = resp.status_code
-            if resp.status_code >= 300:
-                body_bytes = b""
-                if resp.status_code >= 400:
-                    async for part in resp.aiter_bytes():
-                        body_bytes += part
-                        if len(body_bytes) >= 4096:
-                            break
-                failure = status_failure(
-                    resp.status_code, resp.headers.get("location"), url, lambda: error_detail(body_bytes)
-                )
-                assert failure is not None
-                raise failure
-            reading.check_headers(resp.headers.get("content-type", ""))
-            async for chunk in resp.aiter_bytes():
-                reading.feed(chunk, arrival.now())
-            reading.close(arrival.end())
-
+    lean = wire.handles(url)
+    exchange = _wire_exchange if lean else _httpx_exchange
     try:
         # One deadline for the whole request (connect, headers, every byte), as the sync probe's watchdog.
-        await asyncio.wait_for(exchange(), timeout)
+        await asyncio.wait_for(
+            exchange(client, url, headers, content, timeout, trace, reading, arrival, events, state), timeout
+        )
     except ProbeFailure:
         raise
     except asyncio.TimeoutError as exc:
         raise transport_failure(exc, url, timeout, state["started"], True, trace.n_chunks) from None
-    except (httpx.TimeoutException, httpx.TransportError) as exc:
-        stale = isinstance(exc, httpx.RemoteProtocolError) and not state["started"] and CONNECTED not in events
-        if stale and retry_stale:  # a pooled connection (no connect of its own) closed before any answer
+    except Exception as exc:  # noqa: BLE001 - transport errors and SSEError: one line, never a traceback
+        if _stale(exc, lean, state, events) and retry_stale:  # a pooled connection closed before any answer
             return await astream_request(client, url, headers, body, timeout, kind, max_bytes, scheduled, False)
-        raise transport_failure(exc, url, timeout, state["started"], False, trace.n_chunks) from None
-    except Exception as exc:  # noqa: BLE001 - SSEError and the like: one line, never a traceback
+        if _transport_error(exc):
+            raise transport_failure(exc, url, timeout, state["started"], False, trace.n_chunks) from None
         raise ProbeFailure(Verdict.ERROR, str(exc) or type(exc).__name__) from None
     for name, key in (("connected", CONNECTED), ("written", WRITTEN)):
         if key in events:
@@ -175,6 +169,158 @@ async def astream_request(
         sent_at = t0 / 1e9 + (trace.written if trace.written is not None else 0.0)
         trace.queued = max(0.0, sent_at - scheduled)
     return reading.finish()
+
+
+def _stale(exc: Exception, lean: bool, state: dict[str, bool], events: dict[str, int]) -> bool:
+    """Whether `exc` is a kept-alive connection the server closed before any answer (worth one more try)."""
+    if state["started"] or CONNECTED in events:
+        return False
+    if lean:
+        return isinstance(exc, wire.ClosedBeforeReply) and state["reused"]
+    import httpx
+
+    return isinstance(exc, httpx.RemoteProtocolError)
+
+
+def _transport_error(exc: Exception) -> bool:
+    if isinstance(exc, wire.WireError):
+        return True
+    import httpx
+
+    return isinstance(exc, (httpx.TimeoutException, httpx.TransportError))
+
+
+async def _wire_exchange(
+    client: wire.Pool,
+    url: str,
+    headers: Mapping[str, str],
+    content: bytes,
+    timeout: float,
+    trace: RequestTrace,
+    reading: Reading,
+    arrival: ArrivalClock,
+    events: dict[str, int],
+    state: dict[str, bool],
+) -> None:
+    """One request on a kept-alive connection of the lean client (a new one when none is idle)."""
+    key = wire.key_of(url)
+    conn = client.take(key)
+    if conn is None:
+        conn = await client.connect(key)
+        events[CONNECTED] = time.perf_counter_ns()
+    else:
+        state["reused"] = True
+    parser = wire.ReplyParser()
+    keep = False
+    try:
+        arrival.stamps = conn.stamps
+        try:
+            await conn.write(wire.request_head(url, stream_headers(headers), len(content), USER_AGENT) + content)
+        except OSError as exc:
+            raise wire.ClosedBeforeReply(f"the connection failed as the request went out ({exc})") from None
+        events[WRITTEN] = time.perf_counter_ns()
+        conn.requests += 1
+        error_body: list[bytes] = []
+
+        def on_data(data: bytes) -> bool:
+            if not data and trace.status is not None and trace.status >= 300:
+                raise _failure(url, trace.status, parser, error_body)  # the error's body ended with the connection
+            if data:
+                parts = parser.feed(data)
+            else:
+                parser.eof()
+                parts = []
+            head = parser.head
+            if head is None:
+                return False
+            if not state["started"]:
+                trace.first_byte = arrival.now(count=False)
+                state["started"] = True
+                trace.status = head.status
+                if head.status < 300:
+                    reading.check_headers(head.headers.get("content-type", ""))
+            if head.status >= 300:
+                error_body.extend(parts)
+                if head.status < 400 or parser.done or sum(map(len, error_body)) >= 4096:
+                    raise _failure(url, head.status, parser, error_body)
+                return False
+            if parts:
+                at = arrival.now()
+                for part in parts:
+                    reading.feed(part, at)
+            if parser.done:
+                reading.close(arrival.end())
+                return True
+            return False
+
+        try:
+            await conn.receive(on_data)
+        except OSError as exc:
+            if not parser.received:
+                raise wire.ClosedBeforeReply(f"the connection was reset before any answer ({exc})") from None
+            raise wire.ProtocolError(f"the connection failed mid-reply ({exc})") from None
+        keep = parser.reusable
+    finally:
+        if keep:
+            client.give(conn)
+        else:
+            conn.close()
+
+
+def _failure(url: str, status: int, parser: wire.ReplyParser, body: list[bytes]) -> ProbeFailure:
+    """The failure an HTTP status of 300 or more means, with the start of its body."""
+    assert parser.head is not None
+    text = b"".join(body)
+    failure = status_failure(status, parser.head.headers.get("location"), url, lambda: error_detail(text))
+    assert failure is not None
+    return failure
+
+
+async def _httpx_exchange(
+    client: wire.Pool,
+    url: str,
+    headers: Mapping[str, str],
+    content: bytes,
+    timeout: float,
+    trace: RequestTrace,
+    reading: Reading,
+    arrival: ArrivalClock,
+    events: dict[str, int],
+    state: dict[str, bool],
+) -> None:
+    """One request through httpx (URLs the lean client does not carry: `https://`, credentials in the URL)."""
+    import httpx
+
+    ticks = time.perf_counter_ns
+
+    async def on_event(name: str, info: dict[str, Any]) -> None:
+        if name in (WRITTEN, CONNECTED):
+            events.setdefault(name, ticks())
+
+    async with client.fallback().stream(
+        "POST", url, content=content, headers=stream_headers(headers), timeout=httpx.Timeout(timeout),
+        extensions={"trace": on_event},
+    ) as resp:
+        arrival.attach(resp)
+        trace.first_byte = arrival.now(count=False)
+        state["started"] = True
+        trace.status = resp.status_code
+        if resp.status_code >= 300:
+            body_bytes = b""
+            if resp.status_code >= 400:
+                async for part in resp.aiter_bytes():
+                    body_bytes += part
+                    if len(body_bytes) >= 4096:
+                        break
+            failure = status_failure(
+                resp.status_code, resp.headers.get("location"), url, lambda: error_detail(body_bytes)
+            )
+            assert failure is not None
+            raise failure
+        reading.check_headers(resp.headers.get("content-type", ""))
+        async for chunk in resp.aiter_bytes():
+            reading.feed(chunk, arrival.now())
+        reading.close(arrival.end())
 
 
 async def run(
@@ -188,7 +334,7 @@ async def run(
     timeout: float,
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Callable[[str], None] | None = None,
-    client: httpx.AsyncClient | None = None,
+    client: wire.Pool | None = None,
 ) -> LoadRun:
     """Send `warmup` + `n` requests (fewer when `duration` ends first) under `load`; every outcome is kept."""
     from factreg.measure.http import make_async_client

@@ -749,10 +749,13 @@ def stream_request(
 def transport_failure(
     exc: Exception, url: str, timeout: float, started: bool, deadline: bool, n_chunks: int
 ) -> ProbeFailure:
-    """The failure an httpx transport error means: unreachable before the reply began, an error after."""
+    """The failure a transport error (httpx's or the lean client's, `measure/wire.py`) means: unreachable before the
+    reply began, an error after."""
     import httpx
 
-    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+    from factreg.measure import wire
+
+    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, wire.ConnectFailed)):
         return ProbeFailure(Verdict.UNREACHABLE, f"cannot connect to {where(url)}: {_short(exc)}")
     if deadline or isinstance(exc, httpx.TimeoutException):
         if not started:
