@@ -78,7 +78,7 @@ def row_problems(rows: list[dict]) -> list[str]:
         if r["id"] != f"{lang}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:12]}":
             out.append(f"{where}: id does not follow from the text")
         split = "unseen" if int(hashlib.sha256(r["id"].encode()).hexdigest(), 16) % 3 == 0 else "tune"
-        if r["split"] != split and r["split"] not in ("fresh", "fresh2", "fresh3"):  # later batches, work/fresh*_*
+        if r["split"] != split and r["split"] not in ("fresh", "fresh2", "fresh3", "fresh4"):  # later batches, work/fresh*_*
             out.append(f"{where}: split {r['split']!r}, the hash of the id says {split!r}")
         if r["kind"] not in ("claim", "target", "none"):
             out.append(f"{where}: kind {r['kind']!r}")
@@ -112,7 +112,7 @@ def count_problems(rows: list[dict]) -> list[str]:
         unseen_claims = sum(1 for r in sel if r.get("split") == "unseen" and r.get("claim"))
         if unseen_claims < MIN_UNSEEN_CLAIMS:
             out.append(f"{lang}: {unseen_claims} sentences with claims in the unseen split, fewer than 100")
-        for batch in ("fresh", "fresh2", "fresh3"):  # each later batch is scored once as a held-out set of its own
+        for batch in ("fresh", "fresh2", "fresh3", "fresh4"):  # each later batch is scored once as a held-out set of its own
             fresh_claims = sum(1 for r in sel if r.get("split") == batch and r.get("claim"))
             if fresh_claims < MIN_UNSEEN_CLAIMS:
                 out.append(f"{lang}: {fresh_claims} sentences with claims in the {batch} batch, fewer than 100")

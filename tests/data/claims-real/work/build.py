@@ -22,9 +22,9 @@ KINDS = {"C": "claim", "T": "target", "N": "none"}
 
 
 def split_of(id_: str, labels: str = "") -> str:
-    """`fresh`, `fresh2`, `fresh3` for every sentence of a `fresh_*`, `fresh2_*`, `fresh3_*` label file (later batches, each labelled
+    """`fresh`, `fresh2`, `fresh3`, `fresh4` for every sentence of a `fresh_*` … `fresh4_*` label file (later batches, each labelled
     before the rules it measures were last changed, and scored once); else `unseen` for a third of the ids (by hash), `tune` for the rest."""
-    if labels.startswith(("fresh_", "fresh2_", "fresh3_")):
+    if labels.startswith(("fresh_", "fresh2_", "fresh3_", "fresh4_")):
         return labels.split("_", 1)[0]
     return "unseen" if int(hashlib.sha256(id_.encode()).hexdigest(), 16) % 3 == 0 else "tune"
 
