@@ -363,21 +363,64 @@ def main() -> None:
             lines.append(f"| {lang} | {cell(tp0, f0)} | {cell(tp1, f1)} | {cell(tp0, p0)} | {cell(tp1, p1)} |")
         print("\n".join(lines))
         return
-    ship = SHIP + (("fresh3",) if "--with-fresh3" in sys.argv else ())
-    rows = load(allow=HELD if "fresh3" in ship else ())
-    featured = featurise(rows)
-    model = train([e for r in featured if r.batch in ship for e in r.examples], design)
+    if "--speed" in sys.argv:
+        print(speed(train([e for r in featurise(load()) if r.batch in SHIP for e in r.examples], design)))
+        return
+    if "--write" not in sys.argv:
+        raise SystemExit(__doc__)
+    path = Path(sys.argv[sys.argv.index("--write") + 1])
+    model = train([e for r in featurise(load()) if r.batch in SHIP for e in r.examples], design)
+    path.write_text(dump(model), encoding="utf-8")
+    print(f"wrote {path} ({len(model.weights)} weights)")
+
+
+def dump(model: claimmodel.Model) -> str:
+    """The model as claimmodel.load reads it."""
     out = {
-        "about": f"{design.name}; trained by bench/train_claims.py on {'+'.join(ship)}",
+        "about": f"{model.about}; trained by bench/train_claims.py on {'+'.join(SHIP)}",
         "bias": model.bias,
         "veto": model.veto,
         "add": model.add,
         "weights": model.weights,
     }
-    claimmodel.WEIGHTS.write_text(
-        json.dumps(out, ensure_ascii=False, sort_keys=True, indent=0) + "\n", encoding="utf-8"
+    return json.dumps(out, ensure_ascii=False, sort_keys=True, indent=0) + "\n"
+
+
+def speed(model: claimmodel.Model, n_docs: int = 2000, reps: int = 5) -> str:
+    """CPU time of `lint_text` over generated documents (bench/bench_docs.py's), rules alone and with the model,
+    interleaved in the same run; medians of `reps`."""
+    import statistics
+    import time
+
+    from bench_docs import render_doc
+
+    lines = []
+    for name, share in (("runbook-like", 0.03), ("dense", 0.27)):
+        rnd = random.Random(SEED)
+        docs = [render_doc(rnd, i, [], share) for i in range(n_docs)]
+        size = sum(len(d.encode("utf-8")) for d in docs)
+        reached = 0
+        for d in docs:
+            dismissed: list[lint.Candidate] = []
+            found = lint._scan(d, False, True, dismissed)
+            reached += len(claimmodel.groups(d, found, dismissed))
+        rules_t, model_t = [], []
+        for _ in range(reps):
+            t0 = time.process_time()
+            n0 = sum(len(lint.lint_text(d)) for d in docs)
+            rules_t.append(time.process_time() - t0)
+            t0 = time.process_time()
+            n1 = sum(len(lint.lint_text(d, model=model)) for d in docs)
+            model_t.append(time.process_time() - t0)
+        a, b = statistics.median(rules_t), statistics.median(model_t)
+        lines.append(
+            f"| {name} | {n_docs:,} ({size / 1e6:.1f} MB) | {reached:,} | {a:.3f} ({n0:,} claims) "
+            f"| {b:.3f} ({n1:,} claims) | **{b / a:.2f}×** |"
+        )
+    return (
+        "| documents | files | sentences reaching the model | rules alone, CPU s | rules + model, CPU s | ratio |\n"
+        "|---|---|---|---|---|---|\n" + "\n".join(lines)
     )
-    print(f"wrote {claimmodel.WEIGHTS} ({len(model.weights)} weights)")
 
 
 if __name__ == "__main__":

@@ -1,22 +1,24 @@
-"""A learned second opinion on the lint's rules: a logistic regression over the words of a sentence that holds a
-number with a unit, trained on the real-sentence corpus (tests/data/claims-real) by bench/train_claims.py.
+"""A learned second opinion on the lint's rules (an experiment; the lint does not use it): a logistic regression
+over the words of a sentence that holds a number with a unit, trained on the real-sentence corpus
+(tests/data/claims-real) by bench/train_claims.py, which also measures it.
 
 The rules in factreg.docs.lint find every number with a unit and say which are claims, which are targets and which
 are neither ("dismissed"). This module reads, for each sentence holding at least one of them (and only those), the
 words of the sentence, the words right before and after each number, its unit and what the rules made of it, and
-gives the probability that the sentence holds a claim. Then:
+gives the probability that the sentence holds a claim. Then, in `lint_text(..., model=M)`:
 
 - **veto**: when the rules found claims in a sentence and the probability is below the model's `veto` threshold,
-  those findings become kind "vetoed" (reported only with `targets=True`, as targets are; they never fail the lint);
+  those findings become kind "vetoed" (listed only with `targets=True`, as targets are; they never fail the lint);
 - **add**: when the rules found no claim in a sentence and the probability is above its `add` threshold, the
   sentence's first number the rules called a target or dismissed becomes a claim.
 
 Either way the finding's `by` is "model" (the rules' own findings say "rules"), so a reader can tell who decided.
 A sentence is a line, or a part of a line ended by `.`, `!` or `?` and a space (a table row is one sentence).
+Features are strings (`w:latency`, `L1:took`, `u:claim:ms`, `n:dismissed:1`, …); digits read as `0`, letters
+lower-cased. Nothing here reads the clock, the network or the corpus.
 
-The weights are in claimmodel.json beside this module (package data), loaded once, on first use. Features are
-strings (`w:latency`, `b:took 0`, `L1:took`, `u:claim:ms`, …); digits read as `0`, letters lower-cased. Nothing
-here reads the clock, the network or the corpus.
+Why it is not used (docs/lint-model.md): chosen by leave-one-batch-out over three batches and scored once on a
+fourth, it changed one Korean sentence of 463 and nothing in English; it did not beat the rules in both languages.
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-WEIGHTS = Path(__file__).with_name("claimmodel.json")
 
 # start, end, value, unit, kind ("claim", "target", "vetoed", "dismissed"), by ("rules" or "model")
 Decided = tuple[int, int, str, str, str, str]
@@ -59,24 +59,16 @@ class Model:
         return e / (1.0 + e)
 
 
-_LOADED: list[Model] = []
-
-
-def load(path: Path = WEIGHTS) -> Model:
-    """The shipped model, read once."""
-    if _LOADED and path == WEIGHTS:
-        return _LOADED[0]
+def load(path: Path) -> Model:
+    """A model written by bench/train_claims.py (`--write PATH`)."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    model = Model(
+    return Model(
         {str(k): float(v) for k, v in data["weights"].items()},
         float(data["bias"]),
         float(data["veto"]),
         float(data["add"]),
         str(data.get("about", "")),
     )
-    if path == WEIGHTS:
-        _LOADED.append(model)
-    return model
 
 
 def sentences(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
@@ -163,9 +155,8 @@ def groups(text: str, found: list[Candidate], dismissed: list[Candidate]) -> lis
     return out
 
 
-def decide(text: str, found: list[Candidate], dismissed: list[Candidate], model: Model | None = None) -> list[Decided]:
+def decide(text: str, found: list[Candidate], dismissed: list[Candidate], model: Model) -> list[Decided]:
     """The rules' findings (`found`: claims and targets) with the model's vetoes and additions, in order."""
-    model = model or load()
     out: list[Decided] = []
     for lo, hi, cands in groups(text, found, dismissed):
         claims = [c for c in cands if c[4] == "claim"]

@@ -130,7 +130,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from factreg.docs import literals, markdown
+from factreg.docs import claimmodel, literals, markdown
 
 
 @dataclass(frozen=True)
@@ -1747,15 +1747,17 @@ _CLOCK_SECOND_BEFORE = literals.screened(_CLOCK_SECOND_BEFORE)
 
 
 def lint_text(
-    text: str, path: str = "<text>", include_code: bool = False, targets: bool = False, model: bool | None = None
+    text: str,
+    path: str = "<text>",
+    include_code: bool = False,
+    targets: bool = False,
+    model: claimmodel.Model | None = None,
 ) -> list[Finding]:
     """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
-    settings (findings of kind "target") and the rules' claims the model vetoed (kind "vetoed"). `model`: whether
-    the learned second opinion (factreg.docs.claimmodel) may veto or add claims; None: MODEL."""
-    return _lint(text, path, include_code, targets, prefilter=True, model=MODEL if model is None else model)
-
-
-MODEL = False  # whether lint_text asks factreg.docs.claimmodel by default
+    settings (findings of kind "target"). With a `model` (factreg.docs.claimmodel: an experiment, not used by the
+    CLI), it may veto the rules' claims in a sentence (kind "vetoed", listed with `targets`) or add one; such
+    findings have `by == "model"`."""
+    return _lint(text, path, include_code, targets, prefilter=True, model=model)
 
 
 def _has_table(text: str) -> bool:
@@ -1797,17 +1799,15 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
 
 
 def _lint(
-    text: str, path: str, include_code: bool, targets: bool, prefilter: bool, model: bool = False
+    text: str, path: str, include_code: bool, targets: bool, prefilter: bool, model: claimmodel.Model | None = None
 ) -> list[Finding]:
     """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
     against)."""
-    dismissed: list[Candidate] | None = [] if model else None
+    dismissed: list[Candidate] | None = None if model is None else []
     found = _scan(text, include_code, prefilter, dismissed)
     decided: list[tuple[int, int, str, str, str, str]]
-    if model and (found or dismissed):
-        from factreg.docs import claimmodel
-
-        decided = claimmodel.decide(text, found, dismissed or [])
+    if model is not None and (found or dismissed):
+        decided = claimmodel.decide(text, found, dismissed or [], model)
     else:
         decided = [(*c, "rules") for c in found]
     if not targets:
