@@ -17,8 +17,9 @@ A sentence is a line, or a part of a line ended by `.`, `!` or `?` and a space (
 Features are strings (`w:latency`, `L1:took`, `u:claim:ms`, `n:dismissed:1`, …); digits read as `0`, letters
 lower-cased. Nothing here reads the clock, the network or the corpus.
 
-Why it is not used (docs/lint-model.md): chosen by leave-one-batch-out over three batches and scored once on a
-fourth, it changed one Korean sentence of 463 and nothing in English; it did not beat the rules in both languages.
+Why it is not used (docs/performance.md, "A learned second opinion"): chosen by leave-one-batch-out over three
+batches and scored once on a fourth, it changed one Korean sentence of 463 and nothing in English; it did not beat
+the rules in both languages.
 """
 
 from __future__ import annotations
