@@ -17,8 +17,10 @@ Modes:
   rules alone; writes bench/results/lint_real_model_lobo.md.
 - `--fresh3`: the chosen design (CHOSEN), trained on batch1+fresh+fresh2, scored once on fresh3 (figures only; no
   fresh3 sentence is printed); writes bench/results/lint_real_model_fresh3.md.
-- default (`--write`): trains the chosen design on the shipping batches (SHIP) and writes
-  factreg/docs/claimmodel.json.
+- `--speed`: CPU time of `lint_text` with and without the chosen model (trained on batch1+fresh+fresh2) over
+  documents generated as bench/bench_docs.py makes them, in the same run.
+- `--write PATH`: trains the chosen design on batch1+fresh+fresh2 and writes it as claimmodel.load reads it (the
+  model was not adopted, so no weights ship with factreg: docs/performance.md, "A learned second opinion").
 
 Run: `python bench/train_claims.py --lobo`.
 """
