@@ -451,7 +451,9 @@ def _findings_json(findings: list) -> list[dict]:  # type: ignore[type-arg]
 
     from factreg.docs.lint import Finding
 
-    names = [f.name for f in fields(Finding)]  # a Finding holds only strings and numbers: no deep copy needed
+    # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (the CLI passes
+    # no model to the lint: factreg.docs.claimmodel), so the JSON keeps its keys
+    names = [f.name for f in fields(Finding) if f.name != "by"]
     return [{k: (str(v) if isinstance(v, Path) else v) for k in names for v in (getattr(f, k),)} for f in findings]
 
 

@@ -130,7 +130,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from factreg.docs import literals, markdown
+from factreg.docs import claimmodel, literals, markdown
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,8 @@ class Finding:
     text: str  # e.g. "28 tok/s", "30~60초", "3.1× slower", "11.9 ± 7.2 tok/s"
     value: str  # e.g. "28", "30~60", "3.1", "11.9 ± 7.2"
     unit: str  # e.g. "tok/s", "s", "ms", "×", "min", "%", "" (a bare spread)
-    kind: str = "claim"  # "claim", or "target" (a target, limit or setting; reported only when asked)
+    kind: str = "claim"  # "claim", "target" (a target, limit or setting) or "vetoed"; only claims fail the lint
+    by: str = "rules"  # "rules", or "model" when factreg.docs.claimmodel vetoed or added it
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -635,9 +636,12 @@ def _candidates(
     text: str,
     skipped: Callable[[int, int], bool] = lambda a, b: False,
     windows: list[tuple[int, int]] | None = None,
+    dismissed: list[Candidate] | None = None,
 ) -> list[Candidate]:
     """(start, end, value, unit, kind) of every claim and target in `text` outside the `skipped` regions; with
-    `windows` (from _windows), the patterns are only run there."""
+    `windows` (from _windows), the patterns are only run there. With a `dismissed` list, the numbers with a unit
+    that the rules found to be neither (a name, a clock time, a size, a hypothetical, …) are appended to it, of
+    kind "dismissed" (what factreg.docs.claimmodel reads)."""
     out: list[Candidate] = []
     append = out.append
     ctx = _Context(text)
@@ -645,36 +649,14 @@ def _candidates(
         start = m.start()
         if skipped(start, m.end()):
             continue
-        group = m.lastgroup or ""
-        kind = _KIND.get(group)
-        if group[0] == "p" or group == "n2":  # a ± spread, with or without a unit
-            n2_end = m.end("n2")
-            value = text[start:n2_end]
-            if kind is None or kind in _RELATIVE:
-                append((start, n2_end, value, "", ctx.spread_kind(start, n2_end)))
-                continue
-            end = m.end()
-            append((start, end, value, _NORMAL[kind], ctx.spread_kind(start, end)))
+        if dismissed is not None:
+            before = len(out)
+            _claim_match(m, text, ctx, append)
+            if len(out) == before:
+                group = m.lastgroup or ""
+                dismissed.append((start, m.end(), m.group("n1"), _NORMAL.get(_KIND.get(group, ""), ""), "dismissed"))
             continue
-        if kind is None:  # pragma: no cover - the pattern always ends with a unit here
-            continue
-        u_start = m.start(group)
-        end = m.end()
-        n3_end = m.end("n3")
-        num_end = n3_end if n3_end >= 0 else m.end("n1")
-        if num_end == u_start and n3_end < 0 and kind in ("s", "x", "xcap", "h"):
-            digits = m.group("n1")
-            if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)):
-                continue  # `RTX 2080s`, `3700x`, `the 401s`
-            if kind == "s" and digits.isdigit() and _PRODUCT_BEFORE.search(text, max(0, start - 20), start):
-                continue  # `Vega 10s`, `Radeon 7s`: a product's name in the plural
-        if _NAME_AFTER.match(text, end):
-            continue  # `-5s-Diffusers`: part of a name
-        verdict = ctx.classify(start, u_start, end, kind)
-        if verdict is None:
-            continue
-        end, what = verdict
-        append((start, end, text[start:num_end], _NORMAL[kind], what))
+        _claim_match(m, text, ctx, append)
     for rx, rx_windows in _extra_runs(text, windows):
         for m in _finditer(rx, text, rx_windows):
             if skipped(m.start(), m.end()):
@@ -682,6 +664,8 @@ def _candidates(
             found = ctx.extra(m)
             if found is not None:
                 out.append(found)
+            elif dismissed is not None:
+                dismissed.append((m.start(), m.end(), m.group("n1"), "", "dismissed"))
     if "|" in text and "--" in text:
         taken = [(c[0], c[1]) for c in out]
         for c in _header_cells(text, skipped):
@@ -695,6 +679,41 @@ def _candidates(
             continue
         kept.append(c)
     return ctx.rows(kept)
+
+
+def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
+    """The claim or target a match of _CLAIM is, appended; nothing when it is neither."""
+    start = m.start()
+    group = m.lastgroup or ""
+    kind = _KIND.get(group)
+    if group[0] == "p" or group == "n2":  # a ± spread, with or without a unit
+        n2_end = m.end("n2")
+        value = text[start:n2_end]
+        if kind is None or kind in _RELATIVE:
+            append((start, n2_end, value, "", ctx.spread_kind(start, n2_end)))
+            return
+        end = m.end()
+        append((start, end, value, _NORMAL[kind], ctx.spread_kind(start, end)))
+        return
+    if kind is None:  # pragma: no cover - the pattern always ends with a unit here
+        return
+    u_start = m.start(group)
+    end = m.end()
+    n3_end = m.end("n3")
+    num_end = n3_end if n3_end >= 0 else m.end("n1")
+    if num_end == u_start and n3_end < 0 and kind in ("s", "x", "xcap", "h"):
+        digits = m.group("n1")
+        if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)):
+            return  # `RTX 2080s`, `3700x`, `the 401s`
+        if kind == "s" and digits.isdigit() and _PRODUCT_BEFORE.search(text, max(0, start - 20), start):
+            return  # `Vega 10s`, `Radeon 7s`: a product's name in the plural
+    if _NAME_AFTER.match(text, end):
+        return  # `-5s-Diffusers`: part of a name
+    verdict = ctx.classify(start, u_start, end, kind)
+    if verdict is None:
+        return
+    end, what = verdict
+    append((start, end, text[start:num_end], _NORMAL[kind], what))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1727,10 +1746,18 @@ _CLOCK_HOUR_BEFORE = literals.screened(_CLOCK_HOUR_BEFORE)
 _CLOCK_SECOND_BEFORE = literals.screened(_CLOCK_SECOND_BEFORE)
 
 
-def lint_text(text: str, path: str = "<text>", include_code: bool = False, targets: bool = False) -> list[Finding]:
+def lint_text(
+    text: str,
+    path: str = "<text>",
+    include_code: bool = False,
+    targets: bool = False,
+    model: claimmodel.Model | None = None,
+) -> list[Finding]:
     """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
-    settings (findings of kind "target")."""
-    return _lint(text, path, include_code, targets, prefilter=True)
+    settings (findings of kind "target"). With a `model` (factreg.docs.claimmodel: an experiment, not used by the
+    CLI), it may veto the rules' claims in a sentence (kind "vetoed", listed with `targets`) or add one; such
+    findings have `by == "model"`."""
+    return _lint(text, path, include_code, targets, prefilter=True, model=model)
 
 
 def _has_table(text: str) -> bool:
@@ -1738,9 +1765,9 @@ def _has_table(text: str) -> bool:
     return "|" in text and "--" in text and _TABLE_SEP.search(text) is not None
 
 
-def _lint(text: str, path: str, include_code: bool, targets: bool, prefilter: bool) -> list[Finding]:
-    """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
-    against)."""
+def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candidate] | None) -> list[Candidate]:
+    """The claims and targets the rules find in a document's text (and, with a `dismissed` list, the numbers
+    with a unit they found to be neither)."""
     if not _DIGIT.search(text):
         return []
     windows: list[tuple[int, int]] | None = None
@@ -1768,20 +1795,34 @@ def _lint(text: str, path: str, include_code: bool, targets: bool, prefilter: bo
         i = bisect_right(starts, end - 1) - 1  # the last region starting before the number's end
         return i >= 0 and merged[i][1] > start
 
-    found = _candidates(text, skipped, windows)
+    return _candidates(text, skipped, windows, dismissed)
+
+
+def _lint(
+    text: str, path: str, include_code: bool, targets: bool, prefilter: bool, model: claimmodel.Model | None = None
+) -> list[Finding]:
+    """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
+    against)."""
+    dismissed: list[Candidate] | None = None if model is None else []
+    found = _scan(text, include_code, prefilter, dismissed)
+    decided: list[tuple[int, int, str, str, str, str]]
+    if model is not None and (found or dismissed):
+        decided = claimmodel.decide(text, found, dismissed or [], model)
+    else:
+        decided = [(*c, "rules") for c in found]
     if not targets:
-        found = [c for c in found if c[4] == "claim"]
+        decided = [c for c in decided if c[4] == "claim"]
     out: list[Finding] = []
     line = 1
     line_start = 0
     last = 0
-    for start, end, value, unit, kind in found:
+    for start, end, value, unit, kind, by in decided:
         newlines = text.count("\n", last, start)
         if newlines:
             line += newlines
             line_start = text.rfind("\n", last, start) + 1
         last = start
-        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit, kind))
+        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit, kind, by))
     return out
 
 

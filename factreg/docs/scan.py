@@ -24,7 +24,7 @@ PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this much Markdown, one process
 CHUNKS_PER_JOB = 8  # smaller chunks even out the work between processes
 
 # A finding as sent back by a worker: (line, col, text, value, unit, kind); the path is the chunk's.
-_Row = tuple[int, int, str, str, str, str]
+_Row = tuple[int, int, str, str, str, str, str]
 
 
 @dataclass
@@ -153,7 +153,7 @@ def _scan_chunk(files: list[Path], opts: _Options,
         if opts.lint:
             findings = ln.lint_text(text, "", opts.include_code, opts.targets)
             if findings:
-                rows.append((i, [(f.line, f.col, f.text, f.value, f.unit, f.kind) for f in findings]))
+                rows.append((i, [(f.line, f.col, f.text, f.value, f.unit, f.kind, f.by) for f in findings]))
     return docs, rows, unreadable
 
 
