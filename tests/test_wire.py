@@ -61,6 +61,13 @@ def test_a_chunked_reply_decodes_the_same_whatever_the_reads() -> None:
     assert parser.head.headers["content-type"] == "text/event-stream"
 
 
+def test_thousands_of_tiny_chunks_in_one_read_are_all_decoded() -> None:
+    body = bytes(range(256)) * 20
+    raw = HEAD_CHUNKED + chunked(body, [1] * len(body))
+    parser, got = feed_all(raw, step=64 * 1024)
+    assert got == body and parser.done and parser.reusable
+
+
 def test_content_length_and_close_delimited_bodies() -> None:
     raw = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(SSE) + SSE
     parser, body = feed_all(raw, step=5)

@@ -118,54 +118,50 @@ class ReplyParser:
         out: list[bytes] = []
         buf = self._buf + data if self._buf else data
         state = self._state
-        while buf:
-            if state == CHUNK_DATA:
-                take = buf[: self._left]
-                out.append(take)
-                self._left -= len(take)
-                buf = buf[len(take) :]
+        # An index into `buf` rather than slicing what is left after each step: many small chunks in one read
+        # would otherwise copy the read's rest once per chunk.
+        i, n = 0, len(buf)
+        while i < n:
+            if state in (CHUNK_DATA, LENGTH):
+                j = min(n, i + self._left)
+                out.append(buf[i:j] if i or j < n else buf)
+                self._left -= j - i
+                i = j
                 if not self._left:
-                    state = CHUNK_END
+                    state = CHUNK_END if state == CHUNK_DATA else self._finish()
             elif state == CHUNK_SIZE:
-                end = buf.find(b"\n")
+                end = buf.find(b"\n", i)
                 if end < 0:
-                    if len(buf) > 1024:
+                    if n - i > 1024:
                         raise ProtocolError("a chunk-size line over 1 KiB")
                     break
-                size = buf[:end].rstrip(b"\r").split(b";", 1)[0].strip(b" \t")
+                size = buf[i:end].rstrip(b"\r").split(b";", 1)[0].strip(b" \t")
                 if not _HEX.fullmatch(size):
                     raise ProtocolError(f"not a chunk size: {size[:40]!r}")
                 self._left = int(size, 16)
-                buf = buf[end + 1 :]
+                i = end + 1
                 state = CHUNK_DATA if self._left else TRAILERS
             elif state == CHUNK_END:
-                if buf.startswith(b"\r\n"):
-                    buf = buf[2:]
-                elif buf.startswith(b"\n"):
-                    buf = buf[1:]
-                elif buf == b"\r":
+                if buf.startswith(b"\r\n", i):
+                    i += 2
+                elif buf.startswith(b"\n", i):
+                    i += 1
+                elif n - i == 1 and buf[i] == 13:  # the CR of a CRLF split between two reads
                     break
                 else:
                     raise ProtocolError("a chunk's data is not followed by CRLF")
                 state = CHUNK_SIZE
-            elif state == LENGTH:
-                take = buf[: self._left]
-                out.append(take)
-                self._left -= len(take)
-                buf = buf[len(take) :]
-                if not self._left:
-                    state = self._finish()
             elif state == UNTIL_CLOSE:
-                out.append(buf)
-                buf = b""
+                out.append(buf[i:] if i else buf)
+                i = n
             elif state == HEAD:
-                match = _HEAD_END.search(buf)
+                match = _HEAD_END.search(buf, i)
                 if match is None:
-                    if len(buf) > MAX_HEAD:
+                    if n - i > MAX_HEAD:
                         raise ProtocolError(f"the reply's head exceeds {MAX_HEAD // 1024} KiB")
                     break
-                head = parse_head(buf[: match.start()])
-                buf = buf[match.end() :]
+                head = parse_head(buf[i : match.start()])
+                i = match.end()
                 if 100 <= head.status < 200:
                     if head.status == 101:
                         raise ProtocolError("the server switched protocols (101), which was not asked for")
@@ -173,19 +169,19 @@ class ReplyParser:
                 self.head = head
                 state = self._framing(head)
             elif state == TRAILERS:
-                end = buf.find(b"\n")
+                end = buf.find(b"\n", i)
                 if end < 0:
-                    if len(buf) > MAX_HEAD:
+                    if n - i > MAX_HEAD:
                         raise ProtocolError(f"trailer fields exceed {MAX_HEAD // 1024} KiB")
                     break
-                line = buf[:end].rstrip(b"\r")
-                buf = buf[end + 1 :]
+                line = buf[i:end].rstrip(b"\r")
+                i = end + 1
                 if not line:
                     state = self._finish()
             else:  # DONE: bytes after the framed end of the reply: the connection is not in a known state
                 self.reusable = self._keep_alive = False
-                buf = b""
-        self._buf = buf
+                i = n
+        self._buf = buf[i:] if i < n else b""
         self._state = state
         return out
 
