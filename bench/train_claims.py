@@ -39,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from lint_real import wilson  # noqa: E402  (the same interval as the other corpus scores)
+
 from factreg.docs import claimmodel, lint  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "claims-real" / "corpus.jsonl"
@@ -246,16 +248,6 @@ def predict(row: Row, model: claimmodel.Model | None) -> bool:
         p = model.probability(e.feats)
         flagged |= (p >= model.veto) if e.rules else (p > model.add)
     return flagged
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def pr(rows: list[Row], model: claimmodel.Model | None) -> tuple[int, int, int]:

@@ -40,6 +40,8 @@ def test_aiperf_records_give_profiling_samples_in_seconds_and_count_failures(ben
     assert len(s.itl) == 4 * 9  # every gap between 10 answer chunks, pooled
     assert min(s.ttft) > 0.1 and max(s.ttft) < 0.2 and 0.28 < min(s.e2e) < 0.4
     assert bench.quantiles.percentile(s.itl, 0.5) == pytest.approx(0.020, abs=0.002)
+    # its inter_token_latency is the mean gap of one request: factreg's tpot
+    assert s.tpot == pytest.approx([r["metrics"]["inter_token_latency"]["value"] / 1000 for r in measured])
 
 
 def test_llama_benchy_report_gives_first_token_and_mean_gap_per_request(bench) -> None:
@@ -51,6 +53,7 @@ def test_llama_benchy_report_gives_first_token_and_mean_gap_per_request(bench) -
     assert s.ttft_any == s.ttft and s.e2e == []  # it reports no end-to-end latency
     assert s.itl == pytest.approx([1 / v for v in run["tg_req_throughput"]["values"]])
     assert s.itl_kind.startswith("mean gap")
+    assert s.tpot == s.itl  # a mean gap per request is compared as a tpot
     assert 0.019 < bench.quantiles.percentile(s.itl, 0.5) < 0.021
     assert 0.1 < bench.quantiles.percentile(s.ttft, 0.5) < 0.2  # one took 1.1 s: a SYN dropped by a full backlog
 
@@ -61,3 +64,4 @@ def test_truth_takes_the_last_full_length_requests_from_the_standin_log(bench, m
     monkeypatch.setattr(bench, "TOKENS", 3)
     t = bench.truth_of([full, short, {**full, "sent": [0.0, 0.2, 0.23, 0.26, 0.27]}], 1)
     assert t.ttft == [0.2] and t.e2e == [0.26] and t.itl == pytest.approx([0.03, 0.03])
+    assert t.tpot == pytest.approx([0.03])

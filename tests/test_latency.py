@@ -397,49 +397,24 @@ def test_a_kept_alive_connection_the_server_closed_is_sent_again_not_failed() ->
     not fail the request: it goes again on a new connection (llama-server did this to 1 in 150 requests at c=8).
     A fresh connection closed the same way still fails: the server refused that request."""
     import asyncio
-    import socket
-    import threading
+
+    from tests.raw_server import RawServer
 
     events = [{"choices": [{"index": 0, "delta": {"content": f"t{i} "}}]} for i in range(3)]
     sse = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
     answer = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n" % len(sse)) + sse
-    listener = socket.create_server(("127.0.0.1", 0))
     served = {"answered": 0, "dropped": 0}
-
-    def handle(conn: socket.socket, first_only: bool) -> None:
-        with conn:
-            buf, count = b"", 0
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    data = conn.recv(65536)
-                    if not data:
-                        return
-                    buf += data
-                head, _, buf = buf.partition(b"\r\n\r\n")
-                length = int(next((ln.split(b":")[1] for ln in head.split(b"\r\n")
-                                   if ln.lower().startswith(b"content-length")), b"0"))
-                while len(buf) < length:
-                    buf += conn.recv(65536)
-                buf = buf[length:]
-                count += 1
-                if count > 1 or not first_only:
-                    served["dropped"] += 1
-                    return  # close without a byte of answer
-                conn.sendall(answer)
-                served["answered"] += 1
-
     mode = {"first_only": True}
 
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=handle, args=(conn, mode["first_only"]), daemon=True).start()
+    def reply(_n: int, on_connection: int) -> list[bytes] | None:
+        if on_connection > 1 or not mode["first_only"]:
+            served["dropped"] += 1
+            return None  # close without a byte of answer
+        served["answered"] += 1
+        return [answer]
 
-    threading.Thread(target=serve, daemon=True).start()
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions"
+    server = RawServer(reply, close_after=False)
+    url = server.url
     try:
         out = asyncio.run(loading.run(loading.Load(concurrency=1), url, {}, lambda: dict(BODY), n=4, warmup=0,
                                       timeout=10))
@@ -451,4 +426,4 @@ def test_a_kept_alive_connection_the_server_closed_is_sent_again_not_failed() ->
                                       timeout=10))
         assert len(out.failures) == 1 and out.failures[0].verdict == "unreachable"
     finally:
-        listener.close()
+        server.close()

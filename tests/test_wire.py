@@ -8,14 +8,13 @@ import json
 import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
 
 import pytest
 
 from factreg.measure import load as loading
 from factreg.measure import wire
 from factreg.measure.stream import ProbeFailure
+from tests.raw_server import RawServer
 
 EVENTS = [{"choices": [{"index": 0, "delta": {"content": f"t{i} "}}]} for i in range(4)]
 SSE = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in EVENTS) + b"data: [DONE]\n\n"
@@ -162,52 +161,6 @@ def test_only_plain_http_without_credentials_is_carried() -> None:
 # ---------------------------------------------------------------- whole requests against raw servers
 
 
-class RawServer:
-    """Answers every request on 127.0.0.1 with what `answer(n)` returns (n counts requests), written in pieces."""
-
-    def __init__(self, answer: Callable[[int], list[bytes]], close_after: bool = True):
-        self.answer, self.close_after = answer, close_after
-        self.requests: list[bytes] = []
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
-
-    def _handle(self, conn: socket.socket) -> None:
-        with conn:
-            buf = b""
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    data = conn.recv(65536)
-                    if not data:
-                        return
-                    buf += data
-                head, _, buf = buf.partition(b"\r\n\r\n")
-                length = next(int(ln.split(b":")[1]) for ln in head.split(b"\r\n") if ln.lower().startswith(b"content-length"))
-                while len(buf) < length:
-                    buf += conn.recv(65536)
-                self.requests.append(head + b"\r\n\r\n" + buf[:length])
-                buf = buf[length:]
-                for piece in self.answer(len(self.requests)):
-                    conn.sendall(piece)
-                if self.close_after:
-                    return
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1/chat/completions"
-
-    def close(self) -> None:
-        self.listener.close()
-
-
 def run_load(url: str, n: int, concurrency: int = 1) -> loading.LoadRun:
     return asyncio.run(
         loading.run(loading.Load(concurrency=concurrency), url, {"X-Key": "v"}, lambda: dict(BODY), n=n, warmup=0, timeout=10)
@@ -217,7 +170,7 @@ def run_load(url: str, n: int, concurrency: int = 1) -> loading.LoadRun:
 def test_a_chunked_stream_split_mid_event_is_read_whole_and_the_connection_reused() -> None:
     raw = chunked(SSE, [5, 40, 2, 90])
     pieces = [HEAD_CHUNKED[:20], HEAD_CHUNKED[20:] + raw[:3], raw[3:50], raw[50:51], raw[51:]]
-    server = RawServer(lambda _n: pieces, close_after=False)
+    server = RawServer(lambda _n, _c: pieces, close_after=False)
     try:
         out = run_load(server.url, n=5)
     finally:
@@ -232,7 +185,7 @@ def test_a_chunked_stream_split_mid_event_is_read_whole_and_the_connection_reuse
 
 def test_a_reply_cut_mid_chunk_fails_the_request_as_closed_mid_stream() -> None:
     raw = chunked(SSE, [60])
-    server = RawServer(lambda _n: [HEAD_CHUNKED, raw[:70]])  # then the connection closes
+    server = RawServer(lambda _n, _c: [HEAD_CHUNKED, raw[:70]])  # then the connection closes
     try:
         out = run_load(server.url, n=1)
     finally:
@@ -245,7 +198,7 @@ def test_a_reply_cut_mid_chunk_fails_the_request_as_closed_mid_stream() -> None:
 def test_an_error_status_reads_the_error_body_through_its_framing() -> None:
     error = json.dumps({"error": {"message": "model is loading"}}).encode()
     head = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-    server = RawServer(lambda _n: [head, chunked(error, [4, 9])])
+    server = RawServer(lambda _n, _c: [head, chunked(error, [4, 9])])
     try:
         out = run_load(server.url, n=1)
     finally:
@@ -264,7 +217,7 @@ def test_a_refused_connection_is_unreachable() -> None:
 
 
 def test_the_sequential_probe_opens_a_connection_per_request_through_the_lean_client() -> None:
-    server = RawServer(lambda _n: [b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(SSE), SSE], close_after=False)
+    server = RawServer(lambda _n, _c: [b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(SSE), SSE], close_after=False)
     try:
         with loading.OneAtATime(10) as seq:
             traces = [seq.request(server.url, {}, BODY, 10, "measured", 1 << 20) for _ in range(3)]
@@ -276,7 +229,7 @@ def test_the_sequential_probe_opens_a_connection_per_request_through_the_lean_cl
 
 def test_a_stalled_reply_ends_at_the_deadline() -> None:
     # The head and part of a chunk, then nothing: the connection stays open (the server waits for a next request).
-    server = RawServer(lambda _n: [HEAD_CHUNKED, chunked(SSE, [])[:40]], close_after=False)
+    server = RawServer(lambda _n, _c: [HEAD_CHUNKED, chunked(SSE, [])[:40]], close_after=False)
     try:
         with loading.OneAtATime(0.5) as seq, pytest.raises(ProbeFailure, match="the stream stalled"):
             seq.request(server.url, {}, BODY, 0.5, "measured", 1 << 20)

@@ -135,48 +135,60 @@ async def astream_request(
 
     `http://` URLs go through the lean client (`measure/wire.py`); others through httpx (`client.fallback()`).
     """
-    content = json.dumps(body, ensure_ascii=False).encode("utf-8")
     trace = RequestTrace(kind=kind)
-    reading = Reading(trace, url, max_bytes)
-    ticks = time.perf_counter_ns
-    events: dict[str, int] = {}
-    state = {"started": False, "reused": False}
-    t0 = ticks()
+    t0 = time.perf_counter_ns()
     trace.started = t0 / 1e9
-    arrival = ArrivalClock(t0)
+    ex = _Exchange(
+        url, headers, json.dumps(body, ensure_ascii=False).encode("utf-8"), timeout, trace,
+        Reading(trace, url, max_bytes), ArrivalClock(t0),
+    )
     lean = wire.handles(url)
     exchange = _wire_exchange if lean else _httpx_exchange
     try:
         # One deadline for the whole request (connect, headers, every byte), as the sync probe's watchdog.
-        await asyncio.wait_for(
-            exchange(client, url, headers, content, timeout, trace, reading, arrival, events, state), timeout
-        )
+        await asyncio.wait_for(exchange(client, ex), timeout)
     except ProbeFailure:
         raise
     except asyncio.TimeoutError as exc:
-        raise transport_failure(exc, url, timeout, state["started"], True, trace.n_chunks) from None
+        raise transport_failure(exc, url, timeout, ex.started, True, trace.n_chunks) from None
     except Exception as exc:  # noqa: BLE001 - transport errors and SSEError: one line, never a traceback
-        if _stale(exc, lean, state, events) and retry_stale:  # a pooled connection closed before any answer
+        if _stale(exc, lean, ex) and retry_stale:  # a pooled connection closed before any answer
             return await astream_request(client, url, headers, body, timeout, kind, max_bytes, scheduled, False)
         if _transport_error(exc):
-            raise transport_failure(exc, url, timeout, state["started"], False, trace.n_chunks) from None
+            raise transport_failure(exc, url, timeout, ex.started, False, trace.n_chunks) from None
         raise ProbeFailure(Verdict.ERROR, str(exc) or type(exc).__name__) from None
     for name, key in (("connected", CONNECTED), ("written", WRITTEN)):
-        if key in events:
-            setattr(trace, name, (events[key] - t0) / 1e9)
-    arrival.finish(trace)
+        if key in ex.events:
+            setattr(trace, name, (ex.events[key] - t0) / 1e9)
+    ex.arrival.finish(trace)
     if scheduled is not None:
         sent_at = t0 / 1e9 + (trace.written if trace.written is not None else 0.0)
         trace.queued = max(0.0, sent_at - scheduled)
-    return reading.finish()
+    return ex.reading.finish()
 
 
-def _stale(exc: Exception, lean: bool, state: dict[str, bool], events: dict[str, int]) -> bool:
+@dataclass
+class _Exchange:
+    """One streamed request as either client carries it: what to send, where its events go, how far it got."""
+
+    url: str
+    headers: Mapping[str, str]
+    content: bytes
+    timeout: float
+    trace: RequestTrace
+    reading: Reading
+    arrival: ArrivalClock
+    events: dict[str, int] = field(default_factory=dict)  # perf_counter_ns of CONNECTED and WRITTEN
+    started: bool = False  # the reply's head arrived
+    reused: bool = False  # sent on a kept-alive connection
+
+
+def _stale(exc: Exception, lean: bool, ex: _Exchange) -> bool:
     """Whether `exc` is a kept-alive connection the server closed before any answer (worth one more try)."""
-    if state["started"] or CONNECTED in events:
+    if ex.started or CONNECTED in ex.events:
         return False
     if lean:
-        return isinstance(exc, wire.ClosedBeforeReply) and state["reused"]
+        return isinstance(exc, wire.ClosedBeforeReply) and ex.reused
     import httpx
 
     return isinstance(exc, httpx.RemoteProtocolError)
@@ -190,32 +202,22 @@ def _transport_error(exc: Exception) -> bool:
     return isinstance(exc, (httpx.TimeoutException, httpx.TransportError))
 
 
-async def _wire_exchange(
-    client: wire.Pool,
-    url: str,
-    headers: Mapping[str, str],
-    content: bytes,
-    timeout: float,
-    trace: RequestTrace,
-    reading: Reading,
-    arrival: ArrivalClock,
-    events: dict[str, int],
-    state: dict[str, bool],
-) -> None:
+async def _wire_exchange(client: wire.Pool, ex: _Exchange) -> None:
     """One request on a kept-alive connection of the lean client (a new one when none is idle)."""
+    url, trace, reading, arrival, events = ex.url, ex.trace, ex.reading, ex.arrival, ex.events
     key = wire.key_of(url)
     conn = client.take(key)
     if conn is None:
         conn = await client.connect(key)
         events[CONNECTED] = time.perf_counter_ns()
     else:
-        state["reused"] = True
+        ex.reused = True
     parser = wire.ReplyParser()
     keep = False
     try:
         arrival.stamps = conn.stamps
         try:
-            await conn.write(wire.request_head(url, stream_headers(headers), len(content), USER_AGENT) + content)
+            await conn.write(wire.request_head(url, stream_headers(ex.headers), len(ex.content), USER_AGENT) + ex.content)
         except OSError as exc:
             raise wire.ClosedBeforeReply(f"the connection failed as the request went out ({exc})") from None
         events[WRITTEN] = time.perf_counter_ns()
@@ -233,9 +235,9 @@ async def _wire_exchange(
             head = parser.head
             if head is None:
                 return False
-            if not state["started"]:
+            if not ex.started:
                 trace.first_byte = arrival.now(count=False)
-                state["started"] = True
+                ex.started = True
                 trace.status = head.status
                 if head.status < 300:
                     reading.check_headers(head.headers.get("content-type", ""))
@@ -276,20 +278,11 @@ def _failure(url: str, status: int, parser: wire.ReplyParser, body: list[bytes])
     return failure
 
 
-async def _httpx_exchange(
-    client: wire.Pool,
-    url: str,
-    headers: Mapping[str, str],
-    content: bytes,
-    timeout: float,
-    trace: RequestTrace,
-    reading: Reading,
-    arrival: ArrivalClock,
-    events: dict[str, int],
-    state: dict[str, bool],
-) -> None:
-    """One request through httpx (URLs the lean client does not carry: `https://`, credentials in the URL)."""
+async def _httpx_exchange(client: wire.Pool, ex: _Exchange) -> None:
+    """One request through httpx (URLs the lean client does not carry: `https://`)."""
     import httpx
+
+    url, trace, reading, arrival, events = ex.url, ex.trace, ex.reading, ex.arrival, ex.events
 
     ticks = time.perf_counter_ns
 
@@ -298,12 +291,12 @@ async def _httpx_exchange(
             events.setdefault(name, ticks())
 
     async with client.fallback().stream(
-        "POST", url, content=content, headers=stream_headers(headers), timeout=httpx.Timeout(timeout),
+        "POST", url, content=ex.content, headers=stream_headers(ex.headers), timeout=httpx.Timeout(ex.timeout),
         extensions={"trace": on_event},
     ) as resp:
         arrival.attach(resp)
         trace.first_byte = arrival.now(count=False)
-        state["started"] = True
+        ex.started = True
         trace.status = resp.status_code
         if resp.status_code >= 300:
             body_bytes = b""
