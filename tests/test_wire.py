@@ -251,3 +251,19 @@ def test_httpx_is_imported_without_its_command_line_client_and_clients_share_one
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_a_request_after_one_ended_at_its_deadline_gets_a_clean_connection() -> None:
+    # The first reply stalls mid-chunk until its deadline; the next request opens a socket that the kernel gives the
+    # number the stalled one just freed. It must neither inherit the old registration in the event loop's selector
+    # nor lose its own reader to the old request's late clean-up.
+    full = [b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(SSE), SSE]
+    server = RawServer(lambda n, _c: [HEAD_CHUNKED, chunked(SSE, [])[:40]] if n == 1 else full, close_after=False)
+    try:
+        out = asyncio.run(
+            loading.run(loading.Load(concurrency=1), server.url, {}, lambda: dict(BODY), n=3, warmup=0, timeout=0.5)
+        )
+    finally:
+        server.close()
+    assert [f.message for f in out.failures] == ["the stream stalled: not finished within --timeout 0.5 s (0 chunks received)"]
+    assert len(out.traces) == 2 and all(t.n_answer == 4 for t in out.traces)

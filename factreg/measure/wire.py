@@ -323,7 +323,9 @@ class Connection:
                 finish(None)
 
         def stop(future: asyncio.Future[None]) -> None:
-            if future.cancelled():
+            # Runs a loop turn after the cancellation: by then `close` may have unregistered the socket and a new
+            # connection may hold the same number, whose reader must stay.
+            if future.cancelled() and sock.fileno() != -1:
                 loop.remove_reader(fd)
 
         loop.add_reader(fd, readable)
@@ -343,6 +345,16 @@ class Connection:
         self.stamps.after_write()
 
     def close(self) -> None:
+        """Unregister the socket from the running loop, then close it (a closed number left in the selector would
+        be confused with the next socket given the same number)."""
+        if self.sock.fileno() != -1:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if loop is not None:
+                loop.remove_reader(self.fd)
+                loop.remove_writer(self.fd)
         self.sock.close()
 
 
