@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import ssl
 import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from factreg import __version__
 
-if TYPE_CHECKING:  # httpx is imported lazily so that `factreg show` stays fast
+if TYPE_CHECKING:  # httpx (and ssl) are imported lazily so that `factreg show` stays fast
+    import ssl
+
     import httpx
 
     from factreg.measure import wire
