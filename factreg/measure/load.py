@@ -221,7 +221,6 @@ async def _wire_exchange(client: wire.Pool, ex: _Exchange) -> None:
         except OSError as exc:
             raise wire.ClosedBeforeReply(f"the connection failed as the request went out ({exc})") from None
         events[WRITTEN] = time.perf_counter_ns()
-        conn.requests += 1
         error_body: list[bytes] = []
 
         def on_data(data: bytes) -> bool:

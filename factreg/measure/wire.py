@@ -101,11 +101,10 @@ class ReplyParser:
     `reusable` then says whether the connection may carry another request.
     """
 
-    def __init__(self, head_request: bool = False):
+    def __init__(self) -> None:
         self.head: Head | None = None
         self.done = False
         self.reusable = False
-        self._head_request = head_request
         self._buf = b""
         self._state = HEAD
         self._left = 0
@@ -189,7 +188,7 @@ class ReplyParser:
         version_ok = head.version == "HTTP/1.1"
         connection = head.tokens("connection")
         self._keep_alive = ("close" not in connection) if version_ok else ("keep-alive" in connection)
-        if self._head_request or head.status in (204, 304):
+        if head.status in (204, 304):
             return self._finish()
         coding = head.tokens("transfer-encoding")
         if coding:
@@ -260,7 +259,6 @@ class Connection:
         self.key = key
         self.fd = sock.fileno()
         self.stamps = arrival.Stamps(arrival.enable(sock))
-        self.requests = 0
 
     async def _wait(self, writing: bool = False) -> None:
         loop = asyncio.get_running_loop()
@@ -368,7 +366,6 @@ class Pool:
         self.keepalive = keepalive
         self.idle: dict[tuple[str, int], list[Connection]] = {}
         self.addresses: dict[tuple[str, int], list[Any]] = {}
-        self.connects = 0
         self._make_fallback = fallback
         self._fallback: Any = None
 
@@ -414,7 +411,6 @@ class Pool:
             except BaseException:
                 sock.close()
                 raise
-            self.connects += 1
             return Connection(sock, key)
         raise ConnectFailed(str(error) or type(error).__name__)
 
