@@ -22,9 +22,9 @@ KINDS = {"C": "claim", "T": "target", "N": "none"}
 
 
 def split_of(id_: str, labels: str = "") -> str:
-    """`fresh`, `fresh2`, `fresh3`, `fresh4` for every sentence of a `fresh_*` … `fresh4_*` label file (later batches, each labelled
+    """`fresh`, `fresh2` … `fresh5` for every sentence of a `fresh_*` … `fresh5_*` label file (later batches, each labelled
     before the rules it measures were last changed, and scored once); else `unseen` for a third of the ids (by hash), `tune` for the rest."""
-    if labels.startswith(("fresh_", "fresh2_", "fresh3_", "fresh4_")):
+    if labels.startswith(("fresh_", "fresh2_", "fresh3_", "fresh4_", "fresh5_")):
         return labels.split("_", 1)[0]
     return "unseen" if int(hashlib.sha256(id_.encode()).hexdigest(), 16) % 3 == 0 else "tune"
 
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
         return 0
     for lang in ("en", "ko"):
         sel = [r for r in rows if r["lang"] == lang]
-        for split in ("tune", "unseen", "fresh", "fresh2", "fresh3"):
+        for split in ("tune", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"):
             s = [r for r in sel if r["split"] == split]
             print(f"{lang} {split}: {len(s)} sentences, {sum(r['claim'] for r in s)} with claims, "
                   f"{sum(len(r['spans']) for r in s)} claim spans, {sum(r['kind'] == 'target' for r in s)} targets")
