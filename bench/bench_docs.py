@@ -52,6 +52,15 @@ CLAIMS = [
 ]
 
 
+EDITED = 20  # files changed between two runs with the document cache
+CACHE_NOTE = (
+    "- Every row but the two 'with the document cache' runs with `--no-cache` (every file read and linted). The "
+    "cache rows run after one run filled the cache (`FACTREG_CACHE_DIR` in the benchmark's folder): with nothing "
+    f"changed since, and with {EDITED} other files appended to just before each run; their output is checked to be "
+    "the same as a run without the cache.\n"
+)
+
+
 def render_doc(rnd: random.Random, i: int, cited: list[tuple[str, str]], claim_share: float) -> str:
     parts = [f"---\nname: doc-{i}\ndescription: Notes about machine m{i % 40}\n---\n", f"# Document {i}\n\n"]
     target = rnd.randint(3600, 6800)
@@ -330,16 +339,29 @@ def main() -> None:
             tree = work / f"tree-{label}"
             docs_db = work / f"docs-{label}.db"
             size = make_tree(tree, n_files, f"sqlite:///{docs_db}", rnd, share)
-            env = {**os.environ, "FACTREG_DB": str(docs_db)}
+            env = {**os.environ, "FACTREG_DB": str(docs_db), "FACTREG_CACHE_DIR": str(work / f"cache-{label}")}
             grep = ["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(tree)]
             reader = work / "read_only.py"
             reader.write_text(READ_ONLY, encoding="utf-8")
             check_t, lint_t, both_t, one_t, one1_t, grep_t, floor_t = [], [], [], [], [], [], []
-            for _ in range(reps):  # interleaved, so machine noise hits both sides alike
-                c, check_out = timed([*fr, "docs", "check", "--json", str(tree)], env)
-                lt, lint_out = timed([*fr, "docs", "lint", "--json", str(tree)], env)
-                o, one_out = timed([*fr, "docs", "check", "--lint", "--json", str(tree)], env)
-                o1, one1_out = timed([*fr, "docs", "check", "--lint", "--json", "--jobs", "1", str(tree)], env)
+            warm_t, edited_t = [], []
+            one_pass_cmd = [*fr, "docs", "check", "--lint", "--json", str(tree)]
+            time.sleep(2.5)  # the document cache takes a file as unchanged only once it is 2 s old when read
+            timed(one_pass_cmd, env)  # fills the cache for the warm rows
+            edits = sorted(tree.rglob("*.md"))
+            rnd.shuffle(edits)
+            for k in range(reps):  # interleaved, so machine noise hits both sides alike
+                c, check_out = timed([*fr, "docs", "check", "--json", "--no-cache", str(tree)], env)
+                lt, lint_out = timed([*fr, "docs", "lint", "--json", "--no-cache", str(tree)], env)
+                o, one_out = timed([*fr, "docs", "check", "--lint", "--json", "--no-cache", str(tree)], env)
+                o1, one1_out = timed(
+                    [*fr, "docs", "check", "--lint", "--json", "--jobs", "1", "--no-cache", str(tree)], env
+                )
+                w, warm_out = timed(one_pass_cmd, env)
+                for path in edits[k * EDITED : (k + 1) * EDITED]:  # a change of 20 files since the last run
+                    with open(path, "a", encoding="utf-8") as fh:
+                        fh.write(f"\nAfter the change, decoding runs at {k + 20}.5 tok/s here.\n")
+                e, edited_out = timed(one_pass_cmd, env)
                 g, _ = timed(grep, ok=(0, 1))
                 f1, _ = timed([sys.executable, str(reader), str(tree)])
                 f2, _ = timed([sys.executable, str(reader), str(tree)])
@@ -348,8 +370,15 @@ def main() -> None:
                 both_t.append(c + lt)
                 one_t.append(o)
                 one1_t.append(o1)
+                warm_t.append(w)
+                edited_t.append(e)
                 grep_t.append(g)
                 floor_t.append(f1 + f2)
+                if warm_out != one_out:
+                    raise SystemExit(f"{label}: a run with the document cache differs from one without it")
+            _, cold_edited = timed([*fr, "docs", "check", "--lint", "--json", "--no-cache", str(tree)], env)
+            if edited_out != cold_edited:
+                raise SystemExit(f"{label}: after an edit, the document cache gives another result")
             problems = json.loads(check_out)["problems"]
             claims = json.loads(lint_out)
             cites = json.loads(check_out)["markers"]
@@ -366,6 +395,10 @@ def main() -> None:
                     target,
                 ),
                 row(f"{label}: docs check --lint --jobs 1 (one pass, one process) vs grep -rEc", one1_t, grep_t, None),
+                row(f"{label}: docs check --lint with the document cache, nothing changed since the last run, "
+                    "vs grep -rEc", warm_t, grep_t, None),
+                row(f"{label}: docs check --lint with the document cache, {EDITED} files changed since the last "
+                    "run, vs grep -rEc", edited_t, grep_t, None),
                 row(f"{label}: docs check + docs lint (two processes, one after the other) vs grep -rEc", both_t,
                     grep_t, None),
                 row(f"{label}: docs check alone vs grep -rEc", check_t, grep_t, None),
@@ -390,6 +423,7 @@ def main() -> None:
                 f"Load average (1 min) at the start and end of the run: {load_before:.1f} and "
                 f"{os.getloadavg()[0]:.1f} (other work on the machine slows both sides).\n\n"
                 + "".join(doc_notes)
+                + CACHE_NOTE
                 + throughput_note
                 + "\n"
                 + TABLE_HEAD.format(u="s")
@@ -440,6 +474,7 @@ def main() -> None:
             "- `docs check --lint` reads each file once, parses its markers and lints it; a large tree is split "
             f"into chunks run on {jobs} processes (the cores available; `--jobs 1`: one process). Its output is "
             "checked to be the same as the two separate commands' and as with `--jobs 1`.\n"
+            + CACHE_NOTE
             + throughput_note
             + f"- status: `factreg status` (every fact with status and reason, text output) over {n_facts:,} facts "
             f"imported from JSONL plus {n_facts // 20:,} verifications, vs. `sqlite3 DB < "

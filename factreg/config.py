@@ -31,6 +31,21 @@ def user_data_dir() -> Path:
     return Path(base) / "factreg"
 
 
+def user_cache_dir() -> Path | None:
+    """Where factreg keeps what it can compute again (the document cache): FACTREG_CACHE_DIR, else the per-user
+    cache directory (XDG on Linux, Caches on macOS, LOCALAPPDATA on Windows). FACTREG_CACHE_DIR set to an empty
+    value (or `off`) turns caching off: None."""
+    override = os.environ.get("FACTREG_CACHE_DIR")
+    if override is not None:
+        return None if override.strip() in ("", "off") else Path(override)
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / "factreg" / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "factreg"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "factreg"
+
+
 def find_project_dir(start: Path | None = None) -> Path | None:
     """The nearest `.factreg/` folder at or above `start` (the current directory by default)."""
     here = (start or Path.cwd()).resolve()

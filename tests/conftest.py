@@ -37,6 +37,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("FACTREG_NOW", TEST_NOW)
     monkeypatch.setenv("FACTREG_USER_DIR", str(tmp_path / "userdata"))
+    monkeypatch.setenv("FACTREG_CACHE_DIR", str(tmp_path / "cache"))  # the document cache: each test its own
     monkeypatch.setenv("FACTREG_HOSTNAME", "testhost")
     for var, value in (("GIT_AUTHOR_NAME", "factreg test"), ("GIT_AUTHOR_EMAIL", "test@example.invalid"),
                        ("GIT_COMMITTER_NAME", "factreg test"), ("GIT_COMMITTER_EMAIL", "test@example.invalid")):

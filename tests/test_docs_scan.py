@@ -40,9 +40,9 @@ def parallel_everywhere(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     runs: list[int] = []
     real = sc._parallel
 
-    def spy(chunks, opts, jobs):  # type: ignore[no-untyped-def]
+    def spy(chunks, opts, reader, jobs):  # type: ignore[no-untyped-def]
         runs.append(len(chunks))
-        return real(chunks, opts, jobs)
+        return real(chunks, opts, reader, jobs)
 
     monkeypatch.setattr(sc, "_parallel", spy)
     return runs

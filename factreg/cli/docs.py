@@ -104,6 +104,38 @@ JobsOption = Annotated[
 ]
 
 
+NoCacheOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Read and lint every file, neither using nor filling the document cache (FACTREG_CACHE_DIR).",
+    ),
+]
+
+
+def _scan(roots: list[Path], no_cache: bool, **kwargs):  # type: ignore[no-untyped-def]
+    """factreg.docs.scan.scan with the document cache, unless --no-cache or it cannot be used (then a warning
+    says why, and the run goes on without it)."""
+    from factreg.docs import cache as dc
+    from factreg.docs.scan import scan
+
+    cache = None
+    if not no_cache:
+        try:
+            cache = dc.DocCache.open()
+        except dc.CacheError as exc:
+            if "turned off" not in str(exc):
+                info(f"warning: document cache not used: {exc}")
+    try:
+        result = scan(roots, cache=cache, **kwargs)
+    finally:
+        if cache is not None:
+            cache.close()
+    if result.cache_problem:
+        info(f"warning: document cache not used: {result.cache_problem}")
+    return result
+
+
 def _registry_opener(db: str | None) -> Callable[[], Registry]:
     def opener() -> Registry:
         return open_registry(db, create=False)[1]
@@ -124,6 +156,7 @@ def check(
         typer.Option("--lint", help="Also find unsourced claims (as `docs lint`), reading each file once."),
     ] = False,
     jobs: JobsOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Check that every cited fact holds and every marker shows its current rendering; writes nothing.
 
@@ -135,13 +168,12 @@ def check(
     from factreg.cli import progress
     from factreg.docs import check as chk
     from factreg.docs import formats
-    from factreg.docs.scan import scan
 
     out_format = formats.choose(fmt, json_out)
     s = settings(db)
     roots, changes = _changed(_paths(paths, s), changed_since)
     with progress.bar("reading documents", None, minimum=0) as step:
-        scanned = scan(roots, s.file_config, lint=with_lint, jobs=jobs, progress=step)
+        scanned = _scan(roots, no_cache, config=s.file_config, lint=with_lint, jobs=jobs, progress=step)
     docs = scanned.docs
     claims = [f for f in scanned.findings if f.kind == "claim"]
     if changes is not None:
@@ -285,6 +317,7 @@ def lint(
     fmt: FormatOption = None,
     jobs: JobsOption = None,
     db: DbOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
     markers; targets, limits and settings are not claims.
@@ -294,7 +327,6 @@ def lint(
     as written (never a refuted, superseded, stale, cold or few_samples fact), then lists what is left.
     """
     from factreg.docs import formats
-    from factreg.docs.scan import scan
 
     s = settings(db)
     if suggest or fix:
@@ -306,7 +338,9 @@ def lint(
         return
     out_format = formats.choose(fmt, json_out)
     roots, changes = _changed(_paths(paths, s), changed_since)
-    findings = scan(roots, check=False, lint=True, include_code=include_code, targets=targets, jobs=jobs).findings
+    findings = _scan(
+        roots, no_cache, check=False, lint=True, include_code=include_code, targets=targets, jobs=jobs
+    ).findings
     debt = 0
     if changes is not None:
         kept = [f for f in findings if changes.changed(f.path, f.line)]
@@ -449,7 +483,7 @@ LINT_FIX = (
 def _findings_json(findings: list) -> list[dict]:  # type: ignore[type-arg]
     from dataclasses import fields
 
-    from factreg.docs.lint import Finding
+    from factreg.docs.findings import Finding
 
     # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (the CLI passes
     # no model to the lint: factreg.docs.claimmodel), so the JSON keeps its keys

@@ -69,6 +69,7 @@ def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
         "project_dir": str(s.project_dir) if s.project_dir else None,
         "config_file": str(s.config_path) if s.config_path else None,
         "user_data_dir": str(config.user_data_dir()),
+        "cache_dir": str(cache) if (cache := config.user_cache_dir()) else "off (FACTREG_CACHE_DIR is empty)",
         "hostname": s.hostname,
         "hostname_source": "FACTREG_HOSTNAME" if os.environ.get("FACTREG_HOSTNAME") else "system",
         "llama_bench": _llama_bench_or_none(),

@@ -13,28 +13,31 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from factreg.docs import cache as dc
 from factreg.docs import check as chk
-from factreg.docs import lint as ln
 from factreg.docs import markers as mk
 from factreg.docs import walk
 
+if TYPE_CHECKING:
+    from factreg.docs.findings import Finding
+
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this much Markdown, one process
 CHUNKS_PER_JOB = 8  # smaller chunks even out the work between processes
-
-# A finding as sent back by a worker: (line, col, text, value, unit, kind); the path is the chunk's.
-_Row = tuple[int, int, str, str, str, str, str]
 
 
 @dataclass
 class Scan:
     """What one pass found: the documents with markers or problems (for the check), every finding (for the lint,
-    in file order) and the files the lint could not read."""
+    in file order) and the files the lint could not read; with a cache, how many files it answered for and, when
+    it could not be used, why."""
 
     docs: list[chk.Scanned] = field(default_factory=list)
-    findings: list[ln.Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     unreadable: list[walk.Problem] = field(default_factory=list)
+    from_cache: int = 0
+    cache_problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,13 @@ class _Options:
     include_code: bool
     targets: bool
     max_bytes: int
+
+
+# One file to read: (its index among the files, its path, whether to lint it).
+_Item = tuple[int, Path, bool]
+# What a worker tells the cache of a file it read: (index, digest, may hold markers, the markers it parsed as the
+# cache keeps them or None, the findings it made or None).
+_Stored = tuple[int, bytes, bool, "str | None", "list[dc.Row] | None"]
 
 
 def default_jobs() -> int:
@@ -64,12 +74,15 @@ def scan(
     targets: bool = False,
     jobs: int | None = None,
     progress: Callable[[int, str], None] | None = None,
+    cache: dc.DocCache | None = None,
 ) -> Scan:
     """Walk `paths` once; parse the markers of every document (`check`) and find its unsourced claims (`lint`).
     `jobs`: processes for a large tree (None: default_jobs(); 1: this process only). `progress(n, path)` after
-    each file (one process) or each chunk (several)."""
+    each file read (one process) or each chunk (several). With a `cache` (factreg.docs.cache), files it knows
+    unchanged are not read, or read only for their markers, and their findings are taken from it; what is read
+    is recorded in it. The result is the same with a cache and without."""
     opts = _Options(check, lint, include_code, targets, chk.max_bytes(config))
-    files, walk_problems = walk.markdown_files(paths)
+    entries, walk_problems = walk.markdown_entries(paths)
     out = Scan()
     for problem in walk_problems:
         if check:
@@ -80,19 +93,81 @@ def scan(
         from factreg.errors import UsageError
 
         raise UsageError(f"--jobs must be 1 or more, got {jobs}")
-    chunks = _chunks(files, jobs) if jobs > 1 and _large(files, jobs) else [files]
-    results = _parallel(chunks, opts, jobs) if len(chunks) > 1 else [_scan_chunk(chunks[0], opts, progress)]
+    lint_variant = dc.variant(include_code, targets) if lint else None
+    known: dict[int, dc.Known] = {}
+    absolute: list[str] = []
+    sigs: list[str] = []
+    if cache is not None:
+        absolute = [os.path.abspath(path) for path, _ in entries]
+        sigs = [dc.signature(st) for _, st in entries]
+        try:
+            known = cache.lookup(list(zip(absolute, sigs, strict=True)), lint_variant)
+        except dc.CacheError as exc:
+            out.cache_problem, cache = str(exc), None
+    out.from_cache = len(known)
+    items: list[_Item] = []
+    for i, (path, _) in enumerate(entries):
+        got = known.get(i)
+        if got is None:
+            items.append((i, path, lint))
+        elif check and got.may_hold:
+            items.append((i, path, False))  # its findings are known; its markers are parsed again
+    from factreg import clock
+
+    read_ns = int(clock.wall() * 1e9)
+    reader = cache.reader(lint_variant) if cache is not None else None
+    # Several processes pay off for linting; reading alone, only for a check without the lint (a run whose
+    # findings all come from the cache re-reads just the files with markers, in this process).
+    heavy = [it for it in items if it[2]] if lint else items
+    chunks = _chunks(items, jobs) if jobs > 1 and _large(heavy, jobs) else [items]
+    results = (
+        _parallel(chunks, opts, reader, jobs)
+        if len(chunks) > 1
+        else [_scan_chunk(chunks[0], opts, reader, progress)]
+    )
+    if reader is not None:
+        reader.close()
+    rows: dict[int, list[dc.Row]] = {i: k.rows for i, k in known.items() if k.rows}
+    stored: list[_Stored] = []
     done = 0
-    for chunk, (docs, rows, unreadable) in zip(chunks, results, strict=True):
+    for chunk, (docs, chunk_rows, unreadable, chunk_stored) in zip(chunks, results, strict=True):
         done += len(chunk)
         if progress and len(chunks) > 1 and chunk:
-            progress(done, str(chunk[-1]))
+            progress(done, str(chunk[-1][1]))
         out.docs.extend(docs)
         out.unreadable.extend(unreadable)
-        for i, file_rows in rows:
-            path = str(chunk[i])
-            out.findings.extend(ln.Finding(path, *row) for row in file_rows)
+        rows.update(chunk_rows)
+        stored.extend(chunk_stored)
+    if rows:
+        from factreg.docs.findings import Finding
+
+        for i in sorted(rows):
+            name = str(entries[i][0])
+            out.findings.extend(Finding(name, *row) for row in rows[i])
+    if cache is not None:
+        _record(cache, out, entries, absolute, sigs, known, stored, lint_variant, read_ns)
     return out
+
+
+def _record(
+    cache: dc.DocCache,
+    out: Scan,
+    entries: list[tuple[Path, os.stat_result]],
+    absolute: list[str],
+    sigs: list[str],
+    known: dict[int, dc.Known],
+    stored: list[_Stored],
+    lint_variant: str | None,
+    read_ns: int,
+) -> None:
+    """Write what this run read to the cache (read_ns: when the reading began)."""
+    files = [(absolute[i], sigs[i], dig, dc.settled(entries[i][1], read_ns)) for i, dig, *_ in stored if i not in known]
+    texts = [(dig, hold, parsed) for _, dig, hold, parsed, _ in stored]
+    lints = [(dig, lint_variant, made) for _, dig, _, _, made in stored if made is not None and lint_variant is not None]
+    try:
+        cache.store(files, texts, lints)
+    except dc.CacheError as exc:
+        out.cache_problem = str(exc)
 
 
 def _problem_doc(problem: walk.Problem) -> chk.Scanned:
@@ -101,12 +176,12 @@ def _problem_doc(problem: walk.Problem) -> chk.Scanned:
     )
 
 
-def _large(files: list[Path], jobs: int) -> bool:
+def _large(items: list[_Item], jobs: int) -> bool:
     """Whether the files are many and big enough to be worth several processes."""
-    if len(files) < 2 * jobs:
+    if len(items) < 2 * jobs:
         return False
     total = 0
-    for path in files:
+    for _, path, _ in items:
         try:
             total += os.stat(path).st_size
         except OSError:
@@ -116,52 +191,77 @@ def _large(files: list[Path], jobs: int) -> bool:
     return False
 
 
-def _chunks(files: list[Path], jobs: int) -> list[list[Path]]:
-    n = min(len(files), jobs * CHUNKS_PER_JOB)
-    size, extra = divmod(len(files), n)
+def _chunks(items: list[_Item], jobs: int) -> list[list[_Item]]:
+    n = min(len(items), jobs * CHUNKS_PER_JOB)
+    size, extra = divmod(len(items), n)
     out, start = [], 0
     for k in range(n):
         end = start + size + (1 if k < extra else 0)
-        out.append(files[start:end])
+        out.append(items[start:end])
         start = end
     return out
 
 
-_ChunkResult = tuple[list[chk.Scanned], list[tuple[int, list[_Row]]], list[walk.Problem]]
+_ChunkResult = tuple[list[chk.Scanned], dict[int, list[dc.Row]], list[walk.Problem], list[_Stored]]
 
 
-def _scan_chunk(files: list[Path], opts: _Options,
-                progress: Callable[[int, str], None] | None = None) -> _ChunkResult:
-    """The documents with markers or problems, the findings by file index, and the unreadable files of a chunk."""
+def _scan_chunk(
+    items: list[_Item],
+    opts: _Options,
+    reader: dc.Reader | None = None,
+    progress: Callable[[int, str], None] | None = None,
+) -> _ChunkResult:
+    """The documents with markers or problems, the findings by file index, the unreadable files of a chunk, and
+    (with a cache's `reader`) what to record of each file read."""
     docs: list[chk.Scanned] = []
-    rows: list[tuple[int, list[_Row]]] = []
+    rows: dict[int, list[dc.Row]] = {}
     unreadable: list[walk.Problem] = []
-    for i, path in enumerate(files):
+    stored: list[_Stored] = []
+    lint_text: Callable[..., list[Finding]] | None = None
+    if opts.lint and any(to_lint for _, _, to_lint in items):
+        from factreg.docs import lint  # its rules take a tenth of a second to compile: only when they are used
+
+        lint_text = lint.lint_text
+    for n, (i, path, to_lint) in enumerate(items):
         if progress:
-            progress(i + 1, str(path))
-        text = walk.read_text(path, opts.max_bytes)
+            progress(n + 1, str(path))
+        data = walk.read_bytes(path, opts.max_bytes)
+        text = data if isinstance(data, walk.Problem) else walk.decode(path, data)
         if isinstance(text, walk.Problem):
             if opts.check:
                 docs.append(_problem_doc(text))
             unreadable.append(text)
             continue
-        if opts.check:
-            found, bad = mk.parse(text)
+        dig = dc.digest(data) if reader is not None and isinstance(data, bytes) else b""
+        hold = mk.may_hold(text)
+        parsed_text: str | None = None
+        if opts.check and hold:
+            parsed = reader.markers(dig) if reader is not None else None
+            if parsed is None:
+                parsed = mk.parse(text)
+                parsed_text = dc.markers_text(parsed) if reader is not None else None
+            found, bad = parsed
             problems = [chk.Problem(str(path), b.line, b.col, "bad_marker", b.message, b.fact_id) for b in bad]
             if found or problems:
                 docs.append(chk.Scanned(path, text, found, problems))
-        if opts.lint:
-            findings = ln.lint_text(text, "", opts.include_code, opts.targets)
-            if findings:
-                rows.append((i, [(f.line, f.col, f.text, f.value, f.unit, f.kind, f.by) for f in findings]))
-    return docs, rows, unreadable
+        made: list[dc.Row] | None = None
+        if to_lint and lint_text is not None:
+            file_rows = reader.rows(dig) if reader is not None else None
+            if file_rows is None:
+                findings = lint_text(text, "", opts.include_code, opts.targets)
+                file_rows = made = [(f.line, f.col, f.text, f.value, f.unit, f.kind, f.by) for f in findings]
+            if file_rows:
+                rows[i] = file_rows
+        if reader is not None:
+            stored.append((i, dig, hold, parsed_text, made))
+    return docs, rows, unreadable, stored
 
 
-def _run(args: tuple[list[Path], _Options]) -> _ChunkResult:
+def _run(args: tuple[list[_Item], _Options, dc.Reader | None]) -> _ChunkResult:
     return _scan_chunk(*args)
 
 
-def _parallel(chunks: list[list[Path]], opts: _Options, jobs: int) -> list[_ChunkResult]:
+def _parallel(chunks: list[list[_Item]], opts: _Options, reader: dc.Reader | None, jobs: int) -> list[_ChunkResult]:
     """Every chunk's result, in the order of the chunks, from `jobs` processes (this process when they cannot
     be started)."""
     import multiprocessing
@@ -169,6 +269,6 @@ def _parallel(chunks: list[list[Path]], opts: _Options, jobs: int) -> list[_Chun
     try:
         pool = multiprocessing.get_context().Pool(min(jobs, len(chunks)))
     except OSError:  # pragma: no cover - no processes allowed here
-        return [_scan_chunk(c, opts) for c in chunks]
+        return [_scan_chunk(c, opts, reader) for c in chunks]
     with pool:
-        return list(pool.imap(_run, [(c, opts) for c in chunks]))
+        return list(pool.imap(_run, [(c, opts, reader) for c in chunks]))

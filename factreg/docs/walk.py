@@ -39,7 +39,13 @@ def is_markdown(name: str) -> bool:
 
 def markdown_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Problem]]:
     """Every Markdown file under `paths` (files given directly are kept as they are), sorted, each once."""
-    files: list[Path] = []
+    entries, problems = markdown_entries(paths)
+    return [path for path, _ in entries], problems
+
+
+def markdown_entries(paths: Iterable[Path | str]) -> tuple[list[tuple[Path, os.stat_result]], list[Problem]]:
+    """markdown_files, each file with what `stat` said of it (following links) when the walk found it."""
+    files: list[tuple[Path, os.stat_result]] = []
     problems: list[Problem] = []
     seen_files: set[tuple[int, int]] = set()
     seen_dirs: set[tuple[int, int]] = set()
@@ -48,7 +54,7 @@ def markdown_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Proble
         key = (st.st_dev, st.st_ino)
         if key not in seen_files:
             seen_files.add(key)
-            files.append(path)
+            files.append((path, st))
 
     for given in paths:
         root = Path(given)
@@ -66,7 +72,7 @@ def markdown_files(paths: Iterable[Path | str]) -> tuple[list[Path], list[Proble
             _walk_dir(root, st, seen_dirs, add_file, problems)
         else:
             add_file(root, st)
-    files.sort()
+    files.sort(key=lambda entry: entry[0])
     return files, problems
 
 
