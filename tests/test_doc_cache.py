@@ -246,3 +246,30 @@ def test_paths_not_seen_for_a_month_are_forgotten(tmp_path: Path, monkeypatch: p
         paths = [p for (p,) in conn.execute("SELECT path FROM files")]
         n_lints = conn.execute("SELECT count(*) FROM lints").fetchone()[0]
     assert paths == [str(new / "a.md")] and n_lints == 1
+
+
+def test_a_file_changed_between_the_walk_and_the_read_is_linted_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settle: None
+) -> None:
+    """A cached file holding markers is read again for them; if its bytes changed since the walk, the findings the
+    cache knew are dropped and the bytes read are linted."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    doc = root / "a.md"
+    doc.write_text("Measured: <!-- fact: m1/model/tg32 -->12 tok/s<!-- /fact -->, then 28 tok/s.\n", encoding="utf-8")
+    folder = tmp_path / "cache"
+    assert [f.text for f in run(root, folder, lint=True).findings] == ["28 tok/s"]
+    real = dc.DocCache.lookup
+
+    def edit_after_the_walk(self, files, lint_variant):  # type: ignore[no-untyped-def]
+        known = real(self, files, lint_variant)
+        doc.write_text("Measured: <!-- fact: m1/model/tg32 -->12 tok/s<!-- /fact -->, then 91 tok/s.\n", "utf-8")
+        return known
+
+    monkeypatch.setattr(dc.DocCache, "lookup", edit_after_the_walk)
+    changed = run(root, folder, lint=True)
+    assert changed.from_cache == 1 and [f.text for f in changed.findings] == ["91 tok/s"]
+    monkeypatch.setattr(dc.DocCache, "lookup", real)
+    doc.write_text("Measured: <!-- fact: m1/model/tg32 -->12 tok/s<!-- /fact -->.\n", "utf-8")
+    emptied = run(root, folder, lint=True)  # the new bytes hold no claim: nothing of the old findings is left
+    assert emptied.findings == [] and [m.text for m in emptied.docs[0].markers] == ["12 tok/s"]

@@ -94,6 +94,7 @@ def test_small_trees_stay_in_one_process(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_cli_check_with_lint_and_jobs(registry, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     record(registry, "m1/model/tg32", 12.3, 0.4, machine="m1")
+    monkeypatch.setenv("FACTREG_CACHE_DIR", "")  # every run reads and lints (tests/test_doc_cache.py: with it)
     root = make_tree(tmp_path / "docs")
     check_only = cli("docs", "check", "--json", str(root))
     lint_only = cli("docs", "lint", "--json", str(root))

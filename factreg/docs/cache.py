@@ -121,7 +121,7 @@ def _own(path: Path, what: str) -> None:
     st = os.stat(path)
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         raise CacheError(f"the cache {what} {path} belongs to another user")
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if os.name == "posix" and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):  # Windows keeps no such bits
         raise CacheError(f"the cache {what} {path} is writable by others")
 
 

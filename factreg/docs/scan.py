@@ -49,8 +49,9 @@ class _Options:
     max_bytes: int
 
 
-# One file to read: (its index among the files, its path, whether to lint it).
-_Item = tuple[int, Path, bool]
+# One file to read: (its index among the files, its path, whether to lint it, the digest the cache knows for it:
+# read only for its markers, it is linted after all when its bytes are no longer those).
+_Item = tuple[int, Path, bool, bytes | None]
 # What a worker tells the cache of a file it read: (index, digest, may hold markers, the markers it parsed as the
 # cache keeps them or None, the findings it made or None).
 _Stored = tuple[int, bytes, bool, "str | None", "list[dc.Row] | None"]
@@ -109,9 +110,9 @@ def scan(
     for i, (path, _) in enumerate(entries):
         got = known.get(i)
         if got is None:
-            items.append((i, path, lint))
+            items.append((i, path, lint, None))
         elif check and got.may_hold:
-            items.append((i, path, False))  # its findings are known; its markers are parsed again
+            items.append((i, path, False, got.digest))  # its findings are known; its markers are read
     from factreg import clock
 
     read_ns = int(clock.wall() * 1e9)
@@ -181,7 +182,7 @@ def _large(items: list[_Item], jobs: int) -> bool:
     if len(items) < 2 * jobs:
         return False
     total = 0
-    for _, path, _ in items:
+    for _, path, _, _ in items:
         try:
             total += os.stat(path).st_size
         except OSError:
@@ -218,11 +219,7 @@ def _scan_chunk(
     unreadable: list[walk.Problem] = []
     stored: list[_Stored] = []
     lint_text: Callable[..., list[Finding]] | None = None
-    if opts.lint and any(to_lint for _, _, to_lint in items):
-        from factreg.docs import lint  # its rules take a tenth of a second to compile: only when they are used
-
-        lint_text = lint.lint_text
-    for n, (i, path, to_lint) in enumerate(items):
+    for n, (i, path, to_lint, expected) in enumerate(items):
         if progress:
             progress(n + 1, str(path))
         data = walk.read_bytes(path, opts.max_bytes)
@@ -231,8 +228,12 @@ def _scan_chunk(
             if opts.check:
                 docs.append(_problem_doc(text))
             unreadable.append(text)
+            if expected is not None:
+                rows[i] = []  # what the cache knew of it no longer holds
             continue
         dig = dc.digest(data) if reader is not None and isinstance(data, bytes) else b""
+        if expected is not None and dig != expected:  # changed since the walk: the known findings are not its
+            to_lint = opts.lint
         hold = mk.may_hold(text)
         parsed_text: str | None = None
         if opts.check and hold:
@@ -245,12 +246,16 @@ def _scan_chunk(
             if found or problems:
                 docs.append(chk.Scanned(path, text, found, problems))
         made: list[dc.Row] | None = None
-        if to_lint and lint_text is not None:
+        if to_lint:
             file_rows = reader.rows(dig) if reader is not None else None
             if file_rows is None:
+                if lint_text is None:
+                    from factreg.docs import lint  # its rules take a tenth of a second to compile: only if used
+
+                    lint_text = lint.lint_text
                 findings = lint_text(text, "", opts.include_code, opts.targets)
                 file_rows = made = [(f.line, f.col, f.text, f.value, f.unit, f.kind, f.by) for f in findings]
-            if file_rows:
+            if file_rows or expected is not None:
                 rows[i] = file_rows
         if reader is not None:
             stored.append((i, dig, hold, parsed_text, made))
