@@ -140,7 +140,7 @@ def _rows(text: str) -> list[Row] | None:
     try:
         rows = json.loads(text)
         if type(rows) is list and all(len(r) == 7 for r in rows):
-            return [tuple(r) for r in rows]  # type: ignore[misc]
+            return rows  # lists, used as the tuples they were: Finding(path, *row)
     except (ValueError, TypeError):
         pass
     return None

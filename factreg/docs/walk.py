@@ -95,12 +95,14 @@ def _walk_dir(
         # Real folders before links to them, so a link to a folder walked anyway is the one passed over.
         entries.sort(key=lambda e: (e.is_symlink(), e.name))
         for entry in entries:
-            path = Path(entry.path)
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError as exc:
-                problems.append(Problem(path, _kind(exc), _why(exc)))
+                problems.append(Problem(Path(entry.path), _kind(exc), _why(exc)))
                 continue
+            if not is_dir and not is_markdown(entry.name):
+                continue
+            path = Path(entry.path)
             if is_dir:
                 if entry.name in SKIP_DIRS or entry.name.startswith("."):
                     continue
@@ -120,7 +122,7 @@ def _walk_dir(
                     continue
                 seen_dirs.add(key)
                 stack.append(path)
-            elif is_markdown(entry.name):
+            else:
                 try:
                     st = entry.stat(follow_symlinks=True)
                 except OSError as exc:  # broken link, link loop
