@@ -369,6 +369,30 @@ PAIRS = [
         "The import may take up to 8 minutes per request before failing.",
     ),
     ("Korean traffic and computation", "새 경로로 조회 지연이 3배 줄었다.", "새 경로로 트래픽이 3배 줄었다."),
+    # round 5: Korean sentence readings
+    (
+        "Korean imperative",
+        "저장 요청이 700ms 걸렸다",
+        "저장 요청은 700ms 걸리니 로딩 표시를 보여주세요.",
+    ),
+    ("Korean general relation", "인덱스 추가로 조회가 3초 단축됐다", "조회 3초 단축이 전환율 향상으로 이어진다."),
+    ("Korean prohibition", "업로드는 45초가 걸렸다", "업로드는 45초를 초과할 수 없다."),
+    (
+        "Korean obligation after a verb stem",
+        "통합 빌드가 25분 안쪽에서 끝났다",
+        "통합 빌드는 25분 안쪽에서 끝나야 한다.",
+    ),
+    (
+        "Korean list in a condition",
+        "로딩이 4초, 9초로 늘어났다",
+        "로딩이 4초, 9초, 심지어 20초까지 늘어나면 다들 떠난다.",
+    ),
+    ("example label", "개선 후 응답은 평균 210ms였다", "예시: (개선 전: 평균 640ms → 개선 후: 평균 210ms)"),
+    ("Korean default", "워커 시작에 45초 걸렸다", "디폴트 45초"),
+    ("default after a comma", "the model loaded in 7 minutes", "it keeps the model for 7 minutes, its default."),
+    ("validity lifetime", "토큰 발급 (평균 12분 걸림)", "토큰 발급 (Redis 12분 유효)"),
+    ("fixed cool-down", "상태 전환에 3초 걸렸다", "3초 고정 쿨다운이 상태 전환을 막음"),
+    ("Korean value changed", "커넥션 획득이 2초에서 5초로 늘었다", "커넥션 풀 설정을 2초 에서 5초로 수정했다"),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -514,6 +538,17 @@ REPORTED = {
     "delay before an event that is set": "8 minutes",
     "duration before a failure": "8 minutes",
     "Korean traffic and computation": "3배",
+    "Korean imperative": "700ms",
+    "Korean general relation": "3초",
+    "Korean prohibition": "45초",
+    "Korean obligation after a verb stem": "25분",
+    "Korean list in a condition": "4초",
+    "example label": "210ms",
+    "Korean default": "45초",
+    "default after a comma": "7 minutes",
+    "validity lifetime": "12분",
+    "fixed cool-down": "3초",
+    "Korean value changed": "2초",
 }
 
 

@@ -275,17 +275,19 @@ _HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 
 # A duration that is a setting, not a measurement.
 _SETTING_BEFORE = re.compile(
     rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
-    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|제한\s?시간)"
+    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간)"
     rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 # Substrings one of which every _SETTING_BEFORE match contains, lower-cased (a fast first test).
 _SETTING_HINT = re.compile(
     "time|sleep|interval|retr|cool|back|ttl|deadline|keep|default|fresh|warn_|error_|max_age|poll|every|each|"
-    "타임아웃|주기|간격|재시도|기본값|제한"
+    "타임아웃|주기|간격|재시도|기본값|디폴트|제한"
 )
 _SETTING_AFTER = re.compile(
-    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
-    rf"|{_SP}*(?:기본값|(?i:by{_SP}default|default){_END})"  # `5초 기본값`: a default value
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운)"
+    # `5초 기본값`, `for 4 minutes, its default`: a default value
+    rf"|{_SP}*(?:,{_SP}*(?i:its|the){_SP}+)?(?:기본값|디폴트|(?i:by{_SP}default|default){_END})"
+    rf"|{_SP}*(?:간{_SP}?)?유효(?![가-힣])"  # `10분 유효`: how long something stays valid
     rf"|{_SP}*\(?{_SP}*(?:(?:조정|설정|변경){_SP}?가능|(?i:configurable|adjustable|tunable){_END})"  # `0.1초 (조정 가능)`
     # an idle time (a keep-alive): `5 minutes after use`, `10 minutes of inactivity`, `30분 이상 비활성`
     rf"|{_SP}*(?i:after{_SP}+(?:use|last{_SP}+use|the{_SP}+last{_SP}+request|inactivity)|of{_SP}+(?:inactivity|idle\w*)){_END}"
@@ -823,13 +825,13 @@ _TIMED = re.compile(r"\d\s?(?:ms|s|sec|seconds|초|분|tok/s|t/s|tokens/s)(?![A-
 _SIGN_BEFORE = re.compile(r"[+−-]\s?$")
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
 _BOUND_BEFORE = re.compile(rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)){_SP}*$")
-_BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b|이상)")
+_BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b|이상)")
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = re.compile(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
     rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
     rf"perception|considered|feature{_SP}requests?){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|느끼|느껴|어색|인식하는|하도록|유지(?![되됐된됨])|"
+    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는|하도록|유지(?![되됐된됨])|"
     r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
@@ -851,12 +853,15 @@ _TARGET_END = re.compile(
     r"(?:목표|기준|요구\s?사항|권장\s?사항)(?:이다|입니다|다|예요|이에요|로\s?한다|으로\s?한다|로\s?합니다|으로\s?합니다)"
     r"\s*[.!]?\s*$"
 )
+# A Korean sentence ending in an imperative gives an instruction, not a report: `… 피드백을 제공하세요.` (not a pointer
+# to a text: `… 향상시킬 수 있는지 알아보세요`)
+_IMPERATIVE_END = re.compile(r"(?<!알아보)(?<!살펴보)(?<!확인하)(?<!참고하)(?:세요|십시오|하라|할\s?것)\s*[.!]?\s*$")
 # An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
 _EXAMPLE_OPEN = re.compile(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
-_UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b)")
+_UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b)")
 
 
 def _declarative(after: str) -> bool:
@@ -879,9 +884,9 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 # A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
 _SET_VERB_AFTER = re.compile(
-    rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|추출)"
+    rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|수정|추출)"
     # the old value of a change: `5초에서 12초로 변경`, `30s -> 120s`
-    rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정)"
+    rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정|수정)"
 )
 _SET_VERB_BEFORE = re.compile(
     rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+(?:to|at)|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
@@ -1095,11 +1100,15 @@ _HYPOTHETICAL = re.compile(
 _ILLUSTRATION = re.compile(
     r"(?<![가-힣])예\)|(?<![A-Za-z])(?i:ex|e\.g)[.)]|이론적으로|이론상|생각해\s?보|상상해|"
     r"의미(?:한다|합니다|함|이다|입니다)?\s*[.!]?\s*$|뜻(?:한다|합니다)|[다라]는\s?(?:의미|뜻)|수\s?있다는\s?것"
+    # a relation stated in general, in the present: `1ms의 지연이 … 손실로 이어지기도 합니다`
+    r"|이어진다|이어지(?:기도|며|는|고)"
+    # a line labelled as an example: `예시: (개선 전: 1,500 RPS → 개선 후: 4,000 RPS)`
+    r"|(?:^|\()\s*(?:\*\*)?예시\s*(?:\*\*)?\s*:"
 )
 # A Korean condition: a verb or copula ending in `-면` (`줄이면`, `늘어나면`, `요청하면`, `이상이면`), not a noun
 # ending in 면 (`측면`, `반면`, `화면`, `표면`, `전면`).
 # Where a Korean clause ends: punctuation, the end of an aside, a conjunction (`…지만`, `…는데`, `…고 `).
-_KO_CLAUSE_END = re.compile(r"[,.;!?)]|지만|는데|으나|으며|하며|고\s")
+_KO_CLAUSE_END = re.compile(r",(?!\s*(?:[가-힣]{1,3}\s+)?\d)|[.;!?)]|지만|는데|으나|으며|하며|고\s")
 _COPULA_IF = re.compile(r"[\d.,~\s-]*\S{0,4}?이면")
 _KO_CONDITIONAL = re.compile(r"(?<![측반화표전후대단방국장정평려])(?<=[\uac00-\ud7a3])면(?=[\s,?!.]|$)")
 _FOR_EXAMPLE_KO = re.compile(r"예를\s?들(?:어|면)|예컨대|가령")
@@ -1333,6 +1342,8 @@ class _Context:
             if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
                 # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
                 return True
+        if self._flag(start, "hangul") and _IMPERATIVE_END.search(self._sentence(start)[1]):
+            return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
             return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
         if bound and not achieved:
