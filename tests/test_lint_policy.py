@@ -393,6 +393,22 @@ PAIRS = [
     ("validity lifetime", "토큰 발급 (평균 12분 걸림)", "토큰 발급 (Redis 12분 유효)"),
     ("fixed cool-down", "상태 전환에 3초 걸렸다", "3초 고정 쿨다운이 상태 전환을 막음"),
     ("Korean value changed", "커넥션 획득이 2초에서 5초로 늘었다", "커넥션 풀 설정을 2초 에서 5초로 수정했다"),
+    # round 5: what a ratio is of
+    ("price and frequency", "새 커널은 디코딩이 4배 빠르다", "새 요금제는 입력 토큰 가격이 4배 인하됐다"),
+    ("endurance", "새 드라이버로 3배 더 빠르게 추론한다", "배터리 교체 없이 3배 더 오래 버틸 수 있다"),
+    ("aside on a size", "**INT4**: 210 tok/s (3배 향상)", "**INT4**: 18GB (3배 절감)"),
+    ("aside on a score", "**디코딩**: 41 tok/s (기존 대비 2배)", "**KMMLU**: 71.5% (기존 대비 2배)"),
+    ("change of a count", "첫 렌더링 시간 62% 감소 (4.1초 → 1.6초)", "초기 로드 쿼리 62% 감소 (21 → 8)"),
+    (
+        "quality benchmark",
+        "compared to the first model: decode (+31%), prefill (+12%)",
+        "compared to the first model: MMLU (+31%), GSM8K (+12%)",
+    ),
+    (
+        "frames as a count",
+        "| 렌더링 | 40 ms | 12 ms | **-70%** |",
+        "| 프레임 드랍 | 40 frames | 12 frames | **-70%** |",
+    ),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -549,6 +565,13 @@ REPORTED = {
     "validity lifetime": "12분",
     "fixed cool-down": "3초",
     "Korean value changed": "2초",
+    "price and frequency": "4배",
+    "endurance": "3배",
+    "aside on a size": "3배",
+    "aside on a score": "2배",
+    "change of a count": "62%",
+    "quality benchmark": "31%",
+    "frames as a count": "70%",
 }
 
 

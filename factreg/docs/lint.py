@@ -740,13 +740,15 @@ _PERF = (
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
     rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
-    rf"cheaper|price|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"cheaper|price|pricier|expensive|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
-    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
-    r"|메모리|크기|용량|공간|비용|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|"
+    # quality benchmarks and error rates: `MMLU (+23%)`
+    rf"mmlu|gsm8k|c-?eval|bbh|humaneval|hellaswag|truthfulqa|winogrande|wer|cer|bleu|perplexity|ppl|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
+    r"|메모리|크기|용량|공간|비용|가격|비싸|비싼|인하|빈도|영향력|오래\s?버티|버틸|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
@@ -785,6 +787,14 @@ _CHANGE_THEN_PAREN = re.compile(
     rf"{_SP}*\({_SP}*(?:약|~|≈|(?i:about|approx\.?)){_SP}*[+−-]?$"
     rf"|\d{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s){_SP}*(?:→|->|⇒){_SP}*{_NUM}{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s)"
     rf"{_SP}*\({_SP}*[+−-]?$"
+)
+# A size, a score or a count, then a parenthesis opening before a ratio: the ratio is of that quantity.
+_QUANTITY_THEN_PAREN = re.compile(
+    rf"\d{_SP}?(?:%|[KMGT]i?B|점|개|명)(?:\*\*)?{_SP}*\({_SP}*(?:[^()\d\n]{{0,12}})?$"
+)
+# A percentage, then the pair of bare numbers it was worked out from: `58% 감소 (24 → 10)`.
+_COUNT_PAIR_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}*(?:감소|증가|(?i:less|fewer|more))?(?:\*\*)?{_SP}*\({_SP}*{_NUM}{_SP}*(?:→|->){_SP}*{_NUM}{_SP}*\)"
 )
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
@@ -1169,7 +1179,7 @@ _SPEED_CHANGE = re.compile(
 _LINE_FLAGS = {
     "speed_change": _SPEED_CHANGE,
     # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
-    "count_cell": re.compile(r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms))[ \t*]*\|"),
+    "count_cell": re.compile(r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms|frames))[ \t*]*\|"),
     "unchecked": _UNCHECKED,
     "achieved": _ACHIEVED,
     "rubric": _RUBRIC,
@@ -1568,6 +1578,10 @@ class _Context:
         comp_ko = _COMP_AFTER.match(text, end)
         if comp_ko:
             return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
+        if _QUANTITY_THEN_PAREN.search(text, max(0, start - 30), start):
+            return None  # `35GB (4배 절감)`, `MMLU-Ko 72.3% (Vicuna 대비 2배)`: an aside on the quantity before it
+        if kind == "pct" and _COUNT_PAIR_AFTER.match(text, end):
+            return None  # `58% 감소 (24 → 10)`: a change of a count
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
         if kind == "pct" and _CHANGE_THEN_PAREN.search(text, max(0, start - 60), start):
