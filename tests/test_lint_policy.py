@@ -409,6 +409,63 @@ PAIRS = [
         "| 렌더링 | 40 ms | 12 ms | **-70%** |",
         "| 프레임 드랍 | 40 frames | 12 frames | **-70%** |",
     ),
+    # round 5: English targets, perceptions, examples, settings and lengths
+    (
+        "sub- bound in a sentence about targets",
+        "ranking answers in 80ms p95 on the new index",
+        "Feed ranking systems enforce tight SLOs, commonly requiring sub-80ms p95 end to end.",
+    ),
+    (
+        "aims",
+        "the p95 latency was 2 to 3 seconds for short answers",
+        "the p95 latency aims for 2 to 3 seconds for short answers",
+    ),
+    ("barrier", "Our build broke the 40 tok/s barrier on a Pi 5", "Try to break the 40 tok/s barrier on a Pi 5"),
+    (
+        "budget as a product tier",
+        "The CPU is 9x slower than the budget 4060 Ti.",
+        "The CPU is 9x slower than the budget.",
+    ),
+    (
+        "perception in the clause",
+        "A 4x lift on the new kernel, measured on decode.",
+        "A 4x lift feels like a different machine.",
+    ),
+    (
+        "latency tier",
+        "Batch processing (420ms): measured on the old cluster",
+        "Batch processing (420ms+): Appropriate for offline jobs",
+    ),
+    (
+        "indefinite team or user",
+        "Our team measured an average response time of 640 milliseconds.",
+        "A team reports an average response time of 640 milliseconds and calls it fast.",
+    ),
+    (
+        "if there is",
+        "The PR improves decode performance by 3%.",
+        "If there is a PR that improves performance by 3% but adds 900 lines, I may reject it.",
+    ),
+    (
+        "example described",
+        "The run held 12 requests per second for an hour.",
+        "This example demonstrates load testing at 12 requests per second.",
+    ),
+    ("options of a setting", "the request took 240 seconds", "change this timeout to e.g. 120 or 240 seconds"),
+    ("try a value", "the warm-up took 90 seconds", "Please try 90 seconds with your model."),
+    ("timeline offset", "Loading took 45s: weights are in HBM.", "T+45s: weights are in HBM."),
+    ("media segments", "each chunk is transcribed in 12 seconds", "the audio is chunked into 12 second segments"),
+    (
+        "people answering one another",
+        "Voice agent response: ~350ms average",
+        "Human conversation response: ~350ms average",
+    ),
+    (
+        "configuration key in the sentence",
+        "Model load took 140s for 7B models on the old disk.",
+        "Adjust initialDelaySeconds by model size: 140s for 7B models.",
+    ),
+    ("load test configuration", "성능테스트 결과 평균 응답 45s", "성능테스트 결과 (vuser 300, duration 45s 기준)"),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -572,6 +629,22 @@ REPORTED = {
     "change of a count": "62%",
     "quality benchmark": "31%",
     "frames as a count": "70%",
+    "sub- bound in a sentence about targets": "80ms",
+    "aims": "2 to 3 seconds",
+    "barrier": "40 tok/s",
+    "budget as a product tier": "9x slower",
+    "perception in the clause": "4x",
+    "latency tier": "420ms",
+    "indefinite team or user": "640 milliseconds",
+    "if there is": "3%",
+    "example described": "12 requests per second",
+    "options of a setting": "240 seconds",
+    "try a value": "90 seconds",
+    "timeline offset": "45s",
+    "media segments": "12 seconds",
+    "people answering one another": "350ms",
+    "configuration key in the sentence": "140s",
+    "load test configuration": "45s",
 }
 
 

@@ -789,9 +789,7 @@ _CHANGE_THEN_PAREN = re.compile(
     rf"{_SP}*\({_SP}*[+−-]?$"
 )
 # A size, a score or a count, then a parenthesis opening before a ratio: the ratio is of that quantity.
-_QUANTITY_THEN_PAREN = re.compile(
-    rf"\d{_SP}?(?:%|[KMGT]i?B|점|개|명)(?:\*\*)?{_SP}*\({_SP}*(?:[^()\d\n]{{0,12}})?$"
-)
+_QUANTITY_THEN_PAREN = re.compile(rf"\d{_SP}?(?:%|[KMGT]i?B|점|개|명)(?:\*\*)?{_SP}*\({_SP}*(?:[^()\d\n]{{0,12}})?$")
 # A percentage, then the pair of bare numbers it was worked out from: `58% 감소 (24 → 10)`.
 _COUNT_PAIR_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}*(?:감소|증가|(?i:less|fewer|more))?(?:\*\*)?{_SP}*\({_SP}*{_NUM}{_SP}*(?:→|->){_SP}*{_NUM}{_SP}*\)"
@@ -834,13 +832,18 @@ def _after_last_number(before: str) -> str:
 _TIMED = re.compile(r"\d\s?(?:ms|s|sec|seconds|초|분|tok/s|t/s|tokens/s)(?![A-Za-z])")
 _SIGN_BEFORE = re.compile(r"[+−-]\s?$")
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
-_BOUND_BEFORE = re.compile(rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)){_SP}*$")
+_BOUND_BEFORE = re.compile(
+    rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)|{_B}(?i:sub)[-‑]?){_SP}*$"
+)
 _BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b|이상)")
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = re.compile(
-    rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
-    rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
+    rf"{_B}(?i:targets?|goals?|slos?|slas?|requirements?|required|thresholds?|criteria|barriers?|floor|"
+    rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
     rf"perception|considered|feature{_SP}requests?){_E}"
+    # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
+    rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
+    rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
     r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는|하도록|유지(?![되됐된됨])|"
     r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
@@ -868,7 +871,7 @@ _TARGET_END = re.compile(
 _IMPERATIVE_END = re.compile(r"(?<!알아보)(?<!살펴보)(?<!확인하)(?<!참고하)(?:세요|십시오|하라|할\s?것)\s*[.!]?\s*$")
 # An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
 _EXAMPLE_OPEN = re.compile(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
-_ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
+_ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured|breaks|broke|broken|crossed|surpassed)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
 _UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b)")
@@ -918,8 +921,10 @@ _FAST_OR_MEASURED = re.compile(
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _FEELS = re.compile(rf"(?i:feels?){_E}")
+_FEELS_LATER = re.compile(rf"{_B}(?i:feels?|felt){_SP}+(?i:like|as|fast|slow|instant\w*|snappy|sluggish|seamless){_E}")
 _RUBRIC = re.compile(
-    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
+    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable|"
+    rf"suitable|appropriate|essential|ideal){_E}"
     r"|양호|우수|보통|좋음|나쁨|미흡|불량|개선\s?필요|허용\s?가능|위험|경고"
 )
 # A verdict alone as a line's label: `양호: 1~3초`, `개선 필요: 5초 ~` (a rubric's row, not a measurement).
@@ -941,7 +946,9 @@ _SETTING_WORDS = re.compile(
 # `Let's add a 60-second …`).
 _PROPOSE_BEFORE = re.compile(
     rf"{_B}(?i:raise|raising|increase|increasing|bump|bumping|lower|lowering|extend|extending|shorten|shortening|"
-    rf"change|changing){_E}(?:{_SP}+[\w.-]+){{0,3}}?{_SP}+(?i:from|to)(?:{_SP}+\S+{_SP}+(?i:to))?{_SP}*~?$"
+    rf"change|changing){_E}(?:{_SP}+[\w.-]+){{0,3}}?{_SP}+(?i:from|to)(?:{_SP}+\S+{_SP}+(?i:to))?{_SP}*~?"
+    rf"(?:(?i:e\.g\.),?{_SP}*)?(?:[\d.]+{_SP}*(?:[,/]|{_SP}or){_SP}*)*$"  # `to e.g. 60 or 120 seconds`, `to 360/480sec`
+    rf"|{_B}(?i:try|trying|align(?:ing)?(?:{_SP}+\w+)?{_SP}+to){_SP}*$"
     rf"|{_B}(?i:let's|let{_SP}us|we{_SP}should|suggest|propose){_E}[^.;:!?\n]{{0,40}}$"
 )
 _AFTER_BEFORE = re.compile(rf"{_B}(?i:after){_SP}+$")
@@ -970,14 +977,31 @@ _SETTING_ROW = re.compile(
     r"(?:[^|\n]*\|)*?[^|\n]*(?:테스트 시간|설정|기본값|(?i:setting|settings|default|config\w*))(?:\*\*)?\s*\|"
 )
 # `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
-_KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
+_KEY_BEFORE = re.compile(
+    r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+|(?<![A-Za-z])(?:period|timeout|delay|interval|ttl|deadline))\s*[:=]\s*$"
+)
+# A configuration key naming a time that is set, anywhere in the sentence: `Adjust initialDelaySeconds …: 120s for 7B
+# models`, `failureThreshold: 50 # … 30s …`, `Raised 30s -> 120s …; see IDLE_TIMEOUT_FLOOR_SECS`.
+_CONFIG_KEY = re.compile(
+    r"(?<![A-Za-z0-9_])(?:[a-z]+(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval|Threshold|Ttl|TTL|KeepAlive)[A-Za-z]*"
+    r"|(?:initial|start|retry|backoff|reconnect)Delay[A-Za-z]*|[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval)[A-Za-z]*"
+    r"|[A-Za-z]+(?:_[A-Za-z]+)*_(?:TIMEOUT|DELAY|SECS|SECONDS|PERIOD|INTERVAL|timeout|delay|secs|period|interval)"
+    r"(?:_[A-Za-z]+)*)(?![A-Za-z0-9_])"
+)
+# A duration in a load test's configuration, beside its load (`vuser 500, duration 30s`, `150 VU, 2분 30초`,
+# `360개 동시 연결, 60초 동안`, `c=1, 60s`): how long the test ran, as set.
+_LOAD_COUNT = re.compile(
+    r"(?i:\bvusers?|\bvus?\b|\bc=|concurrency)\s*[=:]?\s*\d|\d\s*(?i:vus?\b|vusers?|concurrent\b)|\d\s?개(?:의)?\s?(?:동시\s?연결|connection)"
+)
+_LOAD_DURATION_BEFORE = re.compile(rf"(?:[,(]|(?i:duration|ramp-?up)(?:\([^)]*\))?[:=]?|유지){_SP}*$")
+_LOAD_DURATION_AFTER = re.compile(rf"{_SP}*(?:동안|기준|간(?![가-힣]))")
 # A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
 _MEASURED_KEY = re.compile(r"(?i:time|elapsed|latency|took|taken)(?!out)")
 _TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
 _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = re.compile(
-    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
+    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD|recorded|raw|input|test|sample){_SP}+)?"
     rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long|podcasts?|episodes?|"
     rf"lectures?){_E}"
     r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리|영화)"
@@ -986,7 +1010,7 @@ _MEDIA_AFTER = re.compile(
 )
 _MEDIA_BEFORE = re.compile(
     rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
-    rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to){_SP}*|최대{_SP}?)$"
+    rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to|at most){_SP}*|최대{_SP}?)$"
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
     rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
 )
@@ -996,6 +1020,11 @@ _HUMAN_RATE_BEFORE = re.compile(
     rf"(?i:reading|typing|speaking|talking){_SP}+(?i:speed|rate|pace)|(?i:speed|rate|pace){_SP}+of{_SP}+(?:\w+{_SP}+)?"
     rf"(?i:reading|typing|speaking|speech)|{_B}(?i:humans?|people|we|I){_SP}+(?i:read|type|speak|talk)"
     r"|(?:읽는|읽기|타이핑|말하는|발화)\s?속도|사람이\s?(?:읽|말하|타이핑)"
+)
+# How long people take to answer one another: `Human conversation response: ~200ms`, `사람 간의 자연스러운 대화에서
+# 응답까지 걸리는 시간은 평균 200ms`.
+_HUMAN_TIME_BEFORE = re.compile(
+    rf"{_B}(?i:human|people's|person's){_SP}+(?:(?i:conversation(?:al)?|reaction|turn-taking){_E})|사람\s?간|사람(?:들)?의\s?(?:반응|대화)"
 )
 # A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
 _REACHES_BEFORE = re.compile(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
@@ -1017,13 +1046,15 @@ _WORK = re.compile(
     r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
-    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동|→|->)|{_SP}*(?i:later|after that){_E}"
+    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동|→|->|:)|{_SP}*(?i:later|after that){_E}"
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
 _NOT_MEASURED_AFTER = re.compile(
-    rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})"
+    rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?|segments?){_E})"
     rf"|(?:{_SP}+[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"  # `a 900-second request-sending window`
 )
+# `T+90s: weights are in HBM`: an offset on a timeline, not a duration measured
+_TIMELINE_BEFORE = re.compile(rf"(?<![A-Za-z0-9])T{_SP}?[+-]{_SP}?$")
 _WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
@@ -1101,7 +1132,10 @@ _HYPOTHETICAL = re.compile(
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
-    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu){_E}(?!{_SP}+(?i:like|such))"
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|"
+    rf"application|customer){_E}(?!{_SP}+(?i:like|such))"
+    # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
+    rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
@@ -1179,7 +1213,9 @@ _SPEED_CHANGE = re.compile(
 _LINE_FLAGS = {
     "speed_change": _SPEED_CHANGE,
     # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
-    "count_cell": re.compile(r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms|frames))[ \t*]*\|"),
+    "count_cell": re.compile(
+        r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms|frames))[ \t*]*\|"
+    ),
     "unchecked": _UNCHECKED,
     "achieved": _ACHIEVED,
     "rubric": _RUBRIC,
@@ -1189,6 +1225,8 @@ _LINE_FLAGS = {
     "human": _HUMAN,
     "system_work": _SYSTEM_WORK,
     "setting_label": _SETTING_LABEL,
+    "config_key": re.compile(r"Timeout|Delay|Period|Interval|Threshold|Ttl|TTL|KeepAlive|_[A-Za-z]"),
+    "load": _LOAD_COUNT,
     "setting_row": _SETTING_ROW,
     "timed": _TIMED,
     "target_words": _TARGET_WORDS,
@@ -1337,14 +1375,14 @@ class _Context:
                 return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
         if self._flag(start, "rubric") and (
-            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_"))
+            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_:+"))
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
         label = _RUBRIC_LABEL.match(before)
         if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
             return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
-        if _FEELS.match(after.strip(" )*_")):
-            return True  # `(100+ tokens/sec) feels fast`: a perception threshold
+        if _FEELS.match(after.strip(" )*_")) or _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0]):
+            return True  # `(100+ tokens/sec) feels fast`, `a 4x lift feels like …`: a perception
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
         if bound and not achieved:
@@ -1468,6 +1506,8 @@ class _Context:
             return None  # `1초 단위로`: a resolution; `Last 5 minutes`: a window of time
         if _IDENT_BEFORE.search(text, max(0, start - 30), start):
             return None  # `high-load-5min`: part of a name
+        if _TIMELINE_BEFORE.search(text, max(0, start - 4), start):
+            return None  # `T+90s:`: an offset on a timeline
         if _CONDITION_AFTER.match(text, end) or _QUOTA_AFTER.match(text, end):
             return end, "target"  # `2초 넘으면`, `5초 이상 … 경우`, `15분에 5회`: a threshold or a quota
         if _ELAPSED_AFTER.match(text, end) or self._flag(start, "elapsed"):
@@ -1510,6 +1550,8 @@ class _Context:
             and (not self._flag(start, "system_work") or _TASK.search(self._line_text(start)))
         ):
             return None  # `확인으로 시작 (5분)`: how long a step takes a person
+        if _HUMAN_TIME_BEFORE.search(self._sentence(start)[0]):
+            return None  # how long people take to answer one another
         if kind in ("h", "d"):
             clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
             if not _WORK.search(clause):
@@ -1543,12 +1585,22 @@ class _Context:
             _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
+        if self._flag(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
+            return True  # a sentence about a configuration key that sets a time
+        if self._flag(start, "load") and (
+            _LOAD_DURATION_BEFORE.search(text, max(0, start - 24), start) or _LOAD_DURATION_AFTER.match(text, end)
+        ):
+            lo, hi = self._line(start)
+            if _LOAD_COUNT.search(text, max(lo, start - 80), min(hi, end + 30)):
+                return True  # `vuser 500, duration 30s`: a load test's configured length
         key = _KEY_BEFORE.search(text, max(0, start - 40), start)
         if key and not _MEASURED_KEY.search(key.group()):
             return True  # `jitterBufferTarget: 150ms` (not `TotalTime: 36.4s`, `processing_time: 9.8s`)
         if _AFTER_BEFORE.search(text, max(0, start - 12), start) and _SETTING_WORDS.search(self._after(end, 40)):
             return True  # `after 5 minutes it is unloaded`: a delay before an event that is set
         proposed = _PROPOSE_BEFORE.search(self._before(start, 60))
+        if proposed is None and "e.g." in text[max(0, start - 30) : start]:
+            proposed = _PROPOSE_BEFORE.search(text[max(self._line(start)[0], start - 60) : start])  # `to e.g. 60 or …`
         if proposed and not _past(proposed.group()):
             return True
         if self._flag(start, "setting_label") or self._flag(start, "setting_row"):
