@@ -1225,7 +1225,10 @@ _LINE_FLAGS = {
     "human": _HUMAN,
     "system_work": _SYSTEM_WORK,
     "setting_label": _SETTING_LABEL,
-    "config_key": re.compile(r"Timeout|Delay|Period|Interval|Threshold|Ttl|TTL|KeepAlive|_[A-Za-z]"),
+    "config_key": _CONFIG_KEY,
+    "human_time": _HUMAN_TIME_BEFORE,
+    "feels": _FEELS_LATER,
+    "imperative": re.compile(r"세요|십시오|하라|할\s?것"),
     "load": _LOAD_COUNT,
     "setting_row": _SETTING_ROW,
     "timed": _TIMED,
@@ -1288,6 +1291,10 @@ class _Context:
 
     def _flag(self, pos: int, name: str) -> bool:
         """A property of the whole line holding `pos`, worked out once per line and only when asked."""
+        if self._lo <= pos <= self._hi and self._fast:  # the line last asked about (most questions): no call
+            value = self._flags.get(name)
+            if value is not None:
+                return value
         lo, hi = self._bounds(pos)
         value = self._flags.get(name)
         if value is None:
@@ -1381,7 +1388,9 @@ class _Context:
         label = _RUBRIC_LABEL.match(before)
         if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
             return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
-        if _FEELS.match(after.strip(" )*_")) or _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0]):
+        if _FEELS.match(after.strip(" )*_")) or (
+            self._flag(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])
+        ):
             return True  # `(100+ tokens/sec) feels fast`, `a 4x lift feels like …`: a perception
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
@@ -1390,7 +1399,7 @@ class _Context:
             if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
                 # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
                 return True
-        if self._flag(start, "hangul") and _IMPERATIVE_END.search(self._sentence(start)[1]):
+        if self._flag(start, "imperative") and _IMPERATIVE_END.search(self._sentence(start)[1]):
             return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
             return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
@@ -1550,7 +1559,7 @@ class _Context:
             and (not self._flag(start, "system_work") or _TASK.search(self._line_text(start)))
         ):
             return None  # `확인으로 시작 (5분)`: how long a step takes a person
-        if _HUMAN_TIME_BEFORE.search(self._sentence(start)[0]):
+        if self._flag(start, "human_time") and _HUMAN_TIME_BEFORE.search(self._sentence(start)[0]):
             return None  # how long people take to answer one another
         if kind in ("h", "d"):
             clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
