@@ -466,6 +466,52 @@ PAIRS = [
         "Adjust initialDelaySeconds by model size: 140s for 7B models.",
     ),
     ("load test configuration", "성능테스트 결과 평균 응답 45s", "성능테스트 결과 (vuser 300, duration 45s 기준)"),
+    # round 5: units written in other ways, nouns of speed, Korean bounds stated as facts
+    (
+        "QPS after a number",
+        "Benchmark 결과: Actix(210,450 QPS) > Axum(198,300 QPS)",
+        "Benchmark 결과: Actix(210,450 connections) > Axum(198,300 connections)",
+    ),
+    (
+        "tokens-per-second",
+        "The command runs at about 140 tokens-per-second on an M2.",
+        "The command runs about 140 tokens-per-page on an M2.",
+    ),
+    ("secondes", "it can take 7 secondes to stop", "it can take 7 tries to stop"),
+    ("x real time", "batched inference reaches 45x REAL TIME speed", "batched inference runs on 45x RTX boxes"),
+    (
+        "RTF as a noun of speed",
+        "INT8 gives a 25% improvement in RTF on the CPU.",
+        "INT8 gives a 25% improvement in WER on the CPU.",
+    ),
+    (
+        "memory bandwidth",
+        "the new card has about 40% more memory bandwidth than the old one",
+        "the new card has about 40% more memory than the old one",
+    ),
+    (
+        "Korean bound with a copula",
+        "그 결과가 바로 30ms 미만의 응답 속도입니다.",
+        "단, 달릴 수 있는 시간은 30ms 미만입니다.",
+    ),
+    ("Korean bound with a noun ending", "통합 테스트는 2분 이내로 완료됨", "통합 테스트는 2분 이내로 완료"),
+    (
+        "Korean bound said to be fast",
+        "캐시는 속도가 5ms 이내로 매우 빠르지만 키 목록이 없음",
+        "캐시는 속도가 5ms 이내로 유지될 것",
+    ),
+    (
+        "if you need",
+        "we serve search at 8,000 req/s on two nodes",
+        "If you need to serve search at 8,000 req/s, tune the defaults.",
+    ),
+    ("rate key before the number", "> 즉, 현재 한계 tps는 약 780 정도", "> 즉, 현재 tps 서버는 약 780 대"),
+    ("bare per second", "처리량도 21.5/sec", "처리량도 21.5/page"),
+    (
+        "fraction of a speed",
+        "I am getting 1/4 the speed on the new driver, why?",
+        "I am getting 1/4 the pages on the new driver, why?",
+    ),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -645,6 +691,19 @@ REPORTED = {
     "people answering one another": "350ms",
     "configuration key in the sentence": "140s",
     "load test configuration": "45s",
+    "QPS after a number": "210,450 QPS",
+    "tokens-per-second": "140 tokens-per-second",
+    "secondes": "7 secondes",
+    "x real time": "45x",
+    "RTF as a noun of speed": "25%",
+    "memory bandwidth": "40%",
+    "Korean bound with a copula": "30ms",
+    "Korean bound with a noun ending": "2분",
+    "Korean bound said to be fast": "5ms",
+    "if you need": "8,000 req/s",
+    "rate key before the number": "780",
+    "bare per second": "21.5/sec",
+    "fraction of a speed": "1/4",
 }
 
 

@@ -160,7 +160,7 @@ _END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean par
 _UNITS = [
     # rates
     ("rate", rf"(?i:tok(?:en)?s?|tks?|t){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
-    ("rate", rf"(?i:tok(?:en)?s?){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?)(?:{_SP}|-)(?i:per|a)(?:{_SP}|-)(?i:second|sec){_END}"),  # tokens-per-second
     ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
     ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
     ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
@@ -174,6 +174,7 @@ _UNITS = [
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
+    ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
@@ -184,7 +185,7 @@ _UNITS = [
     # durations
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
     ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
-    ("s", rf"(?:s|(?i:secs?|seconds?)){_END}"),
+    ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
     ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
     ("s", r"초(?![과기반록등월석점콜소])"),
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
@@ -235,8 +236,8 @@ _RANGE = (
 )
 
 # What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
-# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`).
-_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-QU-WYZ.,:;)\]|/(\"'])"
+# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
+_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
 
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`.
 _MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/))"
@@ -267,7 +268,7 @@ _PCT_OTHER = re.compile(
 )
 # After `N×` / `Nx`: a capitalised word, a number or a count noun makes it a hardware count or a product.
 _NOT_RATIO_NEXT = re.compile(
-    rf"{_SP}*(?:[A-Z]|\d|(?i:gpus?|cards?|nodes?|machines?|servers?|cores?|sockets?|dimms?|sticks?|boxes?|"
+    rf"{_SP}*(?:(?!(?i:real[- ]?time))[A-Z]|\d|(?i:gpus?|cards?|nodes?|machines?|servers?|cores?|sockets?|dimms?|sticks?|boxes?|"
     rf"instances?|replicas?|workers?|threads?){_END})"
 )
 # `the 401s`, `404s`, `5xx`: HTTP status codes in the plural, not seconds (`120s` stays a duration)
@@ -447,7 +448,7 @@ Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("cl
 # with and without it).
 _UNIT_START = (
     rf"(?i:ch|d[oa]|f[ipl]|g[ibf]|h[or]|i[tm]|k[ib]|li|m[sib0-9]|op|p[paf]|q[up]|r[eop]|s[eat]|us|wo|x[fsq]"
-    rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]))"
+    rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
     rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페]"
 )
 _PREFILTER = re.compile(
@@ -458,10 +459,11 @@ _PREFILTER = re.compile(
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
     rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
     rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배기테페])(?:{_UNIT_START})"
-    rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
+    rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh])|/[s\d])"  # `/[s\d]`: `16.7/sec`, `1/3 the speed`
     r"|pp|tg)"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
+_PREFILTER_UNIT_KEYS = ("PS", "ps", "t/s")  # the ends of _UNIT_BEFORE's keys: `TPS`, `qps`, `It/sec`, `TFLOPS`
 _PREFILTER_LITERALS = (
     "초당",
     "_seconds",
@@ -490,6 +492,19 @@ def _windows(text: str) -> list[tuple[int, int]]:
     for lit in _PREFILTER_LITERALS:
         i = find(lit)
         while i != -1:
+            lo = text.rfind("\n", 0, i) + 1
+            hi = find("\n", i)
+            if hi == -1:
+                hi = n
+            lines[lo] = hi
+            i = find(lit, hi + 1)
+    for lit in _PREFILTER_UNIT_KEYS:  # a unit before its number: `TPS 15.4`, `tps는 약 620`, `It/sec 1.4`, `TFLOPS=6.1`
+        i = find(lit)
+        while i != -1:
+            key = text[max(0, i - 3) : i]
+            if not (key[-1:] in ("T", "Q", "t", "q", "I", "i") or key == "FLO"):
+                i = find(lit, i + len(lit))  # not one of _UNIT_BEFORE's keys (`https`, `steps`)
+                continue
             lo = text.rfind("\n", 0, i) + 1
             hi = find("\n", i)
             if hi == -1:
@@ -732,14 +747,14 @@ _PERF = (
     rf"throughput|latency|latencies|ttft|ttfb|tpot|itl|inference|decod\w*|prefill\w*|pp|tg|"
     rf"token[- ]generation|generation|prompt processing|runtime|run time|wall[- ]clock|duration|delay|"
     rf"build(?:s|ing)?|compil\w*|execution|response|load(?:ing)? time|startup|start-up|accelerat\w*|"
-    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps|outperform\w*|surpass\w*){_E}"
-    r"|속도|성능|처리량|처리 속도|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
+    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps|outperform\w*|surpass\w*|rtf|real-?time{_SP}factor|bandwidth){_E}"
+    r"|속도|성능|처리량|처리 속도|대역폭|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
     r"시간|빠르|빨라|빠름|빠른|빨리|느리|느려|느림|느린|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
     r"TTFT|TPS|RPS|FPS|fps|CPS"
 )
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
-    rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
+    rf"{_B}(?i:memory(?!{_SP}+bandwidth)|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
     rf"cheaper|price|pricier|expensive|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
@@ -894,6 +909,9 @@ def _past(after: str) -> bool:
 
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# A bound stated as what is, with a copula or a noun ending: `차이는 5% 미만입니다`, `1분 이내로 완료됨`, `… 쿼리이긴 하니깐`.
+_COPULA_FACT = re.compile(r"(?:입니다|이다|이었|였다|됨|이긴)(?![가-힣])")
+_ALLOWANCE_BEFORE = re.compile(r"수\s?있는\s?(?:시간|최대|한도)")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 # A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
 _SET_VERB_AFTER = re.compile(
@@ -915,7 +933,7 @@ _STAT_AFTER = re.compile(
     rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내)?{_SP}*\({_SP}*(?:평균|중앙값|(?i:avg|average|mean|median)){_SP}*\)"
 )
 _FAST_OR_MEASURED = re.compile(
-    r"빠른|빠르게|빠름|빨라|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
+    r"빠른|빠르|빠름|빨라|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
 )
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
@@ -1041,7 +1059,7 @@ _HUMAN = re.compile(
 )
 # Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
 _WORK = re.compile(
-    rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|execution|export|build|inference|"
+    rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|trainable|execution|export|build|inference|"
     rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited){_E}"
     r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
@@ -1135,7 +1153,7 @@ _HYPOTHETICAL = re.compile(
     rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|"
     rf"application|customer){_E}(?!{_SP}+(?i:like|such))"
     # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
-    rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
+    rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+you{_SP}+(?:need|want|have|plan){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
@@ -1173,6 +1191,18 @@ _LABEL_UNIT = re.compile(
     r"(?:\*\*)?\s*[:|│]?\s*(?:\*\*)?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
     r"(?![\w.])"
 )
+# A rate's unit written before its number, as a key or a label: `TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`,
+# `It/sec **1.4**`, `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
+_UNIT_BEFORE = re.compile(
+    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|It/sec|It/s|it/sec|it/s|TFLOPS|GFLOPS)"
+    rf"(?:\*\*)?{_SP}?(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST})"
+    rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
+)
+# A fraction of a speed or a time: `1/3 the speed`, `about 1/2 of the inference time`.
+_FRACTION = re.compile(
+    rf"(?P<n1>{_NUM_FIRST}/\d{{1,2}})(?:{_SP}+(?i:of))?(?:{_SP}+(?i:the|its|their))?(?:{_SP}+[\w-]+)?{_SP}+"
+    rf"(?i:speed|time|throughput|latency|performance){_E}"
+)
 # `x2.88`: a ratio written with the sign first.
 _PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
 # `ttft_latency_seconds_sum 0.113`, `…_seconds{op="match"} 3.4e-06`: a metric whose name holds its unit.
@@ -1196,6 +1226,8 @@ _EXTRA = (
     (_LABEL_UNIT, ")"),
     (_PREFIX_X, "x"),
     (_PREFIX_X, "×"),
+    (_UNIT_BEFORE, ""),  # no hint: its lines are the prefilter's (_PREFILTER_UNIT_KEYS), its windows pre-tested
+    (_FRACTION, "/"),
 )
 _CELL_NUMBER = re.compile(
     rf"^(?:\*\*|__|~|≈|약|{_SP})*[+−-]?(?:\*\*)?[x×]?{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?{_SP}?[%×xX배]?(?:\*\*|__|{_SP})*"
@@ -1411,6 +1443,11 @@ class _Context:
             return unit_end >= 0 and _LATER_RESULT.match(self.text, unit_end) is not None
         return False
 
+    def _copula_fact(self, start: int, after: str) -> bool:
+        """A bound said to be what is (`… 5% 미만입니다`, `1분 이내로 완료됨`), not an allowance (`달릴 수 있는 시간은 1초
+        이내입니다`)."""
+        return _COPULA_FACT.search(after) is not None and _ALLOWANCE_BEFORE.search(self._before(start, 40)) is None
+
     def _bound_is_target(self, start: int, end: int) -> bool:
         """A bound (`< 200ms`, `500ms 이하`) with nothing saying it was reached: in Korean notes, a limit."""
         if not self._flag(start, "hangul"):
@@ -1422,7 +1459,7 @@ class _Context:
         if upper is None:
             return False
         after = self._after(end, 40)
-        if _CAPABLE.search(after) is not None or _declarative(after) or _past(after):
+        if _CAPABLE.search(after) is not None or _declarative(after) or _past(after) or self._copula_fact(start, after):
             return False
         before = self._before(start, 40)
         if "(" in before and (_CAPABLE.search(before) is not None or _past(before)):
@@ -1754,6 +1791,15 @@ class _Context:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
         if rx is _RTF:
             return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()))
+        if rx is _UNIT_BEFORE:
+            u = m.group("u")
+            unit = "FLOPS" if u.endswith("FLOPS") else "/s"
+            return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()))
+        if rx is _FRACTION:
+            if self._hypothetical(start):
+                return None
+            end = m.end("n1")
+            return (start, end, m.group("n1"), "×", self.spread_kind(start, end))
         if rx is _METRIC_UNIT:
             name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
             if _SETTING_WORDS.search(name.replace("_", " ")):
