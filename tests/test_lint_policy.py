@@ -512,6 +512,24 @@ PAIRS = [
         "I am getting 1/4 the speed on the new driver, why?",
         "I am getting 1/4 the pages on the new driver, why?",
     ),
+    # round 5: abbreviations, choices of a setting, guesses asked, expected bounds, perceptions in an aside
+    (
+        "abbreviation inside a sentence",
+        "The PR e.g. improves decode performance by 4% on the old card.",
+        "If there is a PR that e.g. improves performance by 4% but adds 800 lines, I may reject it.",
+    ),
+    (
+        "choices of a setting",
+        "the export finished after 90, 120 or 240 seconds across three runs",
+        "Request timeout, with 90, 120, or 240 seconds.",
+    ),
+    ("guesses asked as questions", "It ran 3x faster? Yes: 3x on decode.", "How much faster would it run? 3x? 6x?"),
+    ("expected bound", "실측 결과: 배치 모드가 3배 이상 빠름", "예상 결과: 배치 모드가 3배 이상 빠름"),
+    (
+        "perception in an aside",
+        "**첫 응답**: 0-120ms (측정 평균)",
+        "**즉시 반응**: 0-120ms (사용자가 지연을 느끼지 않음)",
+    ),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -704,6 +722,11 @@ REPORTED = {
     "rate key before the number": "780",
     "bare per second": "21.5/sec",
     "fraction of a speed": "1/4",
+    "abbreviation inside a sentence": "4%",
+    "choices of a setting": "240 seconds",
+    "guesses asked as questions": "3x",
+    "expected bound": "3배",
+    "perception in an aside": "0-120ms",
 }
 
 

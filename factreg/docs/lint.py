@@ -463,7 +463,7 @@ _PREFILTER = re.compile(
     r"|pp|tg)"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
-_PREFILTER_UNIT_KEYS = ("PS", "ps", "t/s")  # the ends of _UNIT_BEFORE's keys: `TPS`, `qps`, `It/sec`, `TFLOPS`
+_PREFILTER_UNIT_KEYS = ("PS", "ps")  # the ends of _UNIT_BEFORE's keys: `TPS`, `qps`, `TFLOPS`
 _PREFILTER_LITERALS = (
     "초당",
     "_seconds",
@@ -498,11 +498,11 @@ def _windows(text: str) -> list[tuple[int, int]]:
                 hi = n
             lines[lo] = hi
             i = find(lit, hi + 1)
-    for lit in _PREFILTER_UNIT_KEYS:  # a unit before its number: `TPS 15.4`, `tps는 약 620`, `It/sec 1.4`, `TFLOPS=6.1`
+    for lit in _PREFILTER_UNIT_KEYS:  # a unit before its number: `TPS 15.4`, `tps는 약 620`, `TFLOPS=6.1`
         i = find(lit)
         while i != -1:
             key = text[max(0, i - 3) : i]
-            if not (key[-1:] in ("T", "Q", "t", "q", "I", "i") or key == "FLO"):
+            if not (key[-1:] in ("T", "Q", "t", "q") or key == "FLO"):
                 i = find(lit, i + len(lit))  # not one of _UNIT_BEFORE's keys (`https`, `steps`)
                 continue
             lo = text.rfind("\n", 0, i) + 1
@@ -575,15 +575,19 @@ def _extra_runs(
 
 
 _EXTRA_SCREENS: dict[re.Pattern[str], literals.Screen] = {}
+_EXTRA_HINTS: dict[re.Pattern[str], tuple[str, ...]] = {}
 
 
 def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
     """Each extra pattern once, with its hints; their pre-tests in _EXTRA_SCREENS (worked out on first use)."""
+    if _EXTRA_HINTS:
+        return _EXTRA_HINTS
     hints: dict[re.Pattern[str], tuple[str, ...]] = {}
     for rx, hint in _EXTRA:
         hints[rx] = (*hints.get(rx, ()), hint)
     if not _EXTRA_SCREENS:
         _EXTRA_SCREENS.update({rx: literals.screen(rx) for rx in hints})
+    _EXTRA_HINTS.update(hints)
     return hints
 
 
@@ -883,7 +887,7 @@ _TARGET_END = re.compile(
 )
 # A Korean sentence ending in an imperative gives an instruction, not a report: `… 피드백을 제공하세요.` (not a pointer
 # to a text: `… 향상시킬 수 있는지 알아보세요`)
-_IMPERATIVE_END = re.compile(r"(?<!알아보)(?<!살펴보)(?<!확인하)(?<!참고하)(?:세요|십시오|하라|할\s?것)\s*[.!]?\s*$")
+_IMPERATIVE_END = re.compile(r"(?<!알아보)(?<!살펴보)(?<!확인하)(?<!참고하)(?:세요|십시오|하라)\s*[.!]?\s*$")
 # An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
 _EXAMPLE_OPEN = re.compile(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured|breaks|broke|broken|crossed|surpassed)")
@@ -909,6 +913,9 @@ def _past(after: str) -> bool:
 
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# Where a sentence ends, and the abbreviations whose dot does not end one (`that e.g. improves …`).
+_SENTENCE_END = re.compile(r"(?<![A-Za-z]\.[a-z])(?<!\betc)(?<!\bvs)[.?!](?:\s|$)")
+_ABBREVIATION_END = re.compile(r"(?:\b[A-Za-z]\.[a-z]|\betc|\bvs)\.$")
 # A bound stated as what is, with a copula or a noun ending: `차이는 5% 미만입니다`, `1분 이내로 완료됨`, `… 쿼리이긴 하니깐`.
 _COPULA_FACT = re.compile(r"(?:입니다|이다|이었|였다|됨|이긴)(?![가-힣])")
 _ALLOWANCE_BEFORE = re.compile(r"수\s?있는\s?(?:시간|최대|한도)")
@@ -939,7 +946,12 @@ _FAST_OR_MEASURED = re.compile(
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _FEELS = re.compile(rf"(?i:feels?){_E}")
-_FEELS_LATER = re.compile(rf"{_B}(?i:feels?|felt){_SP}+(?i:like|as|fast|slow|instant\w*|snappy|sluggish|seamless){_E}")
+_EXPECTED_LABEL = re.compile(r"\s*(?:[-*+>]\s+|\d+\.\s+)?(?:\*\*)?(?:예상|기대|(?i:expected))[^:：\n]{0,12}[:：]")
+_PERCEPTION_ASIDE = re.compile(
+    rf"(?:\*\*)?{_SP}*\([^()\n]{{0,30}}(?:느끼|느껴|느낌|체감|(?i:feels?|perceiv\w*|notice)){_E}"
+)
+_QUESTION_START = re.compile(r"(?:^|[?!][ \t]+)$")
+_FEELS_LATER = re.compile(rf"{_B}(?i:feels?){_SP}+(?i:like|as|fast|slow|instant\w*|snappy|sluggish|seamless){_E}")
 _RUBRIC = re.compile(
     rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable|"
     rf"suitable|appropriate|essential|ideal){_E}"
@@ -1002,8 +1014,8 @@ _KEY_BEFORE = re.compile(
 # models`, `failureThreshold: 50 # … 30s …`, `Raised 30s -> 120s …; see IDLE_TIMEOUT_FLOOR_SECS`.
 _CONFIG_KEY = re.compile(
     r"(?<![A-Za-z0-9_])(?:[a-z]+(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval|Threshold|Ttl|TTL|KeepAlive)[A-Za-z]*"
-    r"|(?:initial|start|retry|backoff|reconnect)Delay[A-Za-z]*|[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval)[A-Za-z]*"
-    r"|[A-Za-z]+(?:_[A-Za-z]+)*_(?:TIMEOUT|DELAY|SECS|SECONDS|PERIOD|INTERVAL|timeout|delay|secs|period|interval)"
+    r"|(?:initial|start|retry|backoff|reconnect)Delay[A-Za-z]*|(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval)[A-Za-z]*"
+    r"|[A-Za-z]+(?:_[A-Za-z]+)*_(?:TIMEOUT|DELAY|PERIOD|INTERVAL|timeout|delay|period|interval)"
     r"(?:_[A-Za-z]+)*)(?![A-Za-z0-9_])"
 )
 # A duration in a load test's configuration, beside its load (`vuser 500, duration 30s`, `150 VU, 2분 30초`,
@@ -1011,6 +1023,8 @@ _CONFIG_KEY = re.compile(
 _LOAD_COUNT = re.compile(
     r"(?i:\bvusers?|\bvus?\b|\bc=|concurrency)\s*[=:]?\s*\d|\d\s*(?i:vus?\b|vusers?|concurrent\b)|\d\s?개(?:의)?\s?(?:동시\s?연결|connection)"
 )
+# The last of a list of values (`30, 60, 120, or 300 seconds`, `60 or 120 seconds`, `360/480sec`).
+_OPTIONS_BEFORE = re.compile(rf"\d{_SP}*(?:,{_SP}*(?:(?i:or){_SP}+)?|{_SP}(?i:or){_SP}+|/)$")
 _LOAD_DURATION_BEFORE = re.compile(rf"(?:[,(]|(?i:duration|ramp-?up)(?:\([^)]*\))?[:=]?|유지){_SP}*$")
 _LOAD_DURATION_AFTER = re.compile(rf"{_SP}*(?:동안|기준|간(?![가-힣]))")
 # A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
@@ -1192,9 +1206,9 @@ _LABEL_UNIT = re.compile(
     r"(?![\w.])"
 )
 # A rate's unit written before its number, as a key or a label: `TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`,
-# `It/sec **1.4**`, `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
+# `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
 _UNIT_BEFORE = re.compile(
-    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|It/sec|It/s|it/sec|it/s|TFLOPS|GFLOPS)"
+    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|TFLOPS|GFLOPS)"
     rf"(?:\*\*)?{_SP}?(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST})"
     rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
 )
@@ -1260,7 +1274,12 @@ _LINE_FLAGS = {
     "config_key": _CONFIG_KEY,
     "human_time": _HUMAN_TIME_BEFORE,
     "feels": _FEELS_LATER,
-    "imperative": re.compile(r"세요|십시오|하라|할\s?것"),
+    "imperative": re.compile(r"세요|십시오|하라"),
+    # any of the five above: one pre-test per line for the later classes' checks (see _Context._later)
+    "later": re.compile(
+        rf"{_CONFIG_KEY.pattern}|{_LOAD_COUNT.pattern}|{_HUMAN_TIME_BEFORE.pattern}|{_FEELS_LATER.pattern}"
+        r"|세요|십시오|하라"
+    ),
     "load": _LOAD_COUNT,
     "setting_row": _SETTING_ROW,
     "timed": _TIMED,
@@ -1336,6 +1355,12 @@ class _Context:
             else:
                 value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
         return value
+
+    def _later(self, pos: int, name: str) -> bool:
+        """A line flag of the later classes, asked only when the line holds a literal of one of them."""
+        if self._lo <= pos <= self._hi and self._flags.get("later") is False and self._fast:
+            return False
+        return self._flag(pos, "later") and self._flag(pos, name)
 
     def _may_match(self, lo: int, hi: int, name: str) -> bool:
         """The pre-test of a line flag's pattern (factreg.docs.literals) on the line from `lo` to `hi`."""
@@ -1421,17 +1446,21 @@ class _Context:
         if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
             return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
         if _FEELS.match(after.strip(" )*_")) or (
-            self._flag(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])
+            self._later(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])
         ):
             return True  # `(100+ tokens/sec) feels fast`, `a 4x lift feels like …`: a perception
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
+        if bound and _EXPECTED_LABEL.match(self.text, self._bounds(start)[0]):
+            return True  # `예상 결과: 배치 모드가 2배 이상 빠름`: a bound on what is expected
+        if _PERCEPTION_ASIDE.match(self.text, end):
+            return True  # `**즉시 반응**: 0-100ms (사용자가 지연을 느끼지 않음)`: how people perceive it
         if bound and not achieved:
             s_before, s_after = self._sentence(start)
             if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
                 # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
                 return True
-        if self._flag(start, "imperative") and _IMPERATIVE_END.search(self._sentence(start)[1]):
+        if self._later(start, "imperative") and _IMPERATIVE_END.search(self._sentence(start)[1]):
             return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
             return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
@@ -1479,6 +1508,8 @@ class _Context:
         if kind in _RELATIVE:
             if self._hypothetical(start):
                 return None
+            if self.text.startswith("?", end) and _QUESTION_START.search(self.text, max(0, start - 3), start):
+                return None  # `How much faster would it run? 2x? 5x?`: guesses asked, not reported
             new_end = self._relative(start, u_start, end, kind)
             if new_end is None:
                 return None
@@ -1503,8 +1534,10 @@ class _Context:
         lo, hi = self._line(start)
         seg = self.text[max(lo, start - 200) : start]
         stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
+        if stop > 0 and seg[stop] == "." and _ABBREVIATION_END.search(seg, 0, stop + 1):
+            stop = max((m.start() for m in _SENTENCE_END.finditer(seg, 0, stop)), default=-1)  # `e.g. ` ends none
         tail = self.text[start : min(hi, start + 120)]
-        m = re.search(r"[.?!](?:\s|$)", tail)
+        m = _SENTENCE_END.search(tail)
         return seg[stop + 1 :], tail[: m.start() if m else len(tail)]
 
     def _hypothetical(self, start: int) -> bool:
@@ -1596,7 +1629,7 @@ class _Context:
             and (not self._flag(start, "system_work") or _TASK.search(self._line_text(start)))
         ):
             return None  # `확인으로 시작 (5분)`: how long a step takes a person
-        if self._flag(start, "human_time") and _HUMAN_TIME_BEFORE.search(self._sentence(start)[0]):
+        if self._later(start, "human_time") and _HUMAN_TIME_BEFORE.search(self._sentence(start)[0]):
             return None  # how long people take to answer one another
         if kind in ("h", "d"):
             clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
@@ -1631,9 +1664,13 @@ class _Context:
             _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
-        if self._flag(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
+        if _OPTIONS_BEFORE.search(text, max(0, start - 6), start) and self._flag(start, "setting_words"):
+            sentence = "".join(self._sentence(start))
+            if _SETTING_WORDS.search(sentence):
+                return True  # `Request timeout, with 30, 60, 120, or 300 seconds`: the choices of a setting
+        if self._later(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
             return True  # a sentence about a configuration key that sets a time
-        if self._flag(start, "load") and (
+        if self._later(start, "load") and (
             _LOAD_DURATION_BEFORE.search(text, max(0, start - 24), start) or _LOAD_DURATION_AFTER.match(text, end)
         ):
             lo, hi = self._line(start)
