@@ -530,6 +530,50 @@ PAIRS = [
         "**첫 응답**: 0-120ms (측정 평균)",
         "**즉시 반응**: 0-120ms (사용자가 지연을 느끼지 않음)",
     ),
+    # round 5: Korean verb forms, windows, schedules, blocks, caches, people's intervention, alternatives
+    (
+        "Korean reduces as a verb",
+        "캐싱은 긴 프롬프트에서 지연 시간을 최대 70%까지 줄입니다.",
+        "캐싱은 긴 프롬프트에서 코드를 최대 70%까지 줄 단위로 나눈다.",
+    ),
+    (
+        "Korean modal of fast",
+        "C++이 약간 더 빠를 수 있지만, 실제 프로젝트에서는 차이는 4% 미만입니다.",
+        "C++이 약간 더 클 수 있지만, 실제 프로젝트에서는 차이는 4% 미만입니다.",
+    ),
+    (
+        "aware is not perception",
+        "메모리 계층을 인식하는 알고리즘으로 어텐션을 3배 빠르게 계산한다",
+        "사용자가 지연을 인식하는 시간은 3초 안팎이어야 한다",
+    ),
+    (
+        "Korean formal declarative after a bound",
+        "CPU만으로 돌리면 초당 토큰 생성 속도가 8토큰 이하가 나오는 경우가 많습니다.",
+        "CPU만으로 돌릴 때 초당 토큰 생성 속도는 8토큰 이하로 맞춰야 합니다.",
+    ),
+    ("first seconds as a window", "게임 시작 후 1초 만에 로딩 완료", "게임 시작 시 첫 1초 FPS 측정"),
+    (
+        "Korean delay before a set event",
+        "브라우저는 약 40초 후 첫 응답을 받았다",
+        "브라우저는 약 40초 후 자체적으로 keep-alive 연결을 닫는다.",
+    ),
+    ("seconds before an event", "변신 모션이 0.5초 걸렸다", "(변신 0.5초 전 시각적 예고 필수)"),
+    (
+        "people's intervention time",
+        "| 배포 시간 | 14분 | 6분 | **-57%** |",
+        "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |",
+    ),
+    (
+        "blocks of a duration",
+        "연기된 작업들은 약 50ms 걸려 끝났다.",
+        "연기된 작업들은 약 50ms 의 블락으로 나눠 그룹 짓습니다.",
+    ),
+    (
+        "cache lifetime",
+        "시트를 읽어 캐시를 만드는 데 1시간(3600초)이 걸렸다.",
+        "시트를 읽어 1시간(3600초)짜리 캐시를 재생성하는 로직",
+    ),
+    ("Korean alternatives", "응답이 2초에서 500ms로 단축됐다", "응답 시간을 500ms 또는 1초로 단축"),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -727,6 +771,17 @@ REPORTED = {
     "guesses asked as questions": "3x",
     "expected bound": "3배",
     "perception in an aside": "0-120ms",
+    "Korean reduces as a verb": "70%",
+    "Korean modal of fast": "4%",
+    "aware is not perception": "3배",
+    "Korean formal declarative after a bound": "초당 토큰 생성 속도가 8토큰",
+    "first seconds as a window": "1초",
+    "Korean delay before a set event": "40초",
+    "seconds before an event": "0.5초",
+    "people's intervention time": "14분",
+    "blocks of a duration": "50ms",
+    "cache lifetime": "1시간",
+    "Korean alternatives": "500ms",
 }
 
 

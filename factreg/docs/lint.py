@@ -285,7 +285,7 @@ _SETTING_HINT = re.compile(
     "타임아웃|주기|간격|재시도|기본값|디폴트|제한"
 )
 _SETTING_AFTER = re.compile(
-    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운)"
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운|(?:짜리{_SP}?)?캐시)"
     # `5초 기본값`, `for 4 minutes, its default`: a default value
     rf"|{_SP}*(?:,{_SP}*(?i:its|the){_SP}+)?(?:기본값|디폴트|(?i:by{_SP}default|default){_END})"
     rf"|{_SP}*(?:간{_SP}?)?유효(?![가-힣])"  # `10분 유효`: how long something stays valid
@@ -294,6 +294,7 @@ _SETTING_AFTER = re.compile(
     rf"|{_SP}*(?i:after{_SP}+(?:use|last{_SP}+use|the{_SP}+last{_SP}+request|inactivity)|of{_SP}+(?:inactivity|idle\w*)){_END}"
     rf"|{_SP}*(?:이상{_SP}?)?(?:비활성|유휴)"
 )
+_SECONDS_BEFORE_AFTER = re.compile(rf"{_SP}*전(?:에)?(?![가-힣])")  # `변신 0.5초 전 시각적 예고`: a schedule
 _MINUTE_SCHEDULE_AFTER = re.compile(rf"{_SP}*(?:후|뒤|전|(?i:ago|later|from{_SP}now|before){_END})")
 _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
 _CLOCK_SECOND_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?\d{{1,2}}{_SP}?분{_SP}?$")
@@ -753,7 +754,7 @@ _PERF = (
     rf"build(?:s|ing)?|compil\w*|execution|response|load(?:ing)? time|startup|start-up|accelerat\w*|"
     rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps|outperform\w*|surpass\w*|rtf|real-?time{_SP}factor|bandwidth){_E}"
     r"|속도|성능|처리량|처리 속도|대역폭|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
-    r"시간|빠르|빨라|빠름|빠른|빨리|느리|느려|느림|느린|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
+    r"시간|빠르|빨라|빠름|빠른|빨리|빠를|느리|느려|느림|느린|느릴|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
     r"TTFT|TPS|RPS|FPS|fps|CPS"
 )
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
@@ -768,9 +769,9 @@ _NONPERF = (
     # quality benchmarks and error rates: `MMLU (+23%)`
     rf"mmlu|gsm8k|c-?eval|bbh|humaneval|hellaswag|truthfulqa|winogrande|wer|cer|bleu|perplexity|ppl|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
     r"|메모리|크기|용량|공간|비용|가격|비싸|비싼|인하|빈도|영향력|오래\s?버티|버틸|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
-    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|개입|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
-    r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
+    r"코드|라인|줄(?![이어였었일인임여입])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률|생산성|사이즈|[가-힣]{1,3}(?<!비)[률율](?![가-힣])|토큰(?:을|를|이)?\s?(?:사용|소비)"
 )
@@ -863,7 +864,7 @@ _TARGET_WORDS = re.compile(
     # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
-    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는|하도록|유지(?![되됐된됨])|"
+    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨])|"
     r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
@@ -917,7 +918,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SENTENCE_END = re.compile(r"(?<![A-Za-z]\.[a-z])(?<!\betc)(?<!\bvs)[.?!](?:\s|$)")
 _ABBREVIATION_END = re.compile(r"(?:\b[A-Za-z]\.[a-z]|\betc|\bvs)\.$")
 # A bound stated as what is, with a copula or a noun ending: `차이는 5% 미만입니다`, `1분 이내로 완료됨`, `… 쿼리이긴 하니깐`.
-_COPULA_FACT = re.compile(r"(?:입니다|이다|이었|였다|됨|이긴)(?![가-힣])")
+_COPULA_FACT = re.compile(r"(?:입니다|습니다|이다|이었|였다|됨|이긴)(?![가-힣])")
 _ALLOWANCE_BEFORE = re.compile(r"수\s?있는\s?(?:시간|최대|한도)")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 # A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
@@ -982,6 +983,7 @@ _PROPOSE_BEFORE = re.compile(
     rf"|{_B}(?i:let's|let{_SP}us|we{_SP}should|suggest|propose){_E}[^.;:!?\n]{{0,40}}$"
 )
 _AFTER_BEFORE = re.compile(rf"{_B}(?i:after){_SP}+$")
+_KO_AFTER_EVENT = re.compile(rf"{_SP}*(?:후|뒤)(?:에)?{_SP}")  # `약 60초 후 자체적으로 keep-alive 연결을 닫는다`
 _BEFORE_FAILING = re.compile(
     rf"{_B}(?i:before){_SP}+(?i:fail\w*|timing{_SP}out|giving{_SP}up|being{_SP}(?:killed|terminated|unloaded)|erroring){_E}"
 )
@@ -1025,6 +1027,7 @@ _LOAD_COUNT = re.compile(
 )
 # The last of a list of values (`30, 60, 120, or 300 seconds`, `60 or 120 seconds`, `360/480sec`).
 _OPTIONS_BEFORE = re.compile(rf"\d{_SP}*(?:,{_SP}*(?:(?i:or){_SP}+)?|{_SP}(?i:or){_SP}+|/)$")
+_KO_OPTIONS = re.compile(rf"\d[^\s\d]{{0,3}}{_SP}*또는{_SP}*\d")
 _LOAD_DURATION_BEFORE = re.compile(rf"(?:[,(]|(?i:duration|ramp-?up)(?:\([^)]*\))?[:=]?|유지){_SP}*$")
 _LOAD_DURATION_AFTER = re.compile(rf"{_SP}*(?:동안|기준|간(?![가-힣]))")
 # A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
@@ -1067,6 +1070,7 @@ _HUMAN = re.compile(
     r"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
     r"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
+    r"개입|환경\s?설정|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
     r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼|"
     r"기다리는\s?데|기다리느라|멍하니|(?i:waiting for (?:the|a|my|our) |staring at)"
@@ -1082,12 +1086,12 @@ _DELAY_AFTER = re.compile(
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
 _NOT_MEASURED_AFTER = re.compile(
-    rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?|segments?){_E})"
+    rf"(?:\*\*)?{_SP}*(?:단위|(?:의{_SP}?)?(?:블록|블락|청크)|(?i:resolution|granularity|windows?|chunks?|segments?|blocks?){_E})"
     rf"|(?:{_SP}+[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"  # `a 900-second request-sending window`
 )
 # `T+90s: weights are in HBM`: an offset on a timeline, not a duration measured
 _TIMELINE_BEFORE = re.compile(rf"(?<![A-Za-z0-9])T{_SP}?[+-]{_SP}?$")
-_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
+_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])첫){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
@@ -1254,7 +1258,7 @@ _NEWLINE = re.compile("\n")
 # Words that make a change a change of speed, whatever noun is near: `regressed by 14%`, `sits 5% behind`.
 _SPEED_CHANGE = re.compile(
     rf"{_B}(?i:regress\w*|behind|ahead{_SP}of|loses?{_SP}to|lost{_SP}to|beats?|faster|slower|speed-?ups?|slow-?downs?|"
-    rf"uplift){_E}|빨라|느려|빠르|느리"
+    rf"uplift){_E}|빨라|느려|빠르|느리|빠를|느릴"
 )
 _LINE_FLAGS = {
     "speed_change": _SPEED_CHANGE,
@@ -1577,7 +1581,9 @@ class _Context:
             return None  # 새벽 2시 30분: a clock time
         if ch == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
             return None  # 오전 2시 30분 10초: a clock time
-        if kind in ("min", "h", "d") and _MINUTE_SCHEDULE_AFTER.match(text, end):
+        if (kind in ("min", "h", "d") and _MINUTE_SCHEDULE_AFTER.match(text, end)) or (
+            kind == "s" and _SECONDS_BEFORE_AFTER.match(text, end)
+        ):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
         if _DELAY_AFTER.match(text, end):
             return end, "target"  # `500ms 후 한 번 더`: a delay before doing something again
@@ -1664,6 +1670,8 @@ class _Context:
             _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
+        if _KO_OPTIONS.search(text, max(0, start - 8), min(len(text), end + 8)):
+            return True  # `2초 → 500ms 또는 1초로 단축`: choices proposed, not a result
         if _OPTIONS_BEFORE.search(text, max(0, start - 6), start) and self._flag(start, "setting_words"):
             sentence = "".join(self._sentence(start))
             if _SETTING_WORDS.search(sentence):
@@ -1679,7 +1687,9 @@ class _Context:
         key = _KEY_BEFORE.search(text, max(0, start - 40), start)
         if key and not _MEASURED_KEY.search(key.group()):
             return True  # `jitterBufferTarget: 150ms` (not `TotalTime: 36.4s`, `processing_time: 9.8s`)
-        if _AFTER_BEFORE.search(text, max(0, start - 12), start) and _SETTING_WORDS.search(self._after(end, 40)):
+        if (
+            _AFTER_BEFORE.search(text, max(0, start - 12), start) or _KO_AFTER_EVENT.match(text, end)
+        ) and _SETTING_WORDS.search(self._after(end, 40)):
             return True  # `after 5 minutes it is unloaded`: a delay before an event that is set
         proposed = _PROPOSE_BEFORE.search(self._before(start, 60))
         if proposed is None and "e.g." in text[max(0, start - 30) : start]:
