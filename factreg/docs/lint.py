@@ -119,6 +119,35 @@ cell that names a time or rate unit (`pp512 (t/s)`, `latency (ms)`, `초`) makes
 claim (a target when the header names a target or a setting; none for media lengths); the header is the row above a
 `|---|` separator, and the whole text is read for it, as a body row has no unit the prefilter could see.
 
+Fifth batch (classes, not phrases): a Korean sentence ending in an instruction (`… 피드백을 제공하세요`, not a pointer:
+`… 알아보세요`), a relation said in general (`… 손실로 이어지기도 합니다`), a prohibition (`75초를 초과할 수 없다`), an
+obligation after any verb stem (`끝나야 한다`), `안쪽` as a bound, a list of values inside a condition (`10초, 1분, 심지어
+5분까지 늘어나면`), an `예시:` label, and bounds on what is expected (`예상 결과: … 2배 이상 빠름`) or perceived in an aside
+(`0-100ms (사용자가 지연을 느끼지 않음)`) are not reports; a Korean bound stated with a copula, a formal declarative or a
+noun ending (`차이는 5% 미만입니다`, `… 나오는 경우가 많습니다`, `1분 이내로 완료됨`) or said fast (`10ms 이내로 매우
+빠르지만`) is, unless it is an allowance (`달릴 수 있는 시간은 1초 이내입니다`). English: `sub-100ms` is a bound; `aims`,
+`barrier`, `floor` are target words, `budget` too but not as a product tier (`the budget 5060 Ti`); a perception
+later in the clause (`a 4x lift feels like …`), a latency tier (`Low latency (100-200ms): Suitable for …`), an
+indefinite team or user (`A team reports …`), `If there is …`, `If you need …`, an example described (`This example
+demonstrates …`), guesses asked (`2x? 5x?`) and people answering one another (`Human conversation response: ~200ms`,
+`사람 간의 … 대화`) are not claims; abbreviations (`e.g.`) do not end a sentence. Settings: `디폴트`, `, its default`,
+`10분 유효`, `고정 쿨다운`, `(3600초)짜리 캐시`, `N초에서 M초로 수정`, `period=30s`, a configuration key anywhere in the
+sentence (`initialDelaySeconds`, `failureThreshold`, `IDLE_TIMEOUT_FLOOR_SECS`), the choices of a setting (`Request
+timeout, with 30, 60, 120, or 300 seconds`, `to e.g. 60 or 120 seconds`, `500ms 또는 1초로`), a proposal to `try` or
+`align to` a value, a load test's length beside its load (`vuser 500, duration 30s`, `150 VU, 2분 30초`, `360개 동시
+연결, 60초 동안`, `c=1, 60s`), a delay before a set event (`60초 후 … 연결을 닫는다`) and seconds before one (`0.5초 전
+… 예고`); not durations measured: `T+90s`, `5초 후:`, `첫 1초`, `30 second segments`, `50ms 의 블락`, `audio chunks of at
+most 30 seconds`, `120 seconds of recorded speech`, people's intervention and set-up time (`개입 시간`, `환경 설정`). Not
+speed: prices and frequencies (`가격 4×`, `150배나 비싼`, `사용 빈도`), endurance (`2-3배 더 오래 버틸`), influence, a ratio
+in an aside on a size or a score (`35GB (4배 절감)`, `72.3% (Vicuna 대비 2배)`), a percentage of a count (`58% 감소 (24 →
+10)`, `| 133 frames | … | -96% |`) and quality benchmarks (`MMLU (+23%)`). Read: `QPS` after a number, a rate's key
+before it (`TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`, `TFLOPS=6.1`; not `RPS 10`, the rate a load generator is set
+to), a bare `/s` (`16.7/sec`), fractions of a speed or a time (`1/3 the speed`, `1/2 of the inference time`),
+`tokens-per-second`, `secondes`, `60-70x REAL TIME`, RTF and memory bandwidth as speed (`30% improvement in RTF`, `50%
+more memory bandwidth`), `줄입니다` as a change, `빠를`/`느릴` as speed, and a system that is `-aware` (`계층을 인식하는`)
+is not a perception. The checks of these classes run only on lines holding one of their words (one pre-test, the line
+flag `later`), and the keys of a rate written before its number are found by the prefilter (`_PREFILTER_UNIT_KEYS`).
+
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
 
