@@ -574,6 +574,12 @@ PAIRS = [
         "시트를 읽어 1시간(3600초)짜리 캐시를 재생성하는 로직",
     ),
     ("Korean alternatives", "응답이 2초에서 500ms로 단축됐다", "응답 시간을 500ms 또는 1초로 단축"),
+    # round 5: a threshold that was passed
+    (
+        "threshold passed, in the past",
+        "API의 응답 시간이 24초가 넘는 성능 이슈가 있었습니다.",
+        "API의 응답 시간이 24초가 넘는 요청은 큐로 보낸다.",
+    ),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -782,6 +788,7 @@ REPORTED = {
     "blocks of a duration": "50ms",
     "cache lifetime": "1시간",
     "Korean alternatives": "500ms",
+    "threshold passed, in the past": "24초",
 }
 
 

@@ -145,7 +145,8 @@ before it (`TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`, `TFLOPS=6.1`; not `RP
 to), a bare `/s` (`16.7/sec`), fractions of a speed or a time (`1/3 the speed`, `1/2 of the inference time`),
 `tokens-per-second`, `secondes`, `60-70x REAL TIME`, RTF and memory bandwidth as speed (`30% improvement in RTF`, `50%
 more memory bandwidth`), `줄입니다` as a change, `빠를`/`느릴` as speed, and a system that is `-aware` (`계층을 인식하는`)
-is not a perception. The checks of these classes run only on lines holding one of their words (one pre-test, the line
+is not a perception; a Korean threshold `넘는` in a sentence in the past (`24초가 넘는 … 이슈가 있었습니다`) is what
+was. The checks of these classes run only on lines holding one of their words (one pre-test, the line
 flag `later`), and the keys of a rate written before its number are found by the prefilter (`_PREFILTER_UNIT_KEYS`).
 
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
@@ -1478,22 +1479,23 @@ class _Context:
         label = _RUBRIC_LABEL.match(before)
         if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
             return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
+        later = self._flag(start, "later")  # one pre-test of the later classes' words for the line
         if _FEELS.match(after.strip(" )*_")) or (
-            self._later(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])
+            later and self._flag(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])
         ):
             return True  # `(100+ tokens/sec) feels fast`, `a 4x lift feels like …`: a perception
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
         if bound and _EXPECTED_LABEL.match(self.text, self._bounds(start)[0]):
             return True  # `예상 결과: 배치 모드가 2배 이상 빠름`: a bound on what is expected
-        if _PERCEPTION_ASIDE.match(self.text, end):
+        if self.text.find("(", end, end + 6) != -1 and _PERCEPTION_ASIDE.match(self.text, end):
             return True  # `**즉시 반응**: 0-100ms (사용자가 지연을 느끼지 않음)`: how people perceive it
         if bound and not achieved:
             s_before, s_after = self._sentence(start)
             if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
                 # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
                 return True
-        if self._later(start, "imperative") and _IMPERATIVE_END.search(self._sentence(start)[1]):
+        if later and self._flag(start, "imperative") and _IMPERATIVE_END.search(self._sentence(start)[1]):
             return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
             return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
@@ -1611,7 +1613,7 @@ class _Context:
         if ch == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
             return None  # 오전 2시 30분 10초: a clock time
         if (kind in ("min", "h", "d") and _MINUTE_SCHEDULE_AFTER.match(text, end)) or (
-            kind == "s" and _SECONDS_BEFORE_AFTER.match(text, end)
+            kind == "s" and text.find("전", end, end + 3) != -1 and _SECONDS_BEFORE_AFTER.match(text, end)
         ):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
         if _DELAY_AFTER.match(text, end):
@@ -1620,10 +1622,14 @@ class _Context:
             return None  # `1초 단위로`: a resolution; `Last 5 minutes`: a window of time
         if _IDENT_BEFORE.search(text, max(0, start - 30), start):
             return None  # `high-load-5min`: part of a name
-        if _TIMELINE_BEFORE.search(text, max(0, start - 4), start):
+        if text.find("T", max(0, start - 4), start) != -1 and _TIMELINE_BEFORE.search(text, max(0, start - 4), start):
             return None  # `T+90s:`: an offset on a timeline
-        if _CONDITION_AFTER.match(text, end) or _QUOTA_AFTER.match(text, end):
-            return end, "target"  # `2초 넘으면`, `5초 이상 … 경우`, `15분에 5회`: a threshold or a quota
+        cond = _CONDITION_AFTER.match(text, end)
+        if (cond and not (cond.group().endswith("넘는") and _past(self._sentence(start)[1]))) or _QUOTA_AFTER.match(
+            text, end
+        ):
+            # `2초 넘으면`, `5초 이상 … 경우`, `15분에 5회`: a threshold or a quota (not `24초가 넘는 … 이슈가 있었습니다`: what was)
+            return end, "target"
         if _ELAPSED_AFTER.match(text, end) or self._flag(start, "elapsed"):
             return None  # uptime, progress, elapsed time in a timeline
         if self._flag(start, "media") and (
@@ -1699,16 +1705,21 @@ class _Context:
             _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
-        if _KO_OPTIONS.search(text, max(0, start - 8), min(len(text), end + 8)):
+        if text.find("또는", max(0, start - 8), end + 8) != -1 and _KO_OPTIONS.search(
+            text, max(0, start - 8), min(len(text), end + 8)
+        ):
             return True  # `2초 → 500ms 또는 1초로 단축`: choices proposed, not a result
         if _OPTIONS_BEFORE.search(text, max(0, start - 6), start) and self._flag(start, "setting_words"):
             sentence = "".join(self._sentence(start))
             if _SETTING_WORDS.search(sentence):
                 return True  # `Request timeout, with 30, 60, 120, or 300 seconds`: the choices of a setting
-        if self._later(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
+        later = self._flag(start, "later")
+        if later and self._flag(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
             return True  # a sentence about a configuration key that sets a time
-        if self._later(start, "load") and (
-            _LOAD_DURATION_BEFORE.search(text, max(0, start - 24), start) or _LOAD_DURATION_AFTER.match(text, end)
+        if (
+            later
+            and self._flag(start, "load")
+            and (_LOAD_DURATION_BEFORE.search(text, max(0, start - 24), start) or _LOAD_DURATION_AFTER.match(text, end))
         ):
             lo, hi = self._line(start)
             if _LOAD_COUNT.search(text, max(lo, start - 80), min(hi, end + 30)):
@@ -1752,7 +1763,9 @@ class _Context:
         comp_ko = _COMP_AFTER.match(text, end)
         if comp_ko:
             return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
-        if _QUANTITY_THEN_PAREN.search(text, max(0, start - 30), start):
+        if text.find("(", max(0, start - 30), start) != -1 and _QUANTITY_THEN_PAREN.search(
+            text, max(0, start - 30), start
+        ):
             return None  # `35GB (4배 절감)`, `MMLU-Ko 72.3% (Vicuna 대비 2배)`: an aside on the quantity before it
         if kind == "pct" and _COUNT_PAIR_AFTER.match(text, end):
             return None  # `58% 감소 (24 → 10)`: a change of a count
