@@ -119,6 +119,36 @@ cell that names a time or rate unit (`pp512 (t/s)`, `latency (ms)`, `초`) makes
 claim (a target when the header names a target or a setting; none for media lengths); the header is the row above a
 `|---|` separator, and the whole text is read for it, as a body row has no unit the prefilter could see.
 
+Fifth batch (classes, not phrases): a Korean sentence ending in an instruction (`… 피드백을 제공하세요`, not a pointer:
+`… 알아보세요`), a relation said in general (`… 손실로 이어지기도 합니다`), a prohibition (`75초를 초과할 수 없다`), an
+obligation after any verb stem (`끝나야 한다`), `안쪽` as a bound, a list of values inside a condition (`10초, 1분, 심지어
+5분까지 늘어나면`), an `예시:` label, and bounds on what is expected (`예상 결과: … 2배 이상 빠름`) or perceived in an aside
+(`0-100ms (사용자가 지연을 느끼지 않음)`) are not reports; a Korean bound stated with a copula, a formal declarative or a
+noun ending (`차이는 5% 미만입니다`, `… 나오는 경우가 많습니다`, `1분 이내로 완료됨`) or said fast (`10ms 이내로 매우
+빠르지만`) is, unless it is an allowance (`달릴 수 있는 시간은 1초 이내입니다`). English: `sub-100ms` is a bound; `aims`,
+`barrier`, `floor` are target words, `budget` too but not as a product tier (`the budget 5060 Ti`); a perception
+later in the clause (`a 4x lift feels like …`), a latency tier (`Low latency (100-200ms): Suitable for …`), an
+indefinite team or user (`A team reports …`), `If there is …`, `If you need …`, an example described (`This example
+demonstrates …`), guesses asked (`2x? 5x?`) and people answering one another (`Human conversation response: ~200ms`,
+`사람 간의 … 대화`) are not claims; abbreviations (`e.g.`) do not end a sentence. Settings: `디폴트`, `, its default`,
+`10분 유효`, `고정 쿨다운`, `(3600초)짜리 캐시`, `N초에서 M초로 수정`, `period=30s`, a configuration key anywhere in the
+sentence (`initialDelaySeconds`, `failureThreshold`, `IDLE_TIMEOUT_FLOOR_SECS`), the choices of a setting (`Request
+timeout, with 30, 60, 120, or 300 seconds`, `to e.g. 60 or 120 seconds`, `500ms 또는 1초로`), a proposal to `try` or
+`align to` a value, a load test's length beside its load (`vuser 500, duration 30s`, `150 VU, 2분 30초`, `360개 동시
+연결, 60초 동안`, `c=1, 60s`), a delay before a set event (`60초 후 … 연결을 닫는다`) and seconds before one (`0.5초 전
+… 예고`); not durations measured: `T+90s`, `5초 후:`, `첫 1초`, `30 second segments`, `50ms 의 블락`, `audio chunks of at
+most 30 seconds`, `120 seconds of recorded speech`, people's intervention and set-up time (`개입 시간`, `환경 설정`). Not
+speed: prices and frequencies (`가격 4×`, `150배나 비싼`, `사용 빈도`), endurance (`2-3배 더 오래 버틸`), influence, a ratio
+in an aside on a size or a score (`35GB (4배 절감)`, `72.3% (Vicuna 대비 2배)`), a percentage of a count (`58% 감소 (24 →
+10)`, `| 133 frames | … | -96% |`) and quality benchmarks (`MMLU (+23%)`). Read: `QPS` after a number, a rate's key
+before it (`TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`, `TFLOPS=6.1`; not `RPS 10`, the rate a load generator is set
+to), a bare `/s` (`16.7/sec`), fractions of a speed or a time (`1/3 the speed`, `1/2 of the inference time`),
+`tokens-per-second`, `secondes`, `60-70x REAL TIME`, RTF and memory bandwidth as speed (`30% improvement in RTF`, `50%
+more memory bandwidth`), `줄입니다` as a change, `빠를`/`느릴` as speed, and a system that is `-aware` (`계층을 인식하는`)
+is not a perception; a Korean threshold `넘는` in a sentence in the past (`24초가 넘는 … 이슈가 있었습니다`) is what
+was. The checks of these classes run only on lines holding one of their words (one pre-test, the line
+flag `later`), and the keys of a rate written before its number are found by the prefilter (`_PREFILTER_UNIT_KEYS`).
+
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
 
@@ -148,7 +178,7 @@ _END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean par
 _UNITS = [
     # rates
     ("rate", rf"(?i:tok(?:en)?s?|tks?|t){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
-    ("rate", rf"(?i:tok(?:en)?s?){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?)(?:{_SP}|-)(?i:per|a)(?:{_SP}|-)(?i:second|sec){_END}"),  # tokens-per-second
     ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
     ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
     ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
@@ -162,6 +192,7 @@ _UNITS = [
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
+    ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
@@ -172,7 +203,7 @@ _UNITS = [
     # durations
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
     ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
-    ("s", rf"(?:s|(?i:secs?|seconds?)){_END}"),
+    ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
     ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
     ("s", r"초(?![과기반록등월석점콜소])"),
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
@@ -223,8 +254,8 @@ _RANGE = (
 )
 
 # What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
-# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`).
-_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-QU-WYZ.,:;)\]|/(\"'])"
+# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
+_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
 
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`.
 _MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/))"
@@ -255,7 +286,7 @@ _PCT_OTHER = re.compile(
 )
 # After `N×` / `Nx`: a capitalised word, a number or a count noun makes it a hardware count or a product.
 _NOT_RATIO_NEXT = re.compile(
-    rf"{_SP}*(?:[A-Z]|\d|(?i:gpus?|cards?|nodes?|machines?|servers?|cores?|sockets?|dimms?|sticks?|boxes?|"
+    rf"{_SP}*(?:(?!(?i:real[- ]?time))[A-Z]|\d|(?i:gpus?|cards?|nodes?|machines?|servers?|cores?|sockets?|dimms?|sticks?|boxes?|"
     rf"instances?|replicas?|workers?|threads?){_END})"
 )
 # `the 401s`, `404s`, `5xx`: HTTP status codes in the plural, not seconds (`120s` stays a duration)
@@ -263,22 +294,25 @@ _HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 
 # A duration that is a setting, not a measurement.
 _SETTING_BEFORE = re.compile(
     rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
-    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|제한\s?시간)"
+    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간)"
     rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 # Substrings one of which every _SETTING_BEFORE match contains, lower-cased (a fast first test).
 _SETTING_HINT = re.compile(
     "time|sleep|interval|retr|cool|back|ttl|deadline|keep|default|fresh|warn_|error_|max_age|poll|every|each|"
-    "타임아웃|주기|간격|재시도|기본값|제한"
+    "타임아웃|주기|간격|재시도|기본값|디폴트|제한"
 )
 _SETTING_AFTER = re.compile(
-    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한)"
-    rf"|{_SP}*(?:기본값|(?i:by{_SP}default|default){_END})"  # `5초 기본값`: a default value
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운|(?:짜리{_SP}?)?캐시)"
+    # `5초 기본값`, `for 4 minutes, its default`: a default value
+    rf"|{_SP}*(?:,{_SP}*(?i:its|the){_SP}+)?(?:기본값|디폴트|(?i:by{_SP}default|default){_END})"
+    rf"|{_SP}*(?:간{_SP}?)?유효(?![가-힣])"  # `10분 유효`: how long something stays valid
     rf"|{_SP}*\(?{_SP}*(?:(?:조정|설정|변경){_SP}?가능|(?i:configurable|adjustable|tunable){_END})"  # `0.1초 (조정 가능)`
     # an idle time (a keep-alive): `5 minutes after use`, `10 minutes of inactivity`, `30분 이상 비활성`
     rf"|{_SP}*(?i:after{_SP}+(?:use|last{_SP}+use|the{_SP}+last{_SP}+request|inactivity)|of{_SP}+(?:inactivity|idle\w*)){_END}"
     rf"|{_SP}*(?:이상{_SP}?)?(?:비활성|유휴)"
 )
+_SECONDS_BEFORE_AFTER = re.compile(rf"{_SP}*전(?:에)?(?![가-힣])")  # `변신 0.5초 전 시각적 예고`: a schedule
 _MINUTE_SCHEDULE_AFTER = re.compile(rf"{_SP}*(?:후|뒤|전|(?i:ago|later|from{_SP}now|before){_END})")
 _CLOCK_HOUR_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?$")
 _CLOCK_SECOND_BEFORE = re.compile(rf"\d{_SP}?시{_SP}?\d{{1,2}}{_SP}?분{_SP}?$")
@@ -433,7 +467,7 @@ Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("cl
 # with and without it).
 _UNIT_START = (
     rf"(?i:ch|d[oa]|f[ipl]|g[ibf]|h[or]|i[tm]|k[ib]|li|m[sib0-9]|op|p[paf]|q[up]|r[eop]|s[eat]|us|wo|x[fsq]"
-    rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]))"
+    rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
     rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페]"
 )
 _PREFILTER = re.compile(
@@ -444,10 +478,11 @@ _PREFILTER = re.compile(
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
     rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
     rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배기테페])(?:{_UNIT_START})"
-    rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh]))"
+    rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh])|/[s\d])"  # `/[s\d]`: `16.7/sec`, `1/3 the speed`
     r"|pp|tg)"
 )
 _PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
+_PREFILTER_UNIT_KEYS = ("PS", "ps")  # the ends of _UNIT_BEFORE's keys: `TPS`, `qps`, `TFLOPS`
 _PREFILTER_LITERALS = (
     "초당",
     "_seconds",
@@ -476,6 +511,19 @@ def _windows(text: str) -> list[tuple[int, int]]:
     for lit in _PREFILTER_LITERALS:
         i = find(lit)
         while i != -1:
+            lo = text.rfind("\n", 0, i) + 1
+            hi = find("\n", i)
+            if hi == -1:
+                hi = n
+            lines[lo] = hi
+            i = find(lit, hi + 1)
+    for lit in _PREFILTER_UNIT_KEYS:  # a unit before its number: `TPS 15.4`, `tps는 약 620`, `TFLOPS=6.1`
+        i = find(lit)
+        while i != -1:
+            key = text[max(0, i - 3) : i]
+            if not (key[-1:] in ("T", "Q", "t", "q") or key == "FLO"):
+                i = find(lit, i + len(lit))  # not one of _UNIT_BEFORE's keys (`https`, `steps`)
+                continue
             lo = text.rfind("\n", 0, i) + 1
             hi = find("\n", i)
             if hi == -1:
@@ -546,15 +594,19 @@ def _extra_runs(
 
 
 _EXTRA_SCREENS: dict[re.Pattern[str], literals.Screen] = {}
+_EXTRA_HINTS: dict[re.Pattern[str], tuple[str, ...]] = {}
 
 
 def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
     """Each extra pattern once, with its hints; their pre-tests in _EXTRA_SCREENS (worked out on first use)."""
+    if _EXTRA_HINTS:
+        return _EXTRA_HINTS
     hints: dict[re.Pattern[str], tuple[str, ...]] = {}
     for rx, hint in _EXTRA:
         hints[rx] = (*hints.get(rx, ()), hint)
     if not _EXTRA_SCREENS:
         _EXTRA_SCREENS.update({rx: literals.screen(rx) for rx in hints})
+    _EXTRA_HINTS.update(hints)
     return hints
 
 
@@ -718,24 +770,26 @@ _PERF = (
     rf"throughput|latency|latencies|ttft|ttfb|tpot|itl|inference|decod\w*|prefill\w*|pp|tg|"
     rf"token[- ]generation|generation|prompt processing|runtime|run time|wall[- ]clock|duration|delay|"
     rf"build(?:s|ing)?|compil\w*|execution|response|load(?:ing)? time|startup|start-up|accelerat\w*|"
-    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps|outperform\w*|surpass\w*){_E}"
-    r"|속도|성능|처리량|처리 속도|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
-    r"시간|빠르|빨라|빠름|빠른|빨리|느리|느려|느림|느린|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
+    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps|outperform\w*|surpass\w*|rtf|real-?time{_SP}factor|bandwidth){_E}"
+    r"|속도|성능|처리량|처리 속도|대역폭|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
+    r"시간|빠르|빨라|빠름|빠른|빨리|빠를|느리|느려|느림|느린|느릴|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
     r"TTFT|TPS|RPS|FPS|fps|CPS"
 )
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
-    rf"{_B}(?i:memory|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
-    rf"cheaper|price|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"{_B}(?i:memory(?!{_SP}+bandwidth)|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
+    rf"cheaper|price|pricier|expensive|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
-    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
-    r"|메모리|크기|용량|공간|비용|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
-    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|(?:통합\s?)?사이클|리드)\s?시간|"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|"
+    # quality benchmarks and error rates: `MMLU (+23%)`
+    rf"mmlu|gsm8k|c-?eval|bbh|humaneval|hellaswag|truthfulqa|winogrande|wer|cer|bleu|perplexity|ppl|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
+    r"|메모리|크기|용량|공간|비용|가격|비싸|비싼|인하|빈도|영향력|오래\s?버티|버틸|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|개입|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
-    r"코드|라인|줄(?![이어였었일인임여])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
+    r"코드|라인|줄(?![이어였었일인임여입])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률|생산성|사이즈|[가-힣]{1,3}(?<!비)[률율](?![가-힣])|토큰(?:을|를|이)?\s?(?:사용|소비)"
 )
@@ -771,6 +825,12 @@ _CHANGE_THEN_PAREN = re.compile(
     rf"{_SP}*\({_SP}*(?:약|~|≈|(?i:about|approx\.?)){_SP}*[+−-]?$"
     rf"|\d{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s){_SP}*(?:→|->|⇒){_SP}*{_NUM}{_SP}?(?:ms|s|sec|초|분|밀리초|tok/s|t/s|tokens/s)"
     rf"{_SP}*\({_SP}*[+−-]?$"
+)
+# A size, a score or a count, then a parenthesis opening before a ratio: the ratio is of that quantity.
+_QUANTITY_THEN_PAREN = re.compile(rf"\d{_SP}?(?:%|[KMGT]i?B|점|개|명)(?:\*\*)?{_SP}*\({_SP}*(?:[^()\d\n]{{0,12}})?$")
+# A percentage, then the pair of bare numbers it was worked out from: `58% 감소 (24 → 10)`.
+_COUNT_PAIR_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}*(?:감소|증가|(?i:less|fewer|more))?(?:\*\*)?{_SP}*\({_SP}*{_NUM}{_SP}*(?:→|->){_SP}*{_NUM}{_SP}*\)"
 )
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
@@ -810,14 +870,19 @@ def _after_last_number(before: str) -> str:
 _TIMED = re.compile(r"\d\s?(?:ms|s|sec|seconds|초|분|tok/s|t/s|tokens/s)(?![A-Za-z])")
 _SIGN_BEFORE = re.compile(r"[+−-]\s?$")
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
-_BOUND_BEFORE = re.compile(rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)){_SP}*$")
-_BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b|이상)")
+_BOUND_BEFORE = re.compile(
+    rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)|{_B}(?i:sub)[-‑]?){_SP}*$"
+)
+_BOUND_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b|이상)")
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = re.compile(
-    rf"{_B}(?i:targets?|goals?|slos?|slas?|budgets?|requirements?|required|thresholds?|criteria|"
-    rf"suggested|recommended|aim(?:ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
+    rf"{_B}(?i:targets?|goals?|slos?|slas?|requirements?|required|thresholds?|criteria|barriers?|floor|"
+    rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
     rf"perception|considered|feature{_SP}requests?){_E}"
-    r"|목표|요구|기준치|한도|권장|해야|[여어아]야\s?(?:한|합|함)|용납|느낌|느끼|느껴|어색|인식하는|하도록|유지(?![되됐된됨])|"
+    # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
+    rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
+    rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
+    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨])|"
     r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
@@ -839,12 +904,15 @@ _TARGET_END = re.compile(
     r"(?:목표|기준|요구\s?사항|권장\s?사항)(?:이다|입니다|다|예요|이에요|로\s?한다|으로\s?한다|로\s?합니다|으로\s?합니다)"
     r"\s*[.!]?\s*$"
 )
+# A Korean sentence ending in an imperative gives an instruction, not a report: `… 피드백을 제공하세요.` (not a pointer
+# to a text: `… 향상시킬 수 있는지 알아보세요`)
+_IMPERATIVE_END = re.compile(r"(?<!알아보)(?<!살펴보)(?<!확인하)(?<!참고하)(?:세요|십시오|하라)\s*[.!]?\s*$")
 # An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
 _EXAMPLE_OPEN = re.compile(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
-_ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured)")
+_ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured|breaks|broke|broken|crossed|surpassed)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
-_UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|내\b)")
+_UPPER_AFTER = re.compile(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b)")
 
 
 def _declarative(after: str) -> bool:
@@ -864,12 +932,18 @@ def _past(after: str) -> bool:
 
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# Where a sentence ends, and the abbreviations whose dot does not end one (`that e.g. improves …`).
+_SENTENCE_END = re.compile(r"(?<![A-Za-z]\.[a-z])(?<!\betc)(?<!\bvs)[.?!](?:\s|$)")
+_ABBREVIATION_END = re.compile(r"(?:\b[A-Za-z]\.[a-z]|\betc|\bvs)\.$")
+# A bound stated as what is, with a copula or a noun ending: `차이는 5% 미만입니다`, `1분 이내로 완료됨`, `… 쿼리이긴 하니깐`.
+_COPULA_FACT = re.compile(r"(?:입니다|습니다|이다|이었|였다|됨|이긴)(?![가-힣])")
+_ALLOWANCE_BEFORE = re.compile(r"수\s?있는\s?(?:시간|최대|한도)")
 _CAPABLE = re.compile(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
 # A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
 _SET_VERB_AFTER = re.compile(
-    rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|추출)"
+    rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|수정|추출)"
     # the old value of a change: `5초에서 12초로 변경`, `30s -> 120s`
-    rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정)"
+    rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정|수정)"
 )
 _SET_VERB_BEFORE = re.compile(
     rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+(?:to|at)|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
@@ -885,14 +959,21 @@ _STAT_AFTER = re.compile(
     rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내)?{_SP}*\({_SP}*(?:평균|중앙값|(?i:avg|average|mean|median)){_SP}*\)"
 )
 _FAST_OR_MEASURED = re.compile(
-    r"빠른|빠르게|빠름|빨라|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
+    r"빠른|빠르|빠름|빨라|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
 )
 # `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
 _KEEP = re.compile(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
 _UNCHECKED = re.compile(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
 _FEELS = re.compile(rf"(?i:feels?){_E}")
+_EXPECTED_LABEL = re.compile(r"\s*(?:[-*+>]\s+|\d+\.\s+)?(?:\*\*)?(?:예상|기대|(?i:expected))[^:：\n]{0,12}[:：]")
+_PERCEPTION_ASIDE = re.compile(
+    rf"(?:\*\*)?{_SP}*\([^()\n]{{0,30}}(?:느끼|느껴|느낌|체감|(?i:feels?|perceiv\w*|notice)){_E}"
+)
+_QUESTION_START = re.compile(r"(?:^|[?!][ \t]+)$")
+_FEELS_LATER = re.compile(rf"{_B}(?i:feels?){_SP}+(?i:like|as|fast|slow|instant\w*|snappy|sluggish|seamless){_E}")
 _RUBRIC = re.compile(
-    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable){_E}"
+    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable|"
+    rf"suitable|appropriate|essential|ideal){_E}"
     r"|양호|우수|보통|좋음|나쁨|미흡|불량|개선\s?필요|허용\s?가능|위험|경고"
 )
 # A verdict alone as a line's label: `양호: 1~3초`, `개선 필요: 5초 ~` (a rubric's row, not a measurement).
@@ -914,10 +995,13 @@ _SETTING_WORDS = re.compile(
 # `Let's add a 60-second …`).
 _PROPOSE_BEFORE = re.compile(
     rf"{_B}(?i:raise|raising|increase|increasing|bump|bumping|lower|lowering|extend|extending|shorten|shortening|"
-    rf"change|changing){_E}(?:{_SP}+[\w.-]+){{0,3}}?{_SP}+(?i:from|to)(?:{_SP}+\S+{_SP}+(?i:to))?{_SP}*~?$"
+    rf"change|changing){_E}(?:{_SP}+[\w.-]+){{0,3}}?{_SP}+(?i:from|to)(?:{_SP}+\S+{_SP}+(?i:to))?{_SP}*~?"
+    rf"(?:(?i:e\.g\.),?{_SP}*)?(?:[\d.]+{_SP}*(?:[,/]|{_SP}or){_SP}*)*$"  # `to e.g. 60 or 120 seconds`, `to 360/480sec`
+    rf"|{_B}(?i:try|trying|align(?:ing)?(?:{_SP}+\w+)?{_SP}+to){_SP}*$"
     rf"|{_B}(?i:let's|let{_SP}us|we{_SP}should|suggest|propose){_E}[^.;:!?\n]{{0,40}}$"
 )
 _AFTER_BEFORE = re.compile(rf"{_B}(?i:after){_SP}+$")
+_KO_AFTER_EVENT = re.compile(rf"{_SP}*(?:후|뒤)(?:에)?{_SP}")  # `약 60초 후 자체적으로 keep-alive 연결을 닫는다`
 _BEFORE_FAILING = re.compile(
     rf"{_B}(?i:before){_SP}+(?i:fail\w*|timing{_SP}out|giving{_SP}up|being{_SP}(?:killed|terminated|unloaded)|erroring){_E}"
 )
@@ -943,14 +1027,34 @@ _SETTING_ROW = re.compile(
     r"(?:[^|\n]*\|)*?[^|\n]*(?:테스트 시간|설정|기본값|(?i:setting|settings|default|config\w*))(?:\*\*)?\s*\|"
 )
 # `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
-_KEY_BEFORE = re.compile(r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*[:=]\s*$")
+_KEY_BEFORE = re.compile(
+    r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+|(?<![A-Za-z])(?:period|timeout|delay|interval|ttl|deadline))\s*[:=]\s*$"
+)
+# A configuration key naming a time that is set, anywhere in the sentence: `Adjust initialDelaySeconds …: 120s for 7B
+# models`, `failureThreshold: 50 # … 30s …`, `Raised 30s -> 120s …; see IDLE_TIMEOUT_FLOOR_SECS`.
+_CONFIG_KEY = re.compile(
+    r"(?<![A-Za-z0-9_])(?:[a-z]+(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval|Threshold|Ttl|TTL|KeepAlive)[A-Za-z]*"
+    r"|(?:initial|start|retry|backoff|reconnect)Delay[A-Za-z]*|(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval)[A-Za-z]*"
+    r"|[A-Za-z]+(?:_[A-Za-z]+)*_(?:TIMEOUT|DELAY|PERIOD|INTERVAL|timeout|delay|period|interval)"
+    r"(?:_[A-Za-z]+)*)(?![A-Za-z0-9_])"
+)
+# A duration in a load test's configuration, beside its load (`vuser 500, duration 30s`, `150 VU, 2분 30초`,
+# `360개 동시 연결, 60초 동안`, `c=1, 60s`): how long the test ran, as set.
+_LOAD_COUNT = re.compile(
+    r"(?i:\bvusers?|\bvus?\b|\bc=|concurrency)\s*[=:]?\s*\d|\d\s*(?i:vus?\b|vusers?|concurrent\b)|\d\s?개(?:의)?\s?(?:동시\s?연결|connection)"
+)
+# The last of a list of values (`30, 60, 120, or 300 seconds`, `60 or 120 seconds`, `360/480sec`).
+_OPTIONS_BEFORE = re.compile(rf"\d{_SP}*(?:,{_SP}*(?:(?i:or){_SP}+)?|{_SP}(?i:or){_SP}+|/)$")
+_KO_OPTIONS = re.compile(rf"\d[^\s\d]{{0,3}}{_SP}*또는{_SP}*\d")
+_LOAD_DURATION_BEFORE = re.compile(rf"(?:[,(]|(?i:duration|ramp-?up)(?:\([^)]*\))?[:=]?|유지){_SP}*$")
+_LOAD_DURATION_AFTER = re.compile(rf"{_SP}*(?:동안|기준|간(?![가-힣]))")
 # A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
 _MEASURED_KEY = re.compile(r"(?i:time|elapsed|latency|took|taken)(?!out)")
 _TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
 _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = re.compile(
-    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD){_SP}+)?"
+    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD|recorded|raw|input|test|sample){_SP}+)?"
     rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long|podcasts?|episodes?|"
     rf"lectures?){_E}"
     r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리|영화)"
@@ -959,7 +1063,7 @@ _MEDIA_AFTER = re.compile(
 )
 _MEDIA_BEFORE = re.compile(
     rf"(?i:audio|video|videos|clip|speech|silence|recording|오디오|음성|비디오|영상)[^.;|]{{0,30}}"
-    rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to){_SP}*|최대{_SP}?)$"
+    rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to|at most){_SP}*|최대{_SP}?)$"
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
     rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
 )
@@ -970,6 +1074,11 @@ _HUMAN_RATE_BEFORE = re.compile(
     rf"(?i:reading|typing|speaking|speech)|{_B}(?i:humans?|people|we|I){_SP}+(?i:read|type|speak|talk)"
     r"|(?:읽는|읽기|타이핑|말하는|발화)\s?속도|사람이\s?(?:읽|말하|타이핑)"
 )
+# How long people take to answer one another: `Human conversation response: ~200ms`, `사람 간의 자연스러운 대화에서
+# 응답까지 걸리는 시간은 평균 200ms`.
+_HUMAN_TIME_BEFORE = re.compile(
+    rf"{_B}(?i:human|people's|person's){_SP}+(?:(?i:conversation(?:al)?|reaction|turn-taking){_E})|사람\s?간|사람(?:들)?의\s?(?:반응|대화)"
+)
 # A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
 _REACHES_BEFORE = re.compile(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
@@ -979,25 +1088,28 @@ _HUMAN = re.compile(
     r"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
     r"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
+    r"개입|환경\s?설정|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
     r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼|"
     r"기다리는\s?데|기다리느라|멍하니|(?i:waiting for (?:the|a|my|our) |staring at)"
 )
 # Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
 _WORK = re.compile(
-    rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|execution|export|build|inference|"
+    rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|trainable|execution|export|build|inference|"
     rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited){_E}"
     r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
 )
 _DELAY_AFTER = re.compile(
-    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동|→|->)|{_SP}*(?i:later|after that){_E}"
+    rf"{_SP}*(?:후|뒤)에?{_SP}*(?:한{_SP}?번{_SP}?더|다시|재시도|재실행|재전송|자동|→|->|:)|{_SP}*(?i:later|after that){_E}"
     rf"|{_SP}*(?i:before{_SP}+(?:retry\w*|trying{_SP}+again|reconnect\w*|polling|the{_SP}+next{_SP}+(?:try|attempt|poll))){_E}"
 )
 _NOT_MEASURED_AFTER = re.compile(
-    rf"(?:\*\*)?{_SP}*(?:단위|(?i:resolution|granularity|windows?|chunks?){_E})"
+    rf"(?:\*\*)?{_SP}*(?:단위|(?:의{_SP}?)?(?:블록|블락|청크)|(?i:resolution|granularity|windows?|chunks?|segments?|blocks?){_E})"
     rf"|(?:{_SP}+[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"  # `a 900-second request-sending window`
 )
-_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the)|최근|지난){_SP}+$")
+# `T+90s: weights are in HBM`: an offset on a timeline, not a duration measured
+_TIMELINE_BEFORE = re.compile(rf"(?<![A-Za-z0-9])T{_SP}?[+-]{_SP}?$")
+_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])첫){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 _CONDITION_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
@@ -1074,7 +1186,10 @@ _HYPOTHETICAL = re.compile(
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
-    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu){_E}(?!{_SP}+(?i:like|such))"
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|"
+    rf"application|customer){_E}(?!{_SP}+(?i:like|such))"
+    # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
+    rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+you{_SP}+(?:need|want|have|plan){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
 )
@@ -1083,11 +1198,15 @@ _HYPOTHETICAL = re.compile(
 _ILLUSTRATION = re.compile(
     r"(?<![가-힣])예\)|(?<![A-Za-z])(?i:ex|e\.g)[.)]|이론적으로|이론상|생각해\s?보|상상해|"
     r"의미(?:한다|합니다|함|이다|입니다)?\s*[.!]?\s*$|뜻(?:한다|합니다)|[다라]는\s?(?:의미|뜻)|수\s?있다는\s?것"
+    # a relation stated in general, in the present: `1ms의 지연이 … 손실로 이어지기도 합니다`
+    r"|이어진다|이어지(?:기도|며|는|고)"
+    # a line labelled as an example: `예시: (개선 전: 1,500 RPS → 개선 후: 4,000 RPS)`
+    r"|(?:^|\()\s*(?:\*\*)?예시\s*(?:\*\*)?\s*:"
 )
 # A Korean condition: a verb or copula ending in `-면` (`줄이면`, `늘어나면`, `요청하면`, `이상이면`), not a noun
 # ending in 면 (`측면`, `반면`, `화면`, `표면`, `전면`).
 # Where a Korean clause ends: punctuation, the end of an aside, a conjunction (`…지만`, `…는데`, `…고 `).
-_KO_CLAUSE_END = re.compile(r"[,.;!?)]|지만|는데|으나|으며|하며|고\s")
+_KO_CLAUSE_END = re.compile(r",(?!\s*(?:[가-힣]{1,3}\s+)?\d)|[.;!?)]|지만|는데|으나|으며|하며|고\s")
 _COPULA_IF = re.compile(r"[\d.,~\s-]*\S{0,4}?이면")
 _KO_CONDITIONAL = re.compile(r"(?<![측반화표전후대단방국장정평려])(?<=[\uac00-\ud7a3])면(?=[\s,?!.]|$)")
 _FOR_EXAMPLE_KO = re.compile(r"예를\s?들(?:어|면)|예컨대|가령")
@@ -1107,6 +1226,18 @@ _LABEL_UNIT = re.compile(
     r"\((?:[^()\n|│]{1,40}?,[ \t]*)?(?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)"
     r"(?:\*\*)?\s*[:|│]?\s*(?:\*\*)?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
     r"(?![\w.])"
+)
+# A rate's unit written before its number, as a key or a label: `TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`,
+# `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
+_UNIT_BEFORE = re.compile(
+    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|TFLOPS|GFLOPS)"
+    rf"(?:\*\*)?{_SP}?(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST})"
+    rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
+)
+# A fraction of a speed or a time: `1/3 the speed`, `about 1/2 of the inference time`.
+_FRACTION = re.compile(
+    rf"(?P<n1>{_NUM_FIRST}/\d{{1,2}})(?:{_SP}+(?i:of))?(?:{_SP}+(?i:the|its|their))?(?:{_SP}+[\w-]+)?{_SP}+"
+    rf"(?i:speed|time|throughput|latency|performance){_E}"
 )
 # `x2.88`: a ratio written with the sign first.
 _PREFIX_X = re.compile(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
@@ -1131,6 +1262,8 @@ _EXTRA = (
     (_LABEL_UNIT, ")"),
     (_PREFIX_X, "x"),
     (_PREFIX_X, "×"),
+    (_UNIT_BEFORE, ""),  # no hint: its lines are the prefilter's (_PREFILTER_UNIT_KEYS), its windows pre-tested
+    (_FRACTION, "/"),
 )
 _CELL_NUMBER = re.compile(
     rf"^(?:\*\*|__|~|≈|약|{_SP})*[+−-]?(?:\*\*)?[x×]?{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?{_SP}?[%×xX배]?(?:\*\*|__|{_SP})*"
@@ -1143,12 +1276,14 @@ _NEWLINE = re.compile("\n")
 # Words that make a change a change of speed, whatever noun is near: `regressed by 14%`, `sits 5% behind`.
 _SPEED_CHANGE = re.compile(
     rf"{_B}(?i:regress\w*|behind|ahead{_SP}of|loses?{_SP}to|lost{_SP}to|beats?|faster|slower|speed-?ups?|slow-?downs?|"
-    rf"uplift){_E}|빨라|느려|빠르|느리"
+    rf"uplift){_E}|빨라|느려|빠르|느리|빠를|느릴"
 )
 _LINE_FLAGS = {
     "speed_change": _SPEED_CHANGE,
     # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
-    "count_cell": re.compile(r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms))[ \t*]*\|"),
+    "count_cell": re.compile(
+        r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms|frames))[ \t*]*\|"
+    ),
     "unchecked": _UNCHECKED,
     "achieved": _ACHIEVED,
     "rubric": _RUBRIC,
@@ -1158,6 +1293,16 @@ _LINE_FLAGS = {
     "human": _HUMAN,
     "system_work": _SYSTEM_WORK,
     "setting_label": _SETTING_LABEL,
+    "config_key": _CONFIG_KEY,
+    "human_time": _HUMAN_TIME_BEFORE,
+    "feels": _FEELS_LATER,
+    "imperative": re.compile(r"세요|십시오|하라"),
+    # any of the five above: one pre-test per line for the later classes' checks (see _Context._later)
+    "later": re.compile(
+        rf"{_CONFIG_KEY.pattern}|{_LOAD_COUNT.pattern}|{_HUMAN_TIME_BEFORE.pattern}|{_FEELS_LATER.pattern}"
+        r"|세요|십시오|하라"
+    ),
+    "load": _LOAD_COUNT,
     "setting_row": _SETTING_ROW,
     "timed": _TIMED,
     "target_words": _TARGET_WORDS,
@@ -1219,6 +1364,10 @@ class _Context:
 
     def _flag(self, pos: int, name: str) -> bool:
         """A property of the whole line holding `pos`, worked out once per line and only when asked."""
+        if self._lo <= pos <= self._hi and self._fast:  # the line last asked about (most questions): no call
+            value = self._flags.get(name)
+            if value is not None:
+                return value
         lo, hi = self._bounds(pos)
         value = self._flags.get(name)
         if value is None:
@@ -1228,6 +1377,12 @@ class _Context:
             else:
                 value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
         return value
+
+    def _later(self, pos: int, name: str) -> bool:
+        """A line flag of the later classes, asked only when the line holds a literal of one of them."""
+        if self._lo <= pos <= self._hi and self._flags.get("later") is False and self._fast:
+            return False
+        return self._flag(pos, "later") and self._flag(pos, name)
 
     def _may_match(self, lo: int, hi: int, name: str) -> bool:
         """The pre-test of a line flag's pattern (factreg.docs.literals) on the line from `lo` to `hi`."""
@@ -1306,21 +1461,30 @@ class _Context:
                 return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
         bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
         if self._flag(start, "rubric") and (
-            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_"))
+            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_:+"))
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
         label = _RUBRIC_LABEL.match(before)
         if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
             return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
-        if _FEELS.match(after.strip(" )*_")):
-            return True  # `(100+ tokens/sec) feels fast`: a perception threshold
+        later = self._flag(start, "later")  # one pre-test of the later classes' words for the line
+        if _FEELS.match(after.strip(" )*_")) or (
+            later and self._flag(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])
+        ):
+            return True  # `(100+ tokens/sec) feels fast`, `a 4x lift feels like …`: a perception
         if bound and _KEEP.search(before):
             return True  # `keep ITL under 50 ms`
+        if bound and _EXPECTED_LABEL.match(self.text, self._bounds(start)[0]):
+            return True  # `예상 결과: 배치 모드가 2배 이상 빠름`: a bound on what is expected
+        if self.text.find("(", end, end + 6) != -1 and _PERCEPTION_ASIDE.match(self.text, end):
+            return True  # `**즉시 반응**: 0-100ms (사용자가 지연을 느끼지 않음)`: how people perceive it
         if bound and not achieved:
             s_before, s_after = self._sentence(start)
             if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
                 # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
                 return True
+        if later and self._flag(start, "imperative") and _IMPERATIVE_END.search(self._sentence(start)[1]):
+            return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
             return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
         if bound and not achieved:
@@ -1330,6 +1494,11 @@ class _Context:
             unit_end = self.text.find("|", end, self._line(end)[1])
             return unit_end >= 0 and _LATER_RESULT.match(self.text, unit_end) is not None
         return False
+
+    def _copula_fact(self, start: int, after: str) -> bool:
+        """A bound said to be what is (`… 5% 미만입니다`, `1분 이내로 완료됨`), not an allowance (`달릴 수 있는 시간은 1초
+        이내입니다`)."""
+        return _COPULA_FACT.search(after) is not None and _ALLOWANCE_BEFORE.search(self._before(start, 40)) is None
 
     def _bound_is_target(self, start: int, end: int) -> bool:
         """A bound (`< 200ms`, `500ms 이하`) with nothing saying it was reached: in Korean notes, a limit."""
@@ -1342,7 +1511,7 @@ class _Context:
         if upper is None:
             return False
         after = self._after(end, 40)
-        if _CAPABLE.search(after) is not None or _declarative(after) or _past(after):
+        if _CAPABLE.search(after) is not None or _declarative(after) or _past(after) or self._copula_fact(start, after):
             return False
         before = self._before(start, 40)
         if "(" in before and (_CAPABLE.search(before) is not None or _past(before)):
@@ -1362,6 +1531,8 @@ class _Context:
         if kind in _RELATIVE:
             if self._hypothetical(start):
                 return None
+            if self.text.startswith("?", end) and _QUESTION_START.search(self.text, max(0, start - 3), start):
+                return None  # `How much faster would it run? 2x? 5x?`: guesses asked, not reported
             new_end = self._relative(start, u_start, end, kind)
             if new_end is None:
                 return None
@@ -1386,8 +1557,10 @@ class _Context:
         lo, hi = self._line(start)
         seg = self.text[max(lo, start - 200) : start]
         stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
+        if stop > 0 and seg[stop] == "." and _ABBREVIATION_END.search(seg, 0, stop + 1):
+            stop = max((m.start() for m in _SENTENCE_END.finditer(seg, 0, stop)), default=-1)  # `e.g. ` ends none
         tail = self.text[start : min(hi, start + 120)]
-        m = re.search(r"[.?!](?:\s|$)", tail)
+        m = _SENTENCE_END.search(tail)
         return seg[stop + 1 :], tail[: m.start() if m else len(tail)]
 
     def _hypothetical(self, start: int) -> bool:
@@ -1427,7 +1600,9 @@ class _Context:
             return None  # 새벽 2시 30분: a clock time
         if ch == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
             return None  # 오전 2시 30분 10초: a clock time
-        if kind in ("min", "h", "d") and _MINUTE_SCHEDULE_AFTER.match(text, end):
+        if (kind in ("min", "h", "d") and _MINUTE_SCHEDULE_AFTER.match(text, end)) or (
+            kind == "s" and text.find("전", end, end + 3) != -1 and _SECONDS_BEFORE_AFTER.match(text, end)
+        ):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
         if _DELAY_AFTER.match(text, end):
             return end, "target"  # `500ms 후 한 번 더`: a delay before doing something again
@@ -1435,8 +1610,14 @@ class _Context:
             return None  # `1초 단위로`: a resolution; `Last 5 minutes`: a window of time
         if _IDENT_BEFORE.search(text, max(0, start - 30), start):
             return None  # `high-load-5min`: part of a name
-        if _CONDITION_AFTER.match(text, end) or _QUOTA_AFTER.match(text, end):
-            return end, "target"  # `2초 넘으면`, `5초 이상 … 경우`, `15분에 5회`: a threshold or a quota
+        if text.find("T", max(0, start - 4), start) != -1 and _TIMELINE_BEFORE.search(text, max(0, start - 4), start):
+            return None  # `T+90s:`: an offset on a timeline
+        cond = _CONDITION_AFTER.match(text, end)
+        if (cond and not (cond.group().endswith("넘는") and _past(self._sentence(start)[1]))) or _QUOTA_AFTER.match(
+            text, end
+        ):
+            # `2초 넘으면`, `5초 이상 … 경우`, `15분에 5회`: a threshold or a quota (not `24초가 넘는 … 이슈가 있었습니다`: what was)
+            return end, "target"
         if _ELAPSED_AFTER.match(text, end) or self._flag(start, "elapsed"):
             return None  # uptime, progress, elapsed time in a timeline
         if self._flag(start, "media") and (
@@ -1477,6 +1658,8 @@ class _Context:
             and (not self._flag(start, "system_work") or _TASK.search(self._line_text(start)))
         ):
             return None  # `확인으로 시작 (5분)`: how long a step takes a person
+        if self._later(start, "human_time") and _HUMAN_TIME_BEFORE.search(self._sentence(start)[0]):
+            return None  # how long people take to answer one another
         if kind in ("h", "d"):
             clause = self._before(start, 60) + text[start:end] + self._after(end, 30)
             if not _WORK.search(clause):
@@ -1510,12 +1693,35 @@ class _Context:
             _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
         ):
             return True
+        if text.find("또는", max(0, start - 8), end + 8) != -1 and _KO_OPTIONS.search(
+            text, max(0, start - 8), min(len(text), end + 8)
+        ):
+            return True  # `2초 → 500ms 또는 1초로 단축`: choices proposed, not a result
+        if _OPTIONS_BEFORE.search(text, max(0, start - 6), start) and self._flag(start, "setting_words"):
+            sentence = "".join(self._sentence(start))
+            if _SETTING_WORDS.search(sentence):
+                return True  # `Request timeout, with 30, 60, 120, or 300 seconds`: the choices of a setting
+        later = self._flag(start, "later")
+        if later and self._flag(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
+            return True  # a sentence about a configuration key that sets a time
+        if (
+            later
+            and self._flag(start, "load")
+            and (_LOAD_DURATION_BEFORE.search(text, max(0, start - 24), start) or _LOAD_DURATION_AFTER.match(text, end))
+        ):
+            lo, hi = self._line(start)
+            if _LOAD_COUNT.search(text, max(lo, start - 80), min(hi, end + 30)):
+                return True  # `vuser 500, duration 30s`: a load test's configured length
         key = _KEY_BEFORE.search(text, max(0, start - 40), start)
         if key and not _MEASURED_KEY.search(key.group()):
             return True  # `jitterBufferTarget: 150ms` (not `TotalTime: 36.4s`, `processing_time: 9.8s`)
-        if _AFTER_BEFORE.search(text, max(0, start - 12), start) and _SETTING_WORDS.search(self._after(end, 40)):
+        if (
+            _AFTER_BEFORE.search(text, max(0, start - 12), start) or _KO_AFTER_EVENT.match(text, end)
+        ) and _SETTING_WORDS.search(self._after(end, 40)):
             return True  # `after 5 minutes it is unloaded`: a delay before an event that is set
         proposed = _PROPOSE_BEFORE.search(self._before(start, 60))
+        if proposed is None and "e.g." in text[max(0, start - 30) : start]:
+            proposed = _PROPOSE_BEFORE.search(text[max(self._line(start)[0], start - 60) : start])  # `to e.g. 60 or …`
         if proposed and not _past(proposed.group()):
             return True
         if self._flag(start, "setting_label") or self._flag(start, "setting_row"):
@@ -1545,6 +1751,12 @@ class _Context:
         comp_ko = _COMP_AFTER.match(text, end)
         if comp_ko:
             return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
+        if text.find("(", max(0, start - 30), start) != -1 and _QUANTITY_THEN_PAREN.search(
+            text, max(0, start - 30), start
+        ):
+            return None  # `35GB (4배 절감)`, `MMLU-Ko 72.3% (Vicuna 대비 2배)`: an aside on the quantity before it
+        if kind == "pct" and _COUNT_PAIR_AFTER.match(text, end):
+            return None  # `58% 감소 (24 → 10)`: a change of a count
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
         if kind == "pct" and _CHANGE_THEN_PAREN.search(text, max(0, start - 60), start):
@@ -1656,6 +1868,15 @@ class _Context:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
         if rx is _RTF:
             return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()))
+        if rx is _UNIT_BEFORE:
+            u = m.group("u")
+            unit = "FLOPS" if u.endswith("FLOPS") else "/s"
+            return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()))
+        if rx is _FRACTION:
+            if self._hypothetical(start):
+                return None
+            end = m.end("n1")
+            return (start, end, m.group("n1"), "×", self.spread_kind(start, end))
         if rx is _METRIC_UNIT:
             name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
             if _SETTING_WORDS.search(name.replace("_", " ")):
