@@ -101,14 +101,16 @@ def test_the_training_script_scores_what_the_lint_does(trained, tc: ModuleType) 
 
 
 def test_the_trained_model_vetoes_where_expected(trained) -> None:
+    """Trained on the shipped batches, the model vetoes some of the rules' false alarms there and no labelled
+    claim (which sentences depends on the rules of the day: they are the model's features)."""
     _, m, rows = trained
-    by_text = {r["text"]: r for r in rows}
-    vetoed = "커밋마다 15분짜리 빌드 실행"  # labelled none: a schedule of builds, not a measured one
-    kept = next(t for t in by_text if t.startswith("llama_print_timings:        eval time ="))  # a log line: a claim
-    assert by_text[vetoed]["kind"] == "none" and by_text[kept]["claim"]
-    assert lint_text(vetoed + "\n") != []  # the rules report it
-    assert lint_text(vetoed + "\n", model=m) == []
-    assert [(f.kind, f.by) for f in lint_text(vetoed + "\n", model=m, targets=True)] == [("vetoed", "model")]
+    vetoed = [r for r in rows if any(f.kind == "vetoed" for f in lint_text(r["text"] + "\n", model=m, targets=True))]
+    assert len(vetoed) >= 5 and all(r["kind"] != "claim" for r in vetoed), [r["text"] for r in vetoed]
+    text = vetoed[0]["text"] + "\n"
+    assert [f for f in lint_text(text) if f.kind == "claim"] != []  # the rules report it
+    assert lint_text(text, model=m) == []
+    assert {(f.kind, f.by) for f in lint_text(text, model=m, targets=True)} >= {("vetoed", "model")}
+    kept = next(r["text"] for r in rows if r["text"].startswith("llama_print_timings:        eval time ="))
     assert [f.by for f in lint_text(kept + "\n", model=m)] and all(f.by == "rules" for f in lint_text(kept, model=m))
 
 

@@ -254,7 +254,7 @@ class DocCache:
         the last lookup answered were seen today (kept from pruning); then prune, once a day."""
         from factreg import clock
 
-        today = clock.today()
+        today = _today()
         try:
             with _transaction(self._conn):
                 c = self._conn

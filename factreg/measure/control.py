@@ -500,7 +500,8 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
                                    f"{control_text(then, now)}"))
     if share is not None and moved(share, tolerance) and verdict == Verdict.REFUTED:
         candidates.append((Factor(share, 0.0, None),
-                           f"the measured run got {share:.2f}× the CPU share it had when the fact was recorded "
+                           ("the machine held its speed, but " if held else "")
+                           + f"the measured run got {share:.2f}× the CPU share it had when the fact was recorded "
                            f"({then['run_cpu_share']:.2f} → {now['run_cpu_share']:.2f} CPU-seconds per second; "
                            f"{control_text(then, now)})"))
     significant = factor.p_value is not None and factor.p_value < alpha
