@@ -11,18 +11,21 @@ function `factreg docs lint` calls, with its default options. Scores, per langua
 - targets: how many `target` sentences get a finding, and how many target numbers (`targets`, in any sentence)
   a finding overlaps — targets and settings reported as claims.
 
-Splits: `tune` and `unseen` (a third of the first batch, by a hash of the id), `fresh` (a second batch, label
-files `work/fresh_*`, scored once: bench/results/lint_real_fresh.md) and `fresh2` (a third, `work/fresh2_*`, scored
-once: bench/results/lint_real_fresh2.md) and `fresh3` (a fourth, `work/fresh3_*`, scored once:
-bench/results/lint_real_fresh3.md) and `fresh4` (a fifth, `work/fresh4_*`, scored once: bench/results/lint_real_fresh4.md)
-have all been scored, so the rules may be tuned on them; `fresh5` (label files `work/fresh5_*`) is the newest batch,
+Splits: `tune` and `unseen` (a third of the first batch, by a hash of the id), then the later batches, oldest first
+(`LATER` in tests/data/claims-real/work/build.py, label files `work/BATCH_*`): `fresh`, `fresh2` … `fresh5` have each
+been scored once (bench/results/lint_real_fresh*.md), so the rules may be tuned on them; the newest, `fresh6`, is
 kept for scoring rules that never saw it.
 
+Table rows: a sentence that is a table row whose source gives the table's header (`header`, from
+work/tables_*.tsv) is linted under that header and a separator row, as the lint reads a table in a document; pass
+`--no-headers` to lint every sentence alone as a one-line paragraph (how every batch up to `fresh5` was first
+scored).
+
 Prints the tables and writes bench/results/lint_real_baseline.md (pass `--out NAME` for another file name under
-bench/results/). Disagreements are listed for every split but `fresh5`, whose sentences are never shown.
+bench/results/). Disagreements are listed for every split but the newest, whose sentences are never shown.
 Run: `python bench/lint_real.py`; while changing the rules, `python bench/lint_real.py --tune-only [--quiet]`
-scores every sentence whose split is not `fresh5` (fresh5 sentences are neither linted nor shown),
-lists their disagreements (unless `--quiet`) and writes nothing.
+scores every sentence but the newest batch's (those are neither linted nor shown), lists their disagreements
+(unless `--quiet`) and writes nothing.
 """
 
 from __future__ import annotations
@@ -40,6 +43,20 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import machine, write_section  # noqa: E402
 
 from factreg.docs.lint import lint_paths  # noqa: E402
+
+import importlib.util  # noqa: E402
+
+
+def _build_module():  # type: ignore[no-untyped-def]
+    """tests/data/claims-real/work/build.py: the batches' names and order live there, once."""
+    spec = importlib.util.spec_from_file_location("claims_real_build", ROOT / "tests/data/claims-real/work/build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BUILD = _build_module()
 from tests.lint_support import label_spans  # noqa: E402  (labelled substrings → offsets, one rule)
 
 CORPUS = ROOT / "tests" / "data" / "claims-real" / "corpus.jsonl"
@@ -65,18 +82,36 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+HEADERS = "--no-headers" not in sys.argv  # table rows under the header row their source gives them
+
+
+def document(r: dict) -> tuple[str, int]:
+    """The Markdown document a sentence is linted as, and the line the sentence is on. A table row whose source's
+    header is known (`header`, tests/data/claims-real/work/tables_*.tsv) sits under that header and a separator
+    row, as the lint reads it in a document; every other sentence is a one-line paragraph."""
+    header = r.get("header") if HEADERS else None
+    if not header:
+        return r["text"] + "\n", 1
+    cells = max(1, header.strip().strip("|").count("|") + 1)
+    return f"{header}\n|{'---|' * cells}\n{r['text']}\n", 3
+
+
 def run_lint(rows: list[dict]) -> dict[str, list[tuple[int, int, str]]]:
-    """Findings of `docs lint` for each sentence id: (start, end, text) on the sentence."""
+    """Findings of `docs lint` for each sentence id: (start, end, text) on the sentence (findings in a table's
+    header, which is not the labelled sentence, are left out)."""
     found: dict[str, list[tuple[int, int, str]]] = {r["id"]: [] for r in rows}
+    line_of: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="factreg-lint-real-") as tmp:
         folder = Path(tmp)
         for r in rows:
-            (folder / f"{r['id']}.md").write_text(r["text"] + "\n", encoding="utf-8")
+            text, line_of[r["id"]] = document(r)
+            (folder / f"{r['id']}.md").write_text(text, encoding="utf-8")
         for f in lint_paths([folder]):
-            if f.line != 1:  # pragma: no cover - every document is one line
-                raise SystemExit(f"unexpected finding on line {f.line} of {f.path}")
+            id_ = Path(f.path).stem
+            if f.line != line_of[id_]:
+                continue
             start = f.col - 1
-            found[Path(f.path).stem].append((start, start + len(f.text), f.text))
+            found[id_].append((start, start + len(f.text), f.text))
     return found
 
 
@@ -153,8 +188,8 @@ def f1(p_k: int, p_n: int, r_k: int, r_n: int) -> str:
     return f"{2 * p * r / (p + r):.3f}" if p + r else "0.000"
 
 
-SPLITS = ("tune", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
-FRESH = "fresh5"  # the newest batch, kept for scoring once: its sentences are never linted while tuning nor listed
+SPLITS = BUILD.SPLITS
+FRESH = BUILD.NEWEST  # the newest batch, kept for scoring once: its sentences are never linted while tuning nor listed
 SEEN = "seen"  # every split but the newest batch: what the rules may be tuned on
 
 
@@ -252,8 +287,8 @@ def main() -> None:
         "issues and pull requests, benchmark write-ups and blogs by other authors, English and Korean, labelled "
         "by hand against the policy in `tests/data/claims-real/README.md` before the lint was run on them. "
         "A third of the sentences (by a hash of the id) is the `unseen` split, kept for measuring the rules after "
-        "they are tuned on the `tune` split; later batches, the `fresh`, `fresh2`, `fresh3`, `fresh4` and `fresh5` splits (when present), are "
-        "each scored once with rules that never saw them; the newest batch's sentences are never listed. Each sentence is linted as a one-paragraph Markdown document with "
+        "they are tuned on the `tune` split; later batches, the splits " + ", ".join(f"`{b}`" for b in BUILD.LATER) + " (when present), are "
+        "each scored once with rules that never saw them; the newest batch's sentences are never listed. Each sentence is linted as a one-paragraph Markdown document (a table row under its source's header when known) with "
         "`lint_paths` (what `factreg docs lint` calls), default options. Intervals are Wilson 95%. Produced by "
         "`python bench/lint_real.py`.\n\n"
         + (

@@ -129,7 +129,7 @@ def test_the_script_reads_fresh3_only_when_asked_and_fresh4_never(tc: ModuleType
     corpus = tmp_path / "corpus.jsonl"
     rows = [
         {"id": f"en-{i}", "lang": "en", "text": f"It took {i} s.", "spans": [], "claim": True, "split": split}
-        for i, split in enumerate(["tune", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh3b", "fresh4_ko", "fresh5"])
+        for i, split in enumerate(["tune", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh3b", "fresh4_ko", "fresh5", "fresh6"])
     ]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     monkeypatch.setattr(tc, "CORPUS", corpus)

@@ -4,6 +4,11 @@ Each `NAME.cands` holds candidate sentences, one a line: `source URL<TAB>title<T
 Each `NAME.labels` picks some of them by line number (1-based): `n<TAB>kind<TAB>spans<TAB>note`, where kind is
 C (a claim), T (a target or setting, no claim) or N (no claim); spans are exact substrings of the text separated by
 ` ;; `; a span written `T:...` is a target's number (recorded as `targets`, not as a claim).
+Each `tables_*.tsv` gives, for sentences that are table rows, the header row of the table in its source (read there
+by a hand that never ran the lint): `id<TAB>how<TAB>header`, how one of `markdown` (the header line as written),
+`html` (an HTML table's header cells written as one pipe row), `code` (a table inside a code block or pasted tool
+output; header as written, or empty), `none` (not a table row, or a table without a header) and `unreadable` (the
+source could not be read). Rows with a header get `table` (how) and `header` fields; the others `table` only.
 Run: python tests/data/claims-real/work/build.py [--out PATH] [--quiet]
 """
 
@@ -19,12 +24,19 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "corpus.jsonl"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 KINDS = {"C": "claim", "T": "target", "N": "none"}
+# Later batches, oldest first: every sentence of a label file named `BATCH_*.labels`. The last is the newest, kept
+# for scoring rules that never saw it (bench/lint_real.py); every earlier one has been scored and may be tuned on.
+LATER = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
+NEWEST = LATER[-1]
+SPLITS = ("tune", "unseen", *LATER)
+TABLE_HOW = ("markdown", "html", "code", "none", "unreadable")
 
 
 def split_of(id_: str, labels: str = "") -> str:
-    """`fresh`, `fresh2` … `fresh5` for every sentence of a `fresh_*` … `fresh5_*` label file (later batches, each labelled
-    before the rules it measures were last changed, and scored once); else `unseen` for a third of the ids (by hash), `tune` for the rest."""
-    if labels.startswith(("fresh_", "fresh2_", "fresh3_", "fresh4_", "fresh5_")):
+    """The batch (`fresh` … `fresh6`) of every sentence of a `BATCH_*` label file (later batches, each labelled before
+    the rules it measures were last changed, and scored once); else `unseen` for a third of the ids (by hash), `tune`
+    for the rest."""
+    if labels.startswith(tuple(f"{batch}_" for batch in LATER)):
         return labels.split("_", 1)[0]
     return "unseen" if int(hashlib.sha256(id_.encode()).hexdigest(), 16) % 3 == 0 else "tune"
 
@@ -84,7 +96,40 @@ def build() -> tuple[list[dict], list[str]]:
                 row["note"] = note.strip()
             rows.append(row)
     rows.sort(key=lambda r: r["id"])
+    errors += add_headers(rows)
     return rows, errors
+
+
+def add_headers(rows: list[dict]) -> list[str]:
+    """Attach the table headers of `tables_*.tsv` to their rows; return the problems found."""
+    by_id = {r["id"]: r for r in rows}
+    errors: list[str] = []
+    for path in sorted(HERE.glob("tables_*.tsv")):
+        for ln, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            where = f"{path.name}:{ln}"
+            parts = line.split("\t")
+            if len(parts) != 3:
+                errors.append(f"{where}: {len(parts)} fields, not 3")
+                continue
+            id_, how, header = parts[0], parts[1], parts[2].strip()
+            row = by_id.get(id_)
+            if row is None:
+                errors.append(f"{where}: no sentence {id_!r}")
+            elif "table" in row:
+                errors.append(f"{where}: {id_} given twice")
+            elif how not in TABLE_HOW:
+                errors.append(f"{where}: how {how!r}")
+            elif bool(header) != (how in ("markdown", "html") or (how == "code" and bool(header))):
+                errors.append(f"{where}: a header with how {how!r}" if header else f"{where}: no header")
+            elif header and not header.strip().startswith("|") and "|" not in header:
+                errors.append(f"{where}: header {header!r} is not a pipe row")
+            else:
+                row["table"] = how
+                if header:
+                    row["header"] = header
+    return errors
 
 
 def render(rows: list[dict]) -> str:
@@ -102,7 +147,7 @@ def main(argv: list[str]) -> int:
         return 0
     for lang in ("en", "ko"):
         sel = [r for r in rows if r["lang"] == lang]
-        for split in ("tune", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"):
+        for split in SPLITS:
             s = [r for r in sel if r["split"] == split]
             print(f"{lang} {split}: {len(s)} sentences, {sum(r['claim'] for r in s)} with claims, "
                   f"{sum(len(r['spans']) for r in s)} claim spans, {sum(r['kind'] == 'target' for r in s)} targets")
