@@ -30,6 +30,7 @@ scores every sentence but the newest batch's (those are neither linted nor shown
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import sys
@@ -43,8 +44,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import machine, write_section  # noqa: E402
 
 from factreg.docs.lint import lint_paths  # noqa: E402
-
-import importlib.util  # noqa: E402
 
 
 def _build_module():  # type: ignore[no-untyped-def]
