@@ -241,16 +241,17 @@ def _may_hold_credential(text: str) -> bool:
     )
 
 
-def dumps(data: Any, **options: Any) -> str:
-    """`json.dumps(data, **options)` with every string redacted as `redact_data` does.
+def dumps(data: Any, encode: Callable[..., str] = json.dumps, **options: Any) -> str:
+    """`encode(data, **options)` (`json.dumps` unless given, e.g. `jsontext.dumps`) with every string redacted as
+    `redact_data` does.
 
     The data is walked only when its JSON text could hold a credential: a large listing usually cannot."""
-    text = json.dumps(data, **options)
+    text = encode(data, **options)
     escaped = options.get("ensure_ascii", True)
     if _may_hold_credential(text) or any(
         value in text or json.dumps(value, ensure_ascii=escaped)[1:-1] in text for value in _known_sorted
     ):
-        text = json.dumps(redact_data(data), **options)
+        text = encode(redact_data(data), **options)
     return text
 
 

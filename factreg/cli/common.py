@@ -158,8 +158,10 @@ def number(option: str) -> Callable[[Any], float]:
 
 
 def emit_json(data: Any) -> None:
-    """Pure JSON on stdout (every string redacted)."""
-    sys.stdout.write(secrets.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+    """Pure JSON on stdout (every string redacted): containers of containers indented, flat ones on a line."""
+    from factreg import jsontext
+
+    sys.stdout.write(secrets.dumps(data, encode=jsontext.dumps, ensure_ascii=False, allow_nan=False))
     sys.stdout.write("\n")
 
 
