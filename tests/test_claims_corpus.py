@@ -229,3 +229,33 @@ def test_targets_are_reported_as_targets(lang: str) -> None:
     rows = [r for r in _tune(lang) if r["kind"] == "target"]
     reported = [r for r in rows if any(f.kind == "target" for f in lint_text(r["text"] + "\n", targets=True))]
     assert len(reported) / len(rows) >= TARGET_FLOORS[lang], sorted(r["text"] for r in rows if r not in reported)
+
+
+def test_table_headers_attach_to_their_rows_and_bad_lines_are_refused(tmp_path: Path) -> None:
+    build = _build_module()
+    rows = [{"id": "en-1", "text": "| 7B | 12.5 |"}, {"id": "en-2", "text": "| 13B | 9.1 |"}, {"id": "en-3", "text": "a"}]
+    good = tmp_path / "tables_a.tsv"
+    good.write_text("en-1\tmarkdown\t| model | t/s |\nen-2\tunreadable\t\n", encoding="utf-8")
+    assert build.add_headers(rows, [good]) == []
+    assert rows[0]["header"] == "| model | t/s |" and rows[0]["table"] == "markdown"
+    assert rows[1] == {"id": "en-2", "text": "| 13B | 9.1 |", "table": "unreadable"}
+    assert "table" not in rows[2]
+    bad = tmp_path / "tables_b.tsv"
+    bad.write_text(
+        "en-9\tmarkdown\t| a |\n"  # no such sentence
+        "en-3\tmarkdown\t\n"  # no header
+        "en-3\tnone\t| a |\n"  # a header where none is expected
+        "en-3\tpicture\t\n"  # unknown how
+        "en-3\tmarkdown\n",  # two fields
+        encoding="utf-8",
+    )
+    problems = build.add_headers(rows, [bad, good])
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "no sentence 'en-9'",
+        "no header",
+        "a header with how 'none'",
+        "how 'picture'",
+        "2 fields, not 3",
+        "en-1 given twice",
+        "en-2 given twice",
+    ]

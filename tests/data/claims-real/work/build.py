@@ -96,15 +96,15 @@ def build() -> tuple[list[dict], list[str]]:
                 row["note"] = note.strip()
             rows.append(row)
     rows.sort(key=lambda r: r["id"])
-    errors += add_headers(rows)
+    errors += add_headers(rows, sorted(HERE.glob("tables_*.tsv")))
     return rows, errors
 
 
-def add_headers(rows: list[dict]) -> list[str]:
-    """Attach the table headers of `tables_*.tsv` to their rows; return the problems found."""
+def add_headers(rows: list[dict], paths: list[Path]) -> list[str]:
+    """Attach the table headers of the `tables_*.tsv` files to their rows; return the problems found."""
     by_id = {r["id"]: r for r in rows}
     errors: list[str] = []
-    for path in sorted(HERE.glob("tables_*.tsv")):
+    for path in paths:
         for ln, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip() or line.startswith("#"):
                 continue
