@@ -841,3 +841,54 @@ def test_a_table_header_gives_its_unit_to_the_bare_numbers_below_it() -> None:
     # code block it is an example
     assert claims(doc.replace("|---|---:|---:|---:|---:|\n", "")) == ["340 ± 12"]
     assert claims("```\n" + doc + "```\n") == []
+
+
+def test_a_table_header_names_what_its_column_holds() -> None:
+    # A column headed by a target, threshold, limit or lifetime holds targets, whatever the cells say (seen in six
+    # batches of real tables: `| Target |`, `| 목표 (1.4.3) |`, `| 알람 임계값 |`, `| TTL |`, `| 권장 타임아웃 |`).
+    doc = (
+        "| 지표 | 현재 | 목표 (1.4.3) | 알람 임계값 |\n"
+        "|---|---|---|---|\n"
+        "| **입력 지연** | 50-70ms | 0-20ms | > 200ms |\n"
+        "| p99 | 410 ms | 150 ms | 900 ms |\n"
+    )
+    assert kinds(doc) == [
+        ("50-70ms", "claim"),
+        ("0-20ms", "target"),
+        ("200ms", "target"),
+        ("410 ms", "claim"),
+        ("150 ms", "target"),
+        ("900 ms", "target"),
+    ]
+    assert kinds("| 캐시 | TTL |\n|---|---|\n| `memberCache` | 5분 |\n") == [("5분", "target")]
+    # the same rows under plain headers are measurements, and a column of goals reached holds results
+    assert claims(doc.replace("목표 (1.4.3)", "이후").replace("알람 임계값", "비교")) == [
+        "50-70ms",
+        "0-20ms",
+        "200ms",
+        "410 ms",
+        "150 ms",
+        "900 ms",
+    ]
+    assert claims("| 메트릭 | Before | After | 목표 달성 |\n|---|---|---|---|\n| TPS | 100 req/s | 200 req/s | ✅ (2배) |\n") == [
+        "100 req/s",
+        "200 req/s",
+        "2배",
+    ]
+    # a queue (대기열) is not a wait (대기): its column holds measured times
+    assert claims("| 항목 | DB 락 | 대기열 |\n|---|---|---|\n| P95 응답 시간 | 689ms | ~66s |\n") == ["689ms", "66s"]
+
+
+def test_ratios_and_percentages_in_a_column_of_other_figures_are_not_claims() -> None:
+    # memory, accuracy, size, a share of the total: the column's header says what its percentages measure (seen in
+    # seven batches: `| 메모리 사용량 |`, `| Memory use |`, `| 정확도 |`, `| MMLU |`, `| 비중 |`, `| 크기 |`)
+    doc = (
+        "| 도구 | 메모리 사용량 | 속도 향상 | 정확도 |\n"
+        "|---|---|---|---|\n"
+        "| Olive | 60-75% 감소 | 2-6배 | 98% |\n"
+    )
+    assert claims(doc) == ["2-6배"]
+    assert claims("| 단계 | 지연 | 비중 |\n|---|---|---|\n| 리랭킹 | 300~800ms | 12% |\n") == ["300~800ms"]
+    # the same percentage under a performance header is a claim; a time in such a column keeps its own unit's reading
+    assert claims(doc.replace("메모리 사용량", "지연 시간")) == ["60-75%", "2-6배"]
+    assert claims("| model | memory | latency |\n|---|---|---|\n| a | 4 GB | 120 ms |\n") == ["120 ms"]

@@ -117,7 +117,11 @@ and a colon may precede a duration (`Processing:134.0s`); `RTF 0.25`, `1 페타�
 토큰`, and a percentage in parentheses after a change of times (`316ms→230ms(약 27%)`) are read. Tables: a header
 cell that names a time or rate unit (`pp512 (t/s)`, `latency (ms)`, `초`) makes each bare number in its column a
 claim (a target when the header names a target or a setting; none for media lengths); the header is the row above a
-`|---|` separator, and the whole text is read for it, as a body row has no unit the prefilter could see.
+`|---|` separator, and the whole text is read for it, as a body row has no unit the prefilter could see. The
+header also says what a column holds: in a column headed by a target, goal, threshold, limit, alert level, timeout
+or lifetime (`| Target |`, `| 목표 (1.4.3) |`, `| 알람 임계값 |`, `| TTL |`, `| 권장 타임아웃 |`; not a goal reached:
+`| 목표 달성 |`) every number is a target, and in a column of memory, accuracy, size, share, cost or quality (`| 메모리
+사용량 |`, `| Memory use |`, `| 정확도 |`, `| 비중 |`) ratios and percentages are not claims.
 
 Fifth batch (classes, not phrases): a Korean sentence ending in an instruction (`… 피드백을 제공하세요`, not a pointer:
 `… 알아보세요`), a relation said in general (`… 손실로 이어지기도 합니다`), a prohibition (`75초를 초과할 수 없다`), an
@@ -155,7 +159,7 @@ Quality on real sentences by other authors: bench/lint_real.py, results in docs/
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -672,6 +676,77 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
     return out
 
 
+# What a table's column holds, from its header cell: a target, limit or setting (`| Target |`, `| 목표 (1.4.3) |`,
+# `| 알람 임계값 |`, `| TTL |`, `| 권장 타임아웃 |`, warning levels), or a figure that is not performance (memory,
+# accuracy, size, a share of the total, cost: `| 메모리 사용량 |` over `50-75% 감소`, `| 비중 |` over `72%`).
+_TARGET_COLUMN = re.compile(
+    r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
+    r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?)\b)"
+    r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료"
+)
+_REACHED_COLUMN = re.compile(r"(?i:\b(?:achieved|reached|met|actual)\b)|달성|결과|실측")  # `| 목표 달성 |`: a result
+_OTHER_COLUMN = re.compile(
+    r"(?i:\b(?:memory|vram|ram|accuracy|mmlu|perplexity|ppl|size|compression|share|resources?|params?|parameters|"
+    r"hit[ _-]?rate|cost|price|pricing|spread|quality|wer|f1)\b)"
+    r"|메모리|정확도|크기|압축|비중|점유율|리소스|자원|파라미터|매개변수|적중률|비용|가격|요금|품질"
+)
+_NOT_PERFORMANCE_UNITS = frozenset({"%", "×"})  # what a memory or accuracy column's ratios and percentages are
+
+
+def _column_kinds(header: str) -> list[str | None]:
+    """For each cell of a table's header row: `target` for a target, limit or setting column, `other` for a column
+    of figures that are not performance, else None."""
+    out: list[str | None] = []
+    for cell in header.strip().strip("|").split("|"):
+        if _TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell):
+            out.append("target")
+        elif _OTHER_COLUMN.search(cell) and not _HEADER_UNIT.search(cell):
+            out.append("other")
+        else:
+            out.append(None)
+    return out
+
+
+def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
+    """`found` with the claims in target columns made targets, and ratios and percentages in columns of other
+    figures dropped (see _column_kinds); the header is the row above a table's separator row."""
+    changes: dict[int, str | None] = {}  # index in found -> new kind, or None to drop
+    for sep in _TABLE_SEP.finditer(text):
+        if sep.start() == 0:
+            continue
+        h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
+        kinds = _column_kinds(text[h_lo : sep.start() - 1])
+        if not any(kinds):
+            continue
+        lo = sep.end() + 1
+        i = bisect_left(found, (lo,))
+        while lo < len(text) and i < len(found):
+            hi = _line_end(text, lo)
+            row = text[lo:hi]
+            if "|" not in row:
+                break
+            lead = row[: row.find("|")].strip() == ""
+            while i < len(found) and found[i][0] < hi:
+                start, unit, kind = found[i][0], found[i][3], found[i][4]
+                col = text.count("|", lo, start) - (1 if lead else 0)
+                what = kinds[col] if 0 <= col < len(kinds) else None
+                if what == "target" and kind == "claim":
+                    changes[i] = "target"
+                elif what == "other" and unit in _NOT_PERFORMANCE_UNITS:
+                    changes[i] = None
+                i += 1
+            lo = hi + 1
+    if not changes:
+        return found
+    out: list[Candidate] = []
+    for i, c in enumerate(found):
+        if i not in changes:
+            out.append(c)
+        elif (kind := changes[i]) is not None:
+            out.append((c[0], c[1], c[2], c[3], kind))
+    return out
+
+
 def _candidates(
     text: str,
     skipped: Callable[[int, int], bool] = lambda a, b: False,
@@ -718,7 +793,8 @@ def _candidates(
         if kept and c[0] < kept[-1][1]:
             continue
         kept.append(c)
-    return ctx.rows(kept)
+    kept = ctx.rows(kept)
+    return _by_column(text, kept) if kept and "|" in text and "--" in text else kept
 
 
 def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
