@@ -436,10 +436,13 @@ def coverage(
                      "PCT percent.", show_default=False),
     ] = None,
     as_of: AsOfOption = None,
+    jobs: JobsOption = None,
+    no_cache: NoCacheOption = False,
     db: DbOption = None,
 ) -> None:
     """How much of the performance claims are sourced, per file and in total: claims found (unsourced ones and
     citations), cited, cited and current (the fact is fresh or aging), unsourced, and the share cited and current.
+    One pass over the documents, as `docs check --lint` makes (processes, document cache).
 
     Exit 1 with --fail-under PCT when the total share is below PCT.
     """
@@ -452,8 +455,8 @@ def coverage(
         raise UsageError(f"--fail-under is a percentage from 0 to 100, got {fail_under:g}")
     s = settings(db)
     with clock.as_of(as_of):
-        result = cov.measure(_paths(paths, s), lambda: chk.load_index(_registry_opener(db)(), s.file_config),
-                             s.file_config)
+        scanned = _scan(_paths(paths, s), no_cache, config=s.file_config, check=True, lint=True, jobs=jobs)
+        result = cov.tally(scanned, lambda: chk.load_index(_registry_opener(db)(), s.file_config))
     if json_out:
         emit_json(result.as_json())
     else:

@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factreg.docs import check as chk
-from factreg.docs import lint, walk
-
 if TYPE_CHECKING:
+    from factreg.docs.scan import Scan
     from factreg.registry.types import FactData
 
 CURRENT = ("fresh", "aging")
@@ -66,32 +64,44 @@ class Coverage:
                 self.share}, "unreadable": self.unreadable}
 
 
+HEAD_CHARS = 1024  # what `skip` sees of a document: its beginning, where a generated file says so
+
+
 def measure(
     paths: Iterable[Path | str],
     index_of: Any,
     config: Mapping[str, Any] | None = None,
     skip: Callable[[Path, str], bool] | None = None,
+    *,
+    jobs: int | None = None,
 ) -> Coverage:
     """The coverage of the documents under `paths`; `index_of()` loads the facts by id (called only when some
-    document cites one); `skip(path, text)` leaves a document out (the report's own generated pages)."""
-    out = Coverage()
-    texts: list[tuple[Path, str]] = []
-    for path, text in walk.documents(paths, chk.max_bytes(config)):
-        if isinstance(text, walk.Problem):
-            out.unreadable.append(str(path))
-        else:
-            texts.append((path, text))
-    index: Mapping[str, FactData] | None = None
-    from factreg.docs import markers as mk
+    document cites one); `skip(path, head)` leaves a document out (the report's own generated pages), given the
+    first HEAD_CHARS characters of a document that holds claims or citations. One pass of factreg.docs.scan
+    (`jobs`: its processes)."""
+    from factreg.docs.scan import scan
 
-    for path, text in texts:
-        if skip is not None and skip(path, text):
+    return tally(scan(paths, config, check=True, lint=True, jobs=jobs), index_of, skip)
+
+
+def tally(scanned: Scan, index_of: Any, skip: Callable[[Path, str], bool] | None = None) -> Coverage:
+    """The coverage of what one pass found (`scan(..., check=True, lint=True)`, with or without the document
+    cache); `index_of` and `skip` as for `measure`."""
+    out = Coverage(unreadable=[str(p.path) for p in scanned.unreadable])
+    cited = {str(d.path): d.markers for d in scanned.docs if d.markers}
+    claims: dict[str, int] = {}
+    for f in scanned.findings:
+        if f.kind == "claim":
+            claims[f.path] = claims.get(f.path, 0) + 1
+    index: Mapping[str, FactData] | None = None
+    for path in scanned.paths:
+        name = str(path)
+        found, unsourced = cited.get(name, []), claims.get(name, 0)
+        if not found and not unsourced:
             continue
-        found, _bad = mk.parse(text)
-        claims = [f for f in lint.lint_text(text, str(path)) if f.kind == "claim"]
-        if not found and not claims:
+        if skip is not None and skip(path, _head(path)):
             continue
-        row = FileCoverage(str(path), unsourced=len(claims), cited=len(found))
+        row = FileCoverage(name, unsourced=unsourced, cited=len(found))
         if found:
             if index is None:
                 index = index_of()
@@ -99,6 +109,16 @@ def measure(
         row.claims = row.cited + row.unsourced
         out.files.append(row)
     return out
+
+
+def _head(path: Path) -> str:
+    """The first HEAD_CHARS characters of a document ("" when it can no longer be read)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(HEAD_CHARS * 4)
+    except OSError:
+        return ""
+    return data.decode("utf-8", errors="replace")[:HEAD_CHARS]
 
 
 def pct(share: float | None) -> str:

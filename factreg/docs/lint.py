@@ -742,8 +742,8 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
     for i, c in enumerate(found):
         if i not in changes:
             out.append(c)
-        elif (kind := changes[i]) is not None:
-            out.append((c[0], c[1], c[2], c[3], kind))
+        elif (new_kind := changes[i]) is not None:
+            out.append((c[0], c[1], c[2], c[3], new_kind))
     return out
 
 

@@ -29,10 +29,11 @@ CHUNKS_PER_JOB = 8  # smaller chunks even out the work between processes
 
 @dataclass
 class Scan:
-    """What one pass found: the documents with markers or problems (for the check), every finding (for the lint,
-    in file order) and the files the lint could not read; with a cache, how many files it answered for and, when
-    it could not be used, why."""
+    """What one pass found: the files walked, the documents with markers or problems (for the check), every finding
+    (for the lint, in file order) and the files the lint could not read; with a cache, how many files it answered
+    for and, when it could not be used, why."""
 
+    paths: list[Path] = field(default_factory=list)  # every Markdown file walked, in the order of the output
     docs: list[chk.Scanned] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     unreadable: list[walk.Problem] = field(default_factory=list)
@@ -84,7 +85,7 @@ def scan(
     is recorded in it. The result is the same with a cache and without."""
     opts = _Options(check, lint, include_code, targets, chk.max_bytes(config))
     entries, walk_problems = walk.markdown_entries(paths)
-    out = Scan()
+    out = Scan(paths=[path for path, _ in entries])
     for problem in walk_problems:
         if check:
             out.docs.append(_problem_doc(problem))
