@@ -315,6 +315,34 @@ def lint_throughput(tree: Path, reps: int) -> str:
     )
 
 
+def json_layout(label: str, data: dict, reps: int) -> str:
+    """What writing `docs check --lint --json`'s output costs in one process: `json.dumps(indent=2)` (the layout
+    before factreg.jsontext) against `jsontext.dumps` (flat objects on one line), and `secrets.dumps` with it (the
+    check that no credential is in the text, as `--json` runs it). Medians of `reps`, interleaved."""
+    from factreg import jsontext, secrets
+
+    old_t, new_t, full_t = [], [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        old = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        old_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        new = jsontext.dumps(data)
+        new_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        secrets.dumps(data, encode=jsontext.dumps, ensure_ascii=False, allow_nan=False)
+        full_t.append(time.perf_counter() - t0)
+    if json.loads(new) != json.loads(old):
+        raise SystemExit(f"{label}: jsontext writes other data than json.dumps")
+    med = statistics.median
+    return (
+        f"- JSON output, {label} tree ({len(old.encode()) / 1e6:.1f} MB as `indent=2`, {len(new.encode()) / 1e6:.1f} MB "
+        f"as written now): `json.dumps(indent=2)` {med(old_t):.2f} s, `jsontext.dumps` {med(new_t):.2f} s "
+        f"(**{med(old_t) / med(new_t):.1f}× faster**), with the credential check {med(full_t):.2f} s; medians of "
+        f"{reps}, same run.\n"
+    )
+
+
 def default_jobs() -> int:
     from factreg.docs.scan import default_jobs as jobs
 
@@ -333,7 +361,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="factreg-bench-docs-"))
     fr = factreg_cmd()
     try:
-        doc_rows, doc_notes = [], []
+        doc_rows, doc_notes, json_notes = [], [], []
         # Two trees: a stress test where 27% of prose lines hold performance numbers, and a runbook-like one (3%).
         for label, share in (("dense", 0.27), ("runbook-like", 0.03)):
             tree = work / f"tree-{label}"
@@ -344,10 +372,11 @@ def main() -> None:
             reader = work / "read_only.py"
             reader.write_text(READ_ONLY, encoding="utf-8")
             check_t, lint_t, both_t, one_t, one1_t, grep_t, floor_t = [], [], [], [], [], [], []
-            warm_t, edited_t = [], []
+            warm_t, edited_t, cov_t, cov_warm_t = [], [], [], []
             one_pass_cmd = [*fr, "docs", "check", "--lint", "--json", str(tree)]
             time.sleep(2.5)  # the document cache takes a file as unchanged only once it is 2 s old when read
             timed(one_pass_cmd, env)  # fills the cache for the warm rows
+            coverage_cmd = [*fr, "docs", "coverage", "--json", str(tree)]
             edits = sorted(tree.rglob("*.md"))
             rnd.shuffle(edits)
             for k in range(reps):  # interleaved, so machine noise hits both sides alike
@@ -358,6 +387,8 @@ def main() -> None:
                     [*fr, "docs", "check", "--lint", "--json", "--jobs", "1", "--no-cache", str(tree)], env
                 )
                 w, warm_out = timed(one_pass_cmd, env)
+                cv, cov_out = timed([*coverage_cmd, "--no-cache"], env, ok=(0,))
+                cw, cov_warm_out = timed(coverage_cmd, env, ok=(0,))
                 for path in edits[k * EDITED : (k + 1) * EDITED]:  # a change of 20 files since the last run
                     with open(path, "a", encoding="utf-8") as fh:
                         fh.write(f"\nAfter the change, decoding runs at {k + 20}.5 tok/s here.\n")
@@ -372,9 +403,11 @@ def main() -> None:
                 one1_t.append(o1)
                 warm_t.append(w)
                 edited_t.append(e)
+                cov_t.append(cv)
+                cov_warm_t.append(cw)
                 grep_t.append(g)
                 floor_t.append(f1 + f2)
-                if warm_out != one_out:
+                if warm_out != one_out or cov_warm_out != cov_out:
                     raise SystemExit(f"{label}: a run with the document cache differs from one without it")
             _, cold_edited = timed([*fr, "docs", "check", "--lint", "--json", "--no-cache", str(tree)], env)
             if edited_out != cold_edited:
@@ -399,6 +432,8 @@ def main() -> None:
                     "vs grep -rEc", warm_t, grep_t, None),
                 row(f"{label}: docs check --lint with the document cache, {EDITED} files changed since the last "
                     "run, vs grep -rEc", edited_t, grep_t, None),
+                row(f"{label}: docs coverage (one pass, {jobs} processes, no cache) vs grep -rEc", cov_t, grep_t, None),
+                row(f"{label}: docs coverage with the document cache vs grep -rEc", cov_warm_t, grep_t, None),
                 row(f"{label}: docs check + docs lint (two processes, one after the other) vs grep -rEc", both_t,
                     grep_t, None),
                 row(f"{label}: docs check alone vs grep -rEc", check_t, grep_t, None),
@@ -408,6 +443,7 @@ def main() -> None:
             ]
             if label == "runbook-like":
                 throughput_note = lint_throughput(tree, reps)
+            json_notes.append(json_layout(label, one_pass, reps))
             doc_notes.append(
                 f"- {label} tree: {n_files:,} generated Markdown files, {size / 1e6:.1f} MB, {share:.0%} of prose lines "
                 f"hold performance numbers; every 10th file cites 2 of 40 facts ({cites:,} citations; `docs check` "
@@ -425,6 +461,7 @@ def main() -> None:
                 + "".join(doc_notes)
                 + CACHE_NOTE
                 + throughput_note
+                + "".join(json_notes)
                 + "\n"
                 + TABLE_HEAD.format(u="s")
                 + "\n"
