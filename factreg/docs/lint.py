@@ -842,6 +842,10 @@ _PAIR_THEN_PAREN = re.compile(
     rf"\({_SP}*(?:약|~|≈)?{_SP}*[+−-]?$"
 )
 _TIME_OR_RATE_UNIT = re.compile(r"ms|s|sec|secs|seconds?|초|분|밀리초|min|mins|minutes?|tok/s|t/s|tokens/s|req/s|rps|RPS|TPS|tps|qps|QPS|fps")
+# `60% ~ 70% the performance of FT`: a share of a speed, as `1/3 the speed` and `2.4× the throughput` are multiples.
+_SHARE_OF_PERF_AFTER = re.compile(
+    rf"(?:{_SP}*[~～〜–-]{_SP}*{_NUM}{_SP}?%)?{_SP}+(?:(?i:of){_SP}+)?(?i:the|its|their){_SP}+(?i:speed|performance|throughput){_E}"
+)
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
 )
@@ -892,7 +896,7 @@ _TARGET_WORDS = re.compile(
     # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
-    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨])|"
+    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
     r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 # A sentence whose subject is its aim: `The goal is to run … at 60fps`, `Our target is …`, `My aim here was …`.
@@ -1102,6 +1106,8 @@ _HUMAN_TIME_BEFORE = re.compile(
 # A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
 _REACHES_BEFORE = re.compile(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
+# `1353 words · 7 min`: a post's length in words, then its reading time.
+_WORD_COUNT_BEFORE = re.compile(rf"\d[\d,]*{_SP}+(?i:words){_SP}*[·•|]{_SP}*$")
 # A line that is only a duration and `소요`, with at most a word before it and no work named: a post's reading time.
 _BADGE_LINE = re.compile(rf"{_SP}*(?:[^\s\d|:*#>-]+{_SP}+)?\d+{_SP}?분{_SP}?소요{_SP}*")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
@@ -1131,7 +1137,7 @@ _NOT_MEASURED_AFTER = re.compile(
 )
 # `T+90s: weights are in HBM`: an offset on a timeline, not a duration measured
 _TIMELINE_BEFORE = re.compile(rf"(?<![A-Za-z0-9])T{_SP}?[+-]{_SP}?$")
-_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])첫){_SP}+$")
+_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])(?:첫|처음|마지막)){_SP}+$")
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 # A window (of time, of input) named in the clause before a duration, as its key or its subject (not `Windows`).
 _WINDOW_SUBJECT = re.compile(rf"{_B}windows?(?:{_SP}*[=:]{_SP}*|{_SP}+(?!(?i:size|of|with|and){_E})[^,;|]*)$")
@@ -1683,13 +1689,14 @@ class _Context:
             return None  # the length of an input
         if kind == "min" and (
             _READ_AFTER.match(text, end)
+            or _WORD_COUNT_BEFORE.search(text, max(0, start - 24), start)
             or (
                 text.startswith("소요", end + (text[end : end + 1] == " "))
                 and _BADGE_LINE.fullmatch(line := self._line_text(start))
                 and not _WORK.search(line, 0, line.find("소요"))
             )
         ):
-            return None  # `6 min read`, `6 분 소요` alone on its line: a post's reading time
+            return None  # `6 min read`, `1353 words · 7 min`, `6 분 소요` alone on its line: a post's reading time
         if kind in ("min", "h", "d") and (
             self._flag(start, "human")
             or _SPEND_AFTER.match(text, end)
@@ -1820,8 +1827,8 @@ class _Context:
             return end  # `4.1x 향상`, `3x improvement`
         if kind == "pct" and _CHANGE_THEN_PAREN.search(text, max(0, start - 60), start):
             return end  # `316ms→230ms(약 27%)`: the size of the change just written
-        if kind == "pct" and _SHARE_OF_TIME_AFTER.match(text, end):
-            return end  # `takes 10.8% of SD's training time`: a time as a share of another
+        if kind == "pct" and (_SHARE_OF_TIME_AFTER.match(text, end) or _SHARE_OF_PERF_AFTER.match(text, end)):
+            return end  # `takes 10.8% of SD's training time`, `only 60% ~ 70% the performance of FT`: a share of a time or speed
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
         after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
         before = _after_last_number(self._before(start, 60))
