@@ -841,7 +841,9 @@ _PAIR_THEN_PAREN = re.compile(
     rf"{_NUM}(?:{_SP}?[A-Za-z가-힣/]+)?{_SP}*(?:→|->){_SP}*{_NUM}(?:{_SP}?(?P<unit>[A-Za-z가-힣/]+))?(?:\*\*)?{_SP}*"
     rf"\({_SP}*(?:약|~|≈)?{_SP}*[+−-]?$"
 )
-_TIME_OR_RATE_UNIT = re.compile(r"ms|s|sec|secs|seconds?|초|분|밀리초|min|mins|minutes?|tok/s|t/s|tokens/s|req/s|rps|RPS|TPS|tps|qps|QPS|fps")
+_TIME_OR_RATE_UNIT = re.compile(
+    r"ms|s|sec|secs|seconds?|초|분|밀리초|min|mins|minutes?|tok/s|t/s|tokens/s|req/s|rps|RPS|TPS|tps|qps|QPS|fps"
+)
 # `60% ~ 70% the performance of FT`: a share of a speed, as `1/3 the speed` and `2.4× the throughput` are multiples.
 _SHARE_OF_PERF_AFTER = re.compile(
     rf"(?:{_SP}*[~～〜–-]{_SP}*{_NUM}{_SP}?%)?{_SP}+(?:(?i:of){_SP}+)?(?i:the|its|their){_SP}+(?i:speed|performance|throughput){_E}"
@@ -1074,7 +1076,9 @@ _LOAD_DURATION_BEFORE = re.compile(rf"(?:[,(]|(?i:duration|ramp-?up)(?:\([^)]*\)
 _LOAD_DURATION_AFTER = re.compile(rf"{_SP}*(?:동안|기준|간(?![가-힣]))")
 # A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
 _MEASURED_KEY = re.compile(r"(?i:time|elapsed|latency|took|taken)(?!out)")
-_TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?){_E})")
+_TEST_LENGTH_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?){_E})"
+)
 _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = re.compile(
@@ -1137,7 +1141,9 @@ _NOT_MEASURED_AFTER = re.compile(
 )
 # `T+90s: weights are in HBM`: an offset on a timeline, not a duration measured
 _TIMELINE_BEFORE = re.compile(rf"(?<![A-Za-z0-9])T{_SP}?[+-]{_SP}?$")
-_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])(?:첫|처음|마지막)){_SP}+$")
+_WINDOW_BEFORE = re.compile(
+    rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])(?:첫|처음|마지막)){_SP}+$"
+)
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 # A window (of time, of input) named in the clause before a duration, as its key or its subject (not `Windows`).
 _WINDOW_SUBJECT = re.compile(rf"{_B}windows?(?:{_SP}*[=:]{_SP}*|{_SP}+(?!(?i:size|of|with|and){_E})[^,;|]*)$")
@@ -1224,7 +1230,7 @@ _HYPOTHETICAL = re.compile(
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|어떤\s?(?:서버|시스템|모델|API)"
     # a supposition, said with the hortative or the conditional of saying (`… 1분과 2분이라 하자`, `… 작업이 존재한다고
     # 생각하자`, `일 8시간 개발이라고 하면`), and a concession on a number (`평균 응답시간이 10ms여도`)
-    r"|(?:[라다]고|(?<=[가-힣])라)\s?(?:생각|가정)?(?:하자|치자|하면|치면)|(?<=[0-9A-Za-z초분])(?:이어도|여도)(?![가-힣])"
+    r"|(?:[라다]고|(?<=[가-힣A-Za-z0-9*])라)\s?(?:생각|가정)?(?:하자|치자|하면|치면)|(?<=[0-9A-Za-z초분])(?:이어도|여도)(?![가-힣])"
 )
 # A modal and where its clause ends: `would`/`might` make hypothetical only the clause they are in.
 _MODAL = re.compile(rf"{_B}(?i:would|might){_E}")
@@ -1820,9 +1826,12 @@ class _Context:
             return None  # `35GB (4배 절감)`, `MMLU-Ko 72.3% (Vicuna 대비 2배)`: an aside on the quantity before it
         if kind == "pct" and _COUNT_PAIR_AFTER.match(text, end):
             return None  # `58% 감소 (24 → 10)`: a change of a count
-        if text.find("(", max(0, start - 8), start) != -1 and (pair := _PAIR_THEN_PAREN.search(text, max(0, start - 50), start)):
-            if pair.group("unit") is None or not _TIME_OR_RATE_UNIT.fullmatch(pair.group("unit")):
-                return None  # `10 → 50 (+400%)`, `401 queries → 4 queries (100배 개선)`: the change of a count or a size
+        if (
+            text.find("(", max(0, start - 8), start) != -1
+            and (pair := _PAIR_THEN_PAREN.search(text, max(0, start - 50), start)) is not None
+            and (pair.group("unit") is None or not _TIME_OR_RATE_UNIT.fullmatch(pair.group("unit")))
+        ):
+            return None  # `10 → 50 (+400%)`, `401 queries → 4 queries (100배 개선)`: the change of a count or a size
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
         if kind == "pct" and _CHANGE_THEN_PAREN.search(text, max(0, start - 60), start):
