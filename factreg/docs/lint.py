@@ -1064,11 +1064,12 @@ _CONFIG_KEY = re.compile(
 # A duration in a load test's configuration, beside its load (`vuser 500, duration 30s`, `150 VU, 2분 30초`,
 # `360개 동시 연결, 60초 동안`, `c=1, 60s`): how long the test ran, as set.
 _LOAD_COUNT = re.compile(
-    r"(?i:\bvusers?|\bvus?\b|\bc=|concurrency)\s*[=:]?\s*\d|\d\s*(?i:vus?\b|vusers?|concurrent\b|rps\b)|\d\s?개(?:의)?\s?(?:동시\s?연결|connection)"
+    r"(?i:\bvusers?|\bvus?\b|\bc=|concurrency)\s*[=:]?\s*\d|\d\s*(?i:vus?\b|vusers?|concurrent\b)|\d\s?개(?:의)?\s?(?:동시\s?연결|connection)"
 )
 # A request rate listed with a test's length in minutes (`(50 rps, 5분간)`, `K6 50rps | 5분 부하`): the load a test was
 # set to send, as `RPS 2, Duration 10s` is.
 _LOAD_RATE_AFTER = re.compile(rf"(?:\*\*)?{_SP}*[,|]{_SP}*\d+{_SP}?(?:분|(?i:min|minutes?|m){_E}|초{_SP}?(?:간|동안))")
+_LOAD_RATE_BEFORE = re.compile(rf"\d{_SP}?(?i:rps)(?:\*\*)?{_SP}*[,|]{_SP}*$")
 # The last of a list of values (`30, 60, 120, or 300 seconds`, `60 or 120 seconds`, `360/480sec`).
 _OPTIONS_BEFORE = re.compile(rf"\d{_SP}*(?:,{_SP}*(?:(?i:or){_SP}+)?|{_SP}(?i:or){_SP}+|/)$")
 _KO_OPTIONS = re.compile(rf"\d[^\s\d]{{0,3}}{_SP}*또는{_SP}*\d")
@@ -1146,7 +1147,10 @@ _WINDOW_BEFORE = re.compile(
 )
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
 # A window (of time, of input) named in the clause before a duration, as its key or its subject (not `Windows`).
-_WINDOW_SUBJECT = re.compile(rf"{_B}windows?(?:{_SP}*[=:]{_SP}*|{_SP}+(?!(?i:size|of|with|and){_E})[^,;|]*)$")
+_WINDOW_SUBJECT = re.compile(
+    rf"{_B}windows?(?:{_SP}*[=:]{_SP}*|{_SP}+(?i:is|was|moves?|moved|shifts?|slides?|advances?|spans?|lasts?|covers?)"
+    rf"(?:{_SP}+[\w-]+){{0,3}}{_SP}+)$"
+)
 _CONDITION_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
     rf"(?:넘으면|넘는|넘어가는|넘어가면|넘기면|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
@@ -1234,7 +1238,7 @@ _HYPOTHETICAL = re.compile(
 )
 # A modal and where its clause ends: `would`/`might` make hypothetical only the clause they are in.
 _MODAL = re.compile(rf"{_B}(?i:would|might){_E}")
-_MODAL_CLAUSE_STOP = re.compile(rf"[—;:()]|{_SP}-{_SP}|{_SP}(?i:so|which){_SP}")
+_MODAL_CLAUSE_STOP = re.compile(rf"[—;()]|{_SP}-{_SP}|{_SP}(?i:so|which){_SP}")
 # An illustration or a definition rather than a report: `예를 들어`, `ex)`, `이론적으로`, `생각해 보세요`,
 # `p99=500ms이면 … 처리된다는 의미`, `… 수 있다는 것이고` (what a figure means, worked out).
 _ILLUSTRATION = re.compile(
@@ -1770,6 +1774,10 @@ class _Context:
             sentence = "".join(self._sentence(start))
             if _SETTING_WORDS.search(sentence):
                 return True  # `Request timeout, with 30, 60, 120, or 300 seconds`: the choices of a setting
+        if (
+            text[start:end].endswith(("분", "min", "mins", "minutes")) or _LOAD_DURATION_AFTER.match(text, end)
+        ) and _LOAD_RATE_BEFORE.search(text, max(0, start - 16), start):
+            return True  # `(50 rps, 5분간)`: the length of a test whose rate was set
         later = self._flag(start, "later")
         if later and self._flag(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
             return True  # a sentence about a configuration key that sets a time
