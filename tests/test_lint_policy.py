@@ -580,6 +580,68 @@ PAIRS = [
         "API의 응답 시간이 24초가 넘는 성능 이슈가 있었습니다.",
         "API의 응답 시간이 24초가 넘는 요청은 큐로 보낸다.",
     ),
+    # round 6: classes with examples in two batches or more, each checked batch by batch
+    ("bit rate", "iperf3 between the two nodes reports 9.2 Gbits/sec.", "The podcast audio is encoded at 128 kbps."),
+    (
+        "Korean supposition with 하자",
+        "요청 하나를 처리하는 데 3초 걸렸다.",
+        "요청 하나를 처리하는 데 3초 걸린다고 생각하자.",
+    ),
+    (
+        "Korean supposition with 라 하자",
+        "두 서버의 응답 시간은 각각 40ms와 90ms였다.",
+        "두 서버의 응답 시간이 각각 40ms와 90ms라 하자.",
+    ),
+    (
+        "Korean supposition with 라고 하면",
+        "빌드 한 번에 20분이 걸렸다.",
+        "빌드 한 번이 20분이라고 하면 하루 몇 번 돌릴까.",
+    ),
+    ("Korean concession on a number", "평균 응답시간이 15ms였다.", "평균 응답시간이 15ms여도 가끔 느린 요청이 생긴다."),
+    ("reading-time line", "빌드 3분 소요", "5 분 소요"),
+    (
+        "window before a duration",
+        "The encode step takes 30s on this machine.",
+        "Each time the window advances by 30s, the buffer is flushed.",
+    ),
+    ("load rate beside a test's length", "부하 테스트 결과 처리량은 850 rps였다.", "부하 테스트 (80 rps, 10분간)"),
+    (
+        "magnitude before a rate key",
+        "The proxy sustains 40K qps on one node.",
+        "The proxy keeps 40K connections open on one node.",
+    ),
+    ("change of a counted pair", "응답 시간: 200ms → 50ms (-75%)", "동시 처리 가능 요청: 20 → 80 (+300%)"),
+    (
+        "aim as the subject",
+        "Our build now runs inference on the board at 45fps.",
+        "The goal is to be able to run inference on the board at 45fps with camera input.",
+    ),
+    (
+        "modal of another clause",
+        "The old build would crash often; it ran at 12 tok/s on the same card.",
+        "With a larger batch the old build would run at 12 tok/s on the same card.",
+    ),
+    (
+        "example aside",
+        "Encoding this file took 10000ms on the old build.",
+        "If encoding feels slow on a machine (e.g 10000ms), check the build flags.",
+    ),
+    ("past of keeping", "부하 중에도 초당 80토큰을 유지했음", "부하 중에도 초당 80토큰을 유지해야 함"),
+    (
+        "first seconds in Korean",
+        "음성 인식은 처음부터 끝까지 1.2초 걸렸다.",
+        "통화를 시작한 뒤 처음 1.2초 동안 배경 소음을 잰다.",
+    ),
+    (
+        "reading time after a word count",
+        "The full build took 7 min on the runner.",
+        "2026-05-03 · 1353 words · 7 min · tags: benchmarks",
+    ),
+    (
+        "share of a speed",
+        "In my test the new kernel reaches only 60% the performance of the old one.",
+        "In my test the new kernel uses only 60% of the memory of the old one.",
+    ),
 ]
 
 # The number of each pair's claim that the rule is about (the other sentence has the same kind of number).
@@ -789,6 +851,23 @@ REPORTED = {
     "cache lifetime": "1시간",
     "Korean alternatives": "500ms",
     "threshold passed, in the past": "24초",
+    "bit rate": "9.2 Gbits/sec",
+    "Korean supposition with 하자": "3초",
+    "Korean supposition with 라 하자": "40ms",
+    "Korean supposition with 라고 하면": "20분",
+    "Korean concession on a number": "15ms",
+    "reading-time line": "3분",
+    "window before a duration": "30s",
+    "load rate beside a test's length": "850 rps",
+    "magnitude before a rate key": "40K qps",
+    "change of a counted pair": "75%",
+    "aim as the subject": "45fps",
+    "modal of another clause": "12 tok/s",
+    "example aside": "10000ms",
+    "past of keeping": "초당 80토큰",
+    "first seconds in Korean": "1.2초",
+    "reading time after a word count": "7 min",
+    "share of a speed": "60%",
 }
 
 

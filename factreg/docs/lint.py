@@ -15,7 +15,8 @@ What the rules read:
 - units: durations (`ms`, `s`, `sec`, `min`, `µs`, `6m58s`, `초`, `밀리초`, `분`; hours and days only with work
   done by a system nearby: `a training run takes 2 hours`, `2시간이 소요`), rates (`tok/s`, `t/s`, `tg/s`,
   `tokens per second`, `10 to 29 tokens max per second`, `토큰/초`, `초당 28토큰`, `초당 40건`, `it/s`, `files/sec`,
-  `words per second`, `chars/초`, `req/s`, `RPS`, `fps` unless the line is about a video, `GB/s`, `TOPS`),
+  `words per second`, `chars/초`, `req/s`, `RPS`, `fps` unless the line is about a video, `GB/s`, bit rates (`Gbit/s`,
+  `Mbps`; not a codec's on an audio line), `TOPS`),
   `ms/token`, ratios (`28×`, `28x faster`, `3 times slower`, `3.1배`, `x2.88`) and percentages, `±` spreads,
   ranges (`30~60초`, `2 to 3 seconds`, `155 → 732 chars/초`), and units written elsewhere (`Benchmark duration
   (s): 19.08`, `pp512 560 -> 180`, `8000pp / 400tg t/s`, `| **195** t/s |`);
@@ -153,6 +154,20 @@ is not a perception; a Korean threshold `넘는` in a sentence in the past (`24�
 was. The checks of these classes run only on lines holding one of their words (one pre-test, the line
 flag `later`), and the keys of a rate written before its number are found by the prefilter (`_PREFILTER_UNIT_KEYS`).
 
+Sixth batch (classes with examples in two batches or more, each kept only when it lowered no batch by more than 0.005):
+read are bit rates (`4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`), a magnitude before any rate key (`50K qps`) and a
+share of a speed (`60% ~ 70% the performance of FT`, as `1/3 the speed`). Not reports: a Korean supposition (`… 1분과
+2분이라 하자`, `… 존재한다고 생각하자`, `일 8시간 개발이라고 하면`) or a concession on a number (`10ms여도`); a value in an
+English aside opened by an example (`(e.g 10000ms)`); a post's reading time, a line that is only `[word] N 분 소요` or
+minutes after a word count (`1353 words · 7 min`); a window's length, the window being the key or the subject of its
+own verb (`window=7.9s`, `the window moves less than 30s`); `처음`/`마지막` N초 as a window; a ratio or percentage in an
+aside after a before → after pair that is not of times or rates (`10 → 50 (+400%)`, `401 queries → 4 queries (100배
+개선)`). Targets: a request rate listed with a test's length in minutes and that length (`(50 rps, 5분간)`, `K6 50rps |
+5분 부하`); a sentence whose subject is its aim (`The goal is to run … at 60fps`). `would` and `might` make hypothetical
+only their own clause, which ends at a parenthesis, a dash, `;`, `so` or `which` (`it ran at about 0.5x speed—so a
+two-hour podcast would take four hours` reports the speed); a verb of keeping in the past reports what was kept
+(`초당 100토큰 … 유지했음`), as its passive forms did.
+
 Quality on real sentences by other authors: bench/lint_real.py, results in docs/performance.md.
 """
 
@@ -199,6 +214,8 @@ _UNITS = [
     ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
+    # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
+    ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
     ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
     # time per token
@@ -242,6 +259,7 @@ _NORMAL = {
     "persec": "/s",
     "fps": "fps",
     "bw": "B/s",
+    "bits": "bit/s",
     "flops": "FLOPS",
     "ratio": "×",
     "x": "×",
@@ -261,8 +279,8 @@ _RANGE = (
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
 _NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
 
-# A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`.
-_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/))"
+# A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
+_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/|[qrt]ps{_END}))"
 _CLAIM = re.compile(
     rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
     rf"(?:"
@@ -452,7 +470,7 @@ def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool
 _KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
 _RELATIVE = frozenset({"x", "xcap", "xsp", "times", "pct", "ratio"})  # what surrounds the number decides
 _DURATIONS = frozenset({"s", "ms", "min", "us", "h", "d"})
-_SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "flops", "fps"})
+_SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "bits", "flops", "fps"})
 
 Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("claim" or "target")
 
@@ -908,6 +926,20 @@ _QUANTITY_THEN_PAREN = re.compile(rf"\d{_SP}?(?:%|[KMGT]i?B|점|개|명)(?:\*\*)
 _COUNT_PAIR_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}*(?:감소|증가|(?i:less|fewer|more))?(?:\*\*)?{_SP}*\({_SP}*{_NUM}{_SP}*(?:→|->){_SP}*{_NUM}{_SP}*\)"
 )
+# A before → after pair, then a parenthesis opening before a ratio or percentage: the change of that pair, whose unit
+# (none, a count noun, a size) decides what it is of; `316ms→230ms(약 27%)` is a change of times.
+_PAIR_THEN_PAREN = re.compile(
+    rf"{_NUM}(?:{_SP}?[A-Za-z가-힣/]+)?{_SP}*(?:→|->){_SP}*{_NUM}(?:{_SP}?(?P<unit>[A-Za-z가-힣/]+))?(?:\*\*)?{_SP}*"
+    rf"\({_SP}*(?:약|~|≈)?{_SP}*[+−-]?$"
+)
+_TIME_OR_RATE_UNIT = re.compile(
+    r"ms|s|sec|secs|seconds?|초|분|밀리초|min|mins|minutes?|tok/s|t/s|tokens/s|req/s|rps|RPS|TPS|tps|qps|QPS|fps"
+)
+# `60% ~ 70% the performance of FT`: a share of a speed, as `1/3 the speed` and `2.4× the throughput` are multiples.
+_SHARE_OF_PERF_AFTER = re.compile(
+    rf"(?:{_SP}*[~～〜–-]{_SP}*{_NUM}{_SP}?%)?{_SP}+(?:(?i:of){_SP}+)?(?i:the|its|their){_SP}+"
+    rf"(?i:speed|performance|throughput){_E}"
+)
 _SHARE_OF_CEILING_AFTER = re.compile(
     rf"{_SP}*(?i:of){_SP}+(?i:the|this|its|their|that){_SP}+(?:\w+{_SP}+)?(?i:ceiling|roofline){_E}"
 )
@@ -958,8 +990,14 @@ _TARGET_WORDS = re.compile(
     # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
-    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨])|"
+    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
     r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+)
+# A sentence whose subject is its aim: `The goal is to run … at 60fps`, `Our target is …`, `My aim here was …`.
+_GOAL_SUBJECT = re.compile(
+    rf"(?:^|[.:;!?]\s+)\W*(?i:the|our|my|their|his|her|one|main|primary|first|end)?{_SP}*"
+    rf"(?:(?i:main|primary|end|ultimate){_SP}+)?"
+    rf"(?i:goals?|aims?|targets?|objectives?){_SP}+(?:(?i:here|now|then){_SP}+)?(?i:is|are|was|were){_E}"
 )
 # A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
 # `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
@@ -985,6 +1023,8 @@ _TARGET_END = re.compile(
 _IMPERATIVE_END = re.compile(r"(?<!알아보)(?<!살펴보)(?<!확인하)(?<!참고하)(?:세요|십시오|하라)\s*[.!]?\s*$")
 # An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
 _EXAMPLE_OPEN = re.compile(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
+# An English aside that opens with an example (`(e.g 10000ms)`, `(for instance 30 s)`): the values in it are examples.
+_EXAMPLE_ASIDE = re.compile(r"\((?i:e\.g\.?|for example|for instance)[^()]*$")
 _ACHIEVED = re.compile(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured|breaks|broke|broken|crossed|surpassed)")
 _LABEL = re.compile(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
 _UPPER_BEFORE = re.compile(rf"(?:<|≤|<=){_SP}*$")
@@ -1119,6 +1159,10 @@ _CONFIG_KEY = re.compile(
 _LOAD_COUNT = re.compile(
     r"(?i:\bvusers?|\bvus?\b|\bc=|concurrency)\s*[=:]?\s*\d|\d\s*(?i:vus?\b|vusers?|concurrent\b)|\d\s?개(?:의)?\s?(?:동시\s?연결|connection)"
 )
+# A request rate listed with a test's length in minutes (`(50 rps, 5분간)`, `K6 50rps | 5분 부하`): the load a test was
+# set to send, as `RPS 2, Duration 10s` is.
+_LOAD_RATE_AFTER = re.compile(rf"(?:\*\*)?{_SP}*[,|]{_SP}*\d+{_SP}?(?:분|(?i:min|minutes?|m){_E}|초{_SP}?(?:간|동안))")
+_LOAD_RATE_BEFORE = re.compile(rf"\d{_SP}?(?i:rps)(?:\*\*)?{_SP}*[,|]{_SP}*$")
 # The last of a list of values (`30, 60, 120, or 300 seconds`, `60 or 120 seconds`, `360/480sec`).
 _OPTIONS_BEFORE = re.compile(rf"\d{_SP}*(?:,{_SP}*(?:(?i:or){_SP}+)?|{_SP}(?i:or){_SP}+|/)$")
 _KO_OPTIONS = re.compile(rf"\d[^\s\d]{{0,3}}{_SP}*또는{_SP}*\d")
@@ -1126,7 +1170,9 @@ _LOAD_DURATION_BEFORE = re.compile(rf"(?:[,(]|(?i:duration|ramp-?up)(?:\([^)]*\)
 _LOAD_DURATION_AFTER = re.compile(rf"{_SP}*(?:동안|기준|간(?![가-힣]))")
 # A key naming what was measured rather than what is set: `TotalTime`, `processing_time`, `elapsed_ms`, `latency`.
 _MEASURED_KEY = re.compile(r"(?i:time|elapsed|latency|took|taken)(?!out)")
-_TEST_LENGTH_AFTER = re.compile(rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|(?i:tests?|benchmarks?|runs?){_E})")
+_TEST_LENGTH_AFTER = re.compile(
+    rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?){_E})"
+)
 _QUOTED = re.compile(r"[\"'“‘]$")
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = re.compile(
@@ -1158,6 +1204,10 @@ _HUMAN_TIME_BEFORE = re.compile(
 # A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
 _REACHES_BEFORE = re.compile(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 _READ_AFTER = re.compile(rf"{_SP}*(?i:read|reading){_E}")
+# `1353 words · 7 min`: a post's length in words, then its reading time.
+_WORD_COUNT_BEFORE = re.compile(rf"\d[\d,]*{_SP}+(?i:words){_SP}*[·•|]{_SP}*$")
+# A line that is only a duration and `소요`, with at most a word before it and no work named: a post's reading time.
+_BADGE_LINE = re.compile(rf"{_SP}*(?:[^\s\d|:*#>-]+{_SP}+)?\d+{_SP}?분{_SP}?소요{_SP}*")
 # Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
 _HUMAN = re.compile(
     # English words as prose, not inside a path (`samples/session03/`)
@@ -1185,8 +1235,15 @@ _NOT_MEASURED_AFTER = re.compile(
 )
 # `T+90s: weights are in HBM`: an offset on a timeline, not a duration measured
 _TIMELINE_BEFORE = re.compile(rf"(?<![A-Za-z0-9])T{_SP}?[+-]{_SP}?$")
-_WINDOW_BEFORE = re.compile(rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])첫){_SP}+$")
+_WINDOW_BEFORE = re.compile(
+    rf"(?:{_B}(?i:last|past|previous|next|over the|first)|최근|지난|(?<![가-힣])(?:첫|처음|마지막)){_SP}+$"
+)
 _IDENT_BEFORE = re.compile(r"[a-z]+-[a-z]+-$")
+# A window (of time, of input) named in the clause before a duration, as its key or its subject (not `Windows`).
+_WINDOW_SUBJECT = re.compile(
+    rf"{_B}windows?(?:{_SP}*[=:]{_SP}*|{_SP}+(?i:is|was|moves?|moved|shifts?|slides?|advances?|spans?|lasts?|covers?)"
+    rf"(?:{_SP}+[\w-]+){{0,3}}{_SP}+)$"
+)
 _CONDITION_AFTER = re.compile(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
     rf"(?:넘으면|넘는|넘어가는|넘어가면|넘기면|넘을|이상이면|초과 시|초과하면|걸리면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
@@ -1267,8 +1324,14 @@ _HYPOTHETICAL = re.compile(
     # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
     rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+you{_SP}+(?:need|want|have|plan){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
-    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|[라다]고\s?하자|어떤\s?(?:서버|시스템|모델|API)"
+    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|어떤\s?(?:서버|시스템|모델|API)"
+    # a supposition, said with the hortative or the conditional of saying (`… 1분과 2분이라 하자`, `… 작업이 존재한다고
+    # 생각하자`, `일 8시간 개발이라고 하면`), and a concession on a number (`평균 응답시간이 10ms여도`)
+    r"|(?:[라다]고|(?<=[가-힣A-Za-z0-9*])라)\s?(?:생각|가정)?(?:하자|치자|하면|치면)|(?<=[0-9A-Za-z초분])(?:이어도|여도)(?![가-힣])"
 )
+# A modal and where its clause ends: `would`/`might` make hypothetical only the clause they are in.
+_MODAL = re.compile(rf"{_B}(?i:would|might){_E}")
+_MODAL_CLAUSE_STOP = re.compile(rf"[—;()]|{_SP}-{_SP}|{_SP}(?i:so|which){_SP}")
 # An illustration or a definition rather than a report: `예를 들어`, `ex)`, `이론적으로`, `생각해 보세요`,
 # `p99=500ms이면 … 처리된다는 의미`, `… 수 있다는 것이고` (what a figure means, worked out).
 _ILLUSTRATION = re.compile(
@@ -1382,7 +1445,10 @@ _LINE_FLAGS = {
     "setting_row": _SETTING_ROW,
     "timed": _TIMED,
     "target_words": _TARGET_WORDS,
-    "hypothetical": re.compile(rf"{_HYPOTHETICAL.pattern}|[\"“]|(?i:an?){_SP}+(?i:model|system|server|llm|gpu){_E}"),
+    "hypothetical": re.compile(
+        rf"{_HYPOTHETICAL.pattern}|[\"“]|(?i:an?){_SP}+(?i:model|system|server|llm|gpu){_E}"
+        rf"|\((?i:e\.g|for{_SP}example|for{_SP}instance)"
+    ),
     "media": re.compile(
         r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture|khz)"
         r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트|영화"
@@ -1554,6 +1620,8 @@ class _Context:
             return True  # `예상 결과: 배치 모드가 2배 이상 빠름`: a bound on what is expected
         if self.text.find("(", end, end + 6) != -1 and _PERCEPTION_ASIDE.match(self.text, end):
             return True  # `**즉시 반응**: 0-100ms (사용자가 지연을 느끼지 않음)`: how people perceive it
+        if words and not achieved and _GOAL_SUBJECT.search(self._sentence(start)[0]):
+            return True  # `The goal is to be able to run … at 60fps`: the sentence names its aim first
         if bound and not achieved:
             s_before, s_after = self._sentence(start)
             if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
@@ -1623,6 +1691,10 @@ class _Context:
             return None  # `human reading speed is roughly 4–7 tokens per second`: how fast people read, not a system
         if kind == "fps" and self._flag(start, "video"):
             return None  # the frame rate of a video, not the speed of a system
+        if kind == "persec" and self.text[u_start:end].lower() == "rps" and _LOAD_RATE_AFTER.match(self.text, end):
+            return end, "target"  # `(50 rps, 5분간)`: the rate a load test was set to send
+        if kind == "bits" and self._flag(start, "media") and "bps" in self.text[u_start:end]:
+            return None  # `a bandwidth of 1.1 kbps` on an audio line: the bit rate of a codec, not of a system
         if self._hypothetical(start):
             return None
         return end, ("target" if self._target(start, end) else "claim")
@@ -1651,10 +1723,19 @@ class _Context:
         tail = self.text[start : min(hi, start + 120)]
         if _QUOTE_OPEN.search(seg) and _QUOTE_EXAMPLE.search(tail):
             return True
+        if "(" in seg and _EXAMPLE_ASIDE.search(seg):
+            return True  # `(e.g 10000ms)`: a value given as an example
         before, after = self._sentence(start)
         sentence = _ASIDE.sub(" ", before + after)
-        if _HYPOTHETICAL.search(sentence) is not None:  # `(I would argue …)`: an aside, not the sentence
-            return True
+        for m in _HYPOTHETICAL.finditer(sentence):  # `(I would argue …)`: an aside, not the sentence
+            if m.group().lower() not in ("would", "might"):
+                return True
+            # a modal says so of its own clause: `it ran at 0.5x speed—so a podcast would take …` reports the speed
+            raw = before + after
+            lo = max((c.end() for c in _MODAL_CLAUSE_STOP.finditer(raw, 0, len(before))), default=0)
+            stop = _MODAL_CLAUSE_STOP.search(raw, len(before))
+            if _MODAL.search(raw, lo, stop.start() if stop else len(raw)):
+                return True
         if not hangul:
             return False
         if _ILLUSTRATION.search(before + after) is not None:
@@ -1686,6 +1767,8 @@ class _Context:
             return None  # `1초 단위로`: a resolution; `Last 5 minutes`: a window of time
         if _IDENT_BEFORE.search(text, max(0, start - 30), start):
             return None  # `high-load-5min`: part of a name
+        if "window" in (clause := self._before(start, 40)) and _WINDOW_SUBJECT.search(clause):
+            return None  # `window=7.9s`, `the window moves less than 30s`: the length of a window, not of work
         if text.find("T", max(0, start - 4), start) != -1 and _TIMELINE_BEFORE.search(text, max(0, start - 4), start):
             return None  # `T+90s:`: an offset on a timeline
         cond = _CONDITION_AFTER.match(text, end)
@@ -1708,8 +1791,16 @@ class _Context:
             return None  # the length of a video: beside its frame rate, or an adjective (`a 5-second clip`)
         if _THAN_BEFORE.search(text, max(0, start - 8), start) and _INPUT_LENGTH_BEFORE.search(self._before(start, 40)):
             return None  # the length of an input
-        if kind == "min" and _READ_AFTER.match(text, end):
-            return None  # `6 min read`
+        if kind == "min" and (
+            _READ_AFTER.match(text, end)
+            or _WORD_COUNT_BEFORE.search(text, max(0, start - 24), start)
+            or (
+                text.startswith("소요", end + (text[end : end + 1] == " "))
+                and _BADGE_LINE.fullmatch(line := self._line_text(start))
+                and not _WORK.search(line, 0, line.find("소요"))
+            )
+        ):
+            return None  # `6 min read`, `1353 words · 7 min`, `6 분 소요` alone on its line: a post's reading time
         if kind in ("min", "h", "d") and (
             self._flag(start, "human")
             or _SPEND_AFTER.match(text, end)
@@ -1777,6 +1868,10 @@ class _Context:
             sentence = "".join(self._sentence(start))
             if _SETTING_WORDS.search(sentence):
                 return True  # `Request timeout, with 30, 60, 120, or 300 seconds`: the choices of a setting
+        if (
+            text[start:end].endswith(("분", "min", "mins", "minutes")) or _LOAD_DURATION_AFTER.match(text, end)
+        ) and _LOAD_RATE_BEFORE.search(text, max(0, start - 16), start):
+            return True  # `(50 rps, 5분간)`: the length of a test whose rate was set
         later = self._flag(start, "later")
         if later and self._flag(start, "config_key") and _CONFIG_KEY.search("".join(self._sentence(start))):
             return True  # a sentence about a configuration key that sets a time
@@ -1833,12 +1928,18 @@ class _Context:
             return None  # `35GB (4배 절감)`, `MMLU-Ko 72.3% (Vicuna 대비 2배)`: an aside on the quantity before it
         if kind == "pct" and _COUNT_PAIR_AFTER.match(text, end):
             return None  # `58% 감소 (24 → 10)`: a change of a count
+        if (
+            text.find("(", max(0, start - 8), start) != -1
+            and (pair := _PAIR_THEN_PAREN.search(text, max(0, start - 50), start)) is not None
+            and (pair.group("unit") is None or not _TIME_OR_RATE_UNIT.fullmatch(pair.group("unit")))
+        ):
+            return None  # `10 → 50 (+400%)`, `401 queries → 4 queries (100배 개선)`: the change of a count or a size
         if kind != "pct" and _RATIO_CHANGE_AFTER.match(text, end):
             return end  # `4.1x 향상`, `3x improvement`
         if kind == "pct" and _CHANGE_THEN_PAREN.search(text, max(0, start - 60), start):
             return end  # `316ms→230ms(약 27%)`: the size of the change just written
-        if kind == "pct" and _SHARE_OF_TIME_AFTER.match(text, end):
-            return end  # `takes 10.8% of SD's training time`: a time as a share of another
+        if kind == "pct" and (_SHARE_OF_TIME_AFTER.match(text, end) or _SHARE_OF_PERF_AFTER.match(text, end)):
+            return end  # `takes 10.8% of SD's training time`, `60% ~ 70% the performance of FT`: a share
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
         after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
         before = _after_last_number(self._before(start, 60))
