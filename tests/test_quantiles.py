@@ -87,12 +87,38 @@ def test_binomial_tails_match_scipy(n, p, k):
     assert le == pytest.approx(sps.binomtest(k, n, p, alternative="less").pvalue, rel=1e-8, abs=1e-300)
 
 
+def _exact_tail(lo: int, hi: int, n: int, p: float) -> float:
+    """P(lo ≤ K ≤ hi) for K ~ Binomial(n, p), in exact rational arithmetic (a float is a rational), rounded once."""
+    from fractions import Fraction
+    from math import comb
+
+    q = Fraction(p)
+    return float(sum(comb(n, j) * q**j * (1 - q) ** (n - j) for j in range(max(lo, 0), min(hi, n) + 1)))
+
+
+def _matches(mine: float, scipy_value: float, exact) -> bool:  # type: ignore[no-untyped-def]
+    """Within 1e-9 of scipy; where scipy itself drifts (far tails, below about 1e-250, it can be off by 3e-9:
+    n=270, p=3/64, P(K ≥ 236) = 7.7682819808448e-272 exactly, scipy 7.76828200528e-272), within 1e-12 of the exact
+    value."""
+    if mine == pytest.approx(scipy_value, rel=1e-9, abs=1e-290):
+        return True
+    return mine == pytest.approx(exact(), rel=1e-12, abs=0)
+
+
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(1, 3000), p=st.floats(0.001, 0.999), frac=st.floats(0.0, 1.0))
 def test_binomial_tails_match_scipy_anywhere(n, p, frac):
     k = round(frac * n)
-    assert Q.binom_le(k, n, p) == pytest.approx(sps.binom.cdf(k, n, p), rel=1e-9, abs=1e-290)
-    assert Q.binom_ge(k, n, p) == pytest.approx(sps.binom.sf(k - 1, n, p), rel=1e-9, abs=1e-290)
+    assert _matches(Q.binom_le(k, n, p), sps.binom.cdf(k, n, p), lambda: _exact_tail(0, k, n, p))
+    assert _matches(Q.binom_ge(k, n, p), sps.binom.sf(k - 1, n, p), lambda: _exact_tail(k, n, n, p))
+
+
+def test_a_far_tail_where_scipy_drifts_is_exact() -> None:
+    # found by the property test above: scipy is 3e-9 off here, factreg 1e-13
+    exact = _exact_tail(236, 270, 270, 0.046875)
+    assert Q.binom_ge(236, 270, 0.046875) == pytest.approx(exact, rel=1e-12, abs=0)
+    assert sps.binom.sf(235, 270, 0.046875) != pytest.approx(exact, rel=1e-9, abs=0)
+    assert Q.binom_le(235, 270, 0.046875) == pytest.approx(1.0 - exact, rel=1e-15)
 
 
 def test_binomial_tail_edges():
