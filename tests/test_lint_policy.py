@@ -971,3 +971,11 @@ def test_ratios_and_percentages_in_a_column_of_other_figures_are_not_claims() ->
     # the same percentage under a performance header is a claim; a time in such a column keeps its own unit's reading
     assert claims(doc.replace("메모리 사용량", "지연 시간")) == ["60-75%", "2-6배"]
     assert claims("| model | memory | latency |\n|---|---|---|\n| a | 4 GB | 120 ms |\n") == ["120 ms"]
+
+
+def test_a_camelcase_key_starts_with_its_lower_case_word() -> None:
+    # `jitterBufferTarget: 150ms` is a key set to a value; `PyTorch: 5.2 ms` is a product and its measured time
+    assert kinds("jitterBufferTarget: 150ms") == [("150ms", "target")]
+    assert kinds("set maxWait: 20 ms") == [("20 ms", "target")]
+    assert kinds("PyTorch: 5.2 ms/이미지") == [("5.2 ms", "claim")]
+    assert kinds("| 프레임워크 | 결과 |\n|---|---|\n| ONNX Runtime | TensorRT: 1.9 ms |\n") == [("1.9 ms", "claim")]

@@ -43,7 +43,8 @@ What the rules read:
   holding a button (`hold … for 10 seconds`) and *settings*: a duration after or before `timeout`, `interval`,
   `sleep`, `retry`, `every`, `keep-alive`, `keep loaded for`, `TTL`, `expiry`, `animation`, `debounce`,
   `overlap`, `타임아웃`, `주기`, `간격`, `대기`, `만료`, `디바운싱`… or a configuration key (`duration: 600초`,
-  `jitterBufferTarget: 150ms`), a default or adjustable value (`5초 기본값`, `0.1초 (조정 가능)`), a value asked
+  `jitterBufferTarget: 150ms`; a camelCase key starts with its lower-case word: `PyTorch: 5.2 ms` is a time), a
+  default or adjustable value (`5초 기본값`, `0.1초 (조정 가능)`), a value asked
   for or set (`36fps를 요청`, `capped at 30 fps`), a table row of a parameter said to be a setting (`| Frame
   Duration | 20 ms | … 설정 |`), a test's configured length (`10초 벤치마크`, `1분간 … 테스트`, `Run the benchmark
   for 60 seconds`, `Tested with 50 users for 10 minutes`, `measure for 120 s`), a command-line option (`--duration
@@ -1142,9 +1143,11 @@ _SETTING_ROW = re.compile(
     r"(?m)^\s*\|\s*(?:\*\*)?[A-Za-z _-]*(?i:duration|timeout|interval|delay|ttl|period)(?:\*\*)?\s*\|"
     r"(?:[^|\n]*\|)*?[^|\n]*(?:테스트 시간|설정|기본값|(?i:setting|settings|default|config\w*))(?:\*\*)?\s*\|"
 )
-# `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number
+# `jitterBufferTarget: 150ms`, `keep_alive=5m`: an identifier (camelCase or snake_case) set to the number; a
+# camelCase key starts with its lower-case word (`PyTorch: 5.2 ms` is a product and its time, not a key)
 _KEY_BEFORE = re.compile(
-    r"(?:[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+|(?<![A-Za-z])(?:period|timeout|delay|interval|ttl|deadline))\s*[:=]\s*$"
+    r"(?:(?<![A-Za-z0-9_])[a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+|(?<![A-Za-z])(?:period|timeout|delay|interval|ttl|deadline))"
+    r"\s*[:=]\s*$"
 )
 # A configuration key naming a time that is set, anywhere in the sentence: `Adjust initialDelaySeconds …: 120s for 7B
 # models`, `failureThreshold: 50 # … 30s …`, `Raised 30s -> 120s …; see IDLE_TIMEOUT_FLOOR_SECS`.
