@@ -102,7 +102,12 @@ def test_twenty_load_runs_keep_raw_events_for_the_newest_n_only(cli, server, pro
     ch = cli("changes", "load/x/ttft", "--json")  # found from the kept values, though most raw output is gone
     assert ch.exit_code in (0, 1), ch.stderr
     found = json.loads(ch.stdout)
-    assert len(found) == 1 and found[0]["at"] == ago(days=RUNS // 2), found
+    # The server's step (5 → 60 ms) is found where it happened. Runs of 5 ms requests a day apart can also differ by
+    # this machine's own drift (a busier hour for a few runs), which `changes` may rightly report as a smaller shift:
+    # the step must be the one change that large, not the only one.
+    step = [f for f in found if f["at"] == ago(days=RUNS // 2)]
+    assert len(step) == 1 and step[0]["change"] > 3, found
+    assert all(abs(f["change"]) < step[0]["change"] / 2 for f in found if f is not step[0]), found
     # An export still says how much raw output each pruned run had.
     exported = cli("export").stdout
     stubs = [json.loads(v["raw"])["pruned"] for line in exported.splitlines()
