@@ -666,24 +666,35 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
     return out
 
 
-def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candidate]:
-    """Bare numbers in the body cells of tables whose header cell names the unit."""
-    out: list[Candidate] = []
+def _tables(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]]]]:
+    """Each table of `text`: its header row (the row above a `|---|` separator) and its body rows as (start, end,
+    whether the row starts with a pipe, so that its first cell follows it), up to the first line without a pipe."""
     for sep in _TABLE_SEP.finditer(text):
         if sep.start() == 0:
             continue
         h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
-        units = _header_units(text[h_lo : sep.start() - 1])
-        if not any(units):
-            continue
+        rows: list[tuple[int, int, bool]] = []
         lo = sep.end() + 1
         while lo < len(text):
             hi = _line_end(text, lo)
-            row = text[lo:hi]
-            if "|" not in row:
+            first = text.find("|", lo, hi)
+            if first < 0:
                 break
+            rows.append((lo, hi, text[lo:first].strip() == ""))
+            lo = hi + 1
+        yield text[h_lo : sep.start() - 1], rows
+
+
+def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candidate]:
+    """Bare numbers in the body cells of tables whose header cell names the unit."""
+    out: list[Candidate] = []
+    for header, rows in _tables(text):
+        units = _header_units(header)
+        if not any(units):
+            continue
+        for lo, hi, lead in rows:
+            row = text[lo:hi]
             first = row.find("|")
-            lead = row[:first].strip() == ""  # a row that starts with a pipe: its first cell follows it
             pos = lo + (first + 1 if lead else 0)
             for col, cell in enumerate((row[first + 1 :] if lead else row).split("|")):
                 if col < len(units) and (u := units[col]) is not None:
@@ -691,7 +702,6 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
                     if m is not None and not skipped(pos + m.start("n"), pos + m.end("n")):
                         out.append((pos + m.start("n"), pos + m.end("n"), m.group("n"), u[0], u[1]))
                 pos += len(cell) + 1
-            lo = hi + 1
     return out
 
 
@@ -730,21 +740,12 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
     """`found` with the claims in target columns made targets, and ratios and percentages in columns of other
     figures dropped (see _column_kinds); the header is the row above a table's separator row."""
     changes: dict[int, str | None] = {}  # index in found -> new kind, or None to drop
-    for sep in _TABLE_SEP.finditer(text):
-        if sep.start() == 0:
+    for header, rows in _tables(text):
+        kinds = _column_kinds(header)
+        if not any(kinds) or not rows:
             continue
-        h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
-        kinds = _column_kinds(text[h_lo : sep.start() - 1])
-        if not any(kinds):
-            continue
-        lo = sep.end() + 1
-        i = bisect_left(found, (lo,))
-        while lo < len(text) and i < len(found):
-            hi = _line_end(text, lo)
-            row = text[lo:hi]
-            if "|" not in row:
-                break
-            lead = row[: row.find("|")].strip() == ""
+        i = bisect_left(found, (rows[0][0],))
+        for lo, hi, lead in rows:
             while i < len(found) and found[i][0] < hi:
                 start, unit, kind = found[i][0], found[i][3], found[i][4]
                 col = text.count("|", lo, start) - (1 if lead else 0)
@@ -754,7 +755,6 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
                 elif what == "other" and unit in _NOT_PERFORMANCE_UNITS:
                     changes[i] = None
                 i += 1
-            lo = hi + 1
     if not changes:
         return found
     out: list[Candidate] = []
