@@ -30,7 +30,6 @@ scores every sentence but the newest batch's (those are neither linted nor shown
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import sys
@@ -44,19 +43,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import machine, write_section  # noqa: E402
 
 from factreg.docs.lint import lint_paths  # noqa: E402
+from tests.lint_support import claims_build, label_spans  # noqa: E402  (labelled substrings → offsets, one rule)
 
-
-def _build_module():  # type: ignore[no-untyped-def]
-    """tests/data/claims-real/work/build.py: the batches' names and order live there, once."""
-    spec = importlib.util.spec_from_file_location("claims_real_build", ROOT / "tests/data/claims-real/work/build.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-BUILD = _build_module()
-from tests.lint_support import label_spans  # noqa: E402  (labelled substrings → offsets, one rule)
+BUILD = claims_build()  # the batches' names and order, kept once in tests/data/claims-real/work/build.py
 
 CORPUS = ROOT / "tests" / "data" / "claims-real" / "corpus.jsonl"
 Span = tuple[int, int]
@@ -286,7 +275,9 @@ def main() -> None:
         "issues and pull requests, benchmark write-ups and blogs by other authors, English and Korean, labelled "
         "by hand against the policy in `tests/data/claims-real/README.md` before the lint was run on them. "
         "A third of the sentences (by a hash of the id) is the `unseen` split, kept for measuring the rules after "
-        "they are tuned on the `tune` split; later batches, the splits " + ", ".join(f"`{b}`" for b in BUILD.LATER) + " (when present), are "
+        "they are tuned on the `tune` split; later batches, the splits "
+        + ", ".join(f"`{b}`" for b in BUILD.LATER)
+        + " (when present), are "
         "each scored once with rules that never saw them; the newest batch's sentences are never listed. Each sentence is linted as a one-paragraph Markdown document (a table row under its source's header when known) with "
         "`lint_paths` (what `factreg docs lint` calls), default options. Intervals are Wilson 95%. Produced by "
         "`python bench/lint_real.py`.\n\n"

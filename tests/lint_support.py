@@ -14,13 +14,26 @@ agreement is reported alongside.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 from factreg.docs.lint import lint_text
 
 CORPUS = Path(__file__).parent / "data" / "lint_corpus.jsonl"
+CLAIMS_BUILD = Path(__file__).parent / "data" / "claims-real" / "work" / "build.py"
+
+
+def claims_build() -> ModuleType:
+    """tests/data/claims-real/work/build.py, loaded afresh: the real-sentence corpus's builder, where the batches'
+    names and order live once (used by tests/test_claims_corpus.py and the bench/ scripts that score the corpus)."""
+    spec = importlib.util.spec_from_file_location("claims_real_build", CLAIMS_BUILD)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def load(path: Path = CORPUS) -> list[dict]:

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import importlib.util
 import json
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from factreg.docs.lint import lint_text
+from tests.lint_support import claims_build
 
 DIR = Path(__file__).parent / "data" / "claims-real"
 CORPUS = DIR / "corpus.jsonl"
@@ -39,15 +38,7 @@ MIN_KOREAN = 200
 MIN_UNSEEN_CLAIMS = 100  # sentences with claims, per language, in the unseen split
 
 
-def _build_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("claims_real_build", DIR / "work" / "build.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-LATER = _build_module().LATER  # the later batches' names, kept once in work/build.py
+LATER = claims_build().LATER  # the later batches' names, kept once in work/build.py
 
 
 def load(path: Path = CORPUS) -> list[dict]:
@@ -193,7 +184,7 @@ def test_count_checks_catch_a_small_or_lopsided_corpus() -> None:
 
 
 def test_corpus_is_what_the_label_files_build() -> None:
-    build = _build_module()
+    build = claims_build()
     rows, errors = build.build()
     assert errors == []
     assert build.render(rows) == CORPUS.read_text(encoding="utf-8"), "rebuild with work/build.py"
@@ -232,8 +223,12 @@ def test_targets_are_reported_as_targets(lang: str) -> None:
 
 
 def test_table_headers_attach_to_their_rows_and_bad_lines_are_refused(tmp_path: Path) -> None:
-    build = _build_module()
-    rows = [{"id": "en-1", "text": "| 7B | 12.5 |"}, {"id": "en-2", "text": "| 13B | 9.1 |"}, {"id": "en-3", "text": "a"}]
+    build = claims_build()
+    rows = [
+        {"id": "en-1", "text": "| 7B | 12.5 |"},
+        {"id": "en-2", "text": "| 13B | 9.1 |"},
+        {"id": "en-3", "text": "a"},
+    ]
     good = tmp_path / "tables_a.tsv"
     good.write_text("en-1\tmarkdown\t| model | t/s |\nen-2\tunreadable\t\n", encoding="utf-8")
     assert build.add_headers(rows, [good]) == []
