@@ -25,6 +25,7 @@ import pytest
 from factreg.registry import facts
 from factreg.registry.facts import NewFact
 from factreg.registry.store import Registry
+from tests.conftest import TEST_NOW
 from tests.llamabench_support import tiny_model  # noqa: F401
 
 SEED = int(os.environ.get("FACTREG_CRASH_SEED", "20261129"))
@@ -33,6 +34,7 @@ FACTREG = [sys.executable, "-m", "factreg"]
 
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FACTREG_")}
+    env["FACTREG_NOW"] = TEST_NOW  # ages and statuses (a report's pages) as of the tests' now, not the wall clock
     env.update(extra)
     return env
 

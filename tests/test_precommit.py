@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from factreg.registry.store import Registry
+from tests.conftest import TEST_NOW
 from tests.docs_support import record, verify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +50,7 @@ def test_try_repo_runs_docs_check_and_docs_lint(tmp_path: Path) -> None:
     subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("FACTREG_")}
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    env["FACTREG_NOW"] = TEST_NOW  # the fact was recorded at the tests' now: judged then, not on the day CI runs
 
     def try_repo(*files: Path) -> subprocess.CompletedProcess[str]:
         # Every hook of the repository (docs check and docs lint) on these files; each call installs factreg
