@@ -30,10 +30,8 @@ Writes bench/results/lint_ceiling.md. Run: `python bench/lint_ceiling.py` (about
 from __future__ import annotations
 
 import random
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,22 +39,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_docs import GREP_PATTERN, render_doc  # noqa: E402
-from common import RESULTS, machine  # noqa: E402
-from lint_real import BUILD, document, load, run_lint, wilson  # noqa: E402
+from common import RESULTS, machine, time_process  # noqa: E402
+from lint_real import BUILD, document, load, ratio, run_lint  # noqa: E402
 
 from factreg.docs import lint  # noqa: E402
+from factreg.docs.claimmodel import tokens  # noqa: E402  (the words as the lint's model experiment reads them)
 
 BATCHES = ("batch1", *BUILD.LATER)
 NEWEST = BUILD.NEWEST
-_TOKEN = re.compile(r"[a-z]+|[\uac00-\ud7a3]+|\d+(?:[.,]\d+)*|[^\sa-z\uac00-\ud7a3\d]")
 
 
 def batch_of(r: dict) -> str:
     return "batch1" if r["split"] in ("tune", "unseen") else r["split"]
-
-
-def tokens(s: str) -> list[str]:
-    return ["0" if t[0].isdigit() else t for t in _TOKEN.findall(s.lower())]
 
 
 def prepare(rows: list[dict]) -> list[dict]:
@@ -120,13 +114,6 @@ def counts(pred: list[bool], gold: list[bool]) -> tuple[int, int, int]:
     return tp, sum(pred), sum(gold)
 
 
-def cell(k: int, n: int) -> str:
-    if n == 0:
-        return "—"
-    lo, hi = wilson(k, n)
-    return f"{k / n:.3f} [{lo:.3f}–{hi:.3f}]"
-
-
 def f1(tp: int, npred: int, ngold: int) -> float:
     return 2 * tp / max(npred + ngold, 1)
 
@@ -147,8 +134,8 @@ def leave_one_batch_out(data: list[dict]) -> str:
             m_tp, m_n, _ = counts([pred[i] for i in idx], gold)
             tag = " (rules unseen)" if held == NEWEST else " (rules tuned on it)"
             lines.append(
-                f"| {held}{tag} | {lang} | {len(idx)} | {cell(r_tp, r_n)} | {cell(m_tp, m_n)} | {cell(r_tp, g)} | "
-                f"{cell(m_tp, g)} | {f1(r_tp, r_n, g):.3f} / {f1(m_tp, m_n, g):.3f} |"
+                f"| {held}{tag} | {lang} | {len(idx)} | {ratio(r_tp, r_n)} | {ratio(m_tp, m_n)} | {ratio(r_tp, g)} | "
+                f"{ratio(m_tp, g)} | {f1(r_tp, r_n, g):.3f} / {f1(m_tp, m_n, g):.3f} |"
             )
     return "\n".join(lines)
 
@@ -250,14 +237,7 @@ def encoder_rate(
 
 
 def grep_seconds(folder: Path, reps: int = 5) -> float:
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        subprocess.run(
-            ["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(folder)], stdout=subprocess.DEVNULL, check=False
-        )
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return statistics.median(time_process(["grep", "-rEc", "--include=*.md", GREP_PATTERN, str(folder)], reps))
 
 
 def reading_budget(rate: float, tiny: float) -> str:

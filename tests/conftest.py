@@ -22,6 +22,15 @@ TEST_NOW = os.environ.get("FACTREG_TEST_NOW") or "2026-11-30T12:00:00Z"
 # Tests that replay the case study tell it at the story's own time (like `factreg demo`), not the tests' now.
 STORY_NOW = "2026-10-28T12:00:00Z"
 
+def pinned_env(**extra: str) -> dict[str, str]:
+    """The environment for a factreg subprocess that must not inherit a test's FACTREG_* settings, at the tests'
+    now: a subprocess that read the wall clock would judge facts recorded at TEST_NOW by the day the tests run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FACTREG_")}
+    env["FACTREG_NOW"] = TEST_NOW
+    env.update(extra)
+    return env
+
+
 PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "no_proxy",
               "NO_PROXY")
 

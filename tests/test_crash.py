@@ -25,18 +25,11 @@ import pytest
 from factreg.registry import facts
 from factreg.registry.facts import NewFact
 from factreg.registry.store import Registry
-from tests.conftest import TEST_NOW
+from tests.conftest import pinned_env
 from tests.llamabench_support import tiny_model  # noqa: F401
 
 SEED = int(os.environ.get("FACTREG_CRASH_SEED", "20261129"))
 FACTREG = [sys.executable, "-m", "factreg"]
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FACTREG_")}
-    env["FACTREG_NOW"] = TEST_NOW  # ages and statuses (a report's pages) as of the tests' now, not the wall clock
-    env.update(extra)
-    return env
 
 
 def kill_during(
@@ -124,7 +117,7 @@ def test_import_killed_at_random_points_leaves_no_partial_batch(any_url, tmp_pat
             trigger, delay = (lambda: True), rnd.uniform(0.0, 0.5)  # while reading and checking the file
         else:
             trigger, delay = writing(), (rnd.uniform(0, 0.1) if attempt else 0.0)  # while the batch is written
-        alive = kill_during(cmd, clean_env(), trigger, delay)
+        alive = kill_during(cmd, pinned_env(), trigger, delay)
         mid_run += alive
         print(f"attempt {attempt}: killed {'mid-run' if alive else 'after the end'}")
         reg = Registry(any_url)
@@ -137,7 +130,7 @@ def test_import_killed_at_random_points_leaves_no_partial_batch(any_url, tmp_pat
     assert mid_run >= 1, "no kill landed while the import ran"
     reg = Registry(any_url)
     if counts(reg) == before:  # the run after the kills imports everything
-        r = subprocess.run(cmd, env=clean_env(), capture_output=True, text=True, timeout=300)
+        r = subprocess.run(cmd, env=pinned_env(), capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
     assert counts(reg) == (before[0] + n, before[1] + n, before[2] + 5 * n)
     assert facts.get(reg, "crash/model-00123/tg32")["n"] == 5
@@ -158,7 +151,7 @@ def test_report_killed_mid_write_leaves_each_file_old_or_new(db_url, tmp_path):
                             for k, i in enumerate(ids)])  # fmt: skip
     site = tmp_path / "site"
     cmd = [*FACTREG, "report", "--out", str(site), "--db", db_url]
-    subprocess.run(cmd, env=clean_env(), check=True, capture_output=True, cwd=tmp_path)
+    subprocess.run(cmd, env=pinned_env(), check=True, capture_output=True, cwd=tmp_path)
     old = snapshot(site)
     # every page changes: a second version of every fact
     facts.record_many(reg, [NewFact(id=i, metric="tg_rate", samples=[20.0 + k, 21.0 + k, 22.0 + k],
@@ -168,7 +161,7 @@ def test_report_killed_mid_write_leaves_each_file_old_or_new(db_url, tmp_path):
     shutil.copytree(site, expected_site)
     subprocess.run(
         [*FACTREG, "report", "--out", str(expected_site), "--db", db_url],
-        env=clean_env(),
+        env=pinned_env(),
         check=True,
         capture_output=True,
         cwd=tmp_path,
@@ -186,7 +179,7 @@ def test_report_killed_mid_write_leaves_each_file_old_or_new(db_url, tmp_path):
 
     killed_mid = False
     for attempt in range(3):
-        alive = kill_during(cmd, clean_env(), some_written, rnd.uniform(0, 0.2) if attempt else 0.0, cwd=tmp_path)
+        alive = kill_during(cmd, pinned_env(), some_written, rnd.uniform(0, 0.2) if attempt else 0.0, cwd=tmp_path)
         now = snapshot(site)
         for name, data in now.items():
             if name.endswith(".tmp"):
@@ -207,7 +200,7 @@ def test_report_killed_mid_write_leaves_each_file_old_or_new(db_url, tmp_path):
                 (site / name).write_bytes(data)
     assert killed_mid, "no kill landed between the first and the last page"
     assert first_page.exists()
-    subprocess.run(cmd, env=clean_env(), check=True, capture_output=True, cwd=tmp_path)
+    subprocess.run(cmd, env=pinned_env(), check=True, capture_output=True, cwd=tmp_path)
     final = {k: v for k, v in snapshot(site).items() if not k.endswith(".tmp")}
     assert final == new
     assert Registry(db_url).integrity_check() == "ok"
@@ -243,7 +236,7 @@ def test_verify_killed_mid_run_records_whole_groups_only(db_url, cli, tiny_model
         groups.setdefault(key, []).append(f["id"])
     assert len(groups) == 3 and all(len(g) == 2 for g in groups.values())
     cmd = [*FACTREG, "verify", "--all", "--db", db_url]
-    env = clean_env(FACTREG_HOSTNAME="testhost", FACTREG_USER_DIR=str(tmp_path / "user"))
+    env = pinned_env(FACTREG_HOSTNAME="testhost", FACTREG_USER_DIR=str(tmp_path / "user"))
 
     def some_recorded() -> bool:
         try:
@@ -299,7 +292,7 @@ def test_correct_killed_at_any_point_is_finished_by_running_it_again(tmp_path):
     seed(reg)
     pk = add_verification(reg, "night/35b-a3b/e2e", "refuted", samples=[2.1, 2.2, 2.3])
     reg.close()
-    env = clean_env(FACTREG_NOW="2026-10-28T12:00:00Z", FACTREG_USER_DIR=str(tmp_path / "user"),
+    env = pinned_env(FACTREG_NOW="2026-10-28T12:00:00Z", FACTREG_USER_DIR=str(tmp_path / "user"),
                     GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
                     GIT_COMMITTER_EMAIL="t@example.invalid")
     add = [*FACTREG, "decision", "add", "Voice", "--cites", "night/35b-a3b/e2e", "--date", "2026-10-26", "--commit",

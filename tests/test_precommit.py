@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import pytest
 import yaml
 
 from factreg.registry.store import Registry
-from tests.conftest import TEST_NOW
+from tests.conftest import pinned_env
 from tests.docs_support import record, verify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,9 +47,7 @@ def test_try_repo_runs_docs_check_and_docs_lint(tmp_path: Path) -> None:
     claim = repo / "NOTES.md"
     claim.write_text("The new build decodes at 28 tok/s, 3× faster.\n", encoding="utf-8")
     subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FACTREG_")}
-    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
-    env["FACTREG_NOW"] = TEST_NOW  # the fact was recorded at the tests' now: judged then, not on the day CI runs
+    env = pinned_env(PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))  # the hooks judge the fact at the tests' now
 
     def try_repo(*files: Path) -> subprocess.CompletedProcess[str]:
         # Every hook of the repository (docs check and docs lint) on these files; each call installs factreg

@@ -86,7 +86,8 @@ def sentences(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     return out
 
 
-def _tokens(s: str) -> list[str]:
+def tokens(s: str) -> list[str]:
+    """The words of `s` as the features read them: lower-cased, digits as `0`."""
     return ["0" if t[0].isdigit() else t for t in _TOKEN.findall(s.lower())]
 
 
@@ -94,7 +95,7 @@ def features(text: str, lo: int, hi: int, cands: list[Candidate]) -> list[str]:
     """The features of the sentence text[lo:hi] holding `cands` (the rules' claims, targets and dismissed numbers
     in it, with offsets in `text`)."""
     sent = text[lo:hi]
-    toks = _tokens(sent)
+    toks = tokens(sent)
     feats = ["lang:ko" if _HANGUL.search(sent) else "lang:en"]
     if sent.lstrip().startswith("|"):
         feats.append("row")
@@ -115,8 +116,8 @@ def features(text: str, lo: int, hi: int, cands: list[Candidate]) -> list[str]:
     for a, b in zip(toks, toks[1:], strict=False):
         seen.add(f"b:{a} {b}")
     for c in cands:
-        before = _tokens(text[max(lo, c[0] - 40) : c[0]])[-3:]
-        after = _tokens(text[c[1] : min(hi, c[1] + 40)])[:3]
+        before = tokens(text[max(lo, c[0] - 40) : c[0]])[-3:]
+        after = tokens(text[c[1] : min(hi, c[1] + 40)])[:3]
         for i, t in enumerate(reversed(before), 1):
             seen.add(f"L{i}:{t}")
             seen.add(f"Lw:{t}")
