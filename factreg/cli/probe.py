@@ -211,9 +211,13 @@ def probe(
         if record:  # a recorded probe keeps the machine's state and a control measurement (info conditions)
             from factreg.measure import control
 
-            result, seen = control.bracket(spec.method(), settings,
-                                           lambda: core.probe(spec, hostname=settings.hostname, progress=shown),
-                                           server_ms=lambda res: control.identity_ms(res.as_json().get("requests")))
+            from factreg.measure import endpoint
+
+            result, seen = control.bracket(
+                spec.method(), settings, lambda: core.probe(spec, hostname=settings.hostname, progress=shown),
+                server_ms=lambda res: control.identity_ms(res.as_json().get("requests")),
+                spans=lambda res: endpoint.spans_of_requests([r.as_json() for r in res.requests]),
+                headers=_expanded(spec.headers))
             result.info.update(seen.conditions())
         else:
             result = core.probe(spec, hostname=settings.hostname, progress=shown)
@@ -245,6 +249,17 @@ def probe(
 
     if result.verdict == Verdict.CONDITIONS_CHANGED:
         raise Findings(f"conditions_changed: {result.message}")
+
+
+def _expanded(headers: dict[str, str]) -> dict[str, str]:
+    """The probe's headers as sent (for the same server's /metrics); {} when a variable is unset."""
+    from factreg import secrets
+    from factreg.errors import FactregError
+
+    try:
+        return secrets.expand_headers(headers)
+    except FactregError:
+        return {}
 
 
 def _counting(step: Callable[..., None], warmup: int) -> Callable[[str], None]:

@@ -263,6 +263,34 @@ def _identity_ms(measured: Mapping[str, Measurement]) -> float | None:
     return None
 
 
+def _spans(measured: Mapping[str, Measurement]) -> list[tuple[float, float]]:
+    """A probe's requests as (start, end) spans, read from a measurement's raw run (for the server's /metrics)."""
+    from factreg.measure import endpoint
+
+    for m in measured.values():
+        if m.raw:
+            try:
+                return endpoint.spans_of_requests(json.loads(m.raw).get("requests"))
+            except (ValueError, AttributeError):
+                return []
+    return []
+
+
+def _probe_headers(kind: str, method: Mapping[str, Any], settings: Settings | None) -> dict[str, str]:
+    """The stored probe's headers as its own run sends them (only the `${VAR}`s it may expand), for reading the
+    same server's /metrics; {} when they cannot be expanded (the probe itself then says why)."""
+    from factreg import secrets
+
+    headers = method.get("headers")
+    if kind != "probe" or not isinstance(headers, Mapping):
+        return {}
+    allowed = settings.allowed_env() if settings is not None and hasattr(settings, "allowed_env") else frozenset()
+    try:
+        return secrets.expand_headers({str(k): str(v) for k, v in headers.items()}, allowed=allowed)
+    except FactregError:
+        return {}
+
+
 def _measure_group(
     kind: str, method: Mapping[str, Any], group: Sequence[FactData], settings: Settings | None
 ) -> dict[str, Measurement]:
@@ -271,7 +299,8 @@ def _measure_group(
         run_s = control.of_fact(group[0]).get("run_s") if group else None
         result, seen = control.bracket(method, settings, lambda: remeasure(dict(method), list(group), settings),
                                        run_s if isinstance(run_s, (int, float)) else None,
-                                       _llama_bench(kind, method, settings), server_ms=_identity_ms)
+                                       _llama_bench(kind, method, settings), server_ms=_identity_ms,
+                                       spans=_spans, headers=_probe_headers(kind, method, settings))
         for measured in result.values():
             if isinstance(measured, Measurement):
                 measured.observed.update(seen.conditions())
