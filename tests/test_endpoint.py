@@ -281,3 +281,56 @@ def test_the_sampler_reads_a_real_servers_metrics_and_a_server_without_them():
 def test_an_unreachable_metrics_endpoint_is_never_a_failure():
     got = serverload.summary(serverload.Sampler("http://127.0.0.1:9/v1").start().stop(), [])
     assert got["available"] is False and "could not be read" in got["why"]
+
+
+# ---------------------------------------------------------------- an unresolved verdict is never silent
+
+
+def test_an_inconclusive_verdict_says_what_would_resolve_it():
+    busy_res = engine.judge(probe_fact(BASE), measured(half(BASE), local(busy=3)))
+    assert engine.resolution(busy_res) == ("re-run when the server has no other traffic: "
+                                           "`factreg verify gamebox/a3b/decode_rate`")
+    waited = engine.judge(probe_fact(BASE), measured(half(BASE), local(denied=0.6, top=BURN)))
+    assert engine.resolution(waited).startswith("re-run when burn, burn2 are done: `factreg verify gamebox/a3b/")
+    noisy = engine.judge(probe_fact([30, 50, 40]), measured([33, 47, 41], local()))
+    assert noisy["verdict"] == "inconclusive" and noisy["needed_n"]
+    assert f"measure more samples: `factreg verify gamebox/a3b/decode_rate --n {noisy['needed_n']}`" in \
+        engine.resolution(noisy)
+    assert engine.resolution(engine.judge(probe_fact(BASE), measured(half(BASE), local()))) is None  # refuted
+
+
+def test_verify_n_changes_only_the_count_of_this_run():
+    probe = {"kind": "probe", "url": "http://127.0.0.1:1/v1", "n": 5}
+    assert engine.with_n(probe, 40) == {**probe, "n": 40} and probe["n"] == 5
+    bench = {"kind": "llama-bench", "args": ["-m", "m.gguf", "-r", "5", "-n", "32", "--repetitions=3"]}
+    assert engine.with_n(bench, 12)["args"] == ["-m", "m.gguf", "-n", "32", "-r", "12"]
+    assert engine.with_n(bench, None) == bench
+    with pytest.raises(engine.UsageError):
+        engine.with_n(probe, 0)
+
+
+def _two_noisy_facts(cli):
+    for fid, xs in (("t/noisy", "30,50,40"), ("t/again", "33,47,41")):
+        r = cli("record", fid, "--metric", "decode_rate", "--samples", xs, "--cond", "machine=testhost",
+                "--cond", "model=m1")  # fmt: skip
+        assert r.exit_code == 0, r.stderr
+
+
+def test_fail_on_inconclusive_fails_the_run_and_status_counts_the_unresolved(cli, tmp_path):
+    _two_noisy_facts(cli)
+    r = cli("verify", "t/noisy", "--against", "t/again")
+    assert r.exit_code == 0 and "inconclusive" in r.stdout and "to resolve: measure more samples" in r.stdout
+    assert cli("verify", "t/noisy", "--against", "t/again", "--fail-on", "inconclusive").exit_code == 1
+    bad = cli("verify", "t/noisy", "--against", "t/again", "--fail-on", "refutedish")
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: --fail-on takes inconclusive or skipped")
+    row = next(f for f in cli("status", "--json").json()["facts"] if f["id"] == "t/noisy")
+    assert row["inconclusive_since_confirmed"] == 2  # the two runs above (the refused third never ran)
+    assert "2 inconclusive verifications since its last confirmation" in row["status_reason"]
+
+
+def test_the_config_key_fails_a_cron_run_on_inconclusive(cli, tmp_path):
+    _two_noisy_facts(cli)
+    cfg = Path.cwd() / ".factreg" / "config.toml"
+    cfg.parent.mkdir(exist_ok=True)
+    cfg.write_text('[verify]\nfail_on = ["inconclusive"]\n', encoding="utf-8")
+    assert cli("verify", "t/noisy", "--against", "t/again").exit_code == 1
