@@ -172,7 +172,7 @@ def test_a_process_that_shares_one_cpu_with_two_others_is_seen_waiting(tmp_path:
     if not hasattr(os, "sched_setaffinity"):
         pytest.skip("needs sched_setaffinity (Linux)")
     cpu = sorted(os.sched_getaffinity(0))[0]
-    loop = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass" % cpu
+    loop = f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"
     procs = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(3)]
     try:
         time.sleep(0.3)

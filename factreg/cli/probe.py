@@ -209,9 +209,7 @@ def probe(
     with progress.bar("probing", spec.warmup + spec.n) as step:
         shown = _counting(step, spec.warmup) if progress.shown() else info
         if record:  # a recorded probe keeps the machine's state and a control measurement (info conditions)
-            from factreg.measure import control
-
-            from factreg.measure import endpoint
+            from factreg.measure import control, endpoint
 
             result, seen = control.bracket(
                 spec.method(), settings, lambda: core.probe(spec, hostname=settings.hostname, progress=shown),

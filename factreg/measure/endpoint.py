@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from factreg import fmt
 from factreg.measure import machine, sched, serverload
 from factreg.registry import machinestate
 
