@@ -334,3 +334,8 @@ def test_the_config_key_fails_a_cron_run_on_inconclusive(cli, tmp_path):
     cfg.parent.mkdir(exist_ok=True)
     cfg.write_text('[verify]\nfail_on = ["inconclusive"]\n', encoding="utf-8")
     assert cli("verify", "t/noisy", "--against", "t/again").exit_code == 1
+
+
+def test_the_time_requests_were_at_the_server_is_the_union_of_their_spans():
+    assert endpoint.covered([(0.0, 1.0), (0.5, 1.5), (3.0, 4.0), (3.2, 3.3)]) == pytest.approx(2.5)
+    assert endpoint.covered([]) == 0.0

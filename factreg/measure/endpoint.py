@@ -9,7 +9,8 @@ never scaled by the client's speed; what can excuse a slower result is evidence 
 2. **A local server's scheduling** (`measure/sched.py`): the process listening on the port is found in /proc
    (`uptime.listening_pid`) and the run-queue delay and CPU time of all its threads are read over the run, with
    the machine's steal and CPU pressure and the busiest other processes. `denied` = (run-queue delay + steal's
-   share of its CPU time) per second of the run. When the process cannot be found or read (another user's
+   share of its CPU time) per second in which the probe had a request at the server (the union of the requests'
+   spans; the whole run when they are not known): waiting while idle between requests delays nothing. When the process cannot be found or read (another user's
    service, a container's port mapping) that is said, and the machine-wide CPU pressure (the share of the run in
    which some task waited for a CPU) stands in for it, an upper bound.
 3. **Other traffic** (`measure/serverload.py`): the server's own Prometheus gauges of running and waiting
@@ -181,6 +182,10 @@ class Watch:
         if self.local:
             if server is not None and server.readable:
                 data["server"] = {"pid_found": True, **server.as_data()}
+                busy_s = covered(spans)
+                if 0 < busy_s < server.wall_s:  # per second the server had the probe's requests, not idle ones
+                    server.wall_s = busy_s
+                    data["server"]["requests_s"] = round(busy_s, 4)
                 denied = server.denied_share()
                 if denied is not None:
                     data["denied"] = round(denied, 4)
@@ -198,6 +203,17 @@ class Watch:
         if self.load is not None:
             data["load"] = serverload.summary(self.load, spans)
         return Evidence(data, state)
+
+
+def covered(spans: Sequence[tuple[float, float]]) -> float:
+    """Seconds during which at least one of the spans was open (their union's length)."""
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(spans):
+        if b <= end:
+            continue
+        total += b - max(a, end)
+        end = b
+    return total
 
 
 def spans_of_requests(requests: Any) -> list[tuple[float, float]]:
