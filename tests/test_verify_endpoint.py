@@ -122,3 +122,63 @@ def test_a_slower_server_busy_with_other_requests_is_inconclusive_and_an_idle_on
     [res] = r.json()
     assert res["verdict"] == "refuted" and r.exit_code == 1, res["message"]
     assert res["server"]["now"]["load"]["busy"] is False
+
+
+# ---------------------------------------------------------------- the real llama-server
+
+SMALL = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8, "temperature": 0}
+# A long prompt (byte tokens: one per character) on a wider model: prompt processing is compute, so the number of
+# threads shows in the first-token time.
+LONG = {"messages": [{"role": "user", "content": "the quick brown fox jumps over the lazy dog " * 32}],
+        "max_tokens": 2, "temperature": 0}  # fmt: skip
+
+
+def _body(tmp_path: Path, data: dict) -> str:
+    path = tmp_path / "llama-body.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.llama
+@pytest.mark.slow
+def test_the_real_llama_server_beside_three_busy_processes_is_never_refuted_and_names_its_cpu_wait(
+    cli, tmp_path, busy
+):
+    from factreg.demo.llamaserver import llama_server
+
+    with llama_server(tmp_path, extra=("--metrics",)) as srv:
+        r = cli("probe", srv.url, "--body", _body(tmp_path, SMALL), "--n", "5", "--warmup", "2", "--min-uptime", "0",
+                "--record", "ls/p")  # fmt: skip
+        assert r.exit_code == 0, r.stderr
+        info = cli("show", "ls/p/e2e", "--json").json()["conditions"]["info"]
+        ev = endpoint.parse(info[endpoint.KEY])
+        assert ev["server"]["pid_found"] and ev["load"]["server"] == "llama.cpp"  # its own process and /metrics
+        busy()
+        verdicts = []
+        for _ in range(10):
+            [res] = cli("verify", "ls/p/e2e", "--json").json()
+            verdicts.append(res["verdict"])
+            assert res["verdict"] != "refuted", res["message"]
+            assert "kept from a CPU" in res["message"], res["message"]
+            assert res["server"]["now"]["load"]["busy"] is False  # nobody else's requests: the CPU is the cause
+    assert len(verdicts) == 10
+
+
+@pytest.mark.llama
+@pytest.mark.slow
+def test_the_real_llama_server_restarted_with_fewer_threads_is_refuted_on_a_quiet_machine(cli, tmp_path):
+    from factreg.demo.llamaserver import llama_server
+    from factreg.demo.tinymodel import write_tiny_model
+
+    model = write_tiny_model(tmp_path / "wide.gguf", n_layer=4, n_embd=256, n_ff=1024)
+    body = _body(tmp_path, LONG)
+    with llama_server(tmp_path, model=model, threads=2, ctx=2048) as srv:
+        r = cli("probe", srv.url, "--body", body, "--n", "5", "--warmup", "1", "--min-uptime", "0", "--no-cache",
+                "--record", "ls/t")  # fmt: skip
+        assert r.exit_code == 0, r.stderr
+        port = srv.port
+    with llama_server(tmp_path, model=model, threads=1, ctx=2048, port=port) as srv:
+        r = cli("verify", "ls/t/ttft", "--json")
+    [res] = r.json()
+    assert res["verdict"] == "refuted" and r.exit_code == 1, res["message"]
+    assert res["rel_diff"] > 0.3  # the first token takes far longer with one thread than with two

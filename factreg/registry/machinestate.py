@@ -131,7 +131,9 @@ def sides(fact_info: Mapping[str, Any], observed: Mapping[str, Any] | None) -> d
     observed = observed or {}
 
     def one(side: Mapping[str, Any]) -> str:
-        text = f"{summary(side.get(MACHINE_KEY))}; control {control_summary(side.get(CONTROL_KEY))}"
+        text = summary(side.get(MACHINE_KEY))
+        if side.get(CONTROL_KEY) or not side.get(SERVER_KEY):  # a probe has the server's evidence, no control
+            text += f"; control {control_summary(side.get(CONTROL_KEY))}"
         if side.get(SERVER_KEY):
             text += f"; server {server_summary(side.get(SERVER_KEY))}"
         return text
