@@ -41,7 +41,7 @@ def test_refuted_fact_fails_with_file_line_fact_and_fix(registry, cli, tmp_path:
     run = cli("docs", "check", str(doc))
     assert run.exit_code == 1
     assert f"{doc}:7:18: gamebox/a3b/tg32: refuted: cites gamebox/a3b/tg32, which is refuted" in run.stdout
-    assert "fix: record the corrected value and supersede this fact" in run.stdout
+    assert "fix: `factreg correct gamebox/a3b/tg32 --verification 1`" in run.stdout
     assert snapshot(tmp_path / "docs") == before  # check writes nothing
 
 

@@ -321,10 +321,10 @@ def correct(
     fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact that was wrong or outdated.")],
     by: Annotated[str | None, typer.Option("--by", metavar="NEW_ID", help="The fact that replaces it.")] = None,
     verification: Annotated[
-        int | None,
+        str | None,
         typer.Option(
             "--verification",
-            metavar="V",
+            metavar="N|latest",
             help="Replace it by what verification V measured (recorded as a new fact <ID>-<YYYYMMDD>, or --as).",
         ),
     ] = None,
@@ -344,12 +344,15 @@ def correct(
 
     render.environment(templates)
     s, reg = open_registry(db, create=False)
+    number = None if verification is None else corrections.pick_verification(reg, fact_id, verification)
+    if number is not None and verification == corrections.LATEST:
+        info(f"--verification latest: verification {number}")
     result = corrections.correct(
         reg,
         s,
         fact_id,
         by=by,
-        verification=verification,
+        verification=number,
         new_id=as_id,
         cause=cause,
         out=_out(s, out),

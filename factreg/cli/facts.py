@@ -160,7 +160,8 @@ def _history_columns(fact_id: str) -> list[Column]:
     from factreg.registry import display
 
     def verifications(v: dict) -> str:  # type: ignore[type-arg]
-        return "; ".join(f"{x['verified_at'][:10]} {x['verdict']}" for x in v["verifications"]) or "—"
+        return "; ".join(f"verification {x['pk']}: {x['verified_at'][:10]} {x['verdict']}"
+                         for x in v["verifications"]) or "—"
 
     return [Column("version", "version", lambda v: f"{v['version']}{' (current)' if v['current'] else ''}"),
             Column("value", "value", display.text, "right"),

@@ -80,6 +80,7 @@ class VerifyResult(_Compared):
     message: str
     tolerance: NotRequired[float]  # when the statistics decided
     recorded: NotRequired[bool]  # whether a verification was written to the registry
+    verification: NotRequired[int]  # the number of the verification written (`correct ID --verification N`)
     # The machine's side (`measure/control.py`): speed factor (control now / then, None when not comparable),
     # the measurement scaled by it (when the control moved), both sides' machine state and control.
     speed_factor: NotRequired[float | None]
@@ -582,11 +583,14 @@ def _record(
     if values:
         from factreg.registry.facts import prune_raw
 
-        def work(conn: Any) -> None:
-            conn.execute(insert(VERIFICATION), values)
+        def work(conn: Any) -> list[int]:
+            # One insert a row: each verification's number is printed (`correct ID --verification N` takes it).
+            pks = [int(conn.execute(insert(VERIFICATION), dict(v)).inserted_primary_key[0]) for v in values]
             prune_raw(registry, conn, sorted({v["fact_id"] for v in values}))
+            return pks
 
-        registry.write_retrying(work)
+        for (_fact, res, _m), pk in zip(rows, registry.write_retrying(work), strict=True):
+            res["verification"] = pk
 
 
 FAIL_ON = ("inconclusive", "skipped")  # what `verify --fail-on` (or `[verify] fail_on`) may add to the findings

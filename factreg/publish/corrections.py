@@ -57,6 +57,31 @@ def load_verification(registry: Registry, pk: int) -> VerificationData:
     return factmod.verification_json(dict(row))
 
 
+LATEST = "latest"
+
+
+def pick_verification(registry: Registry, fact_id: str, spec: int | str) -> int:
+    """`--verification N` or `--verification latest`: the newest verification of `fact_id` that measured a value
+    (NotFound when none did)."""
+    if not isinstance(spec, str):
+        return int(spec)
+    text = spec.strip()
+    if text.isdigit() and text.isascii():
+        return int(text)
+    if text != LATEST:
+        raise UsageError(f"--verification takes a verification number (as `verify`, `status` and `history` print "
+                         f"it) or `latest`, got {spec[:40]!r}")
+    check_id(fact_id)
+    with registry.read() as conn:
+        ver = factmod.VERIFICATION
+        found = conn.execute(select(ver.c.pk).where(ver.c.fact_id == fact_id, ver.c.value.is_not(None),
+                                                    ver.c.verdict.not_in(list(FAILURES)))
+                             .order_by(ver.c.pk.desc()).limit(1)).scalar()
+    if found is None:
+        raise NotFound(f"no verification of {fact_id} has measured a value: run `factreg verify {fact_id}` first")
+    return int(found)
+
+
 def fact_from_verification(old: FactData, ver: VerificationData, new_id: str) -> factmod.NewFact:
     """The verification's measurement as a new fact about the old fact's subject, under the observed conditions."""
     identity = {**old["conditions"]["identity"], **{k: str(v) for k, v in (ver.get("observed") or {}).items()}}

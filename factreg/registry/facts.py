@@ -740,6 +740,9 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
         fact["status"], fact["status_reason"] = freshness.status_of(
             fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]), shifted_by=shifted.get(fact["id"]),
             retracted=retracted.get(fact["id"]))
+        behind = freshness.verification_behind(fact["status"], ver.get(fact["id"]))
+        if behind is not None:
+            fact["verification"] = behind
     return facts
 
 

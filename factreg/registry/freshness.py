@@ -124,16 +124,19 @@ def status_of(
         return "retracted", retracted
     if last_verification is not None and last_verification["verdict"] == Verdict.REFUTED:
         when = last_verification["verified_at"][:10]
-        return "refuted", f"refuted by a verification on {when}: {last_verification.get('message') or ''}".rstrip(": ")
+        return "refuted", (f"refuted by {_numbered(last_verification)} on {when}: "
+                           f"{last_verification.get('message') or ''}").rstrip(": ")
     if shifted_by:
         return "shifted", shifted_by
     if last_verification is not None:
         verdict = last_verification["verdict"]
         when = last_verification["verified_at"][:10]
+        number = _numbered(last_verification)
         if verdict == Verdict.CONDITIONS_CHANGED:
-            return "conditions_changed", f"conditions changed ({when}): {last_verification.get('message') or ''}".rstrip(": ")
+            return "conditions_changed", (f"conditions changed ({number}, {when}): "
+                                          f"{last_verification.get('message') or ''}").rstrip(": ")
         if verdict in FAILURES:
-            return "unverifiable", f"last verification ({when}) could not measure: {verdict}"
+            return "unverifiable", f"{number} ({when}) could not measure: {verdict}"
     if fact.get("ended_at"):
         return "stale", f"ended at {fact['ended_at']}"
     if invalidated_by:
@@ -148,6 +151,25 @@ def status_of(
     if age > parse_duration(limits.warn_after):
         return "aging", f"last measured or confirmed {human_age(age)} ago (warn_after {limits.warn_after})"
     return "fresh", f"measured or confirmed {human_age(max(age, 0))} ago"
+
+
+def _numbered(last_verification: LastVerification) -> str:
+    """`verification 7`: how a status reason names the verification it comes from (`a verification` unnumbered)."""
+    pk = last_verification.get("pk")
+    return f"verification {pk}" if pk is not None else "a verification"
+
+
+def verification_behind(status: str, last_verification: LastVerification | None) -> int | None:
+    """The number of the verification a status comes from (refuted, conditions_changed, unverifiable by a failed
+    re-measurement), or None: what `correct ID --verification N` and `docs check`'s fix line name."""
+    if last_verification is None or status not in ("refuted", "conditions_changed", "unverifiable"):
+        return None
+    verdict = last_verification["verdict"]
+    if verdict == status or (status == "conditions_changed" and verdict == Verdict.CONDITIONS_CHANGED) or (
+            status == "unverifiable" and verdict in FAILURES):
+        pk = last_verification.get("pk")
+        return None if pk is None else int(pk)
+    return None
 
 
 # Conditions that describe a machine's state: a newer measurement that sees another value makes the older

@@ -129,6 +129,9 @@ def statuses(
             shifted_by=shifted.get(fact["id"]), retracted=retracted.get(fact["id"]),
         )
         fact["severity"] = severity.get(fact["status"], 3)
+        behind = freshness.verification_behind(fact["status"], verifications.get(fact["id"]))
+        if behind is not None:
+            fact["verification"] = behind
         count = unresolved.get(fact["id"])
         if count:  # an unresolved verdict is never silent
             fact["inconclusive_since_confirmed"] = count

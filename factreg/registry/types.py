@@ -196,6 +196,7 @@ class FactData(VersionData):
     ended_at: NotRequired[str | None]
     status: NotRequired[str]
     status_reason: NotRequired[str]
+    verification: NotRequired[int]  # the verification the status comes from (refuted, conditions_changed, …)
     current: NotRequired[bool]
     verifications: NotRequired[list[VerificationData]]
 
@@ -232,6 +233,7 @@ class FactStatus(StatusRow):
     status: str
     status_reason: str
     severity: int
+    verification: NotRequired[int]  # the verification the status comes from (refuted, conditions_changed, …)
     inconclusive_since_confirmed: NotRequired[int]  # unresolved verdicts of its current version, when any
 
 
