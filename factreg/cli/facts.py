@@ -112,7 +112,7 @@ def _list_columns() -> list[Column]:
 
     return [Column("id", "id", lambda f: f["id"]),
             Column("metric", "metric", lambda f: f["metric"]),
-            Column("value", "value", display.text, "right"),
+            Column("value", "value", display.headline),
             Column("n", "n", lambda f: str(f["n"] or "—"), "right"),
             Column("status", "status", lambda f: f["status"]),
             Column("flags", "flags", lambda f: ", ".join(f["flags"])),
@@ -125,7 +125,14 @@ def _list_columns() -> list[Column]:
 
 @handles_errors
 def list_(
+    prefix: Annotated[str | None, typer.Argument(
+        metavar="[PREFIX]", help="Only this fact and the ids under it (gamebox/a3b: gamebox/a3b/tg32, …).",
+        show_default=False)] = None,
     metric: Annotated[str | None, typer.Option("--metric", "-m", help="Only this metric.")] = None,
+    status: Annotated[list[str] | None, typer.Option(
+        "--status", metavar="STATUS", help="Only facts with this status: fresh, aging, stale, unverifiable, "
+        "conditions_changed, shifted, refuted, retracted or superseded (repeat, or comma-separated).",
+        show_default=False)] = None,
     subject: Annotated[str | None, typer.Option("--subject", help="Only this subject.")] = None,
     cond: Annotated[list[str] | None, typer.Option("--cond", "-c", help="Only facts with condition key=value.")] = None,
     since: SinceOption = None,
@@ -136,14 +143,24 @@ def list_(
     jsonl: JsonlFlag = False,
     db: DbOption = None,
 ) -> None:
-    """List current facts, optionally filtered, sorted and cut to --limit."""
-    from factreg.registry import conditions, facts
+    """List current facts, optionally under a PREFIX, filtered, sorted and cut to --limit."""
+    from factreg.errors import UsageError
+    from factreg.registry import conditions, facts, freshness
+    from factreg.registry.ids import check_id
 
     available = _list_columns()
-    chosen = pick_columns(columns, available, ["id", "metric", "value", "n", "status", "flags", "measured"])
+    chosen = pick_columns(columns, available, ["id", "metric", "value", "status", "flags", "measured"])
+    wanted = {w.strip() for item in status or [] for w in item.split(",") if w.strip()}
+    unknown = sorted(wanted - set(freshness.ORDER))
+    if unknown:
+        raise UsageError(f"--status {unknown[0]!r}: choose among {', '.join(freshness.ORDER)}")
+    if prefix is not None:
+        check_id(prefix.rstrip("/"))
     s, reg = open_registry(db, create=False)
     data = facts.list_facts(reg, s.file_config, metric=metric, subject=subject,
-                            conds=conditions.parse_pairs(cond or [], "--cond"))
+                            conds=conditions.parse_pairs(cond or [], "--cond"), prefix=prefix)
+    if wanted:
+        data = [f for f in data if f.get("status") in wanted]
     data = select_rows(data, available, sort=sort, since=since, limit=limit)
     keys = chosen if columns else None
     if jsonl:
@@ -164,7 +181,7 @@ def _history_columns(fact_id: str) -> list[Column]:
                          for x in v["verifications"]) or "—"
 
     return [Column("version", "version", lambda v: f"{v['version']}{' (current)' if v['current'] else ''}"),
-            Column("value", "value", display.text, "right"),
+            Column("value", "value", display.headline),
             Column("n", "n", lambda v: str(v["n"] or "—"), "right"),
             Column("measured", "measured_at", lambda v: v["measured_at"][:16].replace("T", " ")),
             Column("flags", "flags", lambda v: ",".join(v["flags"])),
@@ -190,7 +207,7 @@ def history(
     from factreg.registry import facts
 
     available = _history_columns(fact_id)
-    chosen = pick_columns(columns, available, ["version", "value", "n", "measured", "flags", "verifications"])
+    chosen = pick_columns(columns, available, ["version", "value", "measured", "flags", "verifications"])
     _, reg = open_registry(db, create=False)
     data = select_rows(facts.history(reg, fact_id), available, sort=sort, since=since, limit=limit)
     keys = chosen if columns else None
@@ -200,7 +217,7 @@ def history(
     if json_out:
         emit_json([project(v, keys) for v in data])
         return
-    console().print(f"[bold]{escape(fact_id)}[/bold] — {len(data)} version(s)", markup=True)
+    console().print(f"[bold]{escape(fact_id)}[/bold] — {len(data)} version(s)", markup=True, soft_wrap=True)
     print_table(data, chosen)
 
 
@@ -211,12 +228,12 @@ def _print_fact(f: FactData) -> None:
     from factreg.registry import display
 
     out = console()
-    out.print(f"[bold]{escape(f['id'])}[/bold]  v{f['version']}  {escape(f['metric'])} = "
-              f"[bold]{escape(display.text(f))}[/bold]  (n={f['n'] or '?'})", markup=True)
+    out.print(f"[bold]{escape(f['id'])}[/bold]  v{f['version']}  {escape(f['metric'])}: "
+              f"[bold]{escape(display.headline(f))}[/bold]", markup=True, soft_wrap=True)
     st = f["stats"]
     if st["ci95"]:
-        out.print(f"  95% interval of the mean: {fmt.num(st['ci95'][0])} … {fmt.num(st['ci95'][1])}   "
-                  f"median {fmt.num(st['median'])}  cv {fmt.num((st['cv'] or 0) * 100, 2)}%")
+        out.print(f"  mean {fmt.num(st['mean'])} · 95% interval of the mean {fmt.num(st['ci95'][0])} … "
+                  f"{fmt.num(st['ci95'][1])} · cv {fmt.num((st['cv'] or 0) * 100, 2)}%")
     if f["samples"]:
         out.print("  samples: " + ", ".join(fmt.num(x, 4) for x in f["samples"]))
     ident = f["conditions"]["identity"]

@@ -22,6 +22,7 @@ from factreg.cli.common import (
     emit_findings,
     emit_json,
     emit_jsonl,
+    fit_line,
     handles_errors,
     info,
     open_registry,
@@ -29,6 +30,7 @@ from factreg.cli.common import (
     print_table,
     project,
     select_rows,
+    terminal_width,
 )
 
 if TYPE_CHECKING:
@@ -103,14 +105,20 @@ def status(
         emit_findings(out_format, _findings(facts, review, fail_on))
     elif columns and facts:
         print_table(facts, chosen)
+    elif facts and terminal_width() is not None:
+        # On a terminal: a table that keeps every id whole, shortening or dropping the other columns.
+        print_table(facts, pick_columns(None, available, ["status", "id", "value", "reason"]))
+        screen = terminal_width()
+        for fid, sides in machines.items():
+            emit(fit_line(f"{fid}: ", f"machine when measured: {sides['fact']}", screen) + "\n"
+                 + fit_line(f"{fid}: ", f"machine at verification: {sides['verification']}", screen) + "\n")
     elif facts:
         from factreg.registry import display
 
         width = max(len(f["id"]) for f in facts)
         emit(
             "".join(
-                f"{f['status']:<18} {f['id']:<{width}}  {display.text(f)}  "
-                f"{f['status_reason']}\n"
+                f"{f['status']:<18} {f['id']:<{width}}  {display.headline(f)}  {f['status_reason']}\n"
                 + (f"{'':<18} machine when measured: {machines[f['id']]['fact']}\n"
                    f"{'':<18} machine at verification: {machines[f['id']]['verification']}\n"
                    if f["id"] in machines else "")
@@ -158,7 +166,7 @@ def _columns() -> list[Column]:
 
     return [Column("status", "status", lambda f: f["status"]),
             Column("id", "id", lambda f: f["id"]),
-            Column("value", "value", display.text, "right"),
+            Column("value", "value", display.headline),
             Column("reason", "status_reason", lambda f: f["status_reason"]),
             Column("metric", "metric", lambda f: f["metric"]),
             Column("measured", "measured_at", lambda f: (f["measured_at"] or "")[:10]),

@@ -73,7 +73,7 @@ class Page(TypedDict):
     reason: str
     page: str
     svg: str
-    text: str
+    headline: str  # the value with its estimators named (`display.headline`)
     history: list[FactData]
     docs: list[DocLink]
     decisions: list[DecisionLink]
@@ -440,7 +440,7 @@ def build(
             "reason": decmod.stable_reason(f),
             "page": _rel(page, folder),
             "svg": svg.name,
-            "text": display.text(f),
+            "headline": display.headline(f),
             "history": history,
             "docs": docs_for(f["id"], page.parent),
             "decisions": decisions_for(f["id"], page.parent),

@@ -233,7 +233,7 @@ def build(
         entry = {
             "fact": f,
             "reason": decmod.stable_reason(f),
-            "text": display.text(f),
+            "headline": display.headline(f),
             "href": _href(name, ""),
             "changes": changes,
             "last_change": changes[-1]["summary"] if changes else None,

@@ -545,9 +545,15 @@ _VERSION_COLS = tuple(c for c in VERSION_COLUMNS if c != "raw")
 
 
 def _current_where(metric: str | None, subject: str | None, conds: Mapping[str, str] | None,
-                   ids: Sequence[str] | None) -> tuple[str, dict[str, Any]]:
+                   ids: Sequence[str] | None, prefix: str | None = None) -> tuple[str, dict[str, Any]]:
     """WHERE clause (over `v`, the current fact_version) and parameters for the list filters."""
     clauses, params = ["1 = 1"], {}
+    if prefix:
+        # `a/b` is the fact a/b and every id under it (a/b/c, not a/bc); `a/b/` only those under it.
+        folder = prefix if prefix.endswith("/") else prefix + "/"
+        escaped = folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        clauses.append("(v.fact_id = :prefix OR v.fact_id LIKE :under ESCAPE '\\')")
+        params["prefix"], params["under"] = prefix, escaped + "%"
     if metric:
         clauses.append("v.metric = :metric")
         params["metric"] = metric
@@ -575,15 +581,17 @@ def load_current(
     subject: str | None = None,
     conds: Mapping[str, str] | None = None,
     ids: Sequence[str] | None = None,
+    prefix: str | None = None,
 ) -> list[FactData]:
-    """The current version of every matching fact as JSON data (without status), ordered by id.
+    """The current version of every matching fact as JSON data (without status), ordered by id (`prefix`: that
+    fact and the ids under it).
 
     `conn` is a connection from `Registry.reader()` or `Registry.read()`."""
-    where, params = _current_where(metric, subject, conds, ids)
+    where, params = _current_where(metric, subject, conds, ids, prefix)
     cols = ", ".join(f"v.{c}" for c in _VERSION_COLS)
     found = rows(conn, f"SELECT {cols}, f.superseded_by, f.ended_at FROM {_CURRENT} WHERE {where} ORDER BY f.id",
                  params)
-    filtered = bool(metric or subject or conds or ids is not None)
+    filtered = bool(metric or subject or conds or ids is not None or prefix)
     if ids is not None:
         dangling(conn, ids)
     elif not filtered and len(found) < int(rows(conn, "SELECT count(*) AS n FROM fact")[0]["n"]):
@@ -713,7 +721,7 @@ def _has_table(conn: Any, name: str) -> bool:
 def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[FactData]:
     """Current facts matching the filters, with their status."""
     filtered = bool(filters.get("metric") or filters.get("subject") or filters.get("conds")
-                    or filters.get("ids") is not None)
+                    or filters.get("ids") is not None or filters.get("prefix"))
     with registry.reader() as conn:
         facts = load_current(conn, **filters)
         if filtered:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,8 +17,6 @@ if TYPE_CHECKING:
 DEFAULT_WARN = "30d"
 DEFAULT_ERROR = "90d"
 
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
 
 # Severity of each status, the order `factreg status --fail-on` compares against (0 is nothing to do):
 #   0 fresh, superseded   — holds, or is history with a live successor (docs citing it are `docs check`'s job)
@@ -50,13 +46,7 @@ def fails(status: str, fail_on: str = "stale") -> bool:
     return severity(status) >= FAIL_LEVELS[fail_on]
 
 
-@functools.lru_cache(maxsize=256)
-def parse_duration(text: str) -> float:
-    """`30d` → seconds. Units: s, m, h, d, w, y."""
-    match = _DURATION.match(text or "")
-    if not match:
-        raise UsageError(f"invalid duration {text!r}: use a number and a unit, e.g. 30m, 12h, 30d, 2w")
-    return float(match.group(1)) * _UNITS[match.group(2)]
+parse_duration = clock.parse_duration  # `30d` → seconds (the one syntax of durations lives with the clock)
 
 
 parse_time = clock.parse  # an ISO-8601 time; a time without zone is taken as UTC

@@ -220,6 +220,8 @@ class StatusRow(TypedDict):
     value: float
     spread: float | None
     n: int | None
+    median: float | None  # of the samples: which estimator the value is (`display.headline`)
+    mean: float | None
     measured_at: str
     warn_after: str | None
     error_after: str | None
