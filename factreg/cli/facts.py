@@ -241,9 +241,11 @@ def _print_fact(f: FactData) -> None:
     out.print("  identity: " + (", ".join(f"{k}={v}" for k, v in ident.items()) or "none"))
     if info:
         out.print("  info: " + ", ".join(f"{k}={v}" for k, v in info.items()))
-    out.print(f"  flags: {', '.join(f['flags']) or 'none'}")
+    flags = [flag if flag != "no_conditions" or not display.missing_identity(f)
+             else f"no_conditions (missing: {', '.join(display.missing_identity(f))})" for flag in f["flags"]]
+    out.print(f"  flags: {', '.join(flags) or 'none'}")
     if "status" in f:
         out.print(f"  status: {f['status']} — {f['status_reason']}")
-    out.print(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method {f['method'].get('kind')}")
+    out.print(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method {display.method_text(f['method'])}")
     if f.get("note"):
         out.print(f"  note: {f['note']}")

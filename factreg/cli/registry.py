@@ -215,8 +215,9 @@ def prune(
 
 @handles_errors
 def import_(
-    files: Annotated[list[str], typer.Argument(metavar="[FORMAT] FILE...",
-                                               help="Files to import; FORMAT is jsonl (default), llama-bench, vllm-bench, aiperf or llama-benchy.")],
+    files: Annotated[list[str], typer.Argument(
+        metavar="[FORMAT] FILE...", help="Files to import; FORMAT is jsonl, llama-bench, vllm-bench, aiperf or "
+        "llama-benchy (default: recognised from each file's content, and said).")],
     measured_at: Annotated[str | None, typer.Option(
         "--measured-at", help="Benchmark output: when the run was made (ISO-8601), for output without its own date "
         "(llama-bench Markdown tables, old CSV; a result file without date); required for those.")] = None,
@@ -225,42 +226,59 @@ def import_(
     info_: Annotated[list[str] | None, typer.Option(
         "--info", "-i", help="Benchmark output: info condition key=value for every fact (repeat).")] = None,
     id_prefix: Annotated[str | None, typer.Option(
-        "--id", help="Benchmark output: id prefix instead of the model's name (e.g. gamebox/a3b).")] = None,
+        "--id", help="Benchmark output: id prefix instead of the machine's and model's name (e.g. gamebox/a3b).")
+    ] = None,
+    machine: Annotated[str | None, typer.Option(
+        "--machine", metavar="NAME", help="llama-bench output: the machine it ran on, its ids' first part and its "
+        "`machine` condition, as `bench` names them (<machine>/<model-stem>/<test>). Default: FACTREG_HOSTNAME, "
+        "else this host's name.", show_default=False)] = None,
     trust: Annotated[bool, typer.Option(
         "--trust", help="Trust the imported methods: `verify` may re-run them (llama-bench, probe). Without it an "
         "imported method never runs until `verify --trust-imported`.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Import facts: JSONL (an export, or record lines), llama-bench output (`import llama-bench FILE...`:
-    JSON, JSONL, CSV, SQL text, a SQLite database, or documents with Markdown tables), or the result files of
-    other serving benchmarks (`import vllm-bench|aiperf|llama-benchy FILE...`: `vllm bench serve
-    --save-result` JSON, AIPerf's profile_export_aiperf.json, llama-benchy's JSON; docs/import.md)."""
+    """Import facts: JSONL (an export, or record lines), llama-bench output (JSON, JSONL, CSV, SQL text, a SQLite
+    database, or documents with Markdown tables), or the result files of other serving benchmarks (`vllm bench serve
+    --save-result` JSON, AIPerf's profile_export_aiperf.json, llama-benchy's JSON; docs/import.md). The format is
+    recognised from each file's content and said on stderr; `import FORMAT FILE...` names it instead."""
     from factreg.errors import UsageError
     from factreg.registry import conditions
 
-    fmt = "jsonl"
+    fmt: str | None = None
     if files and files[0] in IMPORT_FORMATS:
         fmt, files = files[0], files[1:]
     if not files:
         raise UsageError("give at least one file to import")
+    paths = [Path(f) for f in files]
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"no such file: {p}")
+    said: list[str] = []  # the formats recognised, said once the import succeeded (an error is its one line)
+    if fmt is None:
+        fmt = _recognised(paths, said)
     given = [o for o, v in (("--measured-at", measured_at), ("--cond", cond), ("--info", info_), ("--id", id_prefix))
              if v]
     if fmt not in BENCH_FORMATS and given:
         raise UsageError(f"{given[0]} is for benchmark output (`import llama-bench FILE`, `import vllm-bench FILE`, "
                          "...); a JSONL line carries its own fields")
+    if machine is not None and fmt != "llama-bench":
+        raise UsageError("--machine is for llama-bench output; the other formats name their facts by what they "
+                         "measured")
     identity = conditions.parse_pairs(cond or [], "--cond")
     extra = conditions.parse_pairs(info_ or [], "--info")
-    paths = [Path(f) for f in files]
-    for p in paths:
-        if not p.exists():
-            raise UsageError(f"no such file: {p}")
     s, reg = open_registry(db)
     if fmt == "llama-bench":
         from factreg.measure import llamabench
 
         result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
-                                         identity=identity, info=extra, id_prefix=id_prefix, say=info)
+                                         identity=identity, info=extra, id_prefix=id_prefix,
+                                         machine=machine if machine is not None else s.hostname, say=info)
+        named = "--machine" if machine is not None else (
+            "FACTREG_HOSTNAME" if os.environ.get("FACTREG_HOSTNAME") else "this host's name")
+        info(f"machine {machine or s.hostname} (from {named}): the facts' machine condition"
+             + (f", ids {machine or s.hostname}/<model>/<test>" if id_prefix is None else "")
+             + ("; --machine NAME if the benchmark ran elsewhere" if machine is None else ""))
     elif fmt in BENCH_FORMATS:
         from factreg.measure import serving_import
 
@@ -279,9 +297,27 @@ def import_(
 
             result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust, progress=counted)
     if json_out:
+        for line in said:
+            info(line)
         emit_json(result)
         return
-    info("Imported: " + ", ".join(f"{v} {k}" for k, v in result.items() if not isinstance(v, list) and v))
+    info("".join(f"{line}; " for line in said)
+         + "Imported: " + ", ".join(f"{v} {k}" for k, v in result.items() if not isinstance(v, list) and v))
+
+
+def _recognised(paths: list[Path], said: list[str]) -> str:
+    """The format of the files to import, recognised by content (a line for stderr in `said`); one format for all
+    of them."""
+    from factreg.errors import UsageError
+    from factreg.measure import resultfile
+
+    found = {p: resultfile.recognise(p) for p in paths}
+    said.extend(f"{p}: {r.describe()}" for p, r in found.items())
+    kinds = {r.format for r in found.values()}
+    if len(kinds) > 1:
+        raise UsageError("these files are in different formats (" + ", ".join(
+            f"{p.name}: {r.format}" for p, r in found.items()) + "): import each format on its own")
+    return kinds.pop()
 
 
 @handles_errors

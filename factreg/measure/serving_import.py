@@ -204,13 +204,37 @@ def _pct_word(q: float) -> str:
     return f"{q:g}"
 
 
+# ---------------------------------------------------------------- what each tool's file looks like
+
+
+def is_vllm(data: Any) -> bool:
+    """A `vllm bench serve --save-result` file: `completed` and a `median_<m>_ms` field."""
+    return isinstance(data, dict) and "completed" in data and any(f"median_{m}_ms" in data for m in VLLM_LATENCIES)
+
+
+def is_aiperf(data: Any) -> bool:
+    """AIPerf's profile_export_aiperf.json: metric tags as objects, and its `input_config`."""
+    return isinstance(data, dict) and "input_config" in data and any(
+        isinstance(data.get(tag), dict) for tag in AIPERF_METRICS)
+
+
+def is_benchy(data: Any) -> bool:
+    """llama-benchy's JSON: its `version` and a `benchmarks` list."""
+    return isinstance(data, dict) and isinstance(data.get("benchmarks"), list) and "version" in data
+
+
+# The one home of each tool's signature: its reader refuses what does not have it, and `import FILE` names the tool
+# of a file that has it (measure/resultfile.py).
+SIGNATURES: dict[str, Callable[[Any], bool]] = {"vllm-bench": is_vllm, "aiperf": is_aiperf, "llama-benchy": is_benchy}
+
+
 # ---------------------------------------------------------------- vLLM
 
 
 def read_vllm(data: Any, where: str) -> list[Run]:
     """`vllm bench serve --save-result`: one run per file (vllm/benchmarks/serve.py, `result_json`)."""
     data = _object(data, "the file", where)
-    if "completed" not in data or not any(f"median_{m}_ms" in data for m in VLLM_LATENCIES):
+    if not is_vllm(data):
         raise BadInput(f"{where}: no completed and median_*_ms fields: not a `vllm bench serve --save-result` file")
     completed = _count(data["completed"], "completed", where)
     if completed == 0:
@@ -289,7 +313,7 @@ def _vllm_load(data: Mapping[str, Any], where: str) -> str:
 def read_aiperf(data: Any, where: str) -> list[Run]:
     """AIPerf's `profile_export_aiperf.json`: one run per file (metric tag → {unit, avg, p50, …, std, count})."""
     data = _object(data, "the file", where)
-    if not any(isinstance(data.get(tag), dict) for tag in AIPERF_METRICS) or "input_config" not in data:
+    if not is_aiperf(data):
         raise BadInput(f"{where}: no AIPerf metrics and input_config: not a profile_export_aiperf.json")
     config = _object(data["input_config"], "input_config", where)
     model = _aiperf_model(config, where)
@@ -390,7 +414,7 @@ def read_benchy(data: Any, where: str) -> list[Run]:
     """llama-benchy's JSON: one run per entry of `benchmarks` (src/llama_benchy/results.py, BenchmarkReport)."""
     data = _object(data, "the file", where)
     benches = data.get("benchmarks")
-    if not isinstance(benches, list) or "version" not in data:
+    if not is_benchy(data):
         raise BadInput(f"{where}: no version and benchmarks list: not llama-benchy's JSON output")
     if not benches:
         raise BadInput(f"{where}: the benchmarks list is empty")

@@ -99,6 +99,33 @@ def headline(fact: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def method_text(method: Mapping[str, Any] | None) -> str:
+    """A fact's method as people read it: `probe`, `llama-bench`, `manual` (typed), `llama-bench, imported` (a result
+    file of another tool's, which factreg cannot re-run until it has a method)."""
+    method = method or {}
+    kind = str(method.get("kind") or "manual")
+    if kind == "imported":
+        return f"{method.get('tool') or 'another tool'}, imported"
+    return kind
+
+
+def missing_identity(fact: Mapping[str, Any]) -> list[str]:
+    """The identity conditions behind a fact's `no_conditions` flag: the ones its metric needs and it lacks (`a|b`:
+    either), or every one when it has none at all; [] when nothing is missing."""
+    from factreg.errors import UsageError
+    from factreg.registry.metrics import get_metric, missing_required
+
+    identity = dict((fact.get("conditions") or {}).get("identity") or {})
+    try:
+        metric = get_metric(str(fact.get("metric")), fact.get("unit"))
+    except UsageError:
+        return []
+    missing = missing_required(metric, identity)
+    if not identity and not missing:
+        return ["any identity condition"]
+    return missing
+
+
 def _stat(name: str) -> Callable[[Mapping[str, Any]], Any]:
     return lambda f: (f.get("stats") or {}).get(name)
 

@@ -221,6 +221,15 @@ def _unstorable(obj: Any) -> str | None:
     return None
 
 
+LINE_KINDS = ("fact", "decision", "correction", "record")
+
+
+def is_line(obj: Any) -> bool:
+    """Whether a JSON object is a line of factreg's JSONL: a `kind` factreg writes, or a record's `id` and `metric`."""
+    return isinstance(obj, dict) and (obj.get("kind") in LINE_KINDS or (
+        "kind" not in obj and isinstance(obj.get("id"), str) and isinstance(obj.get("metric"), str)))
+
+
 def record_line(obj: Mapping[str, Any]) -> NewFact:
     """A `record` line → NewFact (the same fields as `factreg record`'s options)."""
     allowed = {"kind", "id", "metric", "value", "samples", "unit", "spread", "n", "cond", "identity", "info",
