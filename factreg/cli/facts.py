@@ -81,7 +81,13 @@ def record(
     )
     facts.build_rows(new)  # validate before touching the database
     s, reg = open_registry(db)
+    new_id = not reg.query("SELECT 1 AS one FROM fact WHERE id = :id", {"id": fact_id})
     data = facts.record(reg, new, min_uptime(s))
+    if new_id:  # said once, when the typed fact is new
+        from factreg.cli.common import info as say  # `info` here is the --info option
+        from factreg.measure.methods import typed_note
+
+        say(typed_note(data["id"]))
     if json_out:
         emit_json(data)
         return
@@ -108,13 +114,13 @@ def show(
 
 
 def _list_columns() -> list[Column]:
-    from factreg.registry import display
+    from factreg.registry import display, freshness
 
     return [Column("id", "id", lambda f: f["id"]),
             Column("metric", "metric", lambda f: f["metric"]),
             Column("value", "value", display.headline),
             Column("n", "n", lambda f: str(f["n"] or "—"), "right"),
-            Column("status", "status", lambda f: f["status"]),
+            Column("status", "status", freshness.label),
             Column("flags", "flags", lambda f: ", ".join(f["flags"])),
             Column("measured", "measured_at", lambda f: f["measured_at"][:10]),
             Column("subject", "subject", lambda f: f["subject"] or "—"),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from factreg.cli.common import (
     DbOption,
@@ -31,13 +32,25 @@ BENCH_FORMATS = IMPORT_FORMATS[1:]
 LARGE_IMPORT_BYTES = 1024 * 1024
 
 
+class KeepsArguments(TyperCommand):
+    """A command whose arguments after `--` are kept apart for it (`method ID... --bench -- ARGS`), not taken by a
+    variadic argument before them."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta["after_dashes"] = list(args[cut + 1:])
+            args = args[:cut]
+        return super().parse_args(ctx, args)
+
+
 def register(app: typer.Typer) -> None:
     app.command("init")(init)
     app.command("env")(env)
     app.command("metrics")(metrics)
     app.command("export")(export)
     app.command("import")(import_)
-    app.command("method")(method)
+    app.command("method", cls=KeepsArguments)(method)
     app.command("prune")(prune)
 
 
@@ -322,36 +335,66 @@ def _recognised(paths: list[Path], said: list[str]) -> str:
 
 @handles_errors
 def method(
-    ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Imported facts to give the method.")],
-    probe_url: Annotated[str, typer.Option(
-        "--probe", help="Verify them by probing this streaming chat completions URL (as `factreg probe URL`).")],
-    body: Annotated[str, typer.Option("--body", help="JSON file with the request body the probe sends.")],
-    n: Annotated[int, typer.Option("--n", help="Measured requests of each re-run.",
+    ctx: typer.Context,
+    ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Facts to give the method (any fact: typed, "
+                                             "imported or measured).")],
+    probe_url: Annotated[str | None, typer.Option(
+        "--probe", metavar="URL", help="Verify them by probing this streaming chat completions URL (as `factreg "
+        "probe URL`).", show_default=False)] = None,
+    body: Annotated[str | None, typer.Option("--body", help="With --probe: JSON file with the request body the probe "
+                                             "sends.", show_default=False)] = None,
+    bench: Annotated[bool, typer.Option(
+        "--bench", help="Verify them by running llama-bench with the arguments after -- (as `factreg bench -- "
+        "ARGS`); each fact is the test its conditions or the arguments name.")] = False,
+    n: Annotated[int, typer.Option("--n", help="With --probe: measured requests of each re-run.",
                                    parser=whole_number("--n"))] = 5,
-    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.",
+    warmup: Annotated[int, typer.Option("--warmup", help="With --probe: warm-up requests, discarded.",
                                         parser=whole_number("--warmup"))] = 2,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="Streams in flight at once (0: one after another).",
-                                             parser=whole_number("--concurrency"))] = 0,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="With --probe: streams in flight at once (0: one "
+                                             "after another).", parser=whole_number("--concurrency"))] = 0,
     header: Annotated[list[str] | None, typer.Option(
-        "--header", "-H", help="'Name: value' (repeat); values must name ${ENV_VAR}s (the method is stored).")] = None,
+        "--header", "-H", help="With --probe: 'Name: value' (repeat); values must name ${ENV_VAR}s (the method is "
+        "stored).")] = None,
     api_key_env: Annotated[str | None, typer.Option(
-        "--api-key-env", help="Send 'Authorization: Bearer ${VAR}' from this environment variable.")] = None,
+        "--api-key-env", help="With --probe: send 'Authorization: Bearer ${VAR}' from this environment variable.")
+    ] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Give imported facts (`import vllm-bench|aiperf|llama-benchy`) a method `verify` can re-run: a new version of
-    each, same numbers, conditions and date, whose method is this probe. Nothing is sent now."""
-    from factreg.cli.probe import read_body, request_headers
-    from factreg.measure import probe as core
-    from factreg.measure import serving_import
+    """Give facts a method `verify` can re-run — a probe (`--probe URL --body FILE`) or a llama-bench run (`--bench
+    -- ARGS`): a new version of each, same numbers, conditions and date, whose method is this one, trusted as
+    recorded here. Any fact: a number typed with `record`, an imported result, a measured one. Nothing is run now."""
+    from factreg.errors import UsageError
+    from factreg.measure import methods
 
-    headers = request_headers(probe_url, header, api_key_env, record="method", stored_by="`factreg method`")
-    spec = core.ProbeSpec(url=probe_url, body=read_body(body), n=n, warmup=warmup, headers=headers,
-                          concurrency=concurrency)
-    spec.check()
+    after = list(ctx.meta.get("after_dashes") or [])
+    if bench == (probe_url is not None):
+        raise UsageError("give the method: --probe URL --body FILE, or --bench -- LLAMA-BENCH ARGS")
+    if bench:
+        if not after:
+            raise UsageError("give llama-bench's arguments after --, e.g. factreg method ID --bench -- -m model.gguf "
+                             "-p 0 -n 32")
+        given = [o for o, v in (("--body", body), ("--header", header), ("--api-key-env", api_key_env)) if v]
+        if given:
+            raise UsageError(f"{given[0]} goes with --probe, not --bench")
+        stored = methods.bench_method(after)
+    else:
+        from factreg.cli.probe import read_body, request_headers
+        from factreg.measure import probe as core
+
+        if after:
+            raise UsageError("arguments after -- go with --bench")
+        if body is None:
+            raise UsageError("--probe needs --body FILE: the request body it sends")
+        assert probe_url is not None
+        headers = request_headers(probe_url, header, api_key_env, record="method", stored_by="`factreg method`")
+        spec = core.ProbeSpec(url=probe_url, body=read_body(body), n=n, warmup=warmup, headers=headers,
+                              concurrency=concurrency)
+        spec.check()
+        stored = spec.method()
     s, reg = open_registry(db, create=False)
-    written = serving_import.attach_method(reg, ids, spec.method(), min_uptime(s))
+    written = methods.attach(reg, ids, stored, min_uptime(s))
     if json_out:
         emit_json({"ids": written})
         return
-    info(f"Gave {len(written)} fact(s) the probe method: " + ", ".join(written))
+    info(f"Gave {len(written)} fact(s) the {stored['kind']} method: " + ", ".join(written))

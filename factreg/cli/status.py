@@ -113,12 +113,12 @@ def status(
             emit(fit_line(f"{fid}: ", f"machine when measured: {sides['fact']}", screen) + "\n"
                  + fit_line(f"{fid}: ", f"machine at verification: {sides['verification']}", screen) + "\n")
     elif facts:
-        from factreg.registry import display
+        from factreg.registry import display, freshness
 
         width = max(len(f["id"]) for f in facts)
         emit(
             "".join(
-                f"{f['status']:<18} {f['id']:<{width}}  {display.headline(f)}  {f['status_reason']}\n"
+                f"{freshness.label(f):<18} {f['id']:<{width}}  {display.headline(f)}  {f['status_reason']}\n"
                 + (f"{'':<18} machine when measured: {machines[f['id']]['fact']}\n"
                    f"{'':<18} machine at verification: {machines[f['id']]['verification']}\n"
                    if f["id"] in machines else "")
@@ -146,8 +146,10 @@ def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on:
         if f["status"] in ("fresh", "superseded"):
             continue
         level = "error" if freshness.fails(f["status"], fail_on) else "warning"
-        out.append(Finding(f["status"], f"{f['id']} is {f['status']}: {f['status_reason']}", level=level,
-                           fact_id=f["id"], fix=f"factreg verify {f['id']}"))
+        fix = (f"factreg method {f['id']} --probe URL --body FILE (or --bench -- ARGS), then factreg verify {f['id']}"
+               if freshness.label(f) != f["status"] else f"factreg verify {f['id']}")
+        out.append(Finding(f["status"], f"{f['id']} is {freshness.label(f)}: {f['status_reason']}", level=level,
+                           fact_id=f["id"], fix=fix))
     for d in review:
         out.append(Finding("decision_needs_review", f"decision {d['number']}: {d['title']} — {d['review_reason']}",
                            level="warning", title=f"decision {d['number']} needs review"))
@@ -162,9 +164,9 @@ def _machine_sides(reg: Registry, facts: list[FactStatus]) -> dict[str, dict[str
 
 
 def _columns() -> list[Column]:
-    from factreg.registry import display
+    from factreg.registry import display, freshness
 
-    return [Column("status", "status", lambda f: f["status"]),
+    return [Column("status", "status", freshness.label),
             Column("id", "id", lambda f: f["id"]),
             Column("value", "value", display.headline),
             Column("reason", "status_reason", lambda f: f["status_reason"]),

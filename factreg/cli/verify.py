@@ -238,4 +238,5 @@ def _print_results(results: list[VerifyResult]) -> None:
     counts: dict[str, int] = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    info(", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
+    info(", ".join(f"{n} {v}" if v != "skipped" else f"{n} without a method (skipped: `factreg method ID` gives "
+                   "one)" for v, n in sorted(counts.items())))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from factreg.docs import markers as mk
 from factreg.docs import walk
 from factreg.errors import UsageError
+from factreg.registry.freshness import NO_METHOD
 from factreg.registry.ids import check_id
 
 if TYPE_CHECKING:
@@ -223,6 +224,7 @@ def plan(doc: Scanned, index: Mapping[str, FactData]) -> Plan:
                     expected=expected,
                     actual=m.text,
                     verification=live.get("verification"),
+                    how="no_method" if str(live.get("status_reason") or "").startswith(NO_METHOD) else None,
                 )
             )
         edits.extend(mine)

@@ -8,7 +8,7 @@ as the metric's fact, and the tail percentiles as percentile facts (`ttft_any_p9
 Which tool metric is which factreg metric, and why, is in docs/import.md; it was decided from each tool's source.
 
 The facts cannot be re-run: their method is `{"kind": "imported", "tool": ...}` until `factreg method` gives them
-one. Everything is validated before anything is written, and all facts land in one transaction.
+one (measure/methods.py). Everything is validated before anything is written, and all facts land in one transaction.
 """
 
 from __future__ import annotations
@@ -574,41 +574,3 @@ def import_files(
 
 
 # ---------------------------------------------------------------- giving an imported fact a method
-
-
-def attach_method(registry: Any, fact_ids: Sequence[str], method: Mapping[str, Any],
-                  min_uptime_s: float) -> list[str]:
-    """`factreg method ID... --probe URL --body FILE`: a new version of each imported fact, the same numbers,
-    conditions and date, whose method is now a probe that `verify` can re-run (recorded here, so trusted). Every
-    fact is checked first; all versions land in one transaction."""
-    from factreg.measure.probe import RECORDED
-    from factreg.registry import facts
-    from factreg.registry.facts import NewFact
-    from factreg.registry.metrics import split_percentile
-
-    if method.get("kind") != "probe":
-        raise UsageError("only a probe method can be given (--probe URL --body FILE)")
-    news = []
-    for fid in dict.fromkeys(fact_ids):
-        fact = facts.get(registry, fid)
-        old = fact.get("method") or {}
-        if old.get("kind") != "imported":
-            raise UsageError(f"{fid}: its method is {old.get('kind')!r}, not an imported result's; `factreg method` "
-                             "only gives a method to imported facts (re-record the others)")
-        split = split_percentile(str(fact["metric"]))
-        base = split[0] if split else str(fact["metric"])
-        if base not in RECORDED:
-            raise UsageError(f"{fid}: the probe does not measure {base} (it measures {', '.join(RECORDED)}); "
-                             "this fact stays imported")
-        samples = list(fact.get("samples") or [])
-        news.append(NewFact(
-            id=fid, metric=str(fact["metric"]), value=fact["value"], samples=samples or None, unit=fact["unit"],
-            spread=fact["spread"], n=None if samples else fact["n"], identity=fact["conditions"]["identity"],
-            info={**fact["conditions"]["info"], "imported_by": str(old.get("tool") or "")},
-            subject=fact.get("subject"), measured_at=fact["measured_at"], warn_after=fact.get("warn_after"),
-            error_after=fact.get("error_after"), tolerance=fact.get("tolerance"), note=fact.get("note"),
-            method={**method, "select": {"metric": base}},
-        ))
-    for new in news:
-        facts.build_rows(new, min_uptime_s)
-    return facts.record_many(registry, news, min_uptime_s)

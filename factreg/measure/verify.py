@@ -43,10 +43,13 @@ SKIPPED = "skipped"
 def not_rerunnable_message(fact: Mapping[str, Any], kind: str) -> str:
     """Why a fact is skipped: its method cannot be re-run here, and (an imported result) how to give it one."""
     method = fact.get("method") or {}
+    how = (f"`factreg method {fact['id']} --bench -- ARGS`" if method.get("tool") == "llama-bench"
+           else f"`factreg method {fact['id']} --probe URL --body FILE` (or `--bench -- ARGS`)")
     if kind == "imported":
         tool = str(method.get("tool") or "another tool")[:60]
-        return (f"imported from {tool} output: there is nothing factreg can re-run; give it a method to verify it by, "
-                f"`factreg method {fact['id']} --probe URL --body FILE`")
+        return f"imported from {tool} output: there is nothing factreg can re-run; give it a method to verify it by, {how}"
+    if kind == "manual":
+        return f"typed by hand: there is nothing factreg can re-run; give it a method to verify it by, {how}"
     return f"method {kind!r} cannot be re-run"
 
 

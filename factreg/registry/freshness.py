@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -137,10 +138,40 @@ def status_of(
         base = max(base, parse_time(last_verification["verified_at"]))
     age = (now - base).total_seconds()
     if age > parse_duration(limits.error_after):
-        return "stale", f"last measured or confirmed {human_age(age)} ago (error_after {limits.error_after})"
+        why = f"last measured or confirmed {human_age(age)} ago (error_after {limits.error_after})"
+        if not has_method(fact):  # stale, and nothing can re-measure it: say so, and how to give it a method
+            return "unverifiable", (f"{NO_METHOD}: {why}; give it one: `factreg method {fact.get('id')} --probe URL "
+                                    "--body FILE` (or `--bench -- ARGS`)")
+        return "stale", why
     if age > parse_duration(limits.warn_after):
         return "aging", f"last measured or confirmed {human_age(age)} ago (warn_after {limits.warn_after})"
     return "fresh", f"measured or confirmed {human_age(max(age, 0))} ago"
+
+
+# A stale fact that nothing can re-measure (typed by hand, or imported without a method) is `unverifiable`, its reason
+# starting with this; `label` shows it as `unverifiable (no method)`.
+NO_METHOD = "no method to re-run it"
+WITHOUT_METHOD = ("manual", "imported")  # the method kinds that are no method: nothing factreg can re-run
+
+
+def has_method(fact: CurrentFact | Mapping[str, Any]) -> bool:
+    """Whether a fact has a method `verify` can re-run (or follows other facts: derived); a method that cannot be
+    read counts as one (its own error says so)."""
+    method: Any = fact.get("method")
+    if method is None:
+        return True
+    if isinstance(method, str):
+        try:
+            method = json.loads(method)
+        except ValueError:
+            return True
+    return not isinstance(method, Mapping) or method.get("kind") not in WITHOUT_METHOD
+
+
+def label(fact: Mapping[str, Any]) -> str:
+    """A fact's status as a table shows it: `unverifiable (no method)` for a stale fact without a method."""
+    status = str(fact.get("status") or "")
+    return f"{status} (no method)" if str(fact.get("status_reason") or "").startswith(NO_METHOD) else status
 
 
 def _numbered(last_verification: LastVerification) -> str:

@@ -138,6 +138,7 @@ def statuses(
             fact["status_reason"] += (f"; {count} inconclusive verification{'s' if count > 1 else ''} since its "
                                       "last confirmation")
         del fact["conditions"]
+        fact.pop("method", None)
     return facts
 
 

@@ -226,6 +226,7 @@ class StatusRow(TypedDict):
     warn_after: str | None
     error_after: str | None
     derived_from: list[VersionRef] | None
+    method: NotRequired[str]  # read to tell a fact without a method (`freshness.has_method`); removed when returned
 
 
 class FactStatus(StatusRow):
