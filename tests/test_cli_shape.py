@@ -74,7 +74,7 @@ def test_help_shows_the_commands_in_panels_by_job() -> None:
     measure = out.split("Measure:")[1].split("Read:")[0]
     assert [line.split()[0] for line in measure.strip().splitlines()] == ["record", "bench", "probe", "import", "method", "sweep"]
     publish = out.split("Publish:")[1].split("Set up:")[0]
-    assert {line.split()[0] for line in publish.strip().splitlines()} == {"correct", "retract", "report", "decision"}
+    assert {line.split()[0] for line in publish.strip().splitlines()} == {"correct", "retract", "rm", "mv", "report", "decision"}
 
 
 def test_no_arguments_prints_where_to_start_and_exits_0(cli) -> None:

@@ -39,6 +39,8 @@ def register(app: typer.Typer) -> None:
     app.command("show")(show)
     app.command("list")(list_)
     app.command("history")(history)
+    app.command("rm")(rm)
+    app.command("mv")(mv)
 
 
 @handles_errors
@@ -255,3 +257,51 @@ def _print_fact(f: FactData) -> None:
     out.print(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method {display.method_text(f['method'])}")
     if f.get("note"):
         out.print(f"  note: {f['note']}")
+
+
+@handles_errors
+def rm(
+    ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Facts to remove, every version.")],
+    force: Annotated[bool, typer.Option("--force", help="Remove them even while documents, decisions or other "
+                                        "facts cite them (which then cite a fact that is gone).")] = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Remove facts — every version, its verifications and corrections — for a fact recorded or imported under a
+    wrong id; refused (exit 1) while a document under the docs roots or a decision cites it, unless --force. Says
+    what was removed."""
+    from factreg.publish import tidy
+
+    s, reg = open_registry(db, create=False)
+    result = tidy.rm(reg, s, ids, force=force)
+    if json_out:
+        emit_json(result)
+        return
+    for r in result["removed"]:
+        rows = r["rows"]
+        info(f"removed {r['id']}: {rows['fact_version']} version(s), {rows['sample']} sample(s), "
+             f"{rows['condition']} condition(s), {rows['verification']} verification(s), {rows['correction']} "
+             "correction(s)" + (f"; still cited by {', '.join(r['still_cited_by'])}" if r["still_cited_by"] else ""))
+
+
+@handles_errors
+def mv(
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The fact's id now.")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="Its new id (not a fact yet).")],
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Rename a fact: every version and verification, the markers citing it in the documents under the docs roots
+    and the decisions citing it — byte for byte, nothing else changes; all or nothing, like `docs sync`."""
+    from factreg.publish import tidy
+
+    s, reg = open_registry(db, create=False)
+    result = tidy.mv(reg, s, old, new)
+    if json_out:
+        emit_json(result)
+        return
+    info(f"renamed {old} to {new}: {result['rows']['fact_version']} version(s), "
+         f"{result['rows']['verification']} verification(s); {len(result['documents'])} document(s) and "
+         f"{len(result['decisions'])} decision(s) rewritten")
+    for p in result["changed"]:
+        info(f"wrote {p}")

@@ -86,6 +86,7 @@ def status(
     with clock.as_of(as_of):
         s, reg = open_registry(db, create=False)
         facts = st.statuses(reg, s.file_config)
+        _uncited_retractions(reg, s, facts)
         summary = st.summary(facts, fail_on)
         review = _decisions_needing_review(reg, s.file_config, facts)
         machines = _machine_sides(reg, facts)
@@ -136,6 +137,19 @@ def status(
         raise typer.Exit(1)
 
 
+def _uncited_retractions(reg: Registry, s: Any, facts: list[FactStatus]) -> None:
+    """A retracted fact that nothing cites any more (no document, decision or fact) fails nothing: severity 0."""
+    if not any(f["status"] == "retracted" for f in facts):
+        return
+    from factreg.publish import tidy
+
+    uncited = tidy.retracted_uncited(reg, s, facts)
+    for f in facts:
+        if f["id"] in uncited:
+            f["severity"] = 0
+            f["status_reason"] += "; nothing cites it any more"
+
+
 def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on: str) -> list[Any]:
     """Facts that are not fresh (an error at or above --fail-on, else a warning) and decisions needing review."""
     from factreg.docs.formats import Finding
@@ -145,7 +159,7 @@ def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on:
     for f in facts:
         if f["status"] in ("fresh", "superseded"):
             continue
-        level = "error" if freshness.fails(f["status"], fail_on) else "warning"
+        level = "error" if f["severity"] >= freshness.FAIL_LEVELS[fail_on] else "warning"
         fix = (f"factreg method {f['id']} --probe URL --body FILE (or --bench -- ARGS), then factreg verify {f['id']}"
                if freshness.label(f) != f["status"] else f"factreg verify {f['id']}")
         out.append(Finding(f["status"], f"{f['id']} is {freshness.label(f)}: {f['status_reason']}", level=level,

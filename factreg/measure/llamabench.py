@@ -582,6 +582,22 @@ def _model_conditions(r: BenchResult, per_model: Mapping[str, dict[str, str]]) -
     return next(iter(per_model.values())) if len(per_model) == 1 else {}
 
 
+def checked_args(args: Sequence[str]) -> list[str]:
+    """llama-bench arguments as `bench` runs them and a stored method keeps them: allow-listed, output options
+    dropped, every model an existing GGUF file named by its absolute path."""
+    clean = absolute_models(strip_output(check_args(list(args))))
+    models = model_paths(clean)
+    if not models:
+        raise UsageError("give the model file to llama-bench with -m MODEL.gguf")
+    for m in models:
+        if not Path(m).is_file():
+            raise UsageError(f"model file not found: {m}")
+        if not m.lower().endswith(".gguf"):
+            raise UsageError(f"refusing model {m}: not a .gguf file")
+        check_gguf(Path(m))  # before it is hashed
+    return clean
+
+
 def bench(
     registry: Registry,
     settings: Settings,
@@ -595,16 +611,7 @@ def bench(
     from factreg.registry import facts
 
     exe = find_binary(binary)
-    clean = absolute_models(strip_output(check_args(list(args))))
-    models = model_paths(clean)
-    if not models:
-        raise UsageError("give the model file to llama-bench with -m MODEL.gguf")
-    for m in models:
-        if not Path(m).is_file():
-            raise UsageError(f"model file not found: {m}")
-        if not m.lower().endswith(".gguf"):
-            raise UsageError(f"refusing model {m}: not a .gguf file")
-        check_gguf(Path(m))  # before it is hashed
+    clean = checked_args(args)
     if id_prefix is not None:
         check_id(id_prefix)
     from factreg.measure import control

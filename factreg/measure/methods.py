@@ -75,22 +75,11 @@ def bench_select(fact: Mapping[str, Any], args: Sequence[str]) -> dict[str, str]
 
 
 def bench_method(args: Sequence[str]) -> dict[str, Any]:
-    """A llama-bench method from `--bench -- ARGS`, checked as `bench` checks them (allow-listed arguments, a .gguf
+    """A llama-bench method from `--bench -- ARGS`, checked as `bench` checks them (allow-listed arguments, a GGUF
     model that exists, made absolute); nothing is run."""
-    from pathlib import Path
-
     from factreg.measure import llamabench
 
-    clean = llamabench.absolute_models(llamabench.strip_output(llamabench.check_args(list(args))))
-    models = llamabench.model_paths(clean)
-    if not models:
-        raise UsageError("give the model file to llama-bench with -m MODEL.gguf")
-    for m in models:
-        if not Path(m).is_file():
-            raise UsageError(f"model file not found: {m}")
-        if not m.lower().endswith(".gguf"):
-            raise UsageError(f"refusing model {m}: not a .gguf file")
-    return llamabench.method_for(clean)
+    return llamabench.method_for(llamabench.checked_args(args))
 
 
 def attach(registry: Any, fact_ids: Sequence[str], method: Mapping[str, Any], min_uptime_s: float) -> list[str]:

@@ -491,7 +491,7 @@ def planned_sync(registry: Registry, config: Mapping[str, Any], roots: Sequence[
 
 
 @dataclass
-class _Files:
+class Files:
     """Files written during a correction, with what each held before, to put back when a later step fails."""
 
     before: dict[Path, bytes | None] = field(default_factory=dict)
@@ -530,7 +530,7 @@ def publish_files(
     decision_texts: Mapping[Path, str],
     synced: Mapping[Path, bytes],
     transforms: Mapping[Path, Callable[[bytes], bytes | None]],
-    files: _Files,
+    files: Files,
     *,
     commit_message: str | None = None,
 ) -> Published:
@@ -641,7 +641,7 @@ def correct(
     if resumed is not None and _note_is_for(note_path, old_id, old["version"]):
         note_text = None  # written by the interrupted run, with the documents it cited then: kept as it is
 
-    files = _Files()
+    files = Files()
     recorded_now: Applied | None = None  # what this run recorded, taken back when a later step fails
     try:
         if resumed is None:
@@ -1374,7 +1374,7 @@ def retract(
     if resumed is not None and _note_is_for(note_path, fact_id, version, "retraction"):
         note_text = None  # written by the interrupted run: kept as it is
 
-    files = _Files()
+    files = Files()
     recorded_now: int | None = None
     try:
         pk = resumed["pk"] if resumed is not None else None

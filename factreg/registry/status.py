@@ -159,7 +159,8 @@ def summary(facts: Sequence[FactStatus], fail_on: str = "stale") -> Summary:
     level = freshness.FAIL_LEVELS.get(fail_on)
     if level is None:
         freshness.fails("fresh", fail_on)  # raises the usage error
-    failing = sum(1 for f in facts if freshness.severity(f["status"]) >= (level or 0))
+    # A fact's own severity when it has one (a retracted fact nothing cites is 0: cli/status.py).
+    failing = sum(1 for f in facts if f.get("severity", freshness.severity(f["status"])) >= (level or 0))
     return {"facts": len(facts), "counts": ordered, "fail_on": fail_on, "failing": failing}
 
 
