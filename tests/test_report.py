@@ -109,9 +109,10 @@ def test_stale_report_says_why_who_and_what_to_do(cli, project):
     run_report(cli)
     text = (project / "facts/STALE.md").read_text()
     stale = section(text, "gamebox/a3b/decode")
-    assert "— stale" in stale and "longer ago than error_after 30d" in stale
+    # typed by hand: stale without a method, so `unverifiable`, and the step is to give it one
+    assert "— unverifiable" in stale and "longer ago than error_after 30d" in stale
     assert "[docs/skill.md](../docs/skill.md) line 3" in stale
-    assert "re-measure it and record a new version: `factreg record gamebox/a3b/decode …`" in stale
+    assert "give it a method (`factreg method gamebox/a3b/decode --probe URL --body FILE`" in stale
     refuted = section(text, "night/35b-a3b/ttft")
     assert "— refuted" in refuted and "warm ttft is 0.45 s" in refuted
     assert (
@@ -164,7 +165,7 @@ def test_fact_page_and_svg_chart(cli, project):
 
 
 def test_index_and_llms_txt(cli, project, registry):
-    assert cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e").exit_code == 0
+    assert cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--as", "day/35b-a3b/e2e").exit_code == 0
     (project / "docs/old.md").write_text("Was <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact -->.\n")
     run_report(cli)
     index = (project / "facts/README.md").read_text()

@@ -318,18 +318,22 @@ def decision_supersede(
 
 @handles_errors
 def correct(
-    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact that was wrong or outdated.")],
-    by: Annotated[str | None, typer.Option("--by", metavar="NEW_ID", help="The fact that replaces it.")] = None,
+    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact whose value was wrong or outdated.")],
+    by: Annotated[str | None, typer.Option(
+        "--by", metavar="OTHER_ID", help="Correct it with this fact's value (a new version of ID; with --as "
+        "OTHER_ID, superseded by OTHER_ID instead).")] = None,
     verification: Annotated[
         str | None,
         typer.Option(
             "--verification",
             metavar="N|latest",
-            help="Replace it by what verification V measured (recorded as a new fact <ID>-<YYYYMMDD>, or --as).",
+            help="Correct it with what verification N measured (as verify, status and history print it; latest: the "
+            "newest that measured a value), recorded as a new version of ID.",
         ),
     ] = None,
     as_id: Annotated[
-        str | None, typer.Option("--as", metavar="NEW_ID", help="Id of the fact made from --verification.")
+        str | None, typer.Option("--as", metavar="NEW_ID", help="Only when the claim itself changes: record the "
+                                 "correction as fact NEW_ID and supersede ID by it (docs are rewritten to cite it).")
     ] = None,
     cause: Annotated[str | None, typer.Option("--cause", help="What went wrong, in words.")] = None,
     out: OutOption = None,
@@ -339,7 +343,9 @@ def correct(
     db: DbOption = None,
     lang: LangOption = None,
 ) -> None:
-    """Supersede a fact, write its correction note, sync the docs; --commit commits exactly those files."""
+    """Correct a fact: the value that holds becomes a new version of the same id (the wrong one stays in its
+    history, marked corrected), a correction note is written and the docs synced; --commit commits exactly those
+    files."""
     from factreg.publish import corrections, render
 
     render.environment(templates)
@@ -364,7 +370,10 @@ def correct(
     if json_out:
         emit_json(result)
         return
-    info(f"{result['old']} superseded by {result['new']}; note {result['note']}")
+    if result["same_id"]:
+        info(f"{result['old']} corrected: {result['new']} holds now; note {result['note']}")
+    else:
+        info(f"{result['old']} superseded by {result['new']}; note {result['note']}")
     for p in result["changed"]:
         info(f"wrote {p}")
     if commit:

@@ -188,14 +188,20 @@ def _history_columns(fact_id: str) -> list[Column]:
         return "; ".join(f"verification {x['pk']}: {x['verified_at'][:10]} {x['verdict']}"
                          for x in v["verifications"]) or "—"
 
-    return [Column("version", "version", lambda v: f"{v['version']}{' (current)' if v['current'] else ''}"),
+    def version(v: dict) -> str:  # type: ignore[type-arg]
+        fix = v.get("corrected")
+        return f"{v['version']}" + (" (current)" if v["current"] else "") + (
+            f" (corrected by v{fix['by_version']})" if fix else "")
+
+    return [Column("version", "version", version),
             Column("value", "value", display.headline),
             Column("n", "n", lambda v: str(v["n"] or "—"), "right"),
             Column("measured", "measured_at", lambda v: v["measured_at"][:16].replace("T", " ")),
             Column("flags", "flags", lambda v: ",".join(v["flags"])),
             Column("verifications", "verifications", verifications),
             Column("recorded", "recorded_at", lambda v: v["recorded_at"][:16].replace("T", " ")),
-            Column("note", "note", lambda v: v.get("note") or "")]
+            Column("note", "note", lambda v: v.get("note") or ""),
+            Column("correction", "corrected", lambda v: (v.get("corrected") or {}).get("note") or "")]
 
 
 @handles_errors

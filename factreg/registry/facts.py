@@ -331,19 +331,42 @@ def _currency(version: int, measured_at: str, recorded_at: str) -> tuple[Any, ..
     return (clock.parse(measured_at, "measured_at"), clock.parse(recorded_at, "recorded_at"), version)
 
 
+def corrected_versions(conn: Any, ids: Sequence[str] | None = None) -> dict[tuple[str, int], dict[str, Any]]:
+    """(id, version) → its correction (`pk`, `new_version`, `note_path`, `created_at`) for the versions corrected by
+    a new version of the same id (`correct`'s default); such a version is never current again."""
+    if not _has_table(conn, "correction"):
+        return {}
+    sql = ("SELECT pk, old_fact_id, old_version, new_version, note_path, created_at FROM correction "
+           "WHERE new_fact_id = old_fact_id")
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    parts = [None] if ids is None else list(_chunks(sorted(set(ids))))
+    for part in parts:
+        params: dict[str, Any] = {}
+        where = ""
+        if part is not None:
+            clause, params = in_list("id", list(part))
+            where = f" AND old_fact_id IN {clause}"
+        for r in rows(conn, sql + where + " ORDER BY pk", params):
+            out[(r["old_fact_id"], int(r["old_version"]))] = r
+    return out
+
+
 def settle_current(conn: Connection, ids: Sequence[str]) -> None:
     """Point each fact of `ids` at its current version: the one rule, whatever order versions were written in.
 
     Version numbers count recordings; the current version is the latest *measured* (an older measurement imported
-    or recorded later joins the history without replacing a newer one)."""
+    or recorded later joins the history without replacing a newer one) that has not been corrected by a later
+    version of the same id (`correct`): a corrected version is current only when every version is."""
     if not ids:
         return
+    corrected = corrected_versions(conn, ids)
     best: dict[str, tuple[Any, ...]] = {}
     for part in _chunks(sorted(set(ids))):
         clause, params = in_list("id", list(part))
         for r in rows(conn, "SELECT fact_id, version, measured_at, recorded_at FROM fact_version "
                             f"WHERE fact_id IN {clause}", params):
-            rank = _currency(r["version"], r["measured_at"], r["recorded_at"])
+            rank = (int((r["fact_id"], r["version"]) not in corrected),
+                    *_currency(r["version"], r["measured_at"], r["recorded_at"]))
             if r["fact_id"] not in best or rank > best[r["fact_id"]]:
                 best[r["fact_id"]] = rank
     have = current_versions(conn, list(best))
@@ -791,6 +814,7 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         verifs: dict[int, list[VerificationData]] = defaultdict(list)
         for r in rows(conn, "SELECT * FROM verification WHERE fact_id = :id ORDER BY pk", p):
             verifs[r["fact_version"]].append(verification_json(r))
+        corrected = corrected_versions(conn, [fact_id])
     current = fact[0]["current_version"]
     if current not in {r["version"] for r in found}:
         note_unreadable(f"{fact_id}@{current}", f"current_version {current} points past the stored versions")
@@ -801,6 +825,10 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         data["current"] = row["version"] == current
         data["superseded_by"] = fact[0]["superseded_by"] if data["current"] else None
         data["verifications"] = verifs[row["version"]]
+        fix = corrected.get((fact_id, row["version"]))
+        if fix is not None:
+            data["corrected"] = {"by_version": fix["new_version"], "correction": fix["pk"], "note": fix["note_path"],
+                                 "date": str(fix["created_at"])[:10]}
         out.append(data)
     return out
 

@@ -199,6 +199,7 @@ class FactData(VersionData):
     verification: NotRequired[int]  # the verification the status comes from (refuted, conditions_changed, …)
     current: NotRequired[bool]
     verifications: NotRequired[list[VerificationData]]
+    corrected: NotRequired[dict[str, Any]]  # in `history`: corrected by a later version (by_version, note, …)
 
 
 class IdentityOnly(TypedDict):
