@@ -182,7 +182,21 @@ def open_registry(db: str | None, create: bool = True) -> tuple[Settings, Regist
     from factreg.registry.store import Registry
 
     s = settings(db)
+    restore_text_copy(s)
     return s, Registry(s.db_url, create=create, raw_runs=retention.raw_runs(s))
+
+
+def restore_text_copy(s: Settings) -> None:
+    """A checkout with `.factreg/registry.jsonl` and no registry.db (a fresh clone, CI): build it first, and say so."""
+    from factreg.registry import snapshot
+
+    if snapshot.location(s) is None:
+        return
+    built = snapshot.restore(s)
+    if built is not None:
+        info(f"Built the local registry from .factreg/{snapshot.FILE} ({built.get('facts', 0)} fact(s), "
+             f"{built.get('decisions', 0)} decision(s)); its methods are not trusted here: `factreg verify "
+             "--trust-imported` runs them")
 
 
 def min_uptime(s: Settings) -> float:

@@ -207,7 +207,11 @@ def _write_decisions(
     for p in changed:
         info(f"wrote {p}")
     if commit:
-        sha = publish.commit(publish.contents_of(written), message, root)
+        from factreg.registry import snapshot
+
+        copies = snapshot.for_commit(reg, s)  # the registry's text copy, in the same commit
+        sha = publish.commit({**publish.contents_of(written), **copies}, message, root)
+        snapshot.save(copies)
         info(f"committed {sha[:10]}" if sha else "nothing to commit")
 
 

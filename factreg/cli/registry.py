@@ -61,13 +61,35 @@ def init(
 ) -> None:
     """Create a project-local registry in .factreg/ (with a default config.toml)."""
     from factreg import config
+    from factreg.cli.common import restore_text_copy
     from factreg.registry.store import Registry
 
     folder = config.init_project(directory.resolve())
-    url = config.resolve(db, cwd=directory.resolve()).db_url if db else config.sqlite_url(folder / config.REGISTRY_FILE)
+    s = config.resolve(db, cwd=directory.resolve())
+    url = s.db_url if db else config.sqlite_url(folder / config.REGISTRY_FILE)
+    if not db:
+        restore_text_copy(s)  # a clone with the registry as text: build the local registry from it
     reg = Registry(url)
     info(f"Registry ready: {config.redact_url(url)} ({len(reg.applied_migrations())} migrations applied)")
     info(f"Config: {folder / config.CONFIG_FILE}")
+    if not db:
+        info(f"git: .factreg/{config.REGISTRY_FILE} is ignored (.factreg/.gitignore); the registry travels as the "
+             "text .factreg/registry.jsonl, which --commit writes into the same commit")
+        if _tracked(folder / config.REGISTRY_FILE):
+            info(f"git still tracks .factreg/{config.REGISTRY_FILE}: run `git rm --cached "
+                 f".factreg/{config.REGISTRY_FILE}` and commit, so git keeps only the text")
+
+
+def _tracked(path: Path) -> bool:
+    """Whether git tracks `path` (False outside a repository, or without git)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "ls-files", "--error-unmatch", "--", path.name], cwd=path.parent,
+                              capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 @handles_errors

@@ -592,6 +592,7 @@ def publish_files(
     files: Files,
     *,
     commit_message: str | None = None,
+    also: Mapping[Path, bytes] | None = None,
 ) -> Published:
     """Step 4: write the note (None: keep the one an interrupted run wrote), the decision files and the synced
     documents, then commit last: the generated files as written, each document as its HEAD version with the same
@@ -611,6 +612,7 @@ def publish_files(
         if note_text is None and note_path.is_file():
             contents[note_path] = note_path.read_bytes()
         contents.update(transforms)
+        contents.update(also or {})  # the registry's text copy (registry/snapshot.py), committed with them
         sha = publish.commit(contents, commit_message, out)
     return Published(written=[note_path, *decision_texts], changed=changed, synced=list(synced), commit=sha)
 
@@ -733,8 +735,10 @@ def correct(
         message = (f"factreg correct {old_id}: {ref(old_id, old['version'])} corrected, {ref(new['id'], new['version'])}"
                    " holds" if rep.same_id else
                    f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}") if commit else None
+        copies = _text_copy(registry, settings) if commit else {}
         done = publish_files(out, Path(settings.root), note_path, note_text, decision_texts, synced, transforms,
-                             files, commit_message=message)
+                             files, commit_message=message, also=copies)
+        _save_text_copy(copies)
     except BaseException:
         files.restore()
         if recorded_now is not None:
@@ -756,6 +760,18 @@ def correct(
         "commit": done.commit,
         "resumed": resumed is not None,
     }
+
+
+def _text_copy(registry: Registry, settings: Settings) -> dict[Path, bytes]:
+    from factreg.registry import snapshot
+
+    return snapshot.for_commit(registry, settings)
+
+
+def _save_text_copy(copies: Mapping[Path, bytes]) -> None:
+    from factreg.registry import snapshot
+
+    snapshot.save(dict(copies))
 
 
 def _marker(old_id: str, version: int, kind: str = "correction") -> str:
@@ -1472,8 +1488,10 @@ def retract(
         synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
                               if sync_docs and found.roots else ({}, {}))
         message = f"factreg retract {ref(fact_id, version)}: {because[:100]}" if commit else None
+        copies = _text_copy(registry, settings) if commit else {}
         done = publish_files(out, Path(settings.root), note_path, note_text, decision_texts, synced, transforms,
-                             files, commit_message=message)
+                             files, commit_message=message, also=copies)
+        _save_text_copy(copies)
     except BaseException:
         files.restore()
         if recorded_now is not None:

@@ -590,7 +590,11 @@ def write(
     out = Path(out) if out is not None else Path(settings.root)
     files = build(registry, settings, out, templates, lang)
     files = {**claim(out / FOLDER, files), **files}  # the manifest first: a kill after it leaves no unlisted page
+    from factreg.registry import snapshot
+
+    copies = snapshot.for_commit(registry, settings) if do_commit else {}
     changed, sha = publish.write_and_commit(
-        files, "factreg report: stale facts, fact pages, index", do_commit, root=out
+        files, "factreg report: stale facts, fact pages, index", do_commit, root=out, also=copies
     )
+    snapshot.save(copies)
     return {"written": sorted(str(p) for p in files), "changed": sorted(str(p) for p in changed), "commit": sha}
