@@ -248,7 +248,7 @@ def last_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -> d
     return have
 
 
-def _bulk_insert(conn: Connection, table: str, rows_: Sequence[Mapping[str, Any]]) -> None:
+def bulk_insert(conn: Connection, table: str, rows_: Sequence[Mapping[str, Any]]) -> None:
     """executemany at the driver level: SQLAlchemy's per-row parameter processing costs more than the insert."""
     cols = list(rows_[0])
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
@@ -261,17 +261,17 @@ def insert_rows(conn: Connection, facts: Sequence[Mapping[str, Any]], versions: 
                 bumps: Sequence[Mapping[str, Any]]) -> None:
     """Bulk-insert prepared rows, one executemany per table."""
     if facts:
-        _bulk_insert(conn, "fact", facts)
+        bulk_insert(conn, "fact", facts)
     if bumps:
         mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
         conn.exec_driver_sql(f"UPDATE fact SET current_version = {mark} WHERE id = {mark}",
                              [(b["cv"], b["fid"]) for b in bumps])
     if versions:
-        _bulk_insert(conn, "fact_version", versions)
+        bulk_insert(conn, "fact_version", versions)
     if samples:
-        _bulk_insert(conn, "sample", samples)
+        bulk_insert(conn, "sample", samples)
     if conds:
-        _bulk_insert(conn, "condition", conds)
+        bulk_insert(conn, "condition", conds)
 
 
 def current_metrics(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
