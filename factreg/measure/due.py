@@ -61,7 +61,6 @@ def due_facts(registry: Registry, settings: Settings,
               statuses: dict[str, tuple[str, str]] | None = None) -> tuple[list[FactData], list[FactData]]:
     """(the due facts factreg can re-run, in the order to verify them; the due facts it cannot re-run)."""
     from factreg.registry import facts
-
     from factreg.registry.freshness import NO_METHOD
 
     statuses = statuses if statuses is not None else _statuses(registry, settings)
