@@ -121,7 +121,7 @@ def test_as_of_judges_freshness_at_another_date(registry, cli, tmp_path: Path) -
     doc.write_text("Decode: <!-- fact: c/old -->10.0 tok/s<!-- /fact -->.\n", encoding="utf-8")
     assert cli("docs", "check", str(doc)).exit_code == 0
     late = cli("docs", "check", str(doc), "--as-of", "2099-01-01")
-    assert late.exit_code == 1 and "stale" in late.stdout
+    assert late.exit_code == 1 and "c/old: unverifiable: " in late.stdout and "no method to re-run it" in late.stdout
     bad = cli("status", "--as-of", "next tuesday")
     assert bad.exit_code == 2 and bad.stderr.startswith("Error: invalid --as-of date 'next tuesday'")
 
