@@ -242,13 +242,16 @@ def resolution(result: Mapping[str, Any]) -> str | None:
         when = f"when {', '.join(names)} {'is' if len(names) == 1 else 'are'} done" if names \
             else "on a quieter machine"
         steps.append(f"re-run {when}: `factreg verify {fid}`")
+    if "the fact itself is too imprecise" in str(result.get("message")):
+        steps.append(f"re-record the fact with more samples (`factreg history {fid}` shows how it was measured): "
+                     "no re-run can confirm a fact whose own interval is wider than the tolerance")
     needed = result.get("needed_n")
     if isinstance(needed, int) and needed > 0:
         steps.append(f"measure more samples: `factreg verify {fid} --n {min(needed, MAX_N)}`")
     if result.get("speed_factor") is not None and result.get("as_measured"):
         steps.append("or judge without the control: `[verify] control = false` in .factreg/config.toml")
     if not steps:
-        steps.append(f"re-run it: `factreg verify {fid}`, or with more samples (`--n`)")
+        steps.append(f"re-run it with more samples: `factreg verify {fid} --n N`")
     return "; ".join(steps)
 
 
