@@ -166,19 +166,24 @@ def test_the_real_llama_server_beside_three_busy_processes_is_never_refuted_and_
 
 @pytest.mark.llama
 @pytest.mark.slow
-def test_the_real_llama_server_restarted_with_fewer_threads_is_refuted_on_a_quiet_machine(cli, tmp_path):
+def test_the_real_llama_server_restarted_slower_is_refuted_on_a_quiet_machine(cli, tmp_path):
+    # A real slowdown of the server itself, with nothing keeping it from a CPU: restarted with a micro-batch of 16
+    # tokens instead of 512, it processes the long prompt in 90 passes instead of 3. (Fewer threads would not do
+    # on a 2-core machine: there `-t 2` is slower than `-t 1`, its compute threads crowding out the server's own
+    # — measured 2.13 s against 0.73 s, its threads kept from a CPU 126% of the run; the evidence says so.)
     from factreg.demo.llamaserver import llama_server
     from factreg.demo.tinymodel import write_tiny_model
 
     model = write_tiny_model(tmp_path / "wide.gguf", n_layer=4, n_embd=256, n_ff=1024)
     body = _body(tmp_path, LONG)
-    with llama_server(tmp_path, model=model, threads=2, ctx=2048) as srv:
+    with llama_server(tmp_path, model=model, ctx=2048) as srv:
         r = cli("probe", srv.url, "--body", body, "--n", "5", "--warmup", "1", "--min-uptime", "0", "--no-cache",
                 "--record", "ls/t")  # fmt: skip
         assert r.exit_code == 0, r.stderr
         port = srv.port
-    with llama_server(tmp_path, model=model, threads=1, ctx=2048, port=port) as srv:
+    with llama_server(tmp_path, model=model, ctx=2048, port=port, extra=("-ub", "16")) as srv:
         r = cli("verify", "ls/t/ttft", "--json")
     [res] = r.json()
     assert res["verdict"] == "refuted" and r.exit_code == 1, res["message"]
-    assert res["rel_diff"] > 0.3  # the first token takes far longer with one thread than with two
+    assert res["rel_diff"] > 0.3, res["message"]  # the first token takes far longer
+    assert "which cannot account for it" in res["message"] or "ran unhindered" in res["message"], res["message"]
