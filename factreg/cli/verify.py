@@ -50,6 +50,10 @@ def bench(
             "--id", help="Id prefix: facts become PREFIX/tg32 ... (default: <host>/<model-stem>).", show_default=False
         ),
     ] = None,
+    budget: Annotated[str | None, typer.Option(
+        "--budget", metavar="DURATION", help="How long llama-bench may be run again, its repetitions pooled, until "
+        "each test's 95% interval is within [record] precision (default: half the tolerance); default [record] "
+        "budget = 4× the first run.", show_default=False)] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -64,8 +68,11 @@ def bench(
     from factreg.cli import progress
 
     with progress.bar("llama-bench", None, minimum=0):  # one run of unknown length: the time spent
+        from factreg.registry.freshness import parse_duration
+
         recorded = llamabench.bench(reg, s, args, binary=llama_bench, id_prefix=id_prefix,
-                                    min_uptime_s=min_uptime(s))
+                                    min_uptime_s=min_uptime(s),
+                                    budget_s=parse_duration(budget) if budget is not None else None)
     if json_out:
         emit_json(recorded)
         return
