@@ -610,9 +610,7 @@ def bench(
         check_gguf(Path(m))  # before it is hashed
     if id_prefix is not None:
         check_id(id_prefix)
-    from factreg.measure import control
-
-    from factreg.measure import precision
+    from factreg.measure import control, precision
 
     timeout = float(settings.get("verify.timeout_s", DEFAULT_TIMEOUT_S))
     goal = precision.target(settings)
