@@ -20,6 +20,7 @@ difference; otherwise it is `inconclusive`, with the n per side that would be ne
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -97,9 +98,14 @@ def _pct(x: float) -> str:
     return f"{x * 100:+.1f}%".replace("-", "−")
 
 
+@functools.lru_cache(maxsize=8192)
 def _t_crit(q: float, df: float) -> float:
-    """Student's t quantile with `df` rounded down to a tenth (cached, and a little wider, never narrower)."""
-    return stats.t_ppf(q, math.floor(df * 10) / 10 if math.isfinite(df) else df)
+    """Student's t quantile with `df` rounded down to a tenth (a little wider, never narrower), cached."""
+    return stats.t_ppf(q, df)
+
+
+def t_crit(q: float, df: float) -> float:
+    return _t_crit(q, math.floor(df * 10) / 10 if math.isfinite(df) else df)
 
 
 def compare(
@@ -153,7 +159,7 @@ def compare(
         return Outcome(Verdict.REFUTED, p, rel, None, f"{where}: {change}, outside {tol_text} and significant ({p_text})")
     diff = new.mean - old.mean
     se = math.sqrt(v_old + v_new)
-    t = _t_crit(1 - alpha, result.df) if se > 0 else 0.0
+    t = t_crit(1 - alpha, result.df) if se > 0 else 0.0
     low, high = diff - t * se, diff + t * se
     if bound > 0 and -bound < low and high < bound:
         span = f"{_pct(low / abs(old.mean))} … {_pct(high / abs(old.mean))}"
