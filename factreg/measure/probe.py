@@ -306,6 +306,45 @@ def probe(
     return _scrubbed(_run(spec, headers, hostname, client, progress))
 
 
+PRECISE_METRICS = ("ttft", "e2e", "decode_rate")  # the headline metrics a recorded probe is repeated for
+
+
+def probe_precise(
+    spec: ProbeSpec, goal: float, *, budget: float, budget_s: float | None = None, **kwargs: Any
+) -> tuple[ProbeResult, int]:
+    """`probe`, repeated (without warm-up: the server is warm) while the widest 95% interval of the headline
+    metrics is wider than `goal` and the budget allows (`measure/precision.py`); the runs' requests pooled.
+    A load run (`--concurrency`, `--rate`) is not repeated: its totals are one run's."""
+    from dataclasses import replace
+
+    from factreg.measure import precision
+
+    if spec.load.active:
+        return probe(spec, **kwargs), 1
+    again = replace(spec, warmup=0)
+    runs = iter([spec])
+
+    def once() -> ProbeResult:
+        return probe(next(runs, again), **kwargs)
+
+    def widest(result: ProbeResult) -> float | None:
+        if result.verdict != OK:
+            return None
+        widths = [w for k in PRECISE_METRICS if (w := precision.half_width(result.samples.get(k) or [])) is not None]
+        return max(widths) if widths else None
+
+    def pooled(a: ProbeResult, b: ProbeResult) -> ProbeResult | None:
+        if a.verdict != OK or b.verdict != OK or a.observed != b.observed:
+            return None  # a failure or another server: the first run stands alone
+        for k, xs in b.samples.items():
+            a.samples[k] = [*a.samples.get(k, []), *xs]
+        a.requests.extend(r for r in b.requests if r.kind == "measured")
+        a.warnings.extend(w for w in b.warnings if w not in a.warnings)
+        return a
+
+    return precision.until_precise(once, widest, pooled, goal, budget=budget, budget_s=budget_s)
+
+
 def _scrubbed(result: ProbeResult) -> ProbeResult:
     """The result with every value that came from the network redacted (a server may echo the credential as its
     model name, build, model ids or model path): conditions, warnings, messages and each request's fields."""
