@@ -60,6 +60,13 @@ def diff(old: Mapping[str, str], new: Mapping[str, str], keys: Iterable[str] | N
     return {k: [old.get(k), new.get(k)] for k in sorted(names) if old.get(k) != new.get(k)}
 
 
+def observed_identity(identity: Mapping[str, str], observed: Mapping[str, Any]) -> dict[str, str]:
+    """The identity conditions as a verification saw them: each identity key with its observed value where one was
+    observed. Observed keys that are not identity conditions (`uptime_s`, the machine's state, the control run) are
+    what one run records about itself: left out, so a series never names them as a cause."""
+    return {k: as_text(observed[k]) if k in observed else v for k, v in identity.items()}
+
+
 def canonical_json(obj: Any) -> bytes:
     """Canonical JSON bytes: sorted keys, no whitespace, UTF-8."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")

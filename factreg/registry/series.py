@@ -4,9 +4,11 @@ detector (`registry/changes.py`) finds in it.
 A point is a version (at its `measured_at`, with its samples) or a verification that measured a value (at its
 `verified_at`, with its samples; failed verifications measured nothing and are left out). Only versions in the
 current version's metric and unit take part. A point's conditions are its identity conditions: a version's own;
-for a verification, those of the version it verified with every key it observed in their place (a verifier
-observes only some keys; the others are taken as unchanged). Info conditions (uptime, notes, timestamps) vary from
-run to run and are never named as a cause.
+for a verification, those of the version it verified, each with the value the verifier observed for it where it
+observed one (a verifier observes only some keys; the others are taken as unchanged). The other keys of a
+verification's `observed` (`uptime_s`, the machine's state, the control run: whatever a run records about itself)
+are not identity conditions of the fact, so they are left out and never named as a cause
+(`conditions.observed_identity`).
 
 `shift` says whether a fact is `shifted`: a change point lies after the point of its recorded (current) value, and
 that value lies outside the interval of the latest level. `shifts` finds the shifted facts among many at the cost
@@ -24,9 +26,9 @@ from typing import Any
 from factreg.errors import NotFound
 from factreg.fmt import value as show_value
 from factreg.registry import changes
+from factreg.registry import conditions as cond
 from factreg.registry.changes import Change, Point
 from factreg.registry.ids import check_id
-from factreg.registry.metrics import ALWAYS_INFO
 from factreg.registry.store import in_list, rows, tuples
 
 
@@ -109,7 +111,7 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
     for r in tuples(conn, f"SELECT {cols} FROM verification WHERE value IS NOT NULL{other_in} ORDER BY pk", params):
         if r[1] in current:
             checks[r[1]].append(r)
-    seen_before: dict[str, dict[str, str]] = {}  # observed conditions repeat from run to run: parse each text once
+    seen_before: dict[str, dict[str, Any]] = {}  # observed conditions repeat from run to run: parse each text once
     out: dict[str, Series] = {}
     for fid, cur in current.items():
         vs = versions.get(fid, [])
@@ -133,9 +135,9 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
             if conditions is None:
                 seen = seen_before.get(observed)
                 if seen is None:
-                    seen = seen_before[observed] = {k: str(v) for k, v in _json(observed, {}).items()
-                                                    if k not in ALWAYS_INFO}
-                conditions = merged[(ver, observed)] = dict(sorted({**conds.get((fid, ver), {}), **seen}.items()))
+                    seen = seen_before[observed] = _json(observed, {})
+                conditions = merged[(ver, observed)] = dict(sorted(
+                    cond.observed_identity(conds.get((fid, ver), {}), seen).items()))
             got = _json(c[6], []) if with_samples else None
             point = Point(verified_at, float(val), [float(x) for x in got] if got else None, conditions)
             keyed.append((verified_at, 1, pk, point, f"verification {pk}"))
