@@ -137,21 +137,21 @@ def test_changes_names_the_change_its_levels_and_its_cause(cli):
 
 
 def test_what_a_run_records_about_itself_is_never_named_as_a_cause(cli, registry, tmp_path):
-    """A verification's `observed` holds per-run keys beside the identity conditions it saw: the server's uptime,
-    and any other figure of that one run. They differ at every point, so at any change they "changed"; only the
-    fact's identity conditions may be named."""
+    """A verification's `observed` holds, beside the identity conditions it saw, what the run recorded about itself:
+    the server's uptime, and keys the fact keeps as info. They differ at every point, so at any change they
+    "changed"; only identity conditions may be named."""
     for i, v in enumerate(HIGH[:4]):
-        record_at(cli, 120 - 7 * i, v)
-    points = [(90 - 7 * i, v, {"build_commit": OLD, "uptime_s": str(86400 + 3600 * i), "server_wait_ms": str(i)})
+        record_at(cli, 120 - 7 * i, v, extra=("-i", "gpu_temp_c=61"))
+    points = [(90 - 7 * i, v, {"build_commit": OLD, "uptime_s": str(86400 + 3600 * i), "gpu_temp_c": str(60 + i)})
               for i, v in enumerate(HIGH[4:7])]
-    points += [(40 - 7 * i, v, {"build_commit": NEW, "uptime_s": str(600 + 60 * i), "server_wait_ms": "9"})
+    points += [(40 - 7 * i, v, {"build_commit": NEW, "uptime_s": str(600 + 60 * i), "gpu_temp_c": "71"})
                for i, v in enumerate(LOW)]
     import_verifications(cli, tmp_path, FACT, 4, points)
     # A second fact whose new level begins at a version (which records no uptime) after verifications that did.
     other = "gamebox/a3b/pp512"
     for i, v in enumerate(HIGH[:2]):
         record_at(cli, 120 - 7 * i, v, fid=other)
-    import_verifications(cli, tmp_path, other, 2, [(100 - 7 * i, v, {"uptime_s": "86400", "server_wait_ms": "1"})
+    import_verifications(cli, tmp_path, other, 2, [(100 - 7 * i, v, {"uptime_s": "86400"})
                                                    for i, v in enumerate(HIGH[2:6])])
     for i, v in enumerate(LOW):
         record_at(cli, 40 - 7 * i, v, fid=other, build=NEW)
@@ -160,10 +160,10 @@ def test_what_a_run_records_about_itself_is_never_named_as_a_cause(cli, registry
                                                                  other: {"build_commit": [OLD, NEW]}}
     text = cli("changes").stdout
     assert text.count(f"cause candidates: build_commit {OLD} → {NEW}\n") == 2
-    assert "uptime_s" not in text and "server_wait_ms" not in text
+    assert "uptime_s" not in text and "gpu_temp_c" not in text
     # A verification's point: the version's identity conditions, with the observed build in place of the recorded one.
-    s = series.of(registry, FACT)
-    assert s.points[-1].conditions == {"build_commit": NEW, "machine": "gamebox", "model": "35b-a3b"}
+    assert series.of(registry, FACT).points[-1].conditions == {"build_commit": NEW, "machine": "gamebox",
+                                                               "model": "35b-a3b"}
 
 
 def test_uptime_is_info_even_when_given_as_an_identity_condition(cli):

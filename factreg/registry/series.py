@@ -4,11 +4,10 @@ detector (`registry/changes.py`) finds in it.
 A point is a version (at its `measured_at`, with its samples) or a verification that measured a value (at its
 `verified_at`, with its samples; failed verifications measured nothing and are left out). Only versions in the
 current version's metric and unit take part. A point's conditions are its identity conditions: a version's own;
-for a verification, those of the version it verified, each with the value the verifier observed for it where it
-observed one (a verifier observes only some keys; the others are taken as unchanged). The other keys of a
-verification's `observed` (`uptime_s`, the machine's state, the control run: whatever a run records about itself)
-are not identity conditions of the fact, so they are left out and never named as a cause
-(`conditions.observed_identity`).
+for a verification, those of the version it verified with every identity key it observed in their place (a
+verifier observes only some keys; the others are taken as unchanged). What a run records about itself in its
+`observed` conditions — `uptime_s`, the machine's state, the control run (`ALWAYS_INFO`), or any key the verified
+version keeps as info — is info, left out, and never named as a cause (`conditions.observed_identity`).
 
 `shift` says whether a fact is `shifted`: a change point lies after the point of its recorded (current) value, and
 that value lies outside the interval of the latest level. `shifts` finds the shifted facts among many at the cost
@@ -96,10 +95,14 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
         if r[0] in current:
             versions[r[0]].append(r)
     conds: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)
-    for fid, ver, key, val in tuples(conn, "SELECT fact_id, version, key, value FROM condition "
-                                           f"WHERE kind = 'identity'{other_in}", params):
+    info_keys: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for fid, ver, kind, key, val in tuples(conn, "SELECT fact_id, version, kind, key, value FROM condition "
+                                                 f"WHERE 1 = 1{other_in}", params):
         if fid in current:
-            conds[(fid, ver)][key] = val
+            if kind == cond.IDENTITY:
+                conds[(fid, ver)][key] = val
+            else:
+                info_keys[(fid, ver)].add(key)
     sample: dict[tuple[str, int], list[float]] = defaultdict(list)
     if with_samples:
         for fid, ver, val in tuples(conn, f"SELECT fact_id, version, value FROM sample WHERE 1 = 1{other_in} "
@@ -137,7 +140,7 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
                 if seen is None:
                     seen = seen_before[observed] = _json(observed, {})
                 conditions = merged[(ver, observed)] = dict(sorted(
-                    cond.observed_identity(conds.get((fid, ver), {}), seen).items()))
+                    cond.observed_identity(conds.get((fid, ver), {}), info_keys.get((fid, ver), set()), seen).items()))
             got = _json(c[6], []) if with_samples else None
             point = Point(verified_at, float(val), [float(x) for x in got] if got else None, conditions)
             keyed.append((verified_at, 1, pk, point, f"verification {pk}"))
