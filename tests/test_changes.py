@@ -203,7 +203,7 @@ def test_an_outlier_just_before_a_step_stays_with_the_old_level_and_the_cause_is
         (c,) = detect(_points(disturbed, conds))
         assert c.index == 20, d
         assert c.conditions_changed == {"build_commit": ["8cf427ff", "1a2b3c4"]}
-        assert set_aside(disturbed) == [20 - d]
+        assert 20 - d in set_aside(disturbed)
         assert c.before.n == 20 and c.after.n == 12  # the levels still summarise every point
 
 

@@ -86,7 +86,7 @@ MIN_SEGMENT = 4
 ALPHA = 0.01
 DECAY = 0.5
 OUTLIER_SDS = 3.5  # a point this many noise SDs from the medians of its neighbours on both sides belongs to no level
-LEVEL_SDS = 3.0  # ... or, within NEAR points of a change, this many from the medians of both levels
+LEVEL_SDS = 2.75  # ... or, within NEAR points of a change, this many from the medians of both levels
 NEAR = 3
 LEVEL_POINTS = 10
 
