@@ -267,7 +267,7 @@ def load_detector(tree: Path) -> ModuleType:
 
 def placement_scores(cases: list[Case], fn: Callable[[list[float]], list[int]]) -> dict[str, int]:
     """Where the changes land on series with a step and an outlier 1–3 points before it."""
-    out = {"n": len(cases), "found": 0, "exact": 0, "none": 0, **{f"on{d}": 0 for d in (1, 2, 3)},
+    out = {"n": len(cases), "found": 0, "exact": 0, "none": 0, "none_short": 0, **{f"on{d}": 0 for d in (1, 2, 3)},
            **{f"n{d}": 0 for d in (1, 2, 3)}, **{f"found{d}": 0 for d in (1, 2, 3)}}
     for c in cases:
         got, t, d = fn(c.values), c.shifts[0], c.meta["before"]
@@ -277,6 +277,7 @@ def placement_scores(cases: list[Case], fn: Callable[[list[float]], list[int]]) 
         out[f"n{d}"] += 1
         out["exact"] += t in got
         out["none"] += not got
+        out["none_short"] += not got and len(c.values) < 30
         out[f"on{d}"] += c.meta["outlier"] in got
     return out
 
@@ -406,8 +407,8 @@ def placement(quick: bool) -> Path:
         "",
         f"The ceiling on the step-and-outlier series — the old detector on the same series with the outlier taken "
         f"out, which only the generator knows — is {pct(oracle, n)}: at 3 noise SDs even a clean step lands 2 or more "
-        "points off now and then. Series that report no change are short ones (a 10–20-point series with a 3-SD step "
-        "is near the limit of what `alpha` lets through).",
+        f"points off now and then. Of the {a['none']:,} series that report no change after, {a['none_short']:,} have "
+        "fewer than 30 points (a 3-SD step in so few points is near what `alpha` lets through).",
         "",
     ]
     path = write_section("changes_placement", "\n".join(lines))
