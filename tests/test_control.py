@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert
 
+from factreg.demo import standin
 from factreg.measure import control, machine
 from factreg.measure import verify as engine
 from factreg.measure.measurement import Measurement
@@ -165,7 +166,8 @@ def test_an_explained_refutation_is_measured_again_and_a_control_fluke_excuses_n
 
     current: list = []
 
-    def fake_bracket(method, settings, fn, expected_run_s=None, llama_bench=None, server_ms=None):
+    def fake_bracket(method, settings, fn, expected_run_s=None, llama_bench=None, server_ms=None, spans=None,
+                     headers=None):
         current.append(next(runs))
         value = current[-1][1]
         seen = control.Bracketed({"load1": 1.0}, control.Control("llama-bench-tiny", SPEC, "tok/s", [value] * 4), 0.1)
@@ -221,9 +223,10 @@ def test_a_control_over_its_budget_is_stopped_and_reported_never_raised(monkeypa
     assert "llama-bench not found" in (control.run_llama(None, [], None, 0.2).error or "")
 
 
-def test_the_cpu_loop_control_runs_within_its_budget():
-    c = control.run_cpu(0.15)
-    assert c.value and c.value > 0 and c.unit == "Mloop/s" and c.seconds < 1.0
+def test_a_probe_has_no_client_control():
+    # The client's speed says nothing about the server a probe measures (measure/endpoint.py judges it instead).
+    assert control.runner({"kind": "probe", "url": "http://127.0.0.1:1/v1"}, None) is None
+    assert not hasattr(control, "run_cpu")
 
 
 def test_machine_state_names_processes_never_their_command_lines(tmp_path):
@@ -329,8 +332,8 @@ def test_compare_warns_when_the_two_facts_controls_differ(cli, registry):
     assert not [w for w in cmp.compare(a, a)["warnings"] if "control" in w["code"]]
 
 
-def test_a_probe_records_and_verifies_with_a_cpu_loop_control_and_the_servers_health(cli, tmp_path):
-    from factreg.demo import standin
+def test_a_probe_records_and_verifies_with_the_servers_own_evidence_and_no_client_control(cli, tmp_path):
+    from factreg.measure import endpoint
 
     body = tmp_path / "body.json"
     body.write_text(json.dumps({"model": "any", "messages": [{"role": "user", "content": "hi"}]}), encoding="utf-8")
@@ -339,9 +342,10 @@ def test_a_probe_records_and_verifies_with_a_cpu_loop_control_and_the_servers_he
         r = cli("probe", url, "--body", str(body), "--n", "3", "--warmup", "1", "--record", "ctl/p", "--json")
         assert r.exit_code == 0, r.stderr
         info = cli("show", "ctl/p/ttft", "--json").json()["conditions"]["info"]
-        ctl_then = control.parse(info[control.KEY])
-        assert ctl_then["kind"] == "cpu-loop" and ctl_then["value"] > 0 and ctl_then["server_ms"]
+        assert control.KEY not in info
+        ev = endpoint.parse(info[endpoint.KEY])
+        assert ev["local"] is True and ev["identity_ms"] > 0 and ev["load"]["available"] is True
+        assert ev["load"]["busy"] is False  # the stand-in's /metrics counted only the probe's own requests
         assert "load1" in machine.parse(info[machine.KEY])
         [res] = cli("verify", "ctl/p/ttft", "--json").json()
-    assert res["speed_factor"] is not None and res["control"]["now"]["kind"] == "cpu-loop"
-    assert "the machine" in res["message"]
+    assert "speed_factor" not in res and res["server"]["now"]["local"] is True

@@ -76,7 +76,7 @@ def test_a_fact_as_read_has_the_keys_its_type_names(seeded) -> None:
 
 def test_a_status_row_has_the_keys_its_type_names(seeded) -> None:
     for row in status.statuses(seeded):
-        assert set(row) == keys_of(types.FactStatus, "conditions")
+        assert set(row) == keys_of(types.FactStatus, "conditions", "inconclusive_since_confirmed")  # only when any
         assert list(row)[:len(types.StatusRow.__annotations__)] == list(types.StatusRow.__annotations__)
 
 
@@ -104,8 +104,10 @@ def test_a_verify_result_has_the_keys_its_type_names_in_the_printed_order(seeded
     judged = engine.against(seeded, None, old, new)
     assert list(judged) == ["id", "version", "metric", "unit", "old", "new", "p_value", "rel_diff", "needed_n",
                             "diff", "observed", "flags", "verdict", "tolerance", "message", "machine", "control",
-                            "speed_factor", "recorded"]  # no control on either side: no speed or CPU-share factor
-    assert set(judged) == keys_of(engine.VerifyResult, "scaled", "as_measured", "cpu_share_factor")  # only when the machine moved
+                            "speed_factor", "resolve", "recorded"]  # no control on either side: no speed or CPU-share
+    # factor; inconclusive (three samples against three): what would resolve it
+    assert set(judged) == keys_of(engine.VerifyResult, "scaled", "as_measured", "cpu_share_factor",  # when the machine moved
+                                  "server", "excused_by", "denied")  # a probe's server
     assert set(judged["old"]) == set(judged["new"]) == keys_of(engine.Values)
     (skipped,) = engine.verify(seeded, None, [old])
     assert list(skipped) == ["id", "version", "metric", "unit", "verdict", "old", "new", "p_value", "rel_diff",

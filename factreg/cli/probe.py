@@ -209,11 +209,13 @@ def probe(
     with progress.bar("probing", spec.warmup + spec.n) as step:
         shown = _counting(step, spec.warmup) if progress.shown() else info
         if record:  # a recorded probe keeps the machine's state and a control measurement (info conditions)
-            from factreg.measure import control
+            from factreg.measure import control, endpoint
 
-            result, seen = control.bracket(spec.method(), settings,
-                                           lambda: core.probe(spec, hostname=settings.hostname, progress=shown),
-                                           server_ms=lambda res: control.identity_ms(res.as_json().get("requests")))
+            result, seen = control.bracket(
+                spec.method(), settings, lambda: core.probe(spec, hostname=settings.hostname, progress=shown),
+                server_ms=lambda res: control.identity_ms(res.as_json().get("requests")),
+                spans=lambda res: endpoint.spans_of_requests([r.as_json() for r in res.requests]),
+                headers=_expanded(spec.headers))
             result.info.update(seen.conditions())
         else:
             result = core.probe(spec, hostname=settings.hostname, progress=shown)
@@ -245,6 +247,17 @@ def probe(
 
     if result.verdict == Verdict.CONDITIONS_CHANGED:
         raise Findings(f"conditions_changed: {result.message}")
+
+
+def _expanded(headers: dict[str, str]) -> dict[str, str]:
+    """The probe's headers as sent (for the same server's /metrics); {} when a variable is unset."""
+    from factreg import secrets
+    from factreg.errors import FactregError
+
+    try:
+        return secrets.expand_headers(headers)
+    except FactregError:
+        return {}
 
 
 def _counting(step: Callable[..., None], warmup: int) -> Callable[[str], None]:

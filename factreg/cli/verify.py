@@ -98,6 +98,12 @@ def verify(
     api_key_env: Annotated[list[str] | None, typer.Option(
         "--api-key-env", help="An environment variable stored probe methods may expand in a header, besides the "
         "config's [probe] allow_env (repeat).")] = None,
+    n: Annotated[int | None, typer.Option(
+        "--n", min=1, max=1000, help="Samples for this run: a probe's requests, llama-bench's repetitions (-r); "
+        "what an inconclusive verdict asks for.", show_default=False)] = None,
+    fail_on: Annotated[list[str] | None, typer.Option(
+        "--fail-on", metavar="VERDICT", help="Also exit 1 on this verdict: inconclusive, or skipped (a fact "
+        "without a method). Default: [verify] fail_on in the config.", show_default=False)] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
     fmt: FormatOption = None,
@@ -111,7 +117,10 @@ def verify(
     json_out = out_format == "json"
     if due or budget is not None:
         _check_due(due, bool(ids or all_ or stale or here or against))
+    also = engine.fail_on(fail_on)
     s, reg = open_registry(db, create=False)
+    if fail_on is None:
+        also = engine.fail_on(s.get("verify.fail_on"))
     s.extra_allow_env = tuple(check_env_name(v, "--api-key-env") for v in api_key_env or [])
     if due:
         from factreg.measure import due as due_run
@@ -128,7 +137,7 @@ def verify(
             if ran.results:
                 _print_results(ran.results)
             console().print("\n".join(due_run.summary_lines(ran)), markup=False)
-        code = engine.exit_code(ran.results)
+        code = engine.exit_code(ran.results, also)
         if code:
             raise typer.Exit(code)
         return
@@ -142,7 +151,7 @@ def verify(
         results = [engine.against(reg, s, fact, facts.get(reg, against, config=s.file_config))]
         emit_json(results) if json_out else _print_results(results) if out_format == "text" else _emit_results(
             out_format, results)
-        code = engine.exit_code(results)
+        code = engine.exit_code(results, also)
         if code:
             raise typer.Exit(code)
         return
@@ -154,14 +163,14 @@ def verify(
         elif out_format != "text":
             _emit_results(out_format, [])
         return
-    results = _run_with_progress(reg, s, chosen, trust_imported)
+    results = _run_with_progress(reg, s, chosen, trust_imported, n)
     if json_out:
         emit_json(results)
     elif out_format != "text":
         _emit_results(out_format, results)
     else:
         _print_results(results)
-    code = engine.exit_code(results)
+    code = engine.exit_code(results, also)
     if code:
         raise typer.Exit(code)
 
@@ -172,7 +181,8 @@ def _emit_results(out_format: str, results: list[VerifyResult]) -> None:
     from factreg.registry.verdicts import FINDINGS
 
     emit_findings(out_format, [
-        Finding(str(r["verdict"]), f"{r['id']}: {r['verdict']}: {r['message']}", fact_id=str(r["id"]),
+        Finding(str(r["verdict"]), f"{r['id']}: {r['verdict']}: {r['message']}"
+                + (f" — to resolve: {r['resolve']}" if r.get("resolve") else ""), fact_id=str(r["id"]),
                 level="error" if r["verdict"] in FINDINGS else "warning")
         for r in results if r["verdict"] != "confirmed"
     ])
@@ -187,13 +197,15 @@ def _check_due(due: bool, selected: bool) -> None:
         raise UsageError("--due picks the facts itself: give no ID, --all, --stale, --here or --against")
 
 
-def _run_with_progress(reg: Registry, s: Settings, chosen: list[FactData], trust: bool) -> list[VerifyResult]:
+def _run_with_progress(
+    reg: Registry, s: Settings, chosen: list[FactData], trust: bool, n: int | None = None
+) -> list[VerifyResult]:
     """A progress bar on stderr, on a terminal, when there is more than one fact (stdout stays data)."""
     from factreg.cli import progress
     from factreg.measure import verify as engine
 
     with progress.bar("verifying", len(chosen)) as step:
-        return engine.verify(reg, s, chosen, progress=step, trust_imported=trust)
+        return engine.verify(reg, s, chosen, progress=step, trust_imported=trust, n=n)
 
 
 def _print_results(results: list[VerifyResult]) -> None:
@@ -218,6 +230,8 @@ def _print_results(results: list[VerifyResult]) -> None:
         out.print(f"[{style}]{escape(r['verdict']):<18}[/{style}] {escape(r['id'])}  {escape(old)} → {escape(new)}",
                   markup=True)
         out.print(f"    {r['message']}", markup=False)
+        if r.get("resolve"):
+            out.print(f"    to resolve: {r['resolve']}", markup=False)
     counts: dict[str, int] = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1

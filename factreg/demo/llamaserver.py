@@ -54,14 +54,19 @@ class LlamaServer:
 
 
 @contextmanager
-def llama_server(workdir: Path, api_key: str | None = None, timeout: float = 60.0) -> Iterator[LlamaServer]:
-    """Start llama-server with the tiny model; wait until /health answers 200; stop it on exit."""
+def llama_server(
+    workdir: Path, api_key: str | None = None, timeout: float = 60.0, *, model: Path | None = None,
+    threads: int = 1, ctx: int = 512, port: int | None = None, extra: tuple[str, ...] = (),
+) -> Iterator[LlamaServer]:
+    """Start llama-server with `model` (default: the tiny model) and `threads`; wait until /health answers 200;
+    stop it on exit. `port` reuses a port (a restarted server at the same URL); `extra` adds options."""
     from factreg.demo.tinymodel import write_tiny_model
 
-    model = workdir / "tiny.gguf"
-    if not model.exists():
-        write_tiny_model(model)
-    port = free_port()
+    if model is None:
+        model = workdir / "tiny.gguf"
+        if not model.exists():
+            write_tiny_model(model)
+    port = port or free_port()
     log = workdir / f"llama-server-{port}.log"
     args = [
         llama_server_binary(),
@@ -72,12 +77,13 @@ def llama_server(workdir: Path, api_key: str | None = None, timeout: float = 60.
         "--port",
         str(port),
         "-c",
-        "512",
+        str(ctx),
         "-np",
         "1",
         "-t",
-        "1",
+        str(threads),
         "--no-webui",
+        *extra,
     ]
     if api_key:
         args += ["--api-key", api_key]

@@ -53,6 +53,8 @@ DEFAULTS: dict[str, Any] = {
     "perstream": 0.0,  # seconds added to the first token per other stream in flight (a server that saturates)
     "slowat": 0,  # a server that falls over at a load: with this many streams in flight (0: never) ...
     "slowfirst": 1.5,  # ... the first answer token comes this many seconds after the request instead
+    "busy": 0,  # /metrics: this many requests of somebody else's besides the ones in flight here
+    "metrics": 1,  # 0: /metrics answers 501 (llama-server without --metrics)
 }
 
 
@@ -172,6 +174,8 @@ class Handler(BaseHTTPRequestHandler):
         return True
 
     def do_GET(self) -> None:
+        if self.path.split("?", 1)[0] == "/metrics":
+            return self._metrics()
         route = self._route()
         if route is None:
             return
@@ -193,9 +197,34 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
 
+    def _metrics(self) -> None:
+        """`/metrics` at the root, as `llama-server --metrics` serves it: the requests in flight here plus
+        `busy` other ones (an override: somebody else's traffic); `metrics=0` answers 501 as llama-server does
+        without the flag."""
+        params = {**DEFAULTS, **self.server.override}
+        if not int(params.get("metrics", 1)):
+            return self._json(501, {"error": {"code": 501, "message": "This server does not support metrics "
+                                              "endpoint.", "type": "not_supported_error"}})
+        with self.server.lock:
+            processing = self.server.inflight + int(params.get("busy", 0))
+        text = ("# HELP llamacpp:requests_processing Number of requests processing.\n"
+                "# TYPE llamacpp:requests_processing gauge\n"
+                f"llamacpp:requests_processing {processing}\n"
+                "# HELP llamacpp:requests_deferred Number of requests deferred.\n"
+                "# TYPE llamacpp:requests_deferred gauge\nllamacpp:requests_deferred 0\n").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; version=0.0.4")
+        self.send_header("Content-Length", str(len(text)))
+        self.end_headers()
+        self.wfile.write(text)
+
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        if self.path == "/override":  # a stand-in in another process changes behaviour: {"gap": 0.05, "busy": 3}
+            with contextlib.suppress(ValueError, TypeError):
+                self.server.override.update(dict(json.loads(raw)))
+            return self._json(200, dict(self.server.override))
         t0 = time.perf_counter()  # injected delays count from the whole request's arrival
         # When its last packet reached the socket (kernel stamp; else t0): t0 is late when this thread was.
         arrived = t0 if self.raw_in.stamp_ns is None else min(t0, self.raw_in.stamp_ns / 1e9)

@@ -4,8 +4,8 @@ verdict can tell a claim that is wrong from a machine that is, for now, faster o
 - llama-bench facts: a tiny random-weight model (`tinygguf`, cached next to the model-hash cache) through the
   same llama-bench, with the measured run's device and thread settings (`-t`, `-ngl`, `-dev`, `-C`, …; a swept
   list's first value), `-p 0 -n 16 -r 5`. Unit tok/s.
-- probes: a fixed local CPU loop (Mloop/s), and the time of the server's cheapest request — the probe's own
-  1-token identity request, read from the run (shown, never scaled by; the control sends no request).
+- probes have no control: the client's speed says nothing about the server a probe measures. Their verdicts
+  are judged with the endpoint's own evidence instead (`measure/endpoint.py`), gathered by `bracket` too.
 
 Its cost is bounded: each of the two runs is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
 run's time), keeping the tests that finished — only on a machine so busy that none has, it may run on to
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from factreg import fmt
 from factreg.errors import FactregError
-from factreg.measure import machine
+from factreg.measure import machine, sched
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -69,8 +69,6 @@ DEVICE_OPTIONS = {
     "--cpu-strict": "cpu_strict", "--poll": "poll", "--prio": "prio", "--numa": "numa",
     "-nkvo": "no_kv_offload", "--no-kv-offload": "no_kv_offload", "-fa": "flash_attn", "--flash-attn": "flash_attn",
 }  # fmt: skip
-CPU_LOOP_N = 50_000  # iterations of one CPU-loop sample (about 2 ms on a 2.5 GHz core)
-CPU_LOOP_REPS = 5
 
 T = TypeVar("T")
 
@@ -88,6 +86,8 @@ class Control:
     server_ms: list[float] = field(default_factory=list)
     parts: list[float] = field(default_factory=list)  # the value of each run (before, after)
     run_cpu_share: float | None = None  # CPU seconds of the measured run's processes per second of its wall time
+    run_wait: float | None = None  # the share of its runnable time the measured run waited on a run-queue
+    run_steal: float | None = None  # the machine's steal share over the measured run
 
     @property
     def value(self) -> float | None:
@@ -119,6 +119,10 @@ class Control:
             data["run_s"] = round(run_s, 3)
         if self.run_cpu_share is not None:
             data["run_cpu_share"] = round(self.run_cpu_share, 3)
+        if self.run_wait is not None:
+            data["run_wait"] = round(self.run_wait, 4)
+        if self.run_steal is not None:
+            data["run_steal"] = round(self.run_steal, 4)
         return data
 
 
@@ -233,31 +237,6 @@ def _line_samples(line: bytes) -> list[float]:
     return [float(x) for x in xs if isinstance(x, (int, float)) and x > 0] if isinstance(xs, list) else []
 
 
-def _loop(n: int) -> int:
-    total = 0
-    for i in range(n):
-        total += i * i % 7
-    return total
-
-
-def run_cpu(timeout_s: float) -> Control:
-    """The probe control: a fixed CPU loop (Mloop/s)."""
-    ctl = Control("cpu-loop", {"workload": f"python loop {CPU_LOOP_N}x{CPU_LOOP_REPS}"}, "Mloop/s")
-    started = time.monotonic()
-    for _ in range(CPU_LOOP_REPS):
-        t0 = time.perf_counter()
-        _loop(CPU_LOOP_N)
-        dt = time.perf_counter() - t0
-        if dt > 0:
-            ctl.samples.append(CPU_LOOP_N / dt / 1e6)
-        if time.monotonic() - started > timeout_s:
-            break
-    if ctl.samples:
-        ctl.parts = [statistics.median(ctl.samples)]
-    ctl.seconds = time.monotonic() - started
-    return ctl
-
-
 def identity_ms(requests: Any) -> float | None:
     """Milliseconds of the probe's identity check (its 1-token request, the first of a probe's requests as
     `as_json` writes them): the server's cheapest route, timed by the probe itself — the control sends nothing."""
@@ -278,9 +257,7 @@ def runner(
         args = method.get("args")
         clean = [str(a) for a in args] if isinstance(args, list) else []
         return lambda budget: run_llama(llama_bench, clean, settings, budget)
-    if kind == "probe":
-        return lambda budget: run_cpu(budget)
-    return None
+    return None  # a probe is judged by the endpoint's own evidence (measure/endpoint.py), never by a client loop
 
 
 def budget_for(run_s: float | None) -> float:
@@ -290,47 +267,79 @@ def budget_for(run_s: float | None) -> float:
 
 @dataclass
 class Bracketed:
-    """What `bracket` saw around a run: the machine state and the control (both as condition texts)."""
+    """What `bracket` saw around a run: the machine state, the control (llama-bench) and the endpoint's own
+    evidence (probes), as condition texts."""
 
     machine_state: dict[str, Any]
     control: Control | None
     run_s: float
+    server: Any = None  # endpoint.Evidence, for probes
 
     def conditions(self) -> dict[str, str]:
         out = {machine.KEY: machine.as_condition(self.machine_state)}
         if self.control is not None:
             out[KEY] = json.dumps(self.control.as_data(self.run_s), sort_keys=True, separators=(",", ":"))
+        if self.server is not None:
+            from factreg.measure import endpoint
+
+            out[endpoint.KEY] = self.server.condition()
         return out
 
 
 def bracket(
     method: Mapping[str, Any], settings: Settings | None, fn: Callable[[], T], expected_run_s: float | None = None,
     llama_bench: Path | None = None, server_ms: Callable[[T], float | None] | None = None,
+    spans: Callable[[T], list[tuple[float, float]]] | None = None, headers: Mapping[str, str] | None = None,
 ) -> tuple[T, Bracketed]:
-    """Run `fn` between two control runs, watching the machine; (fn's result, what was seen). Exceptions of
-    `fn` pass through; the control and the machine state never raise. `server_ms(result)` reads, for a probe,
-    how long the server's cheapest request took in the run itself (the control sends no request of its own)."""
+    """Run `fn` watched; (fn's result, what was seen). Exceptions of `fn` pass through; the control, the machine
+    state and the endpoint's evidence never raise.
+
+    - a probe (`kind` probe): the endpoint's own evidence (`measure/endpoint.py`): the local server's scheduling,
+      its /metrics load (with `headers`, the probe's own), the client's delay; `spans(result)` gives the probe's
+      requests as (start, end) on the monotonic clock, `server_ms(result)` the identity request's time;
+    - a llama-bench run: the tiny-model control before and after it, the measured llama-bench's own run-queue
+      delay and CPU share while it ran, and the steal over the run."""
+    if method.get("kind") == "probe":
+        return _bracket_probe(method, fn, server_ms, spans, headers)
     run = runner(method, settings, llama_bench) if _enabled(settings) else None
     watch = machine.Watch().start()
     before = run(budget_for(expected_run_s)) if run else None
     cpu0 = _children_cpu_s()
+    own = sched.watch_children().start() if method.get("kind") == "llama-bench" else None
     started = time.monotonic()
     result = fn()
     run_s = time.monotonic() - started
+    usage = own.stop() if own is not None else None
     cpu = _children_cpu_s() - cpu0
     after = run(budget_for(run_s)) if run else None
     state = watch.stop()
     ctl = before.merge(after) if before is not None and after is not None else None
-    if ctl is not None and server_ms is not None:
-        try:
-            ms = server_ms(result)
-        except Exception:  # noqa: BLE001 - a control never fails a measurement
-            ms = None
-        if ms is not None:
-            ctl.server_ms.append(ms)
     if ctl is not None and method.get("kind") == "llama-bench" and run_s > 0 and cpu > 0:
         ctl.run_cpu_share = cpu / run_s  # how much CPU the measured llama-bench got while it ran
+    if ctl is not None and usage is not None and usage.readable:
+        ctl.run_wait = usage.runnable_wait  # the share of its runnable time it waited for a CPU
+        ctl.run_steal = usage.steal
     return result, Bracketed(state, ctl, run_s)
+
+
+def _bracket_probe(
+    method: Mapping[str, Any], fn: Callable[[], T], server_ms: Callable[[T], float | None] | None,
+    spans: Callable[[T], list[tuple[float, float]]] | None, headers: Mapping[str, str] | None,
+) -> tuple[T, Bracketed]:
+    from factreg.measure import endpoint
+
+    started = time.monotonic()
+    result, evidence = endpoint.bracket_probe(str(method.get("url") or ""), headers, fn, spans or (lambda _r: []))
+    run_s = time.monotonic() - started
+    if server_ms is not None:
+        try:
+            ms = server_ms(result)
+        except Exception:  # noqa: BLE001 - evidence never fails a measurement
+            ms = None
+        if ms is not None:
+            evidence.data["identity_ms"] = round(ms, 2)
+    evidence.data["run_s"] = round(run_s, 3)
+    return result, Bracketed(evidence.machine_state or {}, None, run_s, evidence)
 
 
 def _children_cpu_s() -> float:
@@ -412,6 +421,22 @@ def share_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | Non
     return None
 
 
+def wait_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
+    """How much more of the CPU it wanted the measured run got now than then, from its own run-queue delay and
+    the steal over it: (1 − wait now)(1 − steal now) / ((1 − wait then)(1 − steal then)); a side that did not
+    record it counts as unhindered. None when the run now did not record it."""
+
+    def got(side: Mapping[str, Any]) -> float:
+        wait, steal = side.get("run_wait"), side.get("run_steal")
+        w = float(wait) if isinstance(wait, (int, float)) and 0 <= wait < 1 else 0.0
+        st = float(steal) if isinstance(steal, (int, float)) and 0 <= steal < 1 else 0.0
+        return (1 - w) * (1 - st)
+
+    if not isinstance(now.get("run_wait"), (int, float)):
+        return None
+    return got(now) / got(then)
+
+
 def moved(factor: float, tolerance: float) -> bool:
     """The control moved: by more than the tolerance, either way (2× faster and 2× slower alike)."""
     return max(factor, 1 / factor) - 1 > tolerance
@@ -465,9 +490,12 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
       would lie outside `allowed_gap` → inconclusive; else confirmed;
     - inconclusive stays inconclusive; other verdicts are left alone.
     """
+    from factreg.measure import endpoint
     from factreg.measure import judge as judging
     from factreg.registry.verdicts import Verdict
 
+    if (fact.get("method") or {}).get("kind") == "probe" or endpoint.KEY in m.observed:
+        return endpoint.adjust(fact, m, result, settings)  # a probe: the server's own evidence, never a client loop
     then = of_fact(fact)
     now = parse(m.observed.get(KEY))
     state_then = machine.parse(((fact.get("conditions") or {}).get("info") or {}).get(machine.KEY))
@@ -504,6 +532,12 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
                            + f"the measured run got {share:.2f}× the CPU share it had when the fact was recorded "
                            f"({then['run_cpu_share']:.2f} → {now['run_cpu_share']:.2f} CPU-seconds per second; "
                            f"{control_text(then, now)})"))
+    waited = wait_factor(then, now)
+    if waited is not None and moved(waited, tolerance) and verdict == Verdict.REFUTED:
+        candidates.append((Factor(waited, 0.0, None),
+                           f"the measured llama-bench waited on a run-queue {now.get('run_wait', 0) * 100:.0f}% of its "
+                           f"runnable time (when the fact was recorded: {(then.get('run_wait') or 0) * 100:.0f}%)"
+                           + (f", steal {now['run_steal'] * 100:.0f}%" if now.get("run_steal") else "")))
     significant = factor.p_value is not None and factor.p_value < alpha
     if not candidates or new is None or (verdict == Verdict.CONFIRMED and not significant):
         how = "held its speed" if held else f"ran {describe(f)}, within the control's own noise"

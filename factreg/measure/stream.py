@@ -179,6 +179,7 @@ class RequestTrace:
         return {
             "kind": self.kind,
             "status": self.status,
+            "started_s": round(self.started, 6),  # the monotonic clock at "start" (this process's; for spans)
             "events_s": {"start": 0.0, **events},
             "tokens": {
                 "reasoning_chunks": self.n_reasoning,

@@ -24,8 +24,11 @@ def vocabulary() -> list[str]:
     return [*SPECIAL_TOKENS, *(f"<0x{b:02X}>" for b in range(256))]
 
 
-def write_tiny_model(path: str | Path, *, n_layer: int = N_LAYER, seed: int = 0) -> Path:
-    """Write a llama-architecture GGUF model with random weights to `path`; return the path."""
+def write_tiny_model(
+    path: str | Path, *, n_layer: int = N_LAYER, seed: int = 0, n_embd: int = N_EMBD, n_ff: int = N_FF
+) -> Path:
+    """Write a llama-architecture GGUF model with random weights to `path`; return the path. A wider `n_embd` and
+    `n_ff` make a model whose compute, not its overheads, sets its speed (a test that threads matter)."""
     try:
         import numpy as np
         from gguf import GGUFWriter, TokenType
@@ -50,12 +53,12 @@ def write_tiny_model(path: str | Path, *, n_layer: int = N_LAYER, seed: int = 0)
     writer = GGUFWriter(str(tmp), "llama")
     writer.add_name("factreg-tiny")
     writer.add_context_length(N_CTX)
-    writer.add_embedding_length(N_EMBD)
+    writer.add_embedding_length(n_embd)
     writer.add_block_count(n_layer)
-    writer.add_feed_forward_length(N_FF)
+    writer.add_feed_forward_length(n_ff)
     writer.add_head_count(N_HEAD)
     writer.add_head_count_kv(N_HEAD)
-    writer.add_rope_dimension_count(N_EMBD // N_HEAD)
+    writer.add_rope_dimension_count(n_embd // N_HEAD)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(0)  # all F32
     writer.add_tokenizer_model("llama")
@@ -69,19 +72,19 @@ def write_tiny_model(path: str | Path, *, n_layer: int = N_LAYER, seed: int = 0)
     writer.add_add_eos_token(False)
 
     # numpy shapes are GGML shapes reversed: token_embd is {n_embd, n_vocab} in GGML.
-    writer.add_tensor("token_embd.weight", weight(n_vocab, N_EMBD))
-    writer.add_tensor("output_norm.weight", ones(N_EMBD))
-    writer.add_tensor("output.weight", weight(n_vocab, N_EMBD))
+    writer.add_tensor("token_embd.weight", weight(n_vocab, n_embd))
+    writer.add_tensor("output_norm.weight", ones(n_embd))
+    writer.add_tensor("output.weight", weight(n_vocab, n_embd))
     for i in range(n_layer):
-        writer.add_tensor(f"blk.{i}.attn_norm.weight", ones(N_EMBD))
-        writer.add_tensor(f"blk.{i}.attn_q.weight", weight(N_EMBD, N_EMBD))
-        writer.add_tensor(f"blk.{i}.attn_k.weight", weight(N_EMBD, N_EMBD))
-        writer.add_tensor(f"blk.{i}.attn_v.weight", weight(N_EMBD, N_EMBD))
-        writer.add_tensor(f"blk.{i}.attn_output.weight", weight(N_EMBD, N_EMBD))
-        writer.add_tensor(f"blk.{i}.ffn_norm.weight", ones(N_EMBD))
-        writer.add_tensor(f"blk.{i}.ffn_gate.weight", weight(N_FF, N_EMBD))
-        writer.add_tensor(f"blk.{i}.ffn_up.weight", weight(N_FF, N_EMBD))
-        writer.add_tensor(f"blk.{i}.ffn_down.weight", weight(N_EMBD, N_FF))
+        writer.add_tensor(f"blk.{i}.attn_norm.weight", ones(n_embd))
+        writer.add_tensor(f"blk.{i}.attn_q.weight", weight(n_embd, n_embd))
+        writer.add_tensor(f"blk.{i}.attn_k.weight", weight(n_embd, n_embd))
+        writer.add_tensor(f"blk.{i}.attn_v.weight", weight(n_embd, n_embd))
+        writer.add_tensor(f"blk.{i}.attn_output.weight", weight(n_embd, n_embd))
+        writer.add_tensor(f"blk.{i}.ffn_norm.weight", ones(n_embd))
+        writer.add_tensor(f"blk.{i}.ffn_gate.weight", weight(n_ff, n_embd))
+        writer.add_tensor(f"blk.{i}.ffn_up.weight", weight(n_ff, n_embd))
+        writer.add_tensor(f"blk.{i}.ffn_down.weight", weight(n_embd, n_ff))
 
     writer.write_header_to_file()
     writer.write_kv_data_to_file()

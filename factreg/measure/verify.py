@@ -88,6 +88,12 @@ class VerifyResult(_Compared):
     scaled: NotRequired[dict[str, Any]]
     machine: NotRequired[dict[str, Any]]
     control: NotRequired[dict[str, Any]]
+    # The endpoint's own evidence (`measure/endpoint.py`, probes): both sides' `server_state`, and what excused a
+    # difference (`server_busy`, `server_cpu_wait`) with the share of the run the server was kept from a CPU.
+    server: NotRequired[dict[str, Any]]
+    excused_by: NotRequired[str]
+    denied: NotRequired[dict[str, Any]]
+    resolve: NotRequired[str]  # for an inconclusive verdict: what would resolve it (`resolution`)
 
 
 def method_key(method: Mapping[str, Any]) -> str:
@@ -183,6 +189,72 @@ def _capacity_outcome(fact: FactData, m: Measurement) -> judging.Outcome | None:
     return quantiles.verify_capacity(fact["value"], levels, float(threshold))
 
 
+MAX_N = 1000
+
+
+def with_n(method: Mapping[str, Any], n: int | None) -> dict[str, Any]:
+    """The method with `n` samples for this run (`verify --n`): a probe's requests, llama-bench's repetitions
+    (`-r`); other kinds unchanged. Nothing but the count changes, and the stored method stays as it was."""
+    out = dict(method)
+    if n is None:
+        return out
+    if not 1 <= n <= MAX_N:
+        raise UsageError(f"--n takes a whole number from 1 to {MAX_N}")
+    if out.get("kind") == "probe":
+        out["n"] = n
+    elif out.get("kind") == "llama-bench" and isinstance(out.get("args"), list):
+        args, kept, skip = [str(a) for a in out["args"]], [], False
+        for a in args:
+            if skip:
+                skip = False
+                continue
+            if a in ("-r", "--repetitions"):
+                skip = True
+                continue
+            if a.startswith("--repetitions="):
+                continue
+            kept.append(a)
+        out["args"] = [*kept, "-r", str(n)]
+    return out
+
+
+def _names(result: Mapping[str, Any]) -> list[str]:
+    """The busiest other processes a result's evidence names (the server's side first, then the machine's)."""
+    for side in ((result.get("server") or {}).get("now"), (result.get("machine") or {}).get("now")):
+        if isinstance(side, Mapping) and isinstance(side.get("top"), list):
+            names = [str(t.get("name")) for t in side["top"] if isinstance(t, Mapping) and t.get("name")]
+            if names:
+                return list(dict.fromkeys(names))
+    return []
+
+
+def resolution(result: Mapping[str, Any]) -> str | None:
+    """For an inconclusive verdict, what would resolve it, as commands to run; None for any other verdict."""
+    if result.get("verdict") != Verdict.INCONCLUSIVE:
+        return None
+    fid = result["id"]
+    steps: list[str] = []
+    names = _names(result)
+    excused = result.get("excused_by")
+    if excused == "server_busy":
+        steps.append(f"re-run when the server has no other traffic: `factreg verify {fid}`")
+    elif excused == "server_cpu_wait" or result.get("as_measured") or "not steady" in str(result.get("message")):
+        when = f"when {', '.join(names)} {'is' if len(names) == 1 else 'are'} done" if names \
+            else "on a quieter machine"
+        steps.append(f"re-run {when}: `factreg verify {fid}`")
+    if "the fact itself is too imprecise" in str(result.get("message")):
+        steps.append(f"re-record the fact with more samples (`factreg history {fid}` shows how it was measured): "
+                     "no re-run can confirm a fact whose own interval is wider than the tolerance")
+    needed = result.get("needed_n")
+    if isinstance(needed, int) and needed > 0:
+        steps.append(f"measure more samples: `factreg verify {fid} --n {min(needed, MAX_N)}`")
+    if result.get("speed_factor") is not None and result.get("as_measured"):
+        steps.append("or judge without the control: `[verify] control = false` in .factreg/config.toml")
+    if not steps:
+        steps.append(f"re-run it with more samples: `factreg verify {fid} --n N`")
+    return "; ".join(steps)
+
+
 def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> VerifyResult:
     """Compare one measurement with its fact: failure, changed conditions, or the statistics decide."""
     base: _Compared = {
@@ -263,6 +335,34 @@ def _identity_ms(measured: Mapping[str, Measurement]) -> float | None:
     return None
 
 
+def _spans(measured: Mapping[str, Measurement]) -> list[tuple[float, float]]:
+    """A probe's requests as (start, end) spans, read from a measurement's raw run (for the server's /metrics)."""
+    from factreg.measure import endpoint
+
+    for m in measured.values():
+        if m.raw:
+            try:
+                return endpoint.spans_of_requests(json.loads(m.raw).get("requests"))
+            except (ValueError, AttributeError):
+                return []
+    return []
+
+
+def _probe_headers(kind: str, method: Mapping[str, Any], settings: Settings | None) -> dict[str, str]:
+    """The stored probe's headers as its own run sends them (only the `${VAR}`s it may expand), for reading the
+    same server's /metrics; {} when they cannot be expanded (the probe itself then says why)."""
+    from factreg import secrets
+
+    headers = method.get("headers")
+    if kind != "probe" or not isinstance(headers, Mapping):
+        return {}
+    allowed = settings.allowed_env() if settings is not None and hasattr(settings, "allowed_env") else frozenset()
+    try:
+        return secrets.expand_headers({str(k): str(v) for k, v in headers.items()}, allowed=allowed)
+    except FactregError:
+        return {}
+
+
 def _measure_group(
     kind: str, method: Mapping[str, Any], group: Sequence[FactData], settings: Settings | None
 ) -> dict[str, Measurement]:
@@ -271,7 +371,8 @@ def _measure_group(
         run_s = control.of_fact(group[0]).get("run_s") if group else None
         result, seen = control.bracket(method, settings, lambda: remeasure(dict(method), list(group), settings),
                                        run_s if isinstance(run_s, (int, float)) else None,
-                                       _llama_bench(kind, method, settings), server_ms=_identity_ms)
+                                       _llama_bench(kind, method, settings), server_ms=_identity_ms,
+                                       spans=_spans, headers=_probe_headers(kind, method, settings))
         for measured in result.values():
             if isinstance(measured, Measurement):
                 measured.observed.update(seen.conditions())
@@ -295,8 +396,10 @@ def verify(
     progress: Callable[[int, str], None] | None = None,
     *,
     trust_imported: bool = False,
+    n: int | None = None,
 ) -> list[VerifyResult]:
     """Re-run every fact's method (once per group), judge and record one verification per re-runnable fact.
+    `n` overrides the number of samples of this run (`with_n`).
 
     Only methods this registry trusts run (registry/provenance.py); an untrusted one (imported, or written
     before provenance was kept) gets an `error` verdict saying so, unless `trust_imported` trusts it now.
@@ -334,7 +437,7 @@ def verify(
     reruns = int(settings.get("verify.confirm_refutes", 1)) if settings is not None else 1
     done = 0
     for (kind, _key), group in groups.items():
-        method = group[0]["method"]
+        method = with_n(group[0]["method"], n)
         measured = _measure_group(kind, method, group, settings)
         judged = {f["id"]: (judge(f, measured[f["id"]], settings), measured[f["id"]]) for f in group}
         for attempt in range(reruns):
@@ -352,6 +455,10 @@ def verify(
                 else:
                     second["message"] += f" (measured twice; the first run too was {first['verdict']})"
                 judged[f["id"]] = (second, again[f["id"]])
+        for f in group:
+            hint = resolution(judged[f["id"]][0])
+            if hint:
+                judged[f["id"]][0]["resolve"] = hint
         _record(registry, settings, [(f, *judged[f["id"]]) for f in group])
         for f in group:
             results[f["id"]] = judged[f["id"]][0]
@@ -413,6 +520,9 @@ def against(registry: Registry, settings: Settings | None, fact: FactData, other
     )
     result = judge(fact, m, settings)
     result["message"] = f"against {ref(other['id'], other['version'])}: {result['message']}"
+    hint = resolution(result)
+    if hint:
+        result["resolve"] = hint
     _record(registry, settings, [({**fact, "method": {"kind": f"fact:{other['id']}"}}, result, m)])
     return result
 
@@ -482,10 +592,26 @@ def _record(
         registry.write_retrying(work)
 
 
-def exit_code(results: Sequence[VerifyResult]) -> int:
-    """1 when anything was refuted or its conditions changed, else 3 when something could not run, else 0."""
+FAIL_ON = ("inconclusive", "skipped")  # what `verify --fail-on` (or `[verify] fail_on`) may add to the findings
+
+
+def fail_on(values: Sequence[str] | str | None) -> frozenset[str]:
+    """`--fail-on inconclusive` / `[verify] fail_on = ["inconclusive"]` → the verdicts that also fail a run."""
+    if values is None:
+        return frozenset()
+    items = [values] if isinstance(values, str) else list(values)
+    words = {w.strip() for item in items for w in str(item).split(",") if w.strip()}
+    wrong = sorted(words - set(FAIL_ON))
+    if wrong:
+        raise UsageError(f"--fail-on takes {' or '.join(FAIL_ON)}, not {wrong[0]!r}")
+    return frozenset(words)
+
+
+def exit_code(results: Sequence[VerifyResult], also: frozenset[str] = frozenset()) -> int:
+    """1 when anything was refuted or its conditions changed (or had a verdict in `also`, e.g. inconclusive),
+    else 3 when something could not run, else 0."""
     verdict_set = {r["verdict"] for r in results}
-    if verdict_set & FINDINGS:
+    if verdict_set & (FINDINGS | also):
         return 1
     if verdict_set & FAILURES:
         return 3

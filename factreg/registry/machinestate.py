@@ -12,6 +12,7 @@ from typing import Any
 
 MACHINE_KEY = "machine_state"
 CONTROL_KEY = "control"
+SERVER_KEY = "server_state"
 
 
 def parse(text: Any) -> dict[str, Any]:
@@ -76,22 +77,68 @@ def control_summary(ctl: Any) -> str:
     return text
 
 
+def competitors(ev: Mapping[str, Any]) -> str:
+    """`burn 98%, cc1 40%`: the busiest other processes of a machine state or a server's evidence."""
+    top = [t for t in ev.get("top") or [] if isinstance(t, Mapping) and t.get("name")]
+    return ", ".join(f"{t['name']} {t.get('cpu_pct', '?')}%" for t in top)
+
+
+def server_summary(ev: Any) -> str:
+    """One line of a probe's evidence about its server (`server_state`, measure/endpoint.py): `local; server kept
+    from a CPU 34% of the run; busiest: burn 98%; no other traffic`."""
+    e = parse(ev)
+    if not e:
+        return "not recorded"
+    if e.get("error"):
+        return str(e["error"])
+    parts = ["local" if e.get("local") else "remote"]
+    d = e.get("denied")
+    server = e.get("server") if isinstance(e.get("server"), Mapping) else {}
+    if e.get("local"):
+        if isinstance(d, (int, float)) and e.get("denied_source"):
+            parts.append(f"server process not read, machine-wide CPU pressure {d * 100:.0f}% of the run")
+        elif isinstance(d, (int, float)):
+            parts.append(f"server kept from a CPU {d * 100:.0f}% of the run")
+        elif server:
+            parts.append("server process not read")
+    busiest = competitors(e)
+    if busiest:
+        parts.append(f"busiest: {busiest}")
+    load = e.get("load")
+    if isinstance(load, Mapping):
+        if not load.get("available"):
+            parts.append("no load gauges")
+        elif load.get("busy"):
+            parts.append(f"server busy: {float(load.get('other_max') or 0):g} other requests")
+        else:
+            parts.append("no other traffic")
+    return "; ".join(parts)
+
+
 def condition_text(value: Any, key: str) -> str:
     """A condition's value as shown: the machine state and the control summarised, anything else as it is."""
     if key == MACHINE_KEY:
         return summary(value)
     if key == CONTROL_KEY:
         return "control " + control_summary(value)
+    if key == SERVER_KEY:
+        return "server " + server_summary(value)
     return "" if value is None else str(value)
 
 
 def sides(fact_info: Mapping[str, Any], observed: Mapping[str, Any] | None) -> dict[str, str]:
     """Both sides as text: the fact's (when measured) and a verification's (when verified)."""
     observed = observed or {}
-    return {
-        "fact": f"{summary(fact_info.get(MACHINE_KEY))}; control {control_summary(fact_info.get(CONTROL_KEY))}",
-        "verification": f"{summary(observed.get(MACHINE_KEY))}; control {control_summary(observed.get(CONTROL_KEY))}",
-    }
+
+    def one(side: Mapping[str, Any]) -> str:
+        text = summary(side.get(MACHINE_KEY))
+        if side.get(CONTROL_KEY) or not side.get(SERVER_KEY):  # a probe has the server's evidence, no control
+            text += f"; control {control_summary(side.get(CONTROL_KEY))}"
+        if side.get(SERVER_KEY):
+            text += f"; server {server_summary(side.get(SERVER_KEY))}"
+        return text
+
+    return {"fact": one(fact_info), "verification": one(observed)}
 
 
 def for_facts(registry: Any, ids: list[str]) -> dict[str, dict[str, str]]:
@@ -104,7 +151,7 @@ def for_facts(registry: Any, ids: list[str]) -> dict[str, dict[str, str]]:
     info: dict[str, dict[str, str]] = {i: {} for i in ids}
     for r in registry.query(
         "SELECT c.fact_id, c.key, c.value FROM condition c JOIN fact f ON f.id = c.fact_id AND "
-        f"f.current_version = c.version WHERE c.key IN ('{MACHINE_KEY}', '{CONTROL_KEY}') AND c.fact_id IN ({clause})",
+        f"f.current_version = c.version WHERE c.key IN ('{MACHINE_KEY}', '{CONTROL_KEY}', '{SERVER_KEY}') AND c.fact_id IN ({clause})",
         marks,
     ):
         info[r["fact_id"]][r["key"]] = r["value"]
@@ -116,4 +163,4 @@ def for_facts(registry: Any, ids: list[str]) -> dict[str, dict[str, str]]:
     ):
         observed[r["fact_id"]] = parse(r["observed"])
     return {i: sides(info[i], observed.get(i)) for i in ids
-            if info[i] or MACHINE_KEY in observed.get(i, {}) or CONTROL_KEY in observed.get(i, {})}
+            if info[i] or {MACHINE_KEY, CONTROL_KEY, SERVER_KEY} & set(observed.get(i, {}))}

@@ -38,6 +38,15 @@ _CONDS_SQL = (
 )
 
 
+# Per fact, the inconclusive verifications of its current version since its last confirmation (or ever).
+_UNRESOLVED_SQL = (
+    "SELECT v.fact_id, count(*) FROM verification v JOIN fact f ON f.id = v.fact_id "
+    "AND v.fact_version = f.current_version WHERE v.verdict = 'inconclusive' AND v.pk > COALESCE(("
+    "SELECT max(c.pk) FROM verification c WHERE c.fact_id = v.fact_id AND c.fact_version = v.fact_version "
+    "AND c.verdict = 'confirmed'), 0) GROUP BY v.fact_id"
+)
+
+
 def _first(row: Any) -> Any:
     return row[0]
 
@@ -101,6 +110,8 @@ def statuses(
 ) -> list[FactStatus]:
     """Every current fact with `status`, `status_reason` and `severity`, ordered by id."""
     facts, verifications, observed, shifted, retracted = load(registry)
+    with registry.reader() as conn:
+        unresolved: dict[str, int] = {fid: int(n) for fid, n in _fetch(conn, _UNRESOLVED_SQL)}
     now = now or clock.now()
     newest = freshness.merge_newest(freshness.newest_observations(facts), observed)
     invalid = freshness.invalidations(facts, verifications, newest=newest)
@@ -118,6 +129,11 @@ def statuses(
             shifted_by=shifted.get(fact["id"]), retracted=retracted.get(fact["id"]),
         )
         fact["severity"] = severity.get(fact["status"], 3)
+        count = unresolved.get(fact["id"])
+        if count:  # an unresolved verdict is never silent
+            fact["inconclusive_since_confirmed"] = count
+            fact["status_reason"] += (f"; {count} inconclusive verification{'s' if count > 1 else ''} since its "
+                                      "last confirmation")
         del fact["conditions"]
     return facts
 

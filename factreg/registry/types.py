@@ -232,6 +232,7 @@ class FactStatus(StatusRow):
     status: str
     status_reason: str
     severity: int
+    inconclusive_since_confirmed: NotRequired[int]  # unresolved verdicts of its current version, when any
 
 
 # What freshness reads of a current fact: the JSON data (`facts.list_facts`) or the status row (`status.load`).
