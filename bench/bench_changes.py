@@ -26,8 +26,8 @@ own) and the current one. Series with a step of ≥ 3 noise SDs and an outlier 1
 the new level (tests/changes_support.make_step_outliers): how often a change lands within ±1 point of the step, on
 the outlier, and names the build that changed at the step; 10,000 flat series with normal noise and 10,000 with 2%
 of the points 40% slower (false alarms); the quality set above; `detect()` CPU time on the speed set. And, on a
-registry of 1,000 of the speed set's facts whose verifications observed `uptime_s`, how many changes `factreg
-changes --json` names a per-run key as a cause, with both revisions' code.
+registry of the speed set's facts whose verifications observed `uptime_s`, how many changes `factreg changes --json`
+names a per-run key as a cause, and its time, with both revisions' code (whole processes, interleaved).
 
 Writes bench/results/changes.md and bench/results/changes_placement.md. Run:
 `python bench/bench_changes.py [--quick] [--no-otava] [--placement]` (`--placement`: only the placement part).
@@ -296,24 +296,32 @@ def causes_kept(cases: list[Case], detector: Callable[[list[Point]], list]) -> i
     return kept
 
 
-def uptime_named(points: list[list[Point]], tree: Path) -> tuple[int, int, int, int]:
-    """(changes, of which naming a key outside the identity conditions) by `factreg changes --json`, with today's
-    code and with the code of `tree`, on a registry of `points` whose verifications observed `uptime_s`."""
-    out = []
+def commands(points: list[list[Point]], tree: Path) -> dict[str, dict]:
+    """`factreg changes --json` over a registry of `points` (verifications observed `uptime_s`), with today's code
+    and with the code of `tree`: 3 whole-process runs each, interleaved; wall and CPU times, the changes found and
+    how many name a key that is not one of the facts' identity conditions."""
+    out: dict[str, dict] = {"after": {"times": [], "cpus": []}, "before": {"times": [], "cpus": []}}
+    identity = {"build_commit", "gpu_driver", "thinking", "machine"}
     with tempfile.TemporaryDirectory(prefix="factreg-bench-uptime-") as tmp:
         db = Path(tmp) / "reg.db"
         build_registry(db, points, Path(tmp))
-        identity = {"build_commit", "gpu_driver", "thinking", "machine"}
-        for path in (ROOT, tree):
-            env = {**os.environ, "PYTHONPATH": str(path)}
-            # Run from the temporary directory: `python -m` puts the working directory first on the path.
-            r = subprocess.run([sys.executable, "-m", "factreg", "changes", "--json", "--db", str(db)],
-                               capture_output=True, text=True, env=env, cwd=tmp)
-            if r.returncode != 0:
-                raise SystemExit(f"factreg changes failed ({path}): {r.stderr[-1000:]}")
-            got = json.loads(r.stdout)
-            out += [len(got), sum(bool(set(c["conditions_changed"]) - identity) for c in got)]
-    return out[0], out[1], out[2], out[3]
+        for _ in range(3):
+            for side, path in (("after", ROOT), ("before", tree)):
+                env = {**os.environ, "PYTHONPATH": str(path)}
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                # Run from the temporary directory: `python -m` puts the working directory first on the path.
+                r = subprocess.run([sys.executable, "-m", "factreg", "changes", "--json", "--db", str(db)],
+                                   capture_output=True, text=True, env=env, cwd=tmp)
+                out[side]["times"].append(time.perf_counter() - t0)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                out[side]["cpus"].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+                if r.returncode != 0:
+                    raise SystemExit(f"factreg changes failed ({path}): {r.stderr[-1000:]}")
+                got = json.loads(r.stdout)
+                out[side]["changes"] = len(got)
+                out[side]["named"] = sum(bool(set(c["conditions_changed"]) - identity) for c in got)
+    return out
 
 
 def placement(quick: bool) -> Path:
@@ -356,7 +364,7 @@ def placement(quick: bool) -> Path:
                 for pts in speed:
                     mod.detect(pts)
                 cpu[name].append(time.process_time() - t0)
-        named = uptime_named(speed[:1_000], tree)
+        cmd = commands(speed, tree)
 
     (before, b), (after, a) = res.items()
     pc = lambda k, r: pct(r[k], r["n"])  # noqa: E731
@@ -401,9 +409,16 @@ def placement(quick: bool) -> Path:
         f"| `detect()` on {len(speed):,} × 100 points, CPU (s), median of 3 interleaved runs "
         f"| {statistics.median(cpu[before]):.2f} ({', '.join(f'{x:.2f}' for x in cpu[before])}) "
         f"| {statistics.median(cpu[after]):.2f} ({', '.join(f'{x:.2f}' for x in cpu[after])}) | — |",
-        f"| `factreg changes --json`, 1,000 facts whose verifications observed `uptime_s`: changes naming a key "
-        f"that is not an identity condition | {pct(named[3], named[2])} of changes | **{pct(named[1], named[0])}** "
-        "| none |",
+        f"| `factreg changes --json` over {len(speed):,} facts × 100 points whose verifications observed `uptime_s`: "
+        f"changes naming a key that is not an identity condition | "
+        f"{pct(cmd['before']['named'], cmd['before']['changes'])} of changes "
+        f"| **{pct(cmd['after']['named'], cmd['after']['changes'])}** | none |",
+        f"| … the same command, CPU (s), median of 3 interleaved runs "
+        f"| {statistics.median(cmd['before']['cpus']):.2f} ({', '.join(f'{x:.2f}' for x in cmd['before']['cpus'])}) "
+        f"| {statistics.median(cmd['after']['cpus']):.2f} ({', '.join(f'{x:.2f}' for x in cmd['after']['cpus'])}) "
+        "| ≤ 10 s |",
+        f"| … wall (s), median of 3 | {statistics.median(cmd['before']['times']):.2f} "
+        f"| {statistics.median(cmd['after']['times']):.2f} | ≤ 10 s |",
         "",
         f"The ceiling on the step-and-outlier series — the old detector on the same series with the outlier taken "
         f"out, which only the generator knows — is {pct(oracle, n)}: at 3 noise SDs even a clean step lands 2 or more "
