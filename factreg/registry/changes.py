@@ -48,8 +48,8 @@ series where a divisive statistic is largest, keep the split when it is signific
   points of a change that lies more than `LEVEL_SDS` SDs from the medians of both levels the change separates (each
   level's own noise SD when it has `LEVEL_POINTS` points or more, since noise often grows with the level), after
   which the rest is searched again. The noise SD is robust: from the median difference of neighbours, which a step
-  or an outlier touches only a few of. A level of `min_segment` points always has its own level on one side of each
-  of its points, so it is never set aside (a 4-point dip is still found at both edges). Set-aside points are left
+  or an outlier touches only a few of. Each point of a level of `min_segment` points has its own level on one side,
+  so the first rule never sets it aside (a 4-point dip is still found at both edges). Set-aside points are left
   out of the search and of the p-values; they stay in the levels' medians and counts; and a level begins at a point
   that belongs to it, so a point set aside just before a change stays with the level before (the cause is read
   from the first point of the new level). With the outlier 1–3 points before a step of ≥ 3 SDs, 3–10 SDs beyond the
