@@ -83,7 +83,10 @@ VOCABULARY: dict[str, Metric] = {
 # `machine_state` and `control` (measure/machine.py, measure/control.py) are the machine's state and the control
 # measurement of a run: a verification observes them, a correction carries them into the new fact as info.
 # `server_state` (measure/endpoint.py) is a probe's evidence about the server: its scheduling, its other traffic.
-ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp", "machine_state", "control", "server_state"})
+# `uptime_s` is how long the server had been up at one run: it differs from run to run (it decides `cold`, from
+# either side), so it can never tell two situations apart.
+ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp", "machine_state", "control", "server_state",
+                         "uptime_s"})
 
 
 # A percentile of a metric's distribution is a metric of its own: `ttft_p90` is the 90th percentile of ttft (never
