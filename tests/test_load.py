@@ -223,14 +223,13 @@ def test_a_load_run_counts_measurement_errors_apart_from_the_servers_failures(se
 @pytest.fixture(scope="module")
 def standin_process() -> Iterator[int]:
     """The stand-in in a process of its own (no interpreter lock shared with the probe): its port."""
-    proc = subprocess.Popen([sys.executable, "-m", "factreg.demo.standin"], stdout=subprocess.PIPE, text=True,
-                            env=pinned_env())
-    try:
-        assert proc.stdout is not None
-        yield int(proc.stdout.readline())
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with subprocess.Popen([sys.executable, "-m", "factreg.demo.standin"], stdout=subprocess.PIPE, text=True,
+                          env=pinned_env()) as proc:
+        try:
+            assert proc.stdout is not None
+            yield int(proc.stdout.readline())
+        finally:
+            proc.terminate()  # the stand-in this fixture started, by its own handle
 
 
 @pytest.mark.slow

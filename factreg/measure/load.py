@@ -10,6 +10,12 @@ from when the client meant to send it. The difference is the client's
 own queueing — an event loop busy reading other streams, a connection still being set up — and is reported as
 its own number (`queued`, seconds from the scheduled send to the write), never folded into the latencies.
 
+Every time of a request is its own: its exchange's stamps are copied into the request's clock before the
+connection goes back to the pool, where another worker may take it at once and write its own request on it
+(`measure/arrival.py` says what went wrong when they were not). A request whose times are impossible anyway (a
+latency below zero, events out of order: `RequestTrace.impossible`) is a `MeasurementError`, counted apart from the
+server's failures (`LoadRun.measurement_errors`) and never a sample; the probe then fails the run.
+
 Arrivals in rate mode follow vLLM's `--burstiness`: gaps are Gamma-distributed with shape `burstiness` and mean
 1/rate (burstiness 1 = Poisson; below 1 burstier, above 1 more regular). The generator is seeded, so a stored
 method replays the same schedule. Warm-up is by count: the first `warmup` requests sent are discarded.
