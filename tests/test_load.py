@@ -21,7 +21,6 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,13 +42,6 @@ KEPT = f"ok,first={FIRST},gap=0.005,tokens=2,keep=1,model=race"
 def server() -> Iterator[standin.FaultServer]:
     with standin.running() as srv:
         yield srv
-
-
-@pytest.fixture
-def body_file(tmp_path: Path) -> str:
-    path = tmp_path / "body.json"
-    path.write_text(json.dumps(BODY), encoding="utf-8")
-    return str(path)
 
 
 def logged(requests: list[dict[str, Any]], trace: stream.RequestTrace) -> dict[str, Any]:
@@ -272,12 +264,14 @@ def test_under_load_every_ttft_is_the_stand_ins_and_nobody_waits_in_the_client(s
     assert float(result.info["queued_p99_s"]) < 0.010, result.info["queued_p99_s"]
 
 
-def test_a_sweep_level_with_impossible_times_says_nothing_about_a_capacity(cli, server, body_file, monkeypatch) -> None:
+def test_a_sweep_level_with_impossible_times_says_nothing_about_a_capacity(cli, server, tmp_path, monkeypatch) -> None:
     """A capacity is not judged from a level whose requests had impossible times: that level measured nothing (on
     the old code it counted as goodput 0, as if the server had failed every request, and the verdict was a
     judgement, `inconclusive`, instead of `error`)."""
     url = server.url("ok,first=0.05,gap=0.005,tokens=2,keep=1,model=cap")
-    r = cli("sweep", url, "--body", body_file, "--concurrency", "1,2", "--n", "2", "--warmup", "0",
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps(BODY), encoding="utf-8")
+    r = cli("sweep", url, "--body", str(body), "--concurrency", "1,2", "--n", "2", "--warmup", "0",
             "--slo", "ttft<0.5", "--threshold", "0.5", "--record", "cap/m")
     assert r.exit_code == 0, r.stderr
     LateClockStart(monkeypatch, spare=4)  # level 1 (identity check, 2 requests) and level 2's identity check are true
