@@ -493,10 +493,19 @@ def _under_load(
         result.info["queued_p50_s"] = f"{stats.quantile(queued, 0.5):.6f}"
         result.info["queued_p99_s"] = f"{stats.quantile(queued, 0.99):.6f}"
         result.info["queued_max_s"] = f"{queued[-1]:.6f}"
+    if run.measurement_errors:
+        result.info["measurement_errors"] = str(len(run.measurement_errors))
     if run.failures:
         first = run.failures[0]
         raise ProbeFailure(
             first.verdict, f"{len(run.failures)} of {run.sent} requests under load failed; first: {first.message}"
+        )
+    if run.measurement_errors:
+        # Impossible times are factreg's fault, never the server's, and never samples: the run measured nothing.
+        raise ProbeFailure(
+            Verdict.ERROR,
+            f"internal measurement error: {len(run.measurement_errors)} of {run.sent} requests under load had "
+            f"impossible times (none recorded); first: {run.measurement_errors[0].problem}",
         )
     if not measured:
         raise ProbeFailure(Verdict.ERROR, "no measured request finished under load (--duration too short?)")
