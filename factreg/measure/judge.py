@@ -177,7 +177,7 @@ def _undecided(
     p_text = f"p={p:.2g}"
     room = bound - abs(new.mean - old.mean)  # the half-width an interval may have and still confirm
     z = stats.norm_ppf(1 - alpha) + stats.norm_ppf(power)
-    own = z * math.sqrt(v_old)
+    own = (t or z) * math.sqrt(v_old)  # even with endless new samples the interval keeps the fact's own part
     if two_sample and bound > 0 and (room <= 0 or own >= room):
         assert old.n is not None and old.sd is not None
         half = (t or z) * math.sqrt(v_old) / abs(old.mean) if old.mean else math.inf
@@ -193,6 +193,8 @@ def _undecided(
     # New samples n such that z·√(v_old + s²/n) ≤ room.
     assert new.sd is not None
     left = (room / z) ** 2 - v_old
+    if left <= 0 and t:  # no n gives the power asked for: the n that would do it at this look's level alone
+        left = (room / t) ** 2 - v_old
     needed = max(2, math.ceil(new.sd**2 / left)) if left > 0 and new.sd > 0 else None
     if needed is not None and new.n is not None and needed <= new.n:
         needed = new.n + 1
