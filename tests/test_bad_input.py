@@ -446,3 +446,42 @@ def test_import_line_limit(monkeypatch, tmp_path, cli):
     monkeypatch.setattr(jsonl, "MAX_LINE", 100)
     assert_one_line_error(_import_text(cli, tmp_path, '{"id": "a/b", "metric": "ttft", "value": 1, "note": "'
                                        + "x" * 200 + '"}\n'), 2, "line longer than 100")
+
+
+# Values no measurement of the metric can have: (metric, --value or --samples, what the error names).
+IMPOSSIBLE_VALUES = [
+    ("ttft", ["--value=-1"], "ttft (s) cannot be below 0"),
+    ("tg_rate", ["--samples=-5,-6,-7"], "tg_rate (tok/s) cannot be below 0"),
+    ("e2e", ["--samples=0.5,-0.1,0.6"], "e2e (s) cannot be below 0"),
+    ("ttft_p90", ["--value=-0.2"], "ttft_p90 (s) cannot be below 0"),
+    ("answer_tokens", ["--value=-3"], "answer_tokens (tok) cannot be below 0"),
+    ("goodput", ["--value=1.5"], "goodput (share) cannot be above 1"),
+    ("reachable", ["--value=2"], "reachable (bool) cannot be above 1"),
+    ("ratio", ["--value=-2"], "ratio (×) cannot be below 0"),
+]
+
+
+@pytest.mark.parametrize("metric, given, contains", IMPOSSIBLE_VALUES)
+def test_a_value_its_metric_cannot_have_is_refused_by_every_entry_point(cli, tmp_path, metric, given, contains):
+    """One rule per metric (`metrics.check_value`, applied by `facts.build_rows` and to imported `fact` lines):
+    `record`, an import's record line and its fact line refuse it alike, nothing stored (before: the first two
+    stored `-1.00 s` and `-6.00 ± 1.00 tok/s`, the third a negative version). The MCP tool: tests/test_mcp.py."""
+    args = ["record", "a/b", "-m", metric, *given, "--cond", "model=m", "--cond", "endpoint=e", "--cond", "machine=x"]
+    assert_one_line_error(cli(*args), 2, contains)
+    assert registry_is_empty(cli)
+    option, _, numbers = given[0].partition("=")
+    values = [float(x) for x in numbers.split(",")]
+    line = {"id": "a/b", "metric": metric, **({"value": values[0]} if option == "--value" else {"samples": values})}
+    assert_one_line_error(_import_text(cli, tmp_path, json.dumps(line) + "\n"), 2, contains)
+    unit = {"ttft": "s", "e2e": "s", "ttft_p90": "s", "tg_rate": "tok/s", "answer_tokens": "tok", "goodput": "share",
+            "reachable": "bool", "ratio": "×"}[metric]
+    fact = json.loads(_fact_line(metric=metric, unit=unit, value=values[len(values) // 2] if option == "--samples"
+                                 else values[0], samples=values if option == "--samples" else []))
+    assert_one_line_error(_import_text(cli, tmp_path, json.dumps(fact) + "\n"), 2, contains)
+    assert registry_is_empty(cli)
+
+
+def test_a_custom_metric_may_be_negative_and_a_latency_may_be_zero(cli):
+    assert cli("record", "a/t", "-m", "temp_change", "--unit", "°C", "--value=-3").exit_code == 0
+    assert cli("record", "a/z", "-m", "ttfb", "--samples", "0,0.001,0.002", "--cond", "model=m").exit_code == 0
+    assert cli("record", "a/g", "-m", "goodput", "--value", "1", "--cond", "model=m").exit_code == 0

@@ -166,3 +166,15 @@ def test_a_probe_token_appears_in_no_tool_output(cli, db_url, tmp_path, server, 
     for _is_error, text, structured in outputs:
         assert token not in text
         assert token not in json.dumps(structured or {})
+
+
+def test_the_record_tool_refuses_values_its_metric_cannot_have(cli, db_url) -> None:
+    """The MCP `record` tool applies the metric's bounds as `factreg record` does (it stored -1 s before)."""
+    _, results = session_calls(db_url, [
+        ("record", {"id": "box/m/ttft", "metric": "ttft", "value": -1, "identity": {"model": "m"}}),
+        ("record", {"id": "box/m/tg", "metric": "tg_rate", "samples": [-5, -6, -7], "identity": {"machine": "b"}}),
+        ("record", {"id": "box/m/good", "metric": "goodput", "value": 1.5, "identity": {"model": "m"}}),
+    ], "--allow-write")
+    for is_error, text, _ in results:
+        assert is_error and "Error: " in text and "cannot be" in text, text
+    assert cli("list", "--json").json() == []

@@ -17,7 +17,7 @@ from factreg.errors import ConfigError, NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import freshness, provenance, series, stats
 from factreg.registry.ids import check_id
-from factreg.registry.metrics import get_metric, missing_required
+from factreg.registry.metrics import check_value, get_metric, missing_required
 from factreg.registry.store import Registry, collect_unreadable, in_list, note_unreadable, rows
 from factreg.registry.types import (
     STAT_COLUMNS,
@@ -124,6 +124,23 @@ def parse_samples(text: str) -> list[float]:
     return [_finite(p, "every sample") for p in parts]
 
 
+def in_range(metric: str, value: float, samples: Sequence[float], where: str) -> None:
+    """UsageError naming `where` when a stored version of a vocabulary metric holds a value or sample its metric
+    cannot have (a negative latency): what `build_rows` refuses, for rows that arrive whole (an import's `fact`
+    lines)."""
+    from factreg.registry.metrics import known
+
+    found = known(metric)
+    if found is None:
+        return
+    try:
+        check_value(found, value, "the value")
+        for x in samples:
+            check_value(found, x, "a sample")
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc.message}") from None
+
+
 def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prepared:
     """Validate a measurement and compute its statistics and flags; no database access."""
     fact_id = check_id(new.id)
@@ -133,6 +150,8 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
     if new.samples is not None and len(new.samples) == 0:
         raise UsageError("--samples is empty: give at least one number")
     samples = [_finite(x, "every sample") for x in new.samples] if new.samples is not None else []
+    for x in samples:
+        check_value(metric, x, "a sample")
     spread = None if new.spread is None else _finite(new.spread, "--spread")
     if spread is not None and spread < 0:
         raise UsageError("--spread cannot be negative")
@@ -180,6 +199,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
                 half = stats.t_ppf(0.975, n - 1) * spread / math.sqrt(n)
                 row_stats["ci_lo"], row_stats["ci_hi"] = value - half, value + half
 
+    check_value(metric, value, "the value")
     if new.interval is not None:
         row_stats["ci_lo"], row_stats["ci_hi"] = new.interval
     flags = stats.flags_for(n, row_stats["cv"])

@@ -34,6 +34,7 @@ from factreg.registry.facts import (
     build_rows,
     current_metrics,
     current_versions,
+    in_range,
     insert_rows,
     same_metric,
     settle_current,
@@ -295,6 +296,7 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
         why = unreadable(row, given_samples)
         if why is not None:
             raise UsageError(f"fact {fid}: version {row['version']}: {why}")
+        in_range(row["metric"], row["value"], given_samples, f"fact {fid}: version {row['version']}")
         if versions and (versions[0]["metric"], versions[0]["unit"]) != (row["metric"], row["unit"]):
             raise UsageError(f"fact {fid}: version {row['version']} measures {row['metric']} ({row['unit']}), "
                              f"version {versions[0]['version']} {versions[0]['metric']} ({versions[0]['unit']})")
