@@ -485,3 +485,48 @@ def test_a_custom_metric_may_be_negative_and_a_latency_may_be_zero(cli):
     assert cli("record", "a/t", "-m", "temp_change", "--unit", "°C", "--value=-3").exit_code == 0
     assert cli("record", "a/z", "-m", "ttfb", "--samples", "0,0.001,0.002", "--cond", "model=m").exit_code == 0
     assert cli("record", "a/g", "-m", "goodput", "--value", "1", "--cond", "model=m").exit_code == 0
+
+
+def test_samples_per_version_are_capped_at_every_entry_point(cli, tmp_path, db_url):
+    """At most stats.MAX_SAMPLES (100,000) samples per version, refused before anything is stored, by `record`,
+    an import's record and fact lines, llama-benchy's values and the MCP `record` tool (before: the MCP tool took
+    1,000,000 samples, 46 s and a 66 MB registry); exactly the cap is recorded."""
+    from factreg.registry import stats
+    from tests.test_mcp import session_calls
+
+    over = [0.5] * (stats.MAX_SAMPLES + 1)
+    cond = ["--cond", "model=m", "--cond", "endpoint=e"]
+    assert_one_line_error(cli("record", "a/b", "-m", "ttft", "--samples", ",".join(map(str, over)), *cond), 2,
+                          "at most 100,000")
+    line = json.dumps({"id": "a/b", "metric": "ttft", "samples": over})
+    assert_one_line_error(_import_text(cli, tmp_path, line + "\n"), 2, "at most 100,000")
+    assert_one_line_error(_import_text(cli, tmp_path, _fact_line(samples=over) + "\n"), 2, "at most 100,000")
+    benchy = {"version": "0.3", "model": "m", "timestamp": "2026-10-26T00:00:00Z", "benchmarks": [
+        {"concurrency": 1, "prompt_size": 8, "response_size": 8, "e2e_ttft": {"values": [500.0] * len(over)}}]}
+    path = tmp_path / "benchy.json"
+    path.write_text(json.dumps(benchy), encoding="utf-8")
+    assert_one_line_error(cli("import", "llama-benchy", str(path)), 2, "at most 100,000")
+    _, [(is_error, text, _)] = session_calls(db_url, [
+        ("record", {"id": "a/b", "metric": "ttft", "samples": over, "identity": {"model": "m"}})], "--allow-write")
+    assert is_error and "at most 100,000" in text, text
+    assert registry_is_empty(cli)
+    at_cap = ",".join(map(str, over[:-1]))
+    assert cli("record", "a/b", "-m", "ttft", "--samples", at_cap, *cond).exit_code == 0
+    assert cli("show", "a/b", "--json").json()["n"] == stats.MAX_SAMPLES
+
+
+def test_status_reads_no_sample(cli, tmp_path, db_path):
+    """`status` is independent of how many samples facts hold: it answers the same with the sample table gone."""
+    import sqlite3
+
+    cond = ["--cond", "model=m", "--cond", "endpoint=e"]
+    assert cli("record", "a/big", "-m", "ttft", "--samples", ",".join(["0.5"] * 20_000), *cond).exit_code == 0
+    assert cli("record", "a/small", "-m", "ttft", "--samples", "0.4,0.5,0.6", *cond).exit_code == 0
+    before = cli("status", "--json")
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute("ALTER TABLE sample RENAME TO sample_gone")
+    conn.close()
+    after = cli("status", "--json")
+    assert after.exit_code == before.exit_code == 0, after.stderr
+    assert after.stdout == before.stdout and after.stderr == before.stderr
