@@ -765,3 +765,61 @@ def test_terminal_escapes_in_the_registry_are_shown_not_obeyed(cli, tmp_path):
         for ch in OBEYED:
             assert ch not in r.stdout + r.stderr, (ch, r.stdout, r.stderr)
     assert "\\x1b]0;pwned title\\x07" in runs[0].stdout
+
+
+def _gzip_server(bomb_on: str):  # type: ignore[no-untyped-def]
+    """A raw server that gzips whatever it is asked (64 MiB of zeros: 64 KiB on the wire) where `bomb_on` says:
+    the identity check's GET of /v1/models, its 1-token POST, or a load run's POSTs after a plain identity check."""
+    import gzip
+
+    from tests.raw_server import RawServer
+
+    bomb = gzip.compress(b"\0" * (64 * 2**20), compresslevel=9)
+    events = [{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}]
+    sse = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+    posts = {"n": 0}
+    holder: dict[str, RawServer] = {}
+
+    def reply(kind: bytes, body: bytes, coded: bool) -> list[bytes]:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n" % (kind, len(body))
+        return [head + (b"Content-Encoding: gzip\r\n" if coded else b"") + b"\r\n" + body]
+
+    def answer(n: int, _on_connection: int) -> list[bytes]:
+        request = holder["server"].requests[n - 1]
+        if request.startswith(b"GET"):
+            coded = bomb_on == "get" and b"/v1/models" in request.split(b"\r\n")[0]
+            return reply(b"application/json", bomb if coded else b'{"data": [{"id": "m"}]}', coded)
+        posts["n"] += 1
+        coded = bomb_on == "post" or (bomb_on == "load" and posts["n"] > 1)
+        return reply(b"text/event-stream", bomb if coded else sse, coded)
+
+    holder["server"] = RawServer(answer, close_after=False)
+    return holder["server"]
+
+
+@pytest.mark.parametrize("bomb_on", ["get", "post", "load"])
+def test_a_compressed_reply_is_refused_not_inflated(cli, body_file, bomb_on):
+    """Every request asks for `Accept-Encoding: identity` (the identity GETs too); a reply compressed anyway is
+    refused with one line naming its coding, and nothing is inflated: the probe's traced peak stays under 16 MB (a
+    single 64 KiB read of it inflated to 64 MB before, 176 MB peak), on the identity check's GET and POST (httpx)
+    and a load run's POSTs (the lean client)."""
+    import tracemalloc
+
+    server = _gzip_server(bomb_on)
+    try:
+        extra = ["--concurrency", "2"] if bomb_on == "load" else []
+        tracemalloc.start()
+        try:
+            r = cli("probe", server.url, "--body", body_file, "--n", "2", "--warmup", "0", *extra)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        requests = list(server.requests)
+    finally:
+        server.close()
+    assert r.exit_code == 3, (r.stdout, r.stderr)
+    assert "Content-Encoding 'gzip'" in r.stdout + r.stderr and "refused, not inflated" in r.stdout + r.stderr
+    assert peak < 16 * 2**20, peak
+    heads = [q.split(b"\r\n\r\n", 1)[0].lower() for q in requests]
+    assert heads and all(b"\r\naccept-encoding: identity" in h for h in heads), heads
+    assert any(h.startswith(b"get /v1/models") for h in heads)
