@@ -530,3 +530,39 @@ def test_status_reads_no_sample(cli, tmp_path, db_path):
     after = cli("status", "--json")
     assert after.exit_code == before.exit_code == 0, after.stderr
     assert after.stdout == before.stdout and after.stderr == before.stderr
+
+
+def _fact_line_with_verification(**changes) -> str:  # type: ignore[no-untyped-def]
+    line = json.loads(_fact_line(samples=[0.9, 1.0, 1.1], n=3))
+    verification = {"fact_version": 1, "verified_at": "2026-10-27T00:00:00Z", "verdict": "confirmed",
+                    "method_kind": "manual", "hostname": "h", "value": 1.0, "spread": 0.1, "n": 3,
+                    "samples": "[0.9, 1.0, 1.1]", "observed": "{}", "diff": "{}", "message": "ok", **changes}
+    line["verifications"] = [{k: v for k, v in verification.items() if v is not ...}]
+    return json.dumps(line)
+
+
+@pytest.mark.parametrize("changes, contains", [
+    ({"value": "abc"}, "value 'abc' is not a finite number"),  # was exit 70: could not convert string to float
+    ({"value": -5.0}, "cannot be below 0"),
+    ({"samples": "[[[not"}, "samples '[[[not' is not a JSON list"),
+    ({"samples": "[0.5, \"x\"]"}, "a sample that is not a finite number"),
+    ({"samples": json.dumps([1.0] * 100_001)}, "at most 100,000"),
+    ({"verdict": "pwned"}, "verdict 'pwned'"),
+    ({"observed": "[1, 2]"}, "observed '[1, 2]' is not a JSON object"),
+    ({"fact_version": 99}, "version '99'"),
+    ({"n": 0}, "n '0'"),
+    ({"pk": "abc"}, "pk 'abc'"),
+    ({"method_kind": ...}, "no method_kind"),
+])
+def test_imported_verifications_are_checked_like_what_verify_writes(cli, tmp_path, changes, contains):
+    """A `fact` line's verifications are checked field by field before anything is stored (before: stored as
+    they came — an unknown verdict shown by `history`, samples that were not JSON — or exit 70 for a value that
+    is not a number)."""
+    assert_one_line_error(_import_text(cli, tmp_path, _fact_line_with_verification(**changes) + "\n"), 2, contains)
+    assert registry_is_empty(cli)
+
+
+def test_a_good_imported_verification_is_stored(cli, tmp_path):
+    r = _import_text(cli, tmp_path, _fact_line_with_verification(pk=7) + "\n")
+    assert r.exit_code == 0, r.stderr
+    assert cli("history", "a/b", "--json").json()[0]["verifications"][0]["verdict"] == "confirmed"
