@@ -566,3 +566,10 @@ def test_a_good_imported_verification_is_stored(cli, tmp_path):
     r = _import_text(cli, tmp_path, _fact_line_with_verification(pk=7) + "\n")
     assert r.exit_code == 0, r.stderr
     assert cli("history", "a/b", "--json").json()[0]["verifications"][0]["verdict"] == "confirmed"
+
+
+@pytest.mark.parametrize("args", [["--min-segment", "1_0"], ["--min-segment", "\u0664"], ["--alpha", "nan"],
+                                  ["--alpha", "1_0e-2"]])
+def test_changes_options_take_plain_numbers(cli, args):
+    assert cli("record", "a/b", "-m", "ttft", "--value", "1", "-c", "model=m").exit_code == 0
+    assert_one_line_error(cli("changes", *args), 2, args[0])
