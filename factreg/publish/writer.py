@@ -6,8 +6,8 @@ dot-file below it. `commit` builds the commit in a temporary index from HEAD: a 
 the exact bytes factreg wrote; a document factreg edits in place (docs sync) is committed as its HEAD version with
 factreg's edit applied to it, so the user's own unstaged or staged edits of that document are never committed.
 Whatever else the user has staged or left unstaged stays as it was; the real index is then updated for those
-paths alone, the same way. Nothing changed, no commit. A detached HEAD, or a merge, rebase, cherry-pick or revert
-in progress, is refused before anything is committed.
+paths alone, the same way. Nothing changed, no commit. A detached HEAD, or a merge, rebase (`am` too),
+cherry-pick, revert or bisect in progress, is refused before anything is committed.
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ Transform = Callable[[bytes], "bytes | None"]
 Content = bytes | Transform
 
 # Operations in progress during which a commit of factreg's would become part of something else.
-IN_PROGRESS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply")
+# `sequencer`: a series of cherry-picks or reverts paused between its commits; `BISECT_LOG`: a bisect, even one
+# started on the branch before its first checkout.
+IN_PROGRESS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply", "sequencer",
+               "BISECT_LOG")
 
 
 def check_path(path: Path, root: Path) -> Path:
