@@ -5,8 +5,9 @@ escape sequence (`ESC [ 31 m`, an OSC title or hyperlink), a carriage return tha
 bidirectional override that reorders what people read, or bytes that are not UTF-8 (a file name, kept by Python as
 lone surrogates). `visible` writes each of them as the escape a reader recognises (`\\x1b`, `\\r`, `\\u202e`,
 `\\xff` for the byte 0xFF of a file name) and leaves every other character as it is (Korean, emoji, `±`). It is the
-one rule for every line factreg prints: `Error:` lines (`errors.FactregError.line`, the CLI's last resort), the
-lines for people on stderr, data lines and tables (`cli/common.py`).
+one rule for every line factreg prints: `Error:` lines (`cli/common.print_error`, the CLI's last resort), the lines
+for people on stderr, data lines and tables (`cli/common.py`). A file factreg writes (a report page, a note) gets
+a name that is not UTF-8 as `\\xNN` text (`without_surrogates`) and as a percent-encoded link (`link`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,25 @@ def visible(text: str, keep: str = "\n\t") -> str:
     if not _INVISIBLE.search(text):
         return text
     return _INVISIBLE.sub(lambda m: m.group() if m.group() in keep else _escape(m.group()), text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """`text` with only its lone surrogates (a file name's bytes that are not UTF-8) written as `\\xNN`: text
+    that can be encoded as UTF-8, for a file factreg writes; every other character as it is."""
+    return _SURROGATE.sub(lambda m: _escape(m.group()), text) if _SURROGATE.search(text) else text
+
+
+def link(path: str) -> str:
+    """A relative path as a link target: as it is when it is UTF-8, else its bytes percent-encoded (`bad%FF.md`),
+    which is where a browser or GitHub finds the file."""
+    if is_utf8_name(path):
+        return path
+    from urllib.parse import quote
+
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/")
 
 
 def name(path: object) -> str:

@@ -325,6 +325,15 @@ def test_a_full_disk_during_report_and_docs_sync_is_one_line(cli, tmp_path, monk
     ('[probe]\nmin_uptime_s = "300"\n', "probe.min_uptime_s must be a number"),
     ('[probe]\nmin_uptime_s = inf\n', "probe.min_uptime_s must be a number"),
     ('[verify]\nconfirm_refutes = 1.5\n', "verify.confirm_refutes must be a whole number"),
+    # issue 30: keys read only when a command uses them were not checked when the file was read
+    ('[probe]\nallow_env = 5\n', "probe.allow_env must be a list of text"),
+    ('[probe]\nallow_env = "AWS_SECRET_ACCESS_KEY"\n', "probe.allow_env must be a list of text"),
+    ('[bench]\nmodel_roots = "/"\n', "bench.model_roots must be a list of text"),
+    ('[verify]\ncontrol = {a = 1}\n', "verify.control must be true or false"),
+    ('[verify]\ncontrol = "sometimes"\n', "verify.control must be true or false"),
+    ('[report]\nlang = 5\n', "report.lang must be text"),
+    ('report = 5\n', "[report] must be a table"),
+    ("".join(f"[t{i}]\nk = 1\n" for i in range(120_000)), "is over 1024 KiB"),
 ])
 def test_wrong_types_in_the_config_file(cli, toml, contains):
     Path(".factreg").mkdir()

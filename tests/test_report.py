@@ -283,3 +283,34 @@ def test_registry_text_is_never_raw_html_in_the_markdown_report(cli, tmp_path, m
 
     for bad in MARKDOWN_HOSTILE:
         assert bad in unescape(shown), bad  # shown as text, as written
+
+
+def test_a_citing_document_whose_name_is_not_utf8_is_named_and_linked(cli, tmp_path, monkeypatch):
+    """`report`, `report --html` and `correct` over a document named with a byte that is not UTF-8 (found while
+    trying a hostile `[docs] roots`): each exited 70 (`UnicodeEncodeError … surrogates not allowed`) when writing a
+    page that lists it; now the name is shown as `bad\\xff.md` and linked as `bad%FF.md`, and the document is
+    synced like any other."""
+    import os
+
+    repo = tmp_path / "proj"
+    (repo / ".factreg").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    monkeypatch.chdir(repo)
+    for fid, value in (("a/b", "0.5"), ("a/c", "0.6")):
+        assert cli("record", fid, "-m", "ttft", "--value", value, "-c", "model=m").exit_code == 0
+    odd = os.fsdecode(bytes(repo / "docs") + b"/bad\xff.md")
+    with open(odd, "w", encoding="utf-8") as fh:
+        fh.write("TTFT is <!-- fact: a/b -->0.500 s<!-- /fact -->.\n")
+    r = cli("report")
+    assert r.exit_code == 0, r.stderr
+    page = (repo / "facts/a/b.md").read_text(encoding="utf-8")
+    assert "- [docs/bad\\xff.md](../../docs/bad%FF.md) line 1: 0.500 s" in page
+    r = cli("report", "--html")
+    assert r.exit_code == 0, r.stderr
+    assert "docs/bad\\xff.md" in (repo / "site/a/b.html").read_text(encoding="utf-8")
+    r = cli("correct", "a/b", "--by", "a/c")
+    assert r.exit_code == 0, r.stderr
+    (note,) = (repo / "facts/corrections").glob("*.md")
+    assert "(../../docs/bad%FF.md)" in note.read_text(encoding="utf-8")
+    with open(odd, encoding="utf-8") as fh:
+        assert fh.read() == "TTFT is <!-- fact: a/c -->0.600 s<!-- /fact -->.\n"

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from factreg import fmt, secrets
+from factreg import fmt, secrets, terminal
 from factreg.errors import ConfigError
 from factreg.registry import machinestate
 
@@ -239,5 +239,5 @@ def render(name: str, data: Mapping[str, Any], templates: Path | str | None = No
         raise ConfigError(f"template {exc.name or name!r} line {exc.lineno}: {exc.message}") from None
     except jinja2.TemplateError as exc:
         raise ConfigError(f"template {name!r}: {exc}") from None
-    text = secrets.redact(text)  # whatever a template printed without a filter
+    text = terminal.without_surrogates(secrets.redact(text))  # a file name that is not UTF-8 as `\\xNN`
     return text if text.endswith("\n") else text + "\n"
