@@ -31,6 +31,12 @@ class RawServer:
             threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
 
     def _handle(self, conn: socket.socket) -> None:
+        try:
+            self._serve_connection(conn)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading or reset the connection (it refused the reply): nothing to answer
+
+    def _serve_connection(self, conn: socket.socket) -> None:
         with conn:
             buf, count = b"", 0
             while True:
