@@ -111,13 +111,19 @@ def test_a_broken_registry_completes_nothing_and_prints_nothing(tmp_path) -> Non
     assert _complete("show", "g", db_url=f"sqlite:///{bad}") == []
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
-def test_the_bash_script_completes_a_fact_id_in_bash(seeded, tmp_path) -> None:
+def _bash_setup(tmp_path: Path) -> tuple[Path, Path]:
+    """A `factreg` on the PATH of a test (this interpreter, this checkout) and the bash completion script."""
     wrapper = tmp_path / "factreg"
     wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m factreg \"$@\"\n")
     wrapper.chmod(0o755)
     script = tmp_path / "completion.bash"
     script.write_text(SCRIPTS["bash"])
+    return wrapper, script
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+def test_the_bash_script_completes_a_fact_id_in_bash(seeded, tmp_path) -> None:
+    wrapper, script = _bash_setup(tmp_path)
     code = (f"source {script}; COMP_WORDS=({wrapper} show gamebox/a3b/t); COMP_CWORD=2; _factreg_complete; "
             "printf '%s\\n' \"${COMPREPLY[@]}\"")
     env = {**_env(seeded), "_FACTREG_COMPLETE": ""}
@@ -166,11 +172,7 @@ def test_completion_offers_only_valid_ids_and_quotes_for_the_shell(tampered, tmp
         assert done.stdout.splitlines() == ["$(touch pwned)"], shell
     if shutil.which("bash") is None:
         return
-    wrapper = tmp_path / "factreg"
-    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m factreg \"$@\"\n")
-    wrapper.chmod(0o755)
-    script = tmp_path / "completion.bash"
-    script.write_text(SCRIPTS["bash"])
+    wrapper, script = _bash_setup(tmp_path)
     # what bash puts on the line, then runs when the user presses return: the words reach the command as text
     code = (f"cd {tmp_path}; source {script}; COMP_WORDS=({wrapper} list --metric '$'); COMP_CWORD=3; "
             "_factreg_complete; printf '%s\\n' \"${COMPREPLY[@]}\"; eval \"printf '<%s>\\n' ${COMPREPLY[0]}\"; "
