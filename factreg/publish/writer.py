@@ -22,6 +22,7 @@ from typing import Any
 from factreg.atomic import write_if_changed
 from factreg.errors import ConfigError
 from factreg.secrets import redact
+from factreg.terminal import visible
 
 # A change factreg makes to a document it edits in place: given one version of the file (HEAD's, the index's),
 # that version with factreg's change applied, or None when it has nothing to change in that version.
@@ -95,7 +96,7 @@ def git_error(exc: Any) -> str:
     lines = [line for line in lines if line and not line.startswith("hint:")]
     main = [line for line in lines if line.startswith(("fatal:", "error:"))]
     shown = " / ".join(main or lines) or "git failed"
-    return redact(shown if len(shown) <= 400 else shown[:399] + "…")
+    return visible(redact(shown if len(shown) <= 400 else shown[:399] + "…"))  # a hook's output may hold escapes
 
 
 def _blob(repo: Any, rev: str | None, rel: str) -> tuple[str, str, bytes] | None:
