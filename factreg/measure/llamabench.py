@@ -13,9 +13,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -527,11 +529,35 @@ def model_stem(r: BenchResult) -> str:
 # ---------------------------------------------------------------- running
 
 
+def die_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that has a child process killed when factreg dies (Linux: `prctl(PR_SET_PDEATHSIG,
+    SIGKILL)`); None where that cannot be done. A `verify` killed with SIGKILL would otherwise leave llama-bench
+    running on for minutes, loading the machine that the next measurement measures."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here: the child only calls it
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # factreg died before that call: nobody waits for this run
+            os._exit(1)
+
+    return preexec
+
+
 def run(binary: Path, args: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[list[BenchResult], str]:
-    """Run llama-bench with `-o json` (no shell); (results, raw stdout). CouldNotVerify when it fails."""
+    """Run llama-bench with `-o json` (no shell), killed with factreg; (results, raw stdout). CouldNotVerify when it
+    fails."""
     argv = [str(binary), *strip_output(check_args(args)), "-o", "json"]
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout_s, check=False, shell=False)
+        proc = subprocess.run(argv, capture_output=True, timeout=timeout_s, check=False, shell=False,
+                              preexec_fn=die_with_parent())  # noqa: PLW1509 - only prctl, resolved beforehand
     except subprocess.TimeoutExpired:
         raise CouldNotVerify(f"llama-bench did not finish within {timeout_s:g} s") from None
     except OSError as exc:

@@ -250,7 +250,7 @@ async def _wire_exchange(client: wire.Pool, ex: _Exchange) -> None:
                 ex.started = True
                 trace.status = head.status
                 if head.status < 300:
-                    reading.check_headers(head.headers.get("content-type", ""))
+                    reading.check_headers(head.headers.get("content-type", ""), head.headers.get("content-encoding"))
             if head.status >= 300:
                 error_body.extend(parts)
                 if head.status < 400 or parser.done or sum(map(len, error_body)) >= 4096:
@@ -314,7 +314,7 @@ async def _httpx_exchange(client: wire.Pool, ex: _Exchange) -> None:
             if resp.status_code >= 300:
                 body_bytes = b""
                 if resp.status_code >= 400:
-                    async for part in resp.aiter_bytes():
+                    async for part in resp.aiter_raw():
                         body_bytes += part
                         if len(body_bytes) >= 4096:
                             break
@@ -323,8 +323,8 @@ async def _httpx_exchange(client: wire.Pool, ex: _Exchange) -> None:
                 )
                 assert failure is not None
                 raise failure
-            reading.check_headers(resp.headers.get("content-type", ""))
-            async for chunk in resp.aiter_bytes():
+            reading.check_headers(resp.headers.get("content-type", ""), resp.headers.get("content-encoding"))
+            async for chunk in resp.aiter_raw():
                 reading.feed(chunk, arrival.now())
             reading.close(arrival.end())
         finally:

@@ -534,7 +534,12 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
             samples.setdefault(name, []).append(value)
         for name, gaps in r.gaps().items():
             samples.setdefault(name, []).extend(gaps)
-    result.samples = {k: samples[k] for k in METRICS if samples.get(k)}
+    # A long load run pools millions of gaps between chunks (itl): a version keeps at most stats.MAX_SAMPLES,
+    # the order statistics at evenly spaced ranks, and says how many it stands for.
+    many = {k: len(samples[k]) for k in METRICS if len(samples.get(k) or ()) > stats.MAX_SAMPLES}
+    result.samples = {k: stats.thin(samples[k], stats.MAX_SAMPLES) for k in METRICS if samples.get(k)}
+    if many:
+        result.info["samples_thinned"] = ", ".join(f"{k}: {stats.MAX_SAMPLES} of {n}" for k, n in many.items())
     timed = [r for r in result.requests if r.kind != "identity"]
     thinking = any(r.thinking for r in timed)
     result.observed["thinking"] = "on" if thinking else "off"

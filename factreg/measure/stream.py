@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
 from factreg import secrets
-from factreg.measure.http import redirect_message
+from factreg.measure.http import ACCEPT_ENCODING, redirect_message, unasked_encoding
 from factreg.measure.sse import SSEError, SSEParser
 from factreg.registry.verdicts import Verdict
 
@@ -503,10 +503,14 @@ class ChunkReader:
 
 
 def _error_text(resp: httpx.Response, limit: int = 4096) -> str:
-    """The server's error message from a small error body (OpenAI-shaped JSON or text)."""
+    """The server's error message from a small error body (OpenAI-shaped JSON or text); a compressed one is not
+    read."""
+    coding = unasked_encoding(resp.headers.get("content-encoding"))
+    if coding is not None:
+        return f"(a {coding}-encoded body, not read)"
     body = b""
     try:
-        for part in resp.iter_bytes():
+        for part in resp.iter_raw():
             body += part
             if len(body) >= limit:
                 break
@@ -668,6 +672,12 @@ class ArrivalClock:
             trace.written = (self.write_began_ns - self.t0) / 1e9
 
 
+def encoding_message(url: str, coding: str) -> str:
+    """Why a compressed reply is refused."""
+    return (f"{where(url)} answered with Content-Encoding {coding!r} though factreg asked for {ACCEPT_ENCODING}: "
+            "refused, not inflated")
+
+
 class Reading:
     """Reads one streamed reply into its trace (both clients, sync and async, feed it): the content type, each
     block of bytes with its arrival time, the end; `finish` checks the reply was complete."""
@@ -677,8 +687,11 @@ class Reading:
         self.parser = SSEParser()
         self.reader = ChunkReader(trace)
 
-    def check_headers(self, content_type: str) -> None:
+    def check_headers(self, content_type: str, content_encoding: str | None = None) -> None:
         self.trace.content_type = content_type
+        coding = unasked_encoding(content_encoding)
+        if coding is not None:
+            raise ProbeFailure(Verdict.ERROR, encoding_message(self.url, coding))
         if "json" in content_type and "event-stream" not in content_type:
             raise ProbeFailure(
                 Verdict.ERROR,
@@ -786,8 +799,8 @@ def stream_request(
                     failure = _status_failure(resp.status_code, resp, url)
                     if failure is not None:
                         raise failure
-                    reading.check_headers(resp.headers.get("content-type", ""))
-                    for chunk in resp.iter_bytes():
+                    reading.check_headers(resp.headers.get("content-type", ""), resp.headers.get("content-encoding"))
+                    for chunk in resp.iter_raw():
                         reading.feed(chunk, arrival.now())
                         if dog.fired:
                             break
@@ -867,8 +880,11 @@ def get_json(client: httpx.Client, url: str, headers: Mapping[str, str], timeout
                     raise failure
                 if resp.status_code != 200:
                     return None
+                coding = unasked_encoding(resp.headers.get("content-encoding"))
+                if coding is not None:
+                    raise ProbeFailure(Verdict.ERROR, encoding_message(url, coding))
                 body = b""
-                for part in resp.iter_bytes():
+                for part in resp.iter_raw():
                     body += part
                     if len(body) > 4 * 1024 * 1024:
                         return None

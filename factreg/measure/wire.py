@@ -38,7 +38,10 @@ MAX_HEAD = 64 * 1024
 READ_SIZE = 64 * 1024
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_HEX = re.compile(rb"[0-9A-Fa-f]+")
+_HEX = re.compile(rb"0*[0-9A-Fa-f]{1,16}")  # at most 16 significant digits: no chunk is larger than 2^64 bytes
+# A numeric field is ASCII digits only (`str.isdigit` also takes `²` and other Unicode digits, which int() refuses),
+# and at most 18 of them (int() refuses over 4,300; no reply is an exabyte).
+_DIGITS = re.compile(r"[0-9]{1,18}")
 _BAD_VALUE = re.compile(r"[\r\n\x00]")
 
 HEAD, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, LENGTH, UNTIL_CLOSE, DONE = range(8)
@@ -200,7 +203,7 @@ class ReplyParser:
             return UNTIL_CLOSE
         if "content-length" in head.headers:
             values = {v.strip() for v in head.headers["content-length"].split(",")}
-            if len(values) != 1 or not next(iter(values)).isdigit():
+            if len(values) != 1 or not _DIGITS.fullmatch(next(iter(values))):
                 raise ProtocolError(f"invalid Content-Length: {head.headers['content-length'][:40]!r}")
             self._left = int(values.pop())
             return LENGTH if self._left else self._finish()
