@@ -173,9 +173,13 @@ _KEYS: dict[str, tuple[str, float, float]] = {
     "retention.raw_runs": (_WHOLE, 0, 1_000_000),
     "bench.model_roots": (_TEXTS, 0, 0),
     "report.lang": (_TEXT, 0, 0),
+    "verify.looks": (_WHOLE, 1, 100),
+    "verify.budget": (_NUMBER, 0, 1000),
+    "record.precision": (_NUMBER, 0, 1),
+    "record.budget": (_NUMBER, 0, 1000),
 }
 _TABLES = ("freshness", "freshness.metrics", "freshness.metrics.*", "verify", "verify.tolerance_by_metric", "docs",
-           "probe", "retention", "bench", "report")
+           "probe", "retention", "bench", "report", "record")
 
 
 def config_problem(data: dict[str, Any]) -> str | None:
