@@ -20,11 +20,23 @@ process around the calls alone. It runs with its defaults (window 50, max p-valu
 (factreg's alpha) and with 0.0001 (where its false-alarm rate comes near factreg's: the fair comparison of what each
 finds).
 
-Writes bench/results/changes.md. Run: `python bench/bench_changes.py [--quick] [--no-otava]`.
+Placement next to an outlier (issue 28), the detector before and after points that belong to no level were set aside,
+in one run on the same seeded series: the detector of revision BEFORE_REV (`git show`, loaded as a module of its
+own) and the current one. Series with a step of ≥ 3 noise SDs and an outlier 1–3 points before it, 3–10 SDs beyond
+the new level (tests/changes_support.make_step_outliers): how often a change lands within ±1 point of the step, on
+the outlier, and names the build that changed at the step; 10,000 flat series with normal noise and 10,000 with 2%
+of the points 40% slower (false alarms); the quality set above; `detect()` CPU time on the speed set. And, on a
+registry of the speed set's facts whose verifications observed `uptime_s`, how many changes `factreg changes --json`
+names a per-run key as a cause, and its time, with both revisions' code (whole processes, interleaved).
+
+Writes bench/results/changes.md and bench/results/changes_placement.md. Run:
+`python bench/bench_changes.py [--quick] [--no-otava] [--placement]` (`--placement`: only the placement part).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
 import os
 import random
@@ -33,10 +45,12 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,7 +58,15 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import factreg_cmd, machine, time_process, write_section  # noqa: E402
 
 from factreg.registry.changes import ALPHA, MIN_SEGMENT, Point, change_points, detect  # noqa: E402
-from tests.changes_support import Case, Score, make_case, make_outlier_nulls, make_set, score  # noqa: E402
+from tests.changes_support import (  # noqa: E402
+    Case,
+    Score,
+    make_case,
+    make_outlier_nulls,
+    make_set,
+    make_step_outliers,
+    score,
+)
 
 VENVS = ROOT / "bench" / ".venvs"
 OTAVA_VENV = VENVS / "otava"
@@ -55,6 +77,10 @@ OTAVA_CONFIGS = [
     {"name": "Otava 0.8.0, p ≤ 0.0001", "window_len": 50, "max_pvalue": 0.0001},
 ]
 QUALITY_SEED, OUTLIER_SEED, SPEED_SEED = 20261102, 20261103, 20261104
+STEP_OUTLIER_SEED, FLAT_SEED, FLAT_OUTLIER_SEED = 20261105, 20261106, 20261107
+# The detector before points that belong to no level were set aside, and before a verification's per-run keys were
+# left out of a point's conditions (issue 28, item 6).
+BEFORE_REV = "89fca93"
 
 OTAVA_RUNNER = r'''
 import json, sys, time
@@ -218,8 +244,198 @@ def time_command(speed: list[list[Point]], expected: int) -> dict:
             "changes": len(got), "build": build}
 
 
+def before_tree(rev: str, work: Path) -> Path:
+    """The `factreg` package of revision `rev`, extracted under `work` (for a module or a process of that code)."""
+    r = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "factreg"], capture_output=True)
+    if r.returncode != 0:
+        raise SystemExit(f"git archive {rev} failed: {r.stderr.decode(errors='replace')[-500:]}")
+    tree = work / f"factreg-{rev}"
+    with tarfile.open(fileobj=io.BytesIO(r.stdout)) as tar:
+        tar.extractall(tree, filter="data")
+    return tree
+
+
+def load_detector(tree: Path) -> ModuleType:
+    """That revision's registry/changes.py as a module of its own (its imports resolve to today's small helpers)."""
+    spec = importlib.util.spec_from_file_location("changes_before", tree / "factreg" / "registry" / "changes.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def placement_scores(cases: list[Case], fn: Callable[[list[float]], list[int]]) -> dict[str, int]:
+    """Where the changes land on series with a step and an outlier 1–3 points before it."""
+    out = {"n": len(cases), "found": 0, "exact": 0, "none": 0, "none_short": 0, **{f"on{d}": 0 for d in (1, 2, 3)},
+           **{f"n{d}": 0 for d in (1, 2, 3)}, **{f"found{d}": 0 for d in (1, 2, 3)}}
+    for c in cases:
+        got, t, d = fn(c.values), c.shifts[0], c.meta["before"]
+        hit = any(abs(g - t) <= 1 for g in got)
+        out["found"] += hit
+        out[f"found{d}"] += hit
+        out[f"n{d}"] += 1
+        out["exact"] += t in got
+        out["none"] += not got
+        out["none_short"] += not got and len(c.values) < 30
+        out[f"on{d}"] += c.meta["outlier"] in got
+    return out
+
+
+def causes_kept(cases: list[Case], detector: Callable[[list[Point]], list]) -> int:
+    """Series (step and outlier) whose change within ±1 of the step names the build that changed there.
+
+    Each point carries build_commit `old` before the step and `new` from it: the outlier ran on the old build."""
+    kept = 0
+    for c in cases:
+        t = c.shifts[0]
+        pts = [Point(f"2026-01-01T00:00:{i % 60:02d}Z", v, None, {"build_commit": "old" if i < t else "new"})
+               for i, v in enumerate(c.values)]
+        kept += any(abs(ch.index - t) <= 1 and ch.conditions_changed == {"build_commit": ["old", "new"]}
+                    for ch in detector(pts))
+    return kept
+
+
+def commands(points: list[list[Point]], tree: Path) -> dict[str, dict]:
+    """`factreg changes --json` over a registry of `points` (verifications observed `uptime_s`), with today's code
+    and with the code of `tree`: 3 whole-process runs each, interleaved; wall and CPU times, the changes found and
+    how many name a key that is not one of the facts' identity conditions."""
+    out: dict[str, dict] = {"after": {"times": [], "cpus": []}, "before": {"times": [], "cpus": []}}
+    identity = {"build_commit", "gpu_driver", "thinking", "machine"}
+    with tempfile.TemporaryDirectory(prefix="factreg-bench-uptime-") as tmp:
+        db = Path(tmp) / "reg.db"
+        build_registry(db, points, Path(tmp))
+        for _ in range(3):
+            for side, path in (("after", ROOT), ("before", tree)):
+                env = {**os.environ, "PYTHONPATH": str(path)}
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                # Run from the temporary directory: `python -m` puts the working directory first on the path.
+                r = subprocess.run([sys.executable, "-m", "factreg", "changes", "--json", "--db", str(db)],
+                                   capture_output=True, text=True, env=env, cwd=tmp)
+                out[side]["times"].append(time.perf_counter() - t0)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                out[side]["cpus"].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+                if r.returncode != 0:
+                    raise SystemExit(f"factreg changes failed ({path}): {r.stderr[-1000:]}")
+                got = json.loads(r.stdout)
+                out[side]["changes"] = len(got)
+                out[side]["named"] = sum(bool(set(c["conditions_changed"]) - identity) for c in got)
+    return out
+
+
+def placement(quick: bool) -> Path:
+    """Before and after points that belong to no level were set aside, on the same series in one run."""
+    n = 1_000 if quick else 10_000
+    steps = make_step_outliers(STEP_OUTLIER_SEED, n)
+    flat = make_set(FLAT_SEED, n, shifts=(0,))
+    flat_out = make_outlier_nulls(FLAT_OUTLIER_SEED, n)
+    quality = make_set(QUALITY_SEED, n)
+    speed = speed_points(SPEED_SEED, n)
+    with tempfile.TemporaryDirectory(prefix="factreg-bench-before-") as tmp:
+        tree = before_tree(BEFORE_REV, Path(tmp))
+        old = load_detector(tree)
+        sides = {f"before ({BEFORE_REV})": old, "after (this revision)": sys.modules["factreg.registry.changes"]}
+        res: dict[str, dict] = {}
+        for name, mod in sides.items():
+            def cps(values: list[float], mod: ModuleType = mod) -> list[int]:
+                return [c for c, _ in mod.change_points(values)]
+            t0 = time.process_time()
+            r = placement_scores(steps, cps)
+            r["steps_cpu"] = time.process_time() - t0
+            r["causes"] = causes_kept(steps, mod.detect)
+            r["flat"] = sum(bool(cps(c.values)) for c in flat)
+            r["flat_out"] = sum(bool(cps(c.values)) for c in flat_out)
+            found = [cps(c.values) for c in quality]
+            r["quality"], r["quality_exact"] = score(quality, found), score(quality, found, tol=0)
+            res[name] = r
+            print(f"{name}: {r['found']}/{n} on the step, flat {r['flat']}, flat+outliers {r['flat_out']}",
+                  file=sys.stderr)
+        # The ceiling: the old detector on the same series with the outlier taken out (known only to the generator).
+        oracle = 0
+        for c in steps:
+            keep = [i for i in range(len(c.values)) if i != c.meta["outlier"]]
+            got = [keep[j] for j, _ in old.change_points([c.values[i] for i in keep])]
+            oracle += any(abs(g - c.shifts[0]) <= 1 for g in got)
+        cpu: dict[str, list[float]] = {name: [] for name in sides}
+        for _ in range(3):  # interleaved, so both sides see the same load
+            for name, mod in sides.items():
+                t0 = time.process_time()
+                for pts in speed:
+                    mod.detect(pts)
+                cpu[name].append(time.process_time() - t0)
+        cmd = commands(speed, tree)
+
+    (before, b), (after, a) = res.items()
+    pc = lambda k, r: pct(r[k], r["n"])  # noqa: E731
+    lines = [
+        "## Change points: an outlier next to a step, and per-run keys named as a cause",
+        "",
+        f"Machine: {machine()}. Load average (1 min) at the end: {os.getloadavg()[0]:.1f}. "
+        f"`bench/bench_changes.py --placement`: the detector of revision {BEFORE_REV} (loaded from `git show`) and "
+        "this revision's, in one process, on the same seeded series.",
+        "",
+        f"Step and outlier: {n:,} series (seed {STEP_OUTLIER_SEED}; `tests/changes_support.make_step_outliers`): "
+        "lengths 10–500, noise CV 5–30%, one step of a relative 5–40% up or down that is ≥ 3 noise SDs, and 1, 2 or "
+        "3 points before it one outlier lying 3–10 SDs (of the new level's noise) beyond the new level, on the far "
+        "side from the old one. Landing on the step: a change within ±1 point of it. Names the cause: that change's "
+        "`conditions_changed` is exactly the build that changed at the step (the outlier ran on the old build). "
+        f"Flat: {n:,} series without a shift (seed {FLAT_SEED}; normal noise) and {n:,} with 2% of the points 40% "
+        f"slower (seed {FLAT_OUTLIER_SEED}). Quality: the quality set above (seed {QUALITY_SEED}, first {n:,}).",
+        "",
+        f"| measure | {before} | {after} | target |",
+        "|---|---|---|---|",
+        f"| step and outlier: change lands on the step (±1) | {pc('found', b)} | **{pc('found', a)}** | ≥ 95% |",
+        "| … outlier 1 / 2 / 3 points before | " + " / ".join(pct(b[f'found{d}'], b[f'n{d}']) for d in (1, 2, 3))
+        + " | " + " / ".join(pct(a[f'found{d}'], a[f'n{d}']) for d in (1, 2, 3)) + " | — |",
+        f"| … exactly on the step | {pc('exact', b)} | {pc('exact', a)} | — |",
+        "| … a change on the outlier, 1 / 2 / 3 points before | "
+        + " / ".join(pct(b[f'on{d}'], b[f'n{d}']) for d in (1, 2, 3)) + " | "
+        + " / ".join(pct(a[f'on{d}'], a[f'n{d}']) for d in (1, 2, 3)) + " | — |",
+        f"| … no change at all | {pc('none', b)} | {pc('none', a)} | — |",
+        f"| … the change names the build as its cause | {pc('causes', b)} | {pc('causes', a)} | — |",
+        f"| false alarms, {n:,} flat series | {pct(b['flat'], n)} | **{pct(a['flat'], n)}** | ≤ 1.2% |",
+        f"| false alarms, {n:,} flat series with 2% of the points 40% slower | {pct(b['flat_out'], n)} "
+        f"| **{pct(a['flat_out'], n)}** | ≤ 1.2% |",
+        f"| quality set: shifts ≥ 3 SD found (±1) | {pct(b['quality'].big_found, b['quality'].big_total)} "
+        f"| {pct(a['quality'].big_found, a['quality'].big_total)} | ≥ 95% |",
+        f"| quality set: shifts ≥ 3 SD exactly placed | "
+        f"{pct(b['quality_exact'].big_found, b['quality_exact'].big_total)} "
+        f"| {pct(a['quality_exact'].big_found, a['quality_exact'].big_total)} | — |",
+        f"| quality set: all shifts found (±1) | {pct(b['quality'].all_found, b['quality'].all_total)} "
+        f"| {pct(a['quality'].all_found, a['quality'].all_total)} | — |",
+        f"| quality set: false alarms | {pct(b['quality'].null_alarms, b['quality'].null_series)} "
+        f"| {pct(a['quality'].null_alarms, a['quality'].null_series)} | ≤ 2% |",
+        f"| `detect()` on {len(speed):,} × 100 points, CPU (s), median of 3 interleaved runs "
+        f"| {statistics.median(cpu[before]):.2f} ({', '.join(f'{x:.2f}' for x in cpu[before])}) "
+        f"| {statistics.median(cpu[after]):.2f} ({', '.join(f'{x:.2f}' for x in cpu[after])}) | — |",
+        f"| `factreg changes --json` over {len(speed):,} facts × 100 points whose verifications observed `uptime_s`: "
+        f"changes naming a key that is not an identity condition | "
+        f"{pct(cmd['before']['named'], cmd['before']['changes'])} of changes "
+        f"| **{pct(cmd['after']['named'], cmd['after']['changes'])}** | none |",
+        f"| … the same command, CPU (s), median of 3 interleaved runs "
+        f"| {statistics.median(cmd['before']['cpus']):.2f} ({', '.join(f'{x:.2f}' for x in cmd['before']['cpus'])}) "
+        f"| {statistics.median(cmd['after']['cpus']):.2f} ({', '.join(f'{x:.2f}' for x in cmd['after']['cpus'])}) "
+        "| ≤ 10 s |",
+        f"| … wall (s), median of 3 | {statistics.median(cmd['before']['times']):.2f} "
+        f"| {statistics.median(cmd['after']['times']):.2f} | ≤ 10 s |",
+        "",
+        f"The ceiling on the step-and-outlier series — the old detector on the same series with the outlier taken "
+        f"out, which only the generator knows — is {pct(oracle, n)}: at 3 noise SDs even a clean step lands 2 or more "
+        f"points off now and then. Of the {a['none']:,} series that report no change after, {a['none_short']:,} have "
+        "fewer than 30 points (a 3-SD step in so few points is near what `alpha` lets through).",
+        "",
+    ]
+    path = write_section("changes_placement", "\n".join(lines))
+    print(f"wrote {path}", file=sys.stderr)
+    return path
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
+    if "--placement" in sys.argv:
+        placement(quick)
+        return
     n_quality, n_outlier, n_speed = (1_000, 500, 1_000) if quick else (10_000, 3_000, 10_000)
     quality = make_set(QUALITY_SEED, n_quality)
     outliers = make_outlier_nulls(OUTLIER_SEED, n_outlier)
@@ -354,6 +570,7 @@ def main() -> None:
     ]
     path = write_section("changes", "\n".join(lines))
     print(f"wrote {path}", file=sys.stderr)
+    placement(quick)
 
 
 if __name__ == "__main__":

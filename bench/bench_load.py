@@ -11,7 +11,9 @@ kernel's receive stamps of the packets (SO_TIMESTAMPNS, CLOCK_REALTIME converted
 `BENCH_ARRIVAL=user`; its clock start is the user-space clock around the request's last write. Errors are the
 probe's value minus the stand-in's: ttft − (first answer chunk sent − request arrived), and each itl gap minus the
 stand-in's gap between the same two chunks. Run by hand: `python bench/bench_load.py` (writes bench/results/load.md;
-`BENCH_SECTION` names another file, `BENCH_CONCURRENCY`, `BENCH_N` change the load); the run's niceness is noted.
+`BENCH_SECTION` names another file, `BENCH_CONCURRENCY`, `BENCH_N` change the load, `BENCH_KEEP=1` has the stand-in
+keep its connections alive, so that the probe reuses them, as against vLLM: issue 28's race); the run's niceness is
+noted.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ WARMUP = 16
 BODY = {"messages": [{"role": "user", "content": "hi"}]}
 ARRIVAL = os.environ.get("BENCH_ARRIVAL", "kernel")
 SECTION = os.environ.get("BENCH_SECTION", "load")
+KEEP = os.environ.get("BENCH_KEEP") == "1"
 KINDS = {"kernel": "the kernel's receive stamp of the last packet each read took", "user": "the user-space clock after each read"}
 
 
@@ -73,7 +76,7 @@ def main() -> None:
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
-        prefix = f"http://127.0.0.1:{port}/ok,first={FIRST},gap={GAP},tokens={TOKENS},model=load"
+        prefix = f"http://127.0.0.1:{port}/ok,first={FIRST},gap={GAP},tokens={TOKENS},model=load{',keep=1' * KEEP}"
         spec = core.ProbeSpec(url=f"{prefix}/v1/chat/completions", body=BODY, n=N, warmup=WARMUP, timeout=30,
                               concurrency=CONCURRENCY, min_uptime=0)
         t = time.perf_counter()
@@ -98,6 +101,8 @@ def main() -> None:
     start_after: list[float] = []  # ... − the probe's clock after the last write
     ttft_after: list[float] = []  # ttft error were the clock started after the write (httpcore's event)
     read_late: list[float] = []  # the stand-in's thread finished reading the request − the request arrived
+    below = 0  # ttfts below the stand-in's delay: impossible (the race of issue 28 gave them)
+    started_late = 0  # clock starts after the request had reached the stand-in: another request's write
     shared = 0  # answer chunks timed by the same read as the next one (coalesced packets)
     for trace in measured:
         entry = log[trace.response_id]
@@ -105,6 +110,8 @@ def main() -> None:
         got = sorted(trace.answer_times)
         assert len(sent) == len(got) == TOKENS
         m = trace.metrics()
+        below += m["ttft"] < FIRST
+        started_late += trace.started + (trace.written or 0.0) > entry["arrived"]
         since = entry["t0"] - entry["arrived"]  # the stand-in's chunk times count from its read, late by this
         ttft_err.append(m["ttft"] - (sent[0] + since))
         e2e_err.append(m["e2e"] - (sent[-1] + since))
@@ -134,11 +141,16 @@ def main() -> None:
         "",
         f"Stand-in in its own process: first answer token {FIRST * 1000:.0f} ms after it read the request, then "
         f"{GAP * 1000:.0f} ms between {TOKENS} tokens. `factreg probe --concurrency {CONCURRENCY} --n {N} --warmup "
-        f"{WARMUP}`: one httpx.AsyncClient, keep-alive on (the stand-in closes each stream, so one connection per "
-        f"request), {len(measured)} measured requests in {wall:.1f} s; niceness {niceness}. Arrival times: "
+        f"{WARMUP}`: factreg's own client (`factreg.wire`), keep-alive on ("
+        + ("the stand-in keeps its connections alive, so each carries one request after another"
+           if KEEP else "the stand-in closes each stream, so one connection per request")
+        + f"), {len(measured)} measured requests in {wall:.1f} s; niceness {niceness}. Arrival times: "
         f"`arrival_clock: {clocks}` ({KINDS.get(clocks, 'both')}); "
         f"{shared} of {len(deliver)} answer chunks shared a read with the next one (coalesced: timed by the later "
         "packet). Values in ms: percentile [95% interval].",
+        "",
+        f"Impossible values: {below} ttfts below the stand-in's {FIRST * 1000:.0f} ms; {started_late} clock starts "
+        "after the request had reached the stand-in (both 0 unless a request took another's write time).",
         "",
         "| error (probe − stand-in's log) | n | p50 | p90 | p95 | p99 | min / max | target | |",
         "|---|---:|---:|---:|---:|---:|---:|---|---|",

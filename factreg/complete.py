@@ -9,6 +9,7 @@ standard library's sqlite3, read-only. Only an option name (`--…`) takes the s
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -80,13 +81,42 @@ def _query(db: str | None, sql: str, prefix: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+def _valid_id(text: str) -> bool:
+    from factreg.errors import UsageError
+    from factreg.registry.ids import check_id
+
+    try:
+        check_id(text)
+    except UsageError:
+        return False
+    return True
+
+
 def fact_ids(prefix: str, db: str | None = None) -> list[str]:
-    return _query(db, "SELECT id FROM fact WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", prefix)
+    """The ids starting with `prefix` that pass the id rules (`ids.check_id`): a registry shared with others, an
+    imported file or a hand edit can hold others (`gamebox/$(id)`), and a completion is typed into a shell."""
+    found = _query(db, "SELECT id FROM fact WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", prefix)
+    return [fact_id for fact_id in found if _valid_id(fact_id)]
 
 
 def metric_names(prefix: str, db: str | None = None) -> list[str]:
+    """The metric names starting with `prefix` (a custom metric's name is free text: quoted by `main`)."""
     return _query(db, "SELECT DISTINCT metric FROM fact_version WHERE metric >= ? AND metric < ? ORDER BY metric "
                       "LIMIT ?", prefix)
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,-]+")
+
+
+def for_shell(word: str, shell: str) -> str | None:
+    """`word` as the shell inserts it on the command line, or None when it cannot be offered (a line break or
+    another control character). bash inserts a candidate as it is: anything but plain characters is put in single
+    quotes. zsh (`compadd`) and fish quote what they insert themselves."""
+    if not word or any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in word):
+        return None
+    if shell != "bash" or _PLAIN.fullmatch(word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
 
 
 def _options_of(path: list[str]) -> list[str]:
@@ -141,8 +171,9 @@ def candidates(words: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Print the candidates for the words in argv (after the program name), one a line."""
     words = list(sys.argv[1:] if argv is None else argv)
+    shell = os.environ.get(ENV, "bash")
     try:
-        found = candidates(words)
+        found = [shown for c in candidates(words) if (shown := for_shell(c, shell)) is not None]
     except Exception:  # noqa: BLE001 - a completion never prints a traceback into the shell
         return 1
     sys.stdout.write("".join(f"{c}\n" for c in found))

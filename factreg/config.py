@@ -133,7 +133,11 @@ def _load_config_file(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     try:
         with path.open("rb") as fh:
-            loaded = tomllib.load(fh)
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config file {path} is over {MAX_CONFIG_BYTES // 1024} KiB: no configuration is "
+                              "that long (it would be read by every command)")
+        loaded = tomllib.loads(data.decode("utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     problem = config_problem(loaded)
@@ -142,9 +146,14 @@ def _load_config_file(path: Path) -> dict[str, Any]:
     return loaded
 
 
+# A configuration is a few hundred bytes; one of megabytes (400,000 tables: 10 s and 450 MB for every command) is
+# not one.
+MAX_CONFIG_BYTES = 1024 * 1024
+
 # The config file's known keys and what each must hold: (kind, low, high) — a number within [low, high], a whole
 # number, text, or a list of text. Unknown keys are left alone (for other versions of factreg).
-_NUMBER, _WHOLE, _TEXT, _TEXTS = "a number", "a whole number", "text", "a list of text"
+_NUMBER, _WHOLE, _TEXT, _TEXTS, _FLAG = "a number", "a whole number", "text", "a list of text", "true or false"
+_FLAG_WORDS = ("true", "false", "1", "0", "yes", "no", "on", "off")
 _KEYS: dict[str, tuple[str, float, float]] = {
     "freshness.warn_after": (_TEXT, 0, 0),
     "freshness.error_after": (_TEXT, 0, 0),
@@ -155,14 +164,22 @@ _KEYS: dict[str, tuple[str, float, float]] = {
     "verify.alpha": (_NUMBER, 0, 1),
     "verify.confirm_refutes": (_WHOLE, 0, 10),
     "verify.timeout_s": (_NUMBER, 0, 7 * 86400),
+    "verify.control": (_FLAG, 0, 0),
     "docs.roots": (_TEXTS, 0, 0),
     "docs.max_file_mb": (_NUMBER, 0, 1024 * 1024),
     "probe.min_uptime_s": (_NUMBER, 0, 365 * 86400),
     "probe.max_response_mb": (_NUMBER, 0, 64 * 1024),
+    "probe.allow_env": (_TEXTS, 0, 0),
     "retention.raw_runs": (_WHOLE, 0, 1_000_000),
+    "bench.model_roots": (_TEXTS, 0, 0),
+    "report.lang": (_TEXT, 0, 0),
+    "verify.looks": (_WHOLE, 1, 100),
+    "verify.budget": (_NUMBER, 0, 1000),
+    "record.precision": (_NUMBER, 0, 1),
+    "record.budget": (_NUMBER, 0, 1000),
 }
 _TABLES = ("freshness", "freshness.metrics", "freshness.metrics.*", "verify", "verify.tolerance_by_metric", "docs",
-           "probe", "retention")
+           "probe", "retention", "bench", "report", "record")
 
 
 def config_problem(data: dict[str, Any]) -> str | None:
@@ -189,6 +206,8 @@ def config_problem(data: dict[str, Any]) -> str | None:
             ok = isinstance(value, str)
         elif kind == _TEXTS:
             ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        elif kind == _FLAG:
+            ok = isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in _FLAG_WORDS)
         elif kind == _NUMBER:
             ok = number and math.isfinite(value) and low <= value <= high
         else:

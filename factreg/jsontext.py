@@ -10,6 +10,7 @@ docs/performance.md). The text is valid JSON and parses to the same data as `jso
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -75,3 +76,23 @@ def _key(key: Any) -> str:
     if isinstance(key, (int, float)):
         return json.dumps(key, allow_nan=True)
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+# In JSON text written with ensure_ascii=False, characters JSON does not escape that a terminal may obey (C1
+# controls, bidirectional controls) and lone surrogates (the bytes of a file name that are not UTF-8).
+_UNPRINTABLE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _printable_escape(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8: the text `\xff`, as the text output shows it
+        return f"\\\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"  # the same character, escaped (a lone surrogate other than those: as JSON allows)
+
+
+def printable(text: str) -> str:
+    """JSON text as printed on stdout: valid UTF-8 whatever its strings held, nothing a terminal obeys; C1 and
+    bidirectional controls escaped (the same data), a file name's bytes that are not UTF-8 as the text `\\xNN`."""
+    if not _UNPRINTABLE.search(text):
+        return text
+    return _UNPRINTABLE.sub(lambda m: _printable_escape(m.group()), text)

@@ -124,3 +124,30 @@ def make_outlier_nulls(seed: int, count: int, *, frac: float = 0.02, slowdown: f
         values = [rng.gauss(level, cv * level) * (1.0 - slowdown if rng.random() < frac else 1.0) for _ in range(n)]
         out.append(Case(values, [], [], cv))
     return out
+
+
+def make_step_outliers(seed: int, count: int, *, n_min: int = 10, n_max: int = 500, min_segment: int = 4,
+                       big: float = 3.0, beyond: tuple[float, float] = (3.0, 10.0), max_before: int = 3) -> list[Case]:
+    """Series with one shift of ≥ `big` noise SDs and one outlier 1…`max_before` points before it.
+
+    The shift: base level 5–100, cv 5–30%, a relative 5–40% up or down, drawn again until it is ≥ `big` SDs; the
+    segments around it have ≥ `min_segment` points. The outlier lies beyond the new level, on the far side from the
+    old one, by `beyond` (uniform) of the new level's noise SDs: it pulls a split towards itself, and it belongs to
+    neither level. `meta` holds the outlier's index (`outlier`) and its distance before the shift (`before`)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        n = rng.randint(max(n_min, 2 * min_segment), n_max)
+        while True:
+            cv, rel = rng.uniform(0.05, 0.30), rng.uniform(0.05, 0.40)
+            if rel / cv >= big:
+                break
+        sign = rng.choice((-1.0, 1.0))
+        level = rng.uniform(5.0, 100.0)
+        after = level * (1.0 + sign * rel)
+        t = rng.randint(max(min_segment, max_before), n - min_segment)
+        values = [rng.gauss(level if i < t else after, cv * (level if i < t else after)) for i in range(n)]
+        d = rng.randint(1, max_before)
+        values[t - d] = after + sign * rng.uniform(*beyond) * cv * after
+        out.append(Case(values, [t], [rel / cv], cv, {"outlier": t - d, "before": d}))
+    return out

@@ -3,6 +3,7 @@ scripts, written in pieces, so replies can be framed (or broken) in ways a real 
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections.abc import Callable
@@ -31,6 +32,11 @@ class RawServer:
             threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
 
     def _handle(self, conn: socket.socket) -> None:
+        # a client that stops reading or resets the connection (it refused the reply): nothing left to answer
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self._serve_connection(conn)
+
+    def _serve_connection(self, conn: socket.socket) -> None:
         with conn:
             buf, count = b"", 0
             while True:

@@ -175,7 +175,7 @@ def test_arrival_times_are_clamped_to_the_user_clock_and_kept_in_order() -> None
     t0 = time.perf_counter_ns() - 10**9  # the request went out a second ago
     clk = stream.ArrivalClock(t0)
     stamps = FakeStamps()
-    clk.stamps = stamps
+    clk.hold(stamps)
     stamps.arrival_ns = t0 + 5_000_000
     assert clk.now() == pytest.approx(0.005)
     stamps.arrival_ns = t0 + 2_000_000  # earlier than the previous block: kept in order

@@ -325,6 +325,15 @@ def test_a_full_disk_during_report_and_docs_sync_is_one_line(cli, tmp_path, monk
     ('[probe]\nmin_uptime_s = "300"\n', "probe.min_uptime_s must be a number"),
     ('[probe]\nmin_uptime_s = inf\n', "probe.min_uptime_s must be a number"),
     ('[verify]\nconfirm_refutes = 1.5\n', "verify.confirm_refutes must be a whole number"),
+    # issue 30: keys read only when a command uses them were not checked when the file was read
+    ('[probe]\nallow_env = 5\n', "probe.allow_env must be a list of text"),
+    ('[probe]\nallow_env = "AWS_SECRET_ACCESS_KEY"\n', "probe.allow_env must be a list of text"),
+    ('[bench]\nmodel_roots = "/"\n', "bench.model_roots must be a list of text"),
+    ('[verify]\ncontrol = {a = 1}\n', "verify.control must be true or false"),
+    ('[verify]\ncontrol = "sometimes"\n', "verify.control must be true or false"),
+    ('[report]\nlang = 5\n', "report.lang must be text"),
+    ('report = 5\n', "[report] must be a table"),
+    ("".join(f"[t{i}]\nk = 1\n" for i in range(120_000)), "is over 1024 KiB"),
 ])
 def test_wrong_types_in_the_config_file(cli, toml, contains):
     Path(".factreg").mkdir()
@@ -446,3 +455,130 @@ def test_import_line_limit(monkeypatch, tmp_path, cli):
     monkeypatch.setattr(jsonl, "MAX_LINE", 100)
     assert_one_line_error(_import_text(cli, tmp_path, '{"id": "a/b", "metric": "ttft", "value": 1, "note": "'
                                        + "x" * 200 + '"}\n'), 2, "line longer than 100")
+
+
+# Values no measurement of the metric can have: (metric, --value or --samples, what the error names).
+IMPOSSIBLE_VALUES = [
+    ("ttft", ["--value=-1"], "ttft (s) cannot be below 0"),
+    ("tg_rate", ["--samples=-5,-6,-7"], "tg_rate (tok/s) cannot be below 0"),
+    ("e2e", ["--samples=0.5,-0.1,0.6"], "e2e (s) cannot be below 0"),
+    ("ttft_p90", ["--value=-0.2"], "ttft_p90 (s) cannot be below 0"),
+    ("answer_tokens", ["--value=-3"], "answer_tokens (tok) cannot be below 0"),
+    ("goodput", ["--value=1.5"], "goodput (share) cannot be above 1"),
+    ("reachable", ["--value=2"], "reachable (bool) cannot be above 1"),
+    ("ratio", ["--value=-2"], "ratio (×) cannot be below 0"),
+]
+
+
+@pytest.mark.parametrize("metric, given, contains", IMPOSSIBLE_VALUES)
+def test_a_value_its_metric_cannot_have_is_refused_by_every_entry_point(cli, tmp_path, metric, given, contains):
+    """One rule per metric (`metrics.check_value`, applied by `facts.build_rows` and to imported `fact` lines):
+    `record`, an import's record line and its fact line refuse it alike, nothing stored (before: the first two
+    stored `-1.00 s` and `-6.00 ± 1.00 tok/s`, the third a negative version). The MCP tool: tests/test_mcp.py."""
+    args = ["record", "a/b", "-m", metric, *given, "--cond", "model=m", "--cond", "endpoint=e", "--cond", "machine=x"]
+    assert_one_line_error(cli(*args), 2, contains)
+    assert registry_is_empty(cli)
+    option, _, numbers = given[0].partition("=")
+    values = [float(x) for x in numbers.split(",")]
+    line = {"id": "a/b", "metric": metric, **({"value": values[0]} if option == "--value" else {"samples": values})}
+    assert_one_line_error(_import_text(cli, tmp_path, json.dumps(line) + "\n"), 2, contains)
+    unit = {"ttft": "s", "e2e": "s", "ttft_p90": "s", "tg_rate": "tok/s", "answer_tokens": "tok", "goodput": "share",
+            "reachable": "bool", "ratio": "×"}[metric]
+    fact = json.loads(_fact_line(metric=metric, unit=unit, value=values[len(values) // 2] if option == "--samples"
+                                 else values[0], samples=values if option == "--samples" else []))
+    assert_one_line_error(_import_text(cli, tmp_path, json.dumps(fact) + "\n"), 2, contains)
+    assert registry_is_empty(cli)
+
+
+def test_a_custom_metric_may_be_negative_and_a_latency_may_be_zero(cli):
+    assert cli("record", "a/t", "-m", "temp_change", "--unit", "°C", "--value=-3").exit_code == 0
+    assert cli("record", "a/z", "-m", "ttfb", "--samples", "0,0.001,0.002", "--cond", "model=m").exit_code == 0
+    assert cli("record", "a/g", "-m", "goodput", "--value", "1", "--cond", "model=m").exit_code == 0
+
+
+def test_samples_per_version_are_capped_at_every_entry_point(cli, tmp_path, db_url):
+    """At most stats.MAX_SAMPLES (100,000) samples per version, refused before anything is stored, by `record`,
+    an import's record and fact lines, llama-benchy's values and the MCP `record` tool (before: the MCP tool took
+    1,000,000 samples, 46 s and a 66 MB registry); exactly the cap is recorded."""
+    from factreg.registry import stats
+    from tests.test_mcp import session_calls
+
+    over = [0.5] * (stats.MAX_SAMPLES + 1)
+    cond = ["--cond", "model=m", "--cond", "endpoint=e"]
+    assert_one_line_error(cli("record", "a/b", "-m", "ttft", "--samples", ",".join(map(str, over)), *cond), 2,
+                          "at most 100,000")
+    line = json.dumps({"id": "a/b", "metric": "ttft", "samples": over})
+    assert_one_line_error(_import_text(cli, tmp_path, line + "\n"), 2, "at most 100,000")
+    assert_one_line_error(_import_text(cli, tmp_path, _fact_line(samples=over) + "\n"), 2, "at most 100,000")
+    benchy = {"version": "0.3", "model": "m", "timestamp": "2026-10-26T00:00:00Z", "benchmarks": [
+        {"concurrency": 1, "prompt_size": 8, "response_size": 8, "e2e_ttft": {"values": [500.0] * len(over)}}]}
+    path = tmp_path / "benchy.json"
+    path.write_text(json.dumps(benchy), encoding="utf-8")
+    assert_one_line_error(cli("import", "llama-benchy", str(path)), 2, "at most 100,000")
+    _, [(is_error, text, _)] = session_calls(db_url, [
+        ("record", {"id": "a/b", "metric": "ttft", "samples": over, "identity": {"model": "m"}})], "--allow-write")
+    assert is_error and "at most 100,000" in text, text
+    assert registry_is_empty(cli)
+    at_cap = ",".join(map(str, over[:-1]))
+    assert cli("record", "a/b", "-m", "ttft", "--samples", at_cap, *cond).exit_code == 0
+    assert cli("show", "a/b", "--json").json()["n"] == stats.MAX_SAMPLES
+
+
+def test_status_reads_no_sample(cli, tmp_path, db_path):
+    """`status` is independent of how many samples facts hold: it answers the same with the sample table gone."""
+    import sqlite3
+
+    cond = ["--cond", "model=m", "--cond", "endpoint=e"]
+    assert cli("record", "a/big", "-m", "ttft", "--samples", ",".join(["0.5"] * 20_000), *cond).exit_code == 0
+    assert cli("record", "a/small", "-m", "ttft", "--samples", "0.4,0.5,0.6", *cond).exit_code == 0
+    before = cli("status", "--json")
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute("ALTER TABLE sample RENAME TO sample_gone")
+    conn.close()
+    after = cli("status", "--json")
+    assert after.exit_code == before.exit_code == 0, after.stderr
+    assert after.stdout == before.stdout and after.stderr == before.stderr
+
+
+def _fact_line_with_verification(**changes) -> str:  # type: ignore[no-untyped-def]
+    line = json.loads(_fact_line(samples=[0.9, 1.0, 1.1], n=3))
+    verification = {"fact_version": 1, "verified_at": "2026-10-27T00:00:00Z", "verdict": "confirmed",
+                    "method_kind": "manual", "hostname": "h", "value": 1.0, "spread": 0.1, "n": 3,
+                    "samples": "[0.9, 1.0, 1.1]", "observed": "{}", "diff": "{}", "message": "ok", **changes}
+    line["verifications"] = [{k: v for k, v in verification.items() if v is not ...}]
+    return json.dumps(line)
+
+
+@pytest.mark.parametrize("changes, contains", [
+    ({"value": "abc"}, "value 'abc' is not a finite number"),  # was exit 70: could not convert string to float
+    ({"value": -5.0}, "cannot be below 0"),
+    ({"samples": "[[[not"}, "samples '[[[not' is not a JSON list"),
+    ({"samples": "[0.5, \"x\"]"}, "a sample that is not a finite number"),
+    ({"samples": json.dumps([1.0] * 100_001)}, "at most 100,000"),
+    ({"verdict": "pwned"}, "verdict 'pwned'"),
+    ({"observed": "[1, 2]"}, "observed '[1, 2]' is not a JSON object"),
+    ({"fact_version": 99}, "version '99'"),
+    ({"n": 0}, "n '0'"),
+    ({"pk": "abc"}, "pk 'abc'"),
+    ({"method_kind": ...}, "no method_kind"),
+])
+def test_imported_verifications_are_checked_like_what_verify_writes(cli, tmp_path, changes, contains):
+    """A `fact` line's verifications are checked field by field before anything is stored (before: stored as
+    they came — an unknown verdict shown by `history`, samples that were not JSON — or exit 70 for a value that
+    is not a number)."""
+    assert_one_line_error(_import_text(cli, tmp_path, _fact_line_with_verification(**changes) + "\n"), 2, contains)
+    assert registry_is_empty(cli)
+
+
+def test_a_good_imported_verification_is_stored(cli, tmp_path):
+    r = _import_text(cli, tmp_path, _fact_line_with_verification(pk=7) + "\n")
+    assert r.exit_code == 0, r.stderr
+    assert cli("history", "a/b", "--json").json()[0]["verifications"][0]["verdict"] == "confirmed"
+
+
+@pytest.mark.parametrize("args", [["--min-segment", "1_0"], ["--min-segment", "\u0664"], ["--alpha", "nan"],
+                                  ["--alpha", "1_0e-2"]])
+def test_changes_options_take_plain_numbers(cli, args):
+    assert cli("record", "a/b", "-m", "ttft", "--value", "1", "-c", "model=m").exit_code == 0
+    assert_one_line_error(cli("changes", *args), 2, args[0])

@@ -191,3 +191,92 @@ def test_detached_head_is_refused_before_anything_changes(cli, project, registry
         "branch first\n", r.stderr
     assert (registry_state(registry), files_state(project), git(project, "rev-parse", "HEAD")) == before
     assert git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"
+
+
+def _conflicting_branches(repo: Path) -> None:
+    """`main` and `side` each change docs/other.md differently (a conflict for any operation joining them)."""
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "docs/other.md").write_text("side\n")
+    git(repo, "add", "docs/other.md")
+    git(repo, "commit", "-q", "-m", "side")
+    git(repo, "checkout", "-q", "main")
+    (repo / "docs/other.md").write_text("main\n")
+    git(repo, "add", "docs/other.md")
+    git(repo, "commit", "-q", "-m", "main")
+
+
+def _fails(repo: Path, *args: str) -> None:
+    import subprocess
+
+    from tests.gates_support import git as git_env  # the same environment, without check=True
+
+    try:
+        git_env(repo, *args)
+    except subprocess.CalledProcessError:
+        return
+    raise AssertionError(f"git {' '.join(args)} was expected to stop on a conflict")
+
+
+# A repository in the middle of something: each state's setup, and what the refusal names.
+MID_OPERATION = {
+    "rebase stopped on a conflict": (lambda r: (_conflicting_branches(r), _fails(r, "rebase", "side")), "detached"),
+    "rebase --apply stopped on a conflict": (lambda r: (_conflicting_branches(r), _fails(r, "rebase", "--apply",
+                                                                                      "side")), "detached"),
+    "interactive rebase stopped to edit": (lambda r: (_conflicting_branches(r), git(
+        r, "-c", "sequence.editor=sed -i s/^pick/edit/", "rebase", "-q", "-i", "HEAD~1")), "detached"),
+    "git am stopped on a conflict": (lambda r: (_conflicting_branches(r), _fails(r, "am", str(_patch(r)))),
+                                     "rebase-apply"),
+    "merge stopped on a conflict": (lambda r: (_conflicting_branches(r), _fails(r, "merge", "side")), "MERGE_HEAD"),
+    "cherry-pick stopped on a conflict": (lambda r: (_conflicting_branches(r), _fails(r, "cherry-pick", "side")),
+                                          "CHERRY_PICK_HEAD"),
+    "revert stopped on a conflict": (lambda r: (_conflicting_branches(r), (r / "docs/other.md").write_text("x\n"),
+                                                git(r, "commit", "-q", "-am", "x"), _fails(r, "revert", "HEAD~1")),
+                                     "REVERT_HEAD"),
+    "bisect started on the branch": (lambda r: git(r, "bisect", "start"), "BISECT_LOG"),
+    "a sequence of cherry-picks paused": (lambda r: _paused_sequence(r), "sequencer"),
+}
+
+
+def _paused_sequence(repo: Path) -> None:
+    """`git cherry-pick A B` stopped on A's conflict, resolved and committed by hand: B is still to come
+    (.git/sequencer), though no CHERRY_PICK_HEAD is left."""
+    _conflicting_branches(repo)
+    git(repo, "checkout", "-q", "side")
+    (repo / "docs/later.md").write_text("later\n")
+    git(repo, "add", "docs/later.md")
+    git(repo, "commit", "-q", "-m", "later")
+    git(repo, "checkout", "-q", "main")
+    _fails(repo, "cherry-pick", "side~1", "side")
+    (repo / "docs/other.md").write_text("resolved\n")
+    git(repo, "add", "docs/other.md")
+    git(repo, "commit", "-q", "--no-edit")
+    assert (repo / ".git/sequencer").is_dir() and not (repo / ".git/CHERRY_PICK_HEAD").exists()
+
+
+def _patch(repo: Path) -> Path:
+    """A patch of side's commit, which conflicts with main."""
+    out = repo.parent / "side.patch"
+    out.write_text(git(repo, "format-patch", "-1", "--stdout", "side"))
+    return out
+
+
+@pytest.mark.parametrize("state", sorted(MID_OPERATION))
+@pytest.mark.parametrize("command", [
+    ["retract", "night/35b-a3b/e2e", "--because", "wrong", "--commit"],
+    ["correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--commit"],
+])
+def test_commit_in_a_repository_mid_operation_is_refused_before_anything_changes(cli, project, registry, state,
+                                                                                 command):
+    """`retract --commit` and `correct --commit` while git is in the middle of a rebase, `am`, merge, cherry-pick,
+    revert or bisect: one line naming it, exit 2, and the registry, every file, HEAD and the operation's own
+    state as they were, so `git rebase --continue` (or its like) still finishes it."""
+    setup, says = MID_OPERATION[state]
+    setup(project)
+    git_dir = project / ".git"
+    before = (registry_state(registry), files_state(project), git(project, "rev-parse", "HEAD"),
+              sorted(p.name for p in git_dir.iterdir()))
+    r = cli(*command)
+    assert r.exit_code == 2 and r.stderr.startswith("Error: --commit: ") and says in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1
+    assert (registry_state(registry), files_state(project), git(project, "rev-parse", "HEAD"),
+            sorted(p.name for p in git_dir.iterdir())) == before

@@ -111,15 +111,73 @@ def test_a_broken_registry_completes_nothing_and_prints_nothing(tmp_path) -> Non
     assert _complete("show", "g", db_url=f"sqlite:///{bad}") == []
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
-def test_the_bash_script_completes_a_fact_id_in_bash(seeded, tmp_path) -> None:
+def _bash_setup(tmp_path: Path) -> tuple[Path, Path]:
+    """A `factreg` on the PATH of a test (this interpreter, this checkout) and the bash completion script."""
     wrapper = tmp_path / "factreg"
     wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m factreg \"$@\"\n")
     wrapper.chmod(0o755)
     script = tmp_path / "completion.bash"
     script.write_text(SCRIPTS["bash"])
+    return wrapper, script
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+def test_the_bash_script_completes_a_fact_id_in_bash(seeded, tmp_path) -> None:
+    wrapper, script = _bash_setup(tmp_path)
     code = (f"source {script}; COMP_WORDS=({wrapper} show gamebox/a3b/t); COMP_CWORD=2; _factreg_complete; "
             "printf '%s\\n' \"${COMPREPLY[@]}\"")
     env = {**_env(seeded), "_FACTREG_COMPLETE": ""}
     done = subprocess.run(["bash", "-c", code], env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.stdout.splitlines() == ["gamebox/a3b/tg32"], done.stderr
+
+
+HOSTILE_IDS = ("gamebox/$(touch pwned)", "gamebox/`touch pwned`", "gamebox/a;touch pwned", "gamebox/a b",
+               "gamebox/../a", "gamebox/A3B", "gamebox/a\ntouch pwned", "gamebox/a'b", "gamebox/a|touch pwned")
+
+
+@pytest.fixture
+def tampered(registry, db_url) -> str:  # type: ignore[no-untyped-def]
+    """A registry whose fact ids and a metric name were written by someone else (a shared registry, an import, a
+    hand edit): ids `ids.check_id` refuses everywhere else, and a custom metric named like a command."""
+    import sqlite3
+
+    record(registry, "gamebox/ok", 10.0)
+    for n, _ in enumerate(HOSTILE_IDS):
+        record(registry, f"gamebox/t{n}", 10.0)
+    from factreg.registry import facts
+
+    facts.record(registry, facts.NewFact(id="gamebox/m", metric="$(touch pwned)", unit="s", value=1.0))
+    registry.close()
+    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+    with conn:
+        conn.execute("PRAGMA foreign_keys = OFF")
+        for n, bad in enumerate(HOSTILE_IDS):
+            for table, col in (("fact", "id"), ("fact_version", "fact_id"), ("sample", "fact_id"),
+                               ("condition", "fact_id")):
+                conn.execute(f"UPDATE {table} SET {col} = ? WHERE {col} = ?", (bad, f"gamebox/t{n}"))
+    conn.close()
+    return db_url
+
+
+def test_completion_offers_only_valid_ids_and_quotes_for_the_shell(tampered, tmp_path) -> None:
+    """9 ids the id rules refuse are never offered (was: all of them, unquoted, so bash put `$(…)` on the line);
+    a custom metric named `$(touch pwned)` is offered single-quoted to bash, as it is to zsh and fish (which quote
+    what they insert), and nothing runs."""
+    assert _complete("show", "gamebox/", db_url=tampered) == ["gamebox/m", "gamebox/ok"]
+    assert _complete("verify", "game", db_url=tampered) == ["gamebox/m", "gamebox/ok"]
+    assert _complete("list", "--metric", "$", db_url=tampered) == ["'$(touch pwned)'"]
+    for shell in ("zsh", "fish"):
+        done = subprocess.run([sys.executable, "-m", "factreg", "list", "--metric", "$"],
+                              env=_env(tampered, shell), capture_output=True, text=True, timeout=60, check=False)
+        assert done.stdout.splitlines() == ["$(touch pwned)"], shell
+    if shutil.which("bash") is None:
+        return
+    wrapper, script = _bash_setup(tmp_path)
+    # what bash puts on the line, then runs when the user presses return: the words reach the command as text
+    code = (f"cd {tmp_path}; source {script}; COMP_WORDS=({wrapper} list --metric '$'); COMP_CWORD=3; "
+            "_factreg_complete; printf '%s\\n' \"${COMPREPLY[@]}\"; eval \"printf '<%s>\\n' ${COMPREPLY[0]}\"; "
+            f"COMP_WORDS=({wrapper} show gamebox/); COMP_CWORD=2; _factreg_complete; printf '%s\\n' \"${{COMPREPLY[@]}}\"")
+    env = {**_env(tampered), "_FACTREG_COMPLETE": ""}
+    done = subprocess.run(["bash", "-c", code], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.stdout.splitlines() == ["'$(touch pwned)'", "<$(touch pwned)>", "gamebox/m", "gamebox/ok"], done.stderr
+    assert not (tmp_path / "pwned").exists()

@@ -62,3 +62,41 @@ def test_eight_writers_lose_nothing_and_duplicate_nothing(any_url, tmp_path):
     assert reg.query("SELECT count(*) AS n FROM sample")[0]["n"] == 3 * total
     assert reg.integrity_check() == "ok"
     reg.close()
+
+
+@pytest.mark.slow
+def test_two_verify_runs_at_once_each_record_every_fact_once(any_url, tmp_path):
+    """Two `factreg verify --all` processes started together on one registry (cron runs that overlap), over probe
+    facts of a stand-in server: both finish with a verdict's exit code, neither meets a locked database, each
+    records one verification per fact (so every fact has exactly two), and the registry passes its integrity
+    check. Held before this pass."""
+    import subprocess
+    import sys
+
+    from factreg.demo import standin
+    from tests.conftest import pinned_env
+
+    reg = Registry(any_url)
+    env = pinned_env(FACTREG_DB=any_url, FACTREG_HOSTNAME="testhost", FACTREG_USER_DIR=str(tmp_path / "user"))
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}), encoding="utf-8")
+    with standin.running() as server:
+        url = server.url("ok,first=0.05,gap=0.005,tokens=5")
+        for prefix in ("a/box", "b/box"):
+            done = subprocess.run([sys.executable, "-m", "factreg", "probe", url, "--body", str(body), "--n", "5",
+                                   "--warmup", "1", "--min-uptime", "0", "--record", prefix], env=env,
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+        ids = {f["id"] for f in facts.list_facts(reg)}
+        assert len(ids) >= 10
+        runs = [subprocess.Popen([sys.executable, "-m", "factreg", "verify", "--all", "--json"], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        outs = [run.communicate(timeout=300) for run in runs]
+    for run, (stdout, stderr) in zip(runs, outs, strict=True):
+        assert run.returncode in (0, 1), stderr[-2000:]
+        assert "locked" not in stderr and "Traceback" not in stderr and "internal error" not in stderr
+        assert {r["id"] for r in json.loads(stdout) if r.get("recorded")} == ids
+    per_fact = Counter(r["fact_id"] for r in reg.query("SELECT fact_id FROM verification"))
+    assert per_fact == dict.fromkeys(ids, 2)
+    if any_url.startswith("sqlite"):
+        assert reg.integrity_check() == "ok"

@@ -349,3 +349,24 @@ def test_a_probe_records_and_verifies_with_the_servers_own_evidence_and_no_clien
         assert "load1" in machine.parse(info[machine.KEY])
         [res] = cli("verify", "ctl/p/ttft", "--json").json()
     assert "speed_factor" not in res and res["server"]["now"]["local"] is True
+
+
+def test_the_measured_llama_benchs_own_run_queue_delay_explains_a_slower_run():
+    # The control held (before and after), but the measured run itself waited on a run-queue half of its runnable
+    # time (its own schedstat, polled while it ran): the direct evidence explains a halved rate.
+    f = fact(BASE)
+    f["conditions"]["info"][control.KEY] = json.dumps({**json.loads(ctl(9743)), "run_wait": 0.01, "run_steal": 0.0})
+    m = measured(scaled(BASE, 0.5))
+    m.observed[control.KEY] = json.dumps({**json.loads(ctl(9800)), "run_wait": 0.5, "run_steal": 0.0})
+    res = engine.judge(f, m)
+    assert res["verdict"] == "inconclusive" and res["as_measured"] == "refuted", res["message"]
+    assert "the measured llama-bench waited on a run-queue 50% of its runnable time (when the fact was recorded: 1%)" \
+        in res["message"]
+    m.observed[control.KEY] = json.dumps({**json.loads(ctl(9800)), "run_wait": 0.02, "run_steal": 0.0})
+    assert engine.judge(f, m)["verdict"] == "refuted"  # it got the CPU it wanted: nothing explains the halving
+
+
+def test_the_wait_factor_counts_steal_and_a_side_without_it_as_unhindered():
+    assert control.wait_factor({}, {"run_wait": 0.5, "run_steal": 0.2}) == pytest.approx(0.4)
+    assert control.wait_factor({"run_wait": 0.5}, {"run_wait": 0.5}) == pytest.approx(1.0)
+    assert control.wait_factor({"run_wait": 0.1}, {}) is None

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -364,3 +365,104 @@ def test_correct_killed_at_any_point_is_finished_by_running_it_again(tmp_path):
         status = [s for s in git(proj, "status", "--porcelain").splitlines() if not s.endswith(".tmp")]
         assert status == [" M docs/voice.md"], (name, status)  # a killed atomic write may leave its temp file
         assert "hunter2" not in git(proj, "log", "-p", "--all")
+
+
+def _processes_running(needle: bytes) -> list[int]:
+    """Pids of live (not zombie) processes whose command line holds `needle`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle in cmdline and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_verify_killed_takes_its_llama_bench_with_it(db_url, tiny_model, tmp_path):  # noqa: F811
+    """`verify` killed with SIGKILL while llama-bench runs: llama-bench dies with it (before: it ran on, minutes of
+    load on the machine the next measurement measures, and nobody read its result); the registry is whole and
+    holds no verification."""
+    args = ["-m", str(tiny_model), "-p", "0", "-n", "4096", "-r", "1000", "-t", "1"]
+    reg = Registry(db_url)
+    facts.record(reg, NewFact(id="long/tiny/tg4096", metric="tg_rate", value=1000.0, n=5,
+                              identity={"machine": "testhost", "model_filename": tiny_model.name},
+                              method={"kind": "llama-bench", "binary": "llama-bench", "args": args}))
+    env = pinned_env(FACTREG_HOSTNAME="testhost", FACTREG_USER_DIR=str(tmp_path / "user"))
+    needle = b"\0".join(a.encode() for a in args[2:6])  # -p 0 -n 4096: the fact's run, not the control's
+    proc = subprocess.Popen([*FACTREG, "verify", "--all", "--db", db_url], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    bench: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not bench and proc.poll() is None and time.monotonic() < deadline:
+            bench = _processes_running(needle)
+            time.sleep(0.05)
+        assert bench, "llama-bench never started"
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 30
+        while _processes_running(needle) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = _processes_running(needle)
+        assert left == [], f"llama-bench {left} outlived the verify that started it"
+    finally:
+        for pid in _processes_running(needle):
+            os.kill(pid, signal.SIGKILL)  # the orphan of this test's own verify
+    reg = Registry(db_url)
+    assert reg.integrity_check() == "ok"
+    assert reg.query("SELECT count(*) AS n FROM verification")[0]["n"] == 0
+
+
+@pytest.mark.slow
+def test_verify_of_probe_facts_killed_at_any_point_records_whole_groups_only(db_url, tmp_path):
+    """`verify --all` over two probes' facts (two groups, each one transaction), killed with SIGKILL after the
+    stand-in saw 1, 2, 4, 6 and 8 chat requests (identity check, measured requests of the first group, of the
+    second) and once more as soon as a verification is stored: each time the registry passes its integrity check
+    and holds each group's verifications whole or not at all; running verify again verifies every fact once more.
+    Held before this pass."""
+    from factreg.demo import standin
+
+    env = pinned_env(FACTREG_DB=db_url, FACTREG_HOSTNAME="testhost", FACTREG_USER_DIR=str(tmp_path / "user"))
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}), encoding="utf-8")
+    with standin.running() as server:
+        url = server.url("ok,first=0.05,gap=0.01,tokens=5")
+        for prefix, n in (("a/box", "3"), ("b/box", "4")):  # two methods: two probe runs, two transactions
+            done = subprocess.run([*FACTREG, "probe", url, "--body", str(body), "--n", n, "--warmup", "0",
+                                   "--min-uptime", "0", "--record", prefix], env=env, capture_output=True,
+                                  text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+        reg = Registry(db_url)
+        groups = {p: {f["id"] for f in facts.list_facts(reg) if f["id"].startswith(p)} for p in ("a/", "b/")}
+        cmd = [*FACTREG, "verify", "--all"]
+
+        def stored() -> bool:
+            try:
+                return reg.query("SELECT count(*) AS n FROM verification")[0]["n"] > 0
+            except Exception:  # noqa: BLE001 - locked for a moment: not yet
+                return False
+
+        landed = 0
+        for k in (1, 2, 4, 6, 8, None):  # chat requests the stand-in saw; None: a verification stored
+            start = len(server.requests)
+            trigger = stored if k is None else (lambda start=start, k=k: len(server.requests) >= start + k)
+            landed += kill_during(cmd, env, trigger, 0.0)
+            reg = Registry(db_url)
+            assert reg.integrity_check() == "ok"
+            done_ids = {r["fact_id"] for r in reg.query("SELECT fact_id FROM verification")}
+            for ids in groups.values():
+                assert ids <= done_ids or not (ids & done_ids), f"a group was half recorded at kill point {k}"
+            with reg.write() as conn:  # start over
+                conn.exec_driver_sql("DELETE FROM verification")
+        assert landed >= 5, f"only {landed} of 6 kills landed while verify ran"
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode in (0, 1), r.stderr
+    per_fact = Counter(row["fact_id"] for row in Registry(db_url).query("SELECT fact_id FROM verification"))
+    assert per_fact == dict.fromkeys(groups["a/"] | groups["b/"], 1)

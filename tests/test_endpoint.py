@@ -292,11 +292,13 @@ def test_an_inconclusive_verdict_says_what_would_resolve_it():
                                            "`factreg verify gamebox/a3b/decode_rate`")
     waited = engine.judge(probe_fact(BASE), measured(half(BASE), local(denied=0.6, top=BURN)))
     assert engine.resolution(waited).startswith("re-run when burn, burn2 are done: `factreg verify gamebox/a3b/")
-    noisy = engine.judge(probe_fact([30, 50, 40]), measured([33, 47, 41], local()))
+    noisy = engine.judge(probe_fact([40.0, 40.4, 39.6, 40.2, 39.8, 40.1]), measured([33, 47, 41], local()))
     assert noisy["verdict"] == "inconclusive" and noisy["needed_n"]
     assert f"measure more samples: `factreg verify gamebox/a3b/decode_rate --n {noisy['needed_n']}`" in \
         engine.resolution(noisy)
     assert engine.resolution(engine.judge(probe_fact(BASE), measured(half(BASE), local()))) is None  # refuted
+    imprecise = engine.judge(probe_fact([30, 50, 40]), measured([33, 47, 41], local()))
+    assert engine.resolution(imprecise).startswith("re-record the fact with more samples")
 
 
 def test_verify_n_changes_only_the_count_of_this_run():
@@ -310,7 +312,7 @@ def test_verify_n_changes_only_the_count_of_this_run():
 
 
 def _two_noisy_facts(cli):
-    for fid, xs in (("t/noisy", "30,50,40"), ("t/again", "33,47,41")):
+    for fid, xs in (("t/noisy", "40,40.4,39.6,40.2,39.8,40.1"), ("t/again", "33,47,41")):
         r = cli("record", fid, "--metric", "decode_rate", "--samples", xs, "--cond", "machine=testhost",
                 "--cond", "model=m1")  # fmt: skip
         assert r.exit_code == 0, r.stderr

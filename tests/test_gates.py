@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -305,3 +306,65 @@ def test_verify_results_become_findings(capsys: pytest.CaptureFixture[str]) -> N
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 4 and all(WORKFLOW_COMMAND.match(line) for line in lines)
     assert lines[0] == "::error title=refuted%3A m/x/refuted::m/x/refuted: refuted: refuted because"
+
+
+def test_a_file_name_that_is_not_utf8_is_linted_checked_and_shown_escaped(tmp_path: Path, registry, db_url) -> None:
+    """One document named with a byte that is not UTF-8 beside normal ones: every format of `docs lint` and
+    `docs check` reads it, reports its findings under an escaped name (`bad\\xff.md` in text, JSON and GitHub
+    commands, `bad%FF.md` in SARIF URIs), says so in one line, and exits 1 as for any finding (was: exit 70 and
+    nothing reported for any file). The real CLI in a subprocess, so the bytes written to stdout are checked."""
+    import subprocess
+    import sys
+
+    from tests.conftest import pinned_env
+
+    record(registry, "gamebox/a3b/tg32", 28.0)
+    docs = tmp_path / "work" / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("Decode runs at 12 tok/s.\n", encoding="utf-8")
+    odd = os.fsdecode(bytes(docs) + b"/bad\xff.md")
+    with open(odd, "w", encoding="utf-8") as fh:
+        fh.write("TTFT is 0.4 s on gamebox.\n\nDecode: <!-- fact: gamebox/a3b/tg32 -->1 tok/s<!-- /fact -->.\n")
+    env = pinned_env(FACTREG_DB=db_url, FACTREG_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "factreg", *args], cwd=docs.parent, env=env,
+                              capture_output=True, timeout=120)
+
+    for attempt in ("cold cache", "warm cache"):
+        for fmt in formats.FORMATS:
+            got = run("docs", "lint", "docs", "--format", fmt)
+            assert got.returncode == 1, (attempt, fmt, got.stderr)
+            out = got.stdout.decode("utf-8")  # valid UTF-8 whatever the file names
+            notes = [line for line in got.stderr.decode("utf-8").splitlines() if "not UTF-8" in line]
+            assert notes == ["warning: 1 file name(s) not UTF-8, read and shown with \\xNN escapes: "
+                             "docs/bad\\xff.md"], (fmt, got.stderr)
+            if fmt == "text":
+                assert out.splitlines() == ["docs/bad\\xff.md:1:9: 0.4 s (0.4 s)",
+                                            "docs/good.md:1:16: 12 tok/s (12 tok/s)"]
+            elif fmt == "json":
+                assert [(f["path"], f["text"]) for f in json.loads(out)] == [
+                    ("docs/bad\\xff.md", "0.4 s"), ("docs/good.md", "12 tok/s")]
+            elif fmt == "github":
+                lines = out.splitlines()
+                assert len(lines) == 2 and all(WORKFLOW_COMMAND.match(line) for line in lines)
+                assert lines[0].startswith("::error file=docs/bad\\xff.md,line=1,col=9,")
+            else:
+                log = json.loads(out)
+                if sarif_schema_path() is not None:
+                    validate_sarif(log)
+                uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                        for r in log["runs"][0]["results"]]
+                assert uris == ["docs/bad%FF.md", "docs/good.md"]
+
+        check = run("docs", "check", "docs", "--lint", "--json")
+        assert check.returncode == 1, check.stderr
+        got_check = json.loads(check.stdout.decode("utf-8"))
+        assert [(p["path"], p["kind"]) for p in got_check["problems"]] == [("docs/bad\\xff.md", "text_differs")]
+        assert [c["path"] for c in got_check["claims"]] == ["docs/bad\\xff.md", "docs/good.md"]
+        text = run("docs", "check", "docs")
+        assert text.returncode == 1
+        assert text.stdout.decode("utf-8").startswith("docs/bad\\xff.md:3:9: gamebox/a3b/tg32: text_differs")
+        sarif = run("docs", "check", "docs", "--format", "sarif")
+        assert sarif.returncode == 1
+        assert "docs/bad%FF.md" in sarif.stdout.decode("utf-8")

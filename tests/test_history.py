@@ -136,6 +136,43 @@ def test_changes_names_the_change_its_levels_and_its_cause(cli):
     assert "1 change(s) in 1 fact(s)" in text.stderr
 
 
+def test_what_a_run_records_about_itself_is_never_named_as_a_cause(cli, registry, tmp_path):
+    """A verification's `observed` holds, beside the identity conditions it saw, what the run recorded about itself:
+    the server's uptime, and keys the fact keeps as info. They differ at every point, so at any change they
+    "changed"; only identity conditions may be named."""
+    for i, v in enumerate(HIGH[:4]):
+        record_at(cli, 120 - 7 * i, v, extra=("-i", "gpu_temp_c=61"))
+    points = [(90 - 7 * i, v, {"build_commit": OLD, "uptime_s": str(86400 + 3600 * i), "gpu_temp_c": str(60 + i)})
+              for i, v in enumerate(HIGH[4:7])]
+    points += [(40 - 7 * i, v, {"build_commit": NEW, "uptime_s": str(600 + 60 * i), "gpu_temp_c": "71"})
+               for i, v in enumerate(LOW)]
+    import_verifications(cli, tmp_path, FACT, 4, points)
+    # A second fact whose new level begins at a version (which records no uptime) after verifications that did.
+    other = "gamebox/a3b/pp512"
+    for i, v in enumerate(HIGH[:2]):
+        record_at(cli, 120 - 7 * i, v, fid=other)
+    import_verifications(cli, tmp_path, other, 2, [(100 - 7 * i, v, {"uptime_s": "86400"})
+                                                   for i, v in enumerate(HIGH[2:6])])
+    for i, v in enumerate(LOW):
+        record_at(cli, 40 - 7 * i, v, fid=other, build=NEW)
+    found = cli("changes", "--json").json()
+    assert {c["id"]: c["conditions_changed"] for c in found} == {FACT: {"build_commit": [OLD, NEW]},
+                                                                 other: {"build_commit": [OLD, NEW]}}
+    text = cli("changes").stdout
+    assert text.count(f"cause candidates: build_commit {OLD} → {NEW}\n") == 2
+    assert "uptime_s" not in text and "gpu_temp_c" not in text
+    # A verification's point: the version's identity conditions, with the observed build in place of the recorded one.
+    assert series.of(registry, FACT).points[-1].conditions == {"build_commit": NEW, "machine": "gamebox",
+                                                               "model": "35b-a3b"}
+
+
+def test_uptime_is_info_even_when_given_as_an_identity_condition(cli):
+    f = cli("record", "gamebox/a3b/ttft", "-m", "ttft", "--samples", "0.13", "-c", "model=a3b", "-c",
+            "endpoint=http://gb", "-c", "uptime_s=40", "--json").json()
+    assert "uptime_s" not in f["conditions"]["identity"] and f["conditions"]["info"]["uptime_s"] == "40"
+    assert "cold" in f["flags"]
+
+
 def test_a_change_with_no_condition_change_says_so(cli):
     for i, v in enumerate(HIGH[:5] + LOW):
         record_at(cli, 100 - 7 * i, v)

@@ -305,7 +305,62 @@ def _benchy_with_text_value() -> str:
     return json.dumps(data)
 
 
+def _aiperf(path: str, value) -> str:  # type: ignore[no-untyped-def]
+    """AIPerf's sample file with the value at a dotted `path` replaced."""
+    data = json.loads(AIPERF.read_text(encoding="utf-8"))
+    *parents, last = path.split(".")
+    node = data
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    node[last] = value
+    return json.dumps(data)
+
+
+def _benchy(key: str, value) -> str:  # type: ignore[no-untyped-def]
+    """llama-benchy's sample with a key of the file (or `bench.KEY` of its first benchmark) replaced."""
+    data = json.loads(BENCHY.read_text(encoding="utf-8"))
+    if key.startswith("bench."):
+        data["benchmarks"][0][key[6:]] = value
+    else:
+        data[key] = value
+    return json.dumps(data)
+
+
+HUGE = 10**400  # a 401-digit integer: JSON has no limit, float() overflows
+
+# Issue 30, item 5 and the readers not tried before: the same hostile shapes for vLLM, AIPerf and llama-benchy.
+HOSTILE_NUMBERS = {
+    "vllm-huge-completed": ("vllm-bench", _vllm(completed=HUGE), "completed must be a number up to"),
+    "vllm-huge-median": ("vllm-bench", _vllm(median_ttft_ms=HUGE), "median_ttft_ms must be a number up to"),
+    "vllm-1e300-median": ("vllm-bench", _vllm(median_ttft_ms=1e300), "median_ttft_ms must be a number up to"),
+    "vllm-negative-duration": ("vllm-bench", _vllm(duration=-5.0), "duration must be a finite number"),
+    "vllm-negative-num-prompts": ("vllm-bench", _vllm(num_prompts=-200), "num_prompts must be a finite number"),
+    "vllm-negative-failed": ("vllm-bench", _vllm(failed=-1), "failed must be a finite number"),
+    "vllm-string-failed": ("vllm-bench", _vllm(failed="none"), "failed must be a number"),
+    "vllm-fraction-prompts": ("vllm-bench", _vllm(num_prompts=2.5), "num_prompts must be a whole number"),
+    "vllm-p99-below-median": ("vllm-bench", _vllm(p99_ttft_ms=1.0), "p99_ttft_ms is below median_ttft_ms"),
+    "vllm-huge-total-tokens": ("vllm-bench", _vllm(total_output_tokens=HUGE), "total_output_tokens must be a"),
+    "aiperf-huge-p50": ("aiperf", _aiperf("time_to_first_token.p50", HUGE), "time_to_first_token.p50 must be"),
+    "aiperf-huge-count": ("aiperf", _aiperf("request_count.avg", HUGE), "request_count.avg must be a number up"),
+    "aiperf-negative-p99": ("aiperf", _aiperf("request_latency.p99", -3.0), "request_latency.p99 must be"),
+    "aiperf-p99-below-p50": ("aiperf", _aiperf("time_to_first_token.p99", 1.0),
+                             "time_to_first_token.p99 is below time_to_first_token.p95"),
+    "aiperf-negative-concurrency": ("aiperf", _aiperf("input_config.phases.1.concurrency", -2),
+                                    "concurrency must be a finite number"),
+    "aiperf-string-count": ("aiperf", _aiperf("time_to_first_token.count", "96"), "count must be a number"),
+    "aiperf-unit-swap": ("aiperf", _aiperf("time_to_first_token.unit", "s"), "factreg reads it in 'ms'"),
+    "benchy-huge-value": ("llama-benchy", json.dumps({**json.loads(_benchy("x", 0)), "benchmarks": [
+        {**json.loads(BENCHY.read_text(encoding="utf-8"))["benchmarks"][0], "e2e_ttft": {"values": [HUGE]}}]}),
+        "must be a number up to"),
+    "benchy-negative-concurrency": ("llama-benchy", _benchy("bench.concurrency", -1), "concurrency must be"),
+    "benchy-huge-prompt": ("llama-benchy", _benchy("bench.prompt_size", HUGE), "prompt_size must be a number up"),
+    "benchy-negative-latency": ("llama-benchy", _benchy("latency_ms", -1.0), "latency_ms must be a finite"),
+    "benchy-values-not-list": ("llama-benchy", _benchy("bench.e2e_ttft", {"values": 5}), "non-empty list"),
+    "benchy-control-model": ("llama-benchy", _benchy("model", "m\x1b]0;title\x07"), "not a name"),
+}
+
 HOSTILE = {
+    **HOSTILE_NUMBERS,
     "empty": ("vllm-bench", "", "empty"),
     "not-json": ("vllm-bench", "{not json", "not valid JSON"),
     "nan": ("vllm-bench", _vllm(median_ttft_ms=float("nan")), "not valid JSON"),

@@ -56,29 +56,37 @@ def test_significant_but_inside_tolerance_is_confirmed():
     new = [104.0, 104.5, 103.5, 104.2, 103.8, 104.1]
     out = compare(side(old), side(new), 0.10)
     assert out.p_value < 0.001
-    assert out.verdict == "confirmed" and "inside tolerance" in out.message
+    assert out.verdict == "confirmed" and "equivalent within tolerance ±10% (90% interval of the difference +3" \
+        in out.message
 
 
 def test_outside_tolerance_but_not_significant_with_few_noisy_samples_is_inconclusive():
-    # 3 very noisy samples and a small difference: too noisy to tell; say the n needed.
+    # 3 very noisy samples of the fact itself: no number of new samples can confirm it, and the verdict says so.
     old = [5.0, 12.0, 19.0]
     new = [11.0, 13.5, 10.0, 12.5, 11.5]
     out = compare(side(old), side(new), 0.10)
     assert out.verdict == "inconclusive"
     assert out.p_value > 0.05
-    assert out.needed_n is not None and out.needed_n > 5
-    assert f"need n ≥ {out.needed_n} per side" in out.message
+    assert out.needed_n is None
+    assert "the fact itself is too imprecise to confirm within tolerance ±10%: its own interval is ±" in out.message
+    assert "re-record it with more samples" in out.message
+
+
+def test_a_fact_recorded_with_r5_at_cv_22_percent_is_too_imprecise_not_a_call_for_n_61():
+    # The case: 7,615 ± 1,681 tok/s, n = 5 (CV 22%), re-measured a minute later.
+    out = compare(Side(7615.0, 1681.0, 5), Side(7400.0, 1500.0, 5), 0.10)
+    assert out.verdict == "inconclusive" and out.needed_n is None and "need n ≥" not in out.message
+    assert "the fact itself is too imprecise" in out.message and "(n=5)" in out.message
 
 
 def test_needed_n_is_enough_to_confirm():
-    # With the n the inconclusive verdict asked for, the same noise and no difference confirm.
-    old = Side(12.0, 4.0, 3)
-    new = Side(12.0, 4.0, 5)
-    first = compare(old, new, 0.10)
-    assert first.verdict == "inconclusive"
+    # A precise fact, a noisy new measurement and no difference: the n the verdict asks for confirms.
+    old = Side(12.0, 0.5, 50)
+    first = compare(old, Side(12.0, 4.0, 5), 0.10)
+    assert first.verdict == "inconclusive" and "need n ≥" in first.message
     n = first.needed_n
-    assert compare(Side(12.0, 4.0, n), Side(12.0, 4.0, n), 0.10).verdict == "confirmed"
-    assert compare(Side(12.0, 4.0, n - 1), Side(12.0, 4.0, n - 1), 0.10).verdict == "inconclusive"
+    assert n is not None and n > 5
+    assert compare(old, Side(12.0, 4.0, n), 0.10).verdict == "confirmed"
 
 
 def test_quiet_samples_and_no_difference_confirm():

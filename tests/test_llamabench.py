@@ -320,8 +320,9 @@ def test_bench_records_one_fact_per_test(cli, tiny_model):  # noqa: F811
     tg = recorded["testhost/tiny/tg8"]
     assert tg["metric"] == "tg_rate" and recorded["testhost/tiny/pp16"]["metric"] == "pp_rate"
     assert recorded["testhost/tiny/pp16-tg8"]["metric"] == "pptg_rate"
-    assert tg["n"] == 3 and len(tg["samples"]) == 3 and tg["value"] > 0
-    assert tg["value"] == pytest.approx(sum(tg["samples"]) / 3, rel=1e-4)  # value is llama-bench's avg_ts
+    # -r 3, run again while its interval is wider than ±5% (measure/precision.py): whole runs of 3, pooled
+    assert tg["n"] % 3 == 0 and len(tg["samples"]) == tg["n"] and tg["value"] > 0
+    assert tg["value"] == pytest.approx(sum(tg["samples"]) / tg["n"], rel=1e-4)  # the mean, as llama-bench's avg_ts
     ident = tg["conditions"]["identity"]
     assert ident["machine"] == "testhost" and ident["os"]
     assert ident["model_sha256"] == hashlib.sha256(tiny_model.read_bytes()).hexdigest()

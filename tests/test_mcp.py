@@ -167,3 +167,84 @@ def test_a_probe_token_appears_in_no_tool_output(cli, db_url, tmp_path, server, 
     for _is_error, text, structured in outputs:
         assert token not in text
         assert token not in json.dumps(structured or {})
+
+
+def test_the_record_tool_refuses_values_its_metric_cannot_have(cli, db_url) -> None:
+    """The MCP `record` tool applies the metric's bounds as `factreg record` does (it stored -1 s before)."""
+    _, results = session_calls(db_url, [
+        ("record", {"id": "box/m/ttft", "metric": "ttft", "value": -1, "identity": {"model": "m"}}),
+        ("record", {"id": "box/m/tg", "metric": "tg_rate", "samples": [-5, -6, -7], "identity": {"machine": "b"}}),
+        ("record", {"id": "box/m/good", "metric": "goodput", "value": 1.5, "identity": {"model": "m"}}),
+    ], "--allow-write")
+    for is_error, text, _ in results:
+        assert is_error and "Error: " in text and "cannot be" in text, text
+    assert cli("list", "--json").json() == []
+
+
+UNREADABLE_FRAMES = [
+    (b"{not json", -32700),
+    (b"\xff\xfe not utf-8", -32700),
+    (b'{"jsonrpc": "2.0", "id": 5, "method": "ping"', -32700),  # cut short
+    (b"[" * 100_000 + b"]" * 100_000, -32700),  # deeper than any parser recurses
+    (b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "get_fact", "arguments": '
+     b'{"id": "\\ud800"}}}', -32700),  # a lone surrogate: not I-JSON
+    (b'{"jsonrpc": "1.0", "id": 7, "method": "ping"}', -32600),
+    (b'{"id": 8}', -32600),
+    (b'[{"jsonrpc": "2.0", "id": 9, "method": "ping"}]', -32600),  # a batch: not in MCP
+    (b'"just a string"', -32600),
+]
+
+
+def test_unreadable_frames_get_the_json_rpc_error_and_the_server_goes_on(db_url) -> None:
+    """JSON-RPC 2.0 (and so MCP) answers a frame that is not JSON with -32700 and a JSON value that is no request
+    with -32600, `"id": null`; before, the SDK's server dropped both and a client waited for ever. 9 frames, then
+    a ping on the same connection is still answered."""
+    import select
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-m", "factreg", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "FACTREG_DB": db_url})
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def exchange(frame: bytes) -> dict[str, Any] | None:
+        proc.stdin.write(frame + b"\n")
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        return json.loads(proc.stdout.readline()) if ready else None
+
+    try:
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        assert exchange(json.dumps(hello).encode())["id"] == 1  # type: ignore[index]
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        for frame, code in UNREADABLE_FRAMES:
+            answer = exchange(frame)
+            assert answer is not None, frame[:60]
+            assert answer["id"] is None and answer["error"]["code"] == code, (frame[:60], answer)
+        assert exchange(b'{"jsonrpc": "2.0", "id": 10, "method": "ping"}') == {"jsonrpc": "2.0", "id": 10, "result": {}}
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()  # type: ignore[union-attr]
+    assert proc.returncode == 0
+
+
+def test_malformed_tool_calls_from_the_official_client_are_tool_errors(cli, db_url) -> None:
+    """The official SDK client's calls with wrong types, unknown tools and names, missing arguments, oversized text
+    and values JSON cannot carry: each one tool error (isError), nothing stored, the session goes on."""
+    _, results = session_calls(db_url, [
+        ("get_fact", {"id": 123}),
+        ("get_fact", {}),
+        ("no_such_tool", {}),
+        ("search_facts", {"limit": "many"}),
+        ("check_text", {"text": "x" * 300_000}),
+        ("record", {"id": "a/b", "metric": "ttft", "value": "nan", "identity": {"model": "m"}}),
+        ("record", {"id": "a/b", "metric": "ttft", "samples": ["0.5", None], "identity": {"model": "m"}}),
+        ("record", {"id": "../../x", "metric": "ttft", "value": 0.5}),
+        ("record", {"id": "a/b", "metric": "ttft", "value": 0.5, "identity": {"model": ["not", "text"]}}),
+        ("get_fact", {"id": "a/b\x1b[2J"}),
+    ], "--allow-write")
+    for is_error, text, _ in results:
+        assert is_error, text
+    assert cli("list", "--json").json() == []

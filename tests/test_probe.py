@@ -663,3 +663,31 @@ def test_literal_secret_is_refused_for_record_and_redacted_otherwise(cli, server
     assert ok.exit_code == 0, ok.stderr
     assert_nowhere(token, db_path, ok.stdout, ok.stderr)
     assert n_facts(f"sqlite:///{db_path}") == 0
+
+
+def test_pooled_gaps_beyond_the_cap_are_thinned_to_order_statistics(cli, server, body_file, monkeypatch) -> None:
+    """A load run pools every gap between chunks (itl): beyond the samples a version keeps, the probe keeps the
+    order statistics at evenly spaced ranks (minimum and maximum included) and says so in its info. The cap is
+    lowered here to reach it with a short run."""
+    from factreg.registry import stats
+
+    monkeypatch.setattr(stats, "MAX_SAMPLES", 20)
+    r = run_probe(cli, server.url("ok,first=0.01,gap=0.001,tokens=30"), body_file, "--n", "2", "--warmup", "0",
+                  "--record", "thin/box")
+    assert r.exit_code == 0, r.stderr
+    itl = cli("show", "thin/box/itl", "--json").json()
+    assert itl["n"] == 20 and itl["samples"] == sorted(itl["samples"])
+    assert itl["conditions"]["info"]["samples_thinned"] == "itl: 20 of 58"
+    assert cli("show", "thin/box/ttft", "--json").json()["n"] == 2
+
+
+def test_thin_keeps_the_extremes_and_every_quantile() -> None:
+    from factreg.registry import stats
+
+    xs = [((i * 7919) % 1000) / 10 for i in range(1000)]
+    got = stats.thin(xs, 101)
+    assert len(got) == 101 and got[0] == min(xs) and got[-1] == max(xs)
+    ordered = sorted(xs)
+    for q in (0.1, 0.5, 0.9, 0.99):
+        assert abs(stats.quantile(got, q) - stats.quantile(ordered, q)) <= 1.0
+    assert stats.thin(xs[:50], 101) == xs[:50]

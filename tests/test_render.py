@@ -37,11 +37,13 @@ def test_shipped_templates_are_found_and_packaged():
     assert (folder / "__init__.py").is_file()
 
 
-def test_html_templates_escape_and_the_others_do_not(tmp_path):
+def test_html_templates_escape_markdown_holds_no_tag_and_the_others_do_not(tmp_path):
     (tmp_path / "t.html.j2").write_text("{{ x }}\n")
     (tmp_path / "t.md.j2").write_text("{{ x }}\n")
+    (tmp_path / "t.txt.j2").write_text("{{ x }}\n")
     assert render.render("t.html.j2", {"x": "<b>&"}, tmp_path) == "&lt;b&gt;&amp;\n"
-    assert render.render("t.md.j2", {"x": "<b>&"}, tmp_path) == "<b>&\n"
+    assert render.render("t.md.j2", {"x": "<b>& a < 1"}, tmp_path) == "&lt;b>& a < 1\n"  # GitHub shows the same
+    assert render.render("t.txt.j2", {"x": "<b>&"}, tmp_path) == "<b>&\n"
 
 
 def test_strict_undefined_is_a_one_line_error(tmp_path):
@@ -103,3 +105,14 @@ def test_fixed_filter_caps_its_decimals(tmp_path):
     (tmp_path / "g.j2").write_text("{{ 1.5 | fixed(100000) }}\n")  # formatted anyway, 100 KB: small, but over
     with pytest.raises(ConfigError, match="from 0 to 20"):
         render.render("g.j2", {}, tmp_path)
+
+
+def test_front_matter_and_json_hold_no_tag_and_read_back_the_same(tmp_path):
+    import json
+
+    for text in ("<script>x</script>", "a < b", "<!-- c -->", "ok"):
+        scalar = render.yaml_str(text)
+        assert "<s" not in scalar and "<!" not in scalar and json.loads(scalar) == text
+    (tmp_path / "t.md.j2").write_text("{{ x | json }}\n| `{{ x | json | cell }}` |\n")
+    first, cell = render.render("t.md.j2", {"x": {"a": "<img src=x>"}}, tmp_path).splitlines()
+    assert "<img" not in first + cell and json.loads(first) == {"a": "<img src=x>"}

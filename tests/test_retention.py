@@ -204,3 +204,34 @@ def test_pruning_keeps_the_newest_runs_on_both_backends(any_url) -> None:
     got = facts.get(reg, "b/ttft")
     assert got["version"] == 5 and got["samples"] == [0.1, 0.2 + 4 / 100, 0.3] and len(facts.history(reg, "b/ttft")) == 5
     reg.close()
+
+
+@pytest.mark.parametrize("keep", ["1_0", "\u0661", "99999999999999999999", "abc", "", "2.5"])
+def test_a_keep_that_is_not_plain_digits_exits_2(cli, project, keep) -> None:
+    """`prune --keep` takes plain ASCII digits like every other whole-number option (before, `1_0` was 10 and
+    pruned by it)."""
+    assert cli("record", "a/b", "-m", "ttft", "--value", "1", "-c", "model=m").exit_code == 0
+    r = cli("prune", "--keep", keep, "--dry-run")
+    assert r.exit_code == 2 and r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_prune_over_rows_written_by_others_keeps_every_value(cli, project, db_path) -> None:
+    """Raw output that is not JSON, a fake stub, a run without a readable time: prune drops only raw output,
+    exits 0, and every value and sample stays (held before this pass)."""
+    for day in range(1, 8):
+        assert cli("record", "a/b", "-m", "ttft", "--samples", "0.4,0.5,0.6", "-c", "model=m",
+                   "--measured-at", f"2026-11-0{day}").exit_code == 0
+    con = sqlite3.connect(db_path)
+    with con:
+        con.execute("UPDATE fact_version SET raw = '{\"x\": 1}'")
+        con.execute("UPDATE fact_version SET raw = 'not json' WHERE version = 1")
+        con.execute("UPDATE fact_version SET raw = '{\"pruned\": \"fake\"}' WHERE version = 2")
+        con.execute("UPDATE fact_version SET raw = ? WHERE version = 4", ("é" * 100_000,))
+    con.close()
+    before = cli("history", "a/b", "--json").json()
+    r = cli("prune", "--keep", "2")
+    assert r.exit_code == 0, r.stderr
+    after = cli("history", "a/b", "--json").json()
+    strip = [{k: v for k, v in version.items() if k != "raw"} for version in before]
+    assert [{k: v for k, v in version.items() if k != "raw"} for version in after] == strip
+    assert cli("prune", "--keep", "2", "--json").json()["pruned_runs"] == 0  # done once

@@ -694,3 +694,132 @@ def test_imported_llama_bench_arguments_run_nothing_trusted_or_not(cli, fake_ben
         assert r.exit_code == 3 and r.json()[0]["verdict"] == "error"
         assert ("not trusted" in r.json()[0]["message"]) == (not trust)
     assert not fake_bench.exists()
+
+
+# What a server (or a registry) may put in a string that reaches a terminal: colour, a window title (OSC 0), a
+# hyperlink (OSC 8), clearing the screen, a one-byte CSI (C1), a bidirectional override.
+TERMINAL_ESCAPES = ["\x1b[31mRED\x1b[0m", "\x1b]0;pwned title\x07", "\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\",
+                    "\x1b[2J", "\x9b2J", "\u202eevil"]
+OBEYED = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def _escape_server(ok_first_post: bool):  # type: ignore[no-untyped-def]
+    """A raw server whose every POST but (optionally) the first is HTTP 500 with a body of terminal escapes, half
+    as text, half as an OpenAI-shaped JSON error."""
+    from tests.raw_server import RawServer
+
+    events = [{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}]
+    sse = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+    ok = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s" % (len(sse), sse)
+    text = " ".join(TERMINAL_ESCAPES).encode("utf-8")
+    as_json = json.dumps({"error": {"message": " ".join(TERMINAL_ESCAPES)}}).encode()
+    posts = {"n": 0}
+    holder: dict[str, RawServer] = {}
+
+    def answer(n: int, _on_connection: int) -> list[bytes]:
+        request = holder["server"].requests[n - 1]
+        if request.startswith(b"GET"):
+            return [b"HTTP/1.1 404 Not Found\r\nContent-Length: %d\r\n\r\n%s" % (len(text), text)]
+        posts["n"] += 1
+        if ok_first_post and posts["n"] == 1:
+            return [ok]
+        body = text if posts["n"] % 2 else as_json
+        kind = b"text/plain" if body is text else b"application/json"
+        return [b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s"
+                % (kind, len(body), body)]
+
+    holder["server"] = RawServer(answer, close_after=False)
+    return holder["server"]
+
+
+@pytest.mark.parametrize("path", ["httpx", "lean"])
+def test_terminal_escapes_from_a_server_are_shown_not_obeyed(cli, body_file, path):
+    """An HTTP 500 whose body holds escape sequences: the `Error:`/verdict lines print them as `\\x1b…`, on the
+    identity check's path (httpx) and a load run's (the lean client of measure/wire.py); before, raw."""
+    server = _escape_server(ok_first_post=path == "lean")
+    try:
+        extra = ["--concurrency", "2"] if path == "lean" else []
+        r = cli("probe", server.url, "--body", body_file, "--n", "2", "--warmup", "0", *extra)
+    finally:
+        server.close()
+    assert r.exit_code == 3, (r.stdout, r.stderr)
+    out = r.stdout + r.stderr
+    assert "HTTP 500" in out and "\\x1b[31mRED" in out and "\\x9b2J" in out and "\\u202eevil" in out, out
+    for ch in OBEYED:
+        assert ch not in out, (ch, out)
+
+
+def test_terminal_escapes_in_the_registry_are_shown_not_obeyed(cli, tmp_path):
+    """A fact imported with escapes in its note, a condition and a custom unit: `show`, `list`, `history`,
+    `status` and an `Error:` line naming its metric print them visibly."""
+    text = " ".join(TERMINAL_ESCAPES)
+    line = {"id": "esc/x", "metric": "temp", "unit": "°C" + TERMINAL_ESCAPES[0], "value": 1.0, "note": text,
+            "identity": {"model": text}}
+    path = tmp_path / "esc.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert cli("import", str(path)).exit_code == 0
+    runs = [cli("show", "esc/x"), cli("list"), cli("history", "esc/x"), cli("status"),
+            cli("record", "esc/x", "-m", "ttft", "--value", "1")]
+    assert runs[-1].exit_code == 2 and "\\x1b[31m" in runs[-1].stderr
+    for r in runs:
+        for ch in OBEYED:
+            assert ch not in r.stdout + r.stderr, (ch, r.stdout, r.stderr)
+    assert "\\x1b]0;pwned title\\x07" in runs[0].stdout
+
+
+def _gzip_server(bomb_on: str):  # type: ignore[no-untyped-def]
+    """A raw server that gzips whatever it is asked (64 MiB of zeros: 64 KiB on the wire) where `bomb_on` says:
+    the identity check's GET of /v1/models, its 1-token POST, or a load run's POSTs after a plain identity check."""
+    import gzip
+
+    from tests.raw_server import RawServer
+
+    bomb = gzip.compress(b"\0" * (64 * 2**20), compresslevel=9)
+    events = [{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}]
+    sse = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+    posts = {"n": 0}
+    holder: dict[str, RawServer] = {}
+
+    def reply(kind: bytes, body: bytes, coded: bool) -> list[bytes]:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n" % (kind, len(body))
+        return [head + (b"Content-Encoding: gzip\r\n" if coded else b"") + b"\r\n" + body]
+
+    def answer(n: int, _on_connection: int) -> list[bytes]:
+        request = holder["server"].requests[n - 1]
+        if request.startswith(b"GET"):
+            coded = bomb_on == "get" and b"/v1/models" in request.split(b"\r\n")[0]
+            return reply(b"application/json", bomb if coded else b'{"data": [{"id": "m"}]}', coded)
+        posts["n"] += 1
+        coded = bomb_on == "post" or (bomb_on == "load" and posts["n"] > 1)
+        return reply(b"text/event-stream", bomb if coded else sse, coded)
+
+    holder["server"] = RawServer(answer, close_after=False)
+    return holder["server"]
+
+
+@pytest.mark.parametrize("bomb_on", ["get", "post", "load"])
+def test_a_compressed_reply_is_refused_not_inflated(cli, body_file, bomb_on):
+    """Every request asks for `Accept-Encoding: identity` (the identity GETs too); a reply compressed anyway is
+    refused with one line naming its coding, and nothing is inflated: the probe's traced peak stays under 16 MB (a
+    single 64 KiB read of it inflated to 64 MB before, 176 MB peak), on the identity check's GET and POST (httpx)
+    and a load run's POSTs (the lean client)."""
+    import tracemalloc
+
+    server = _gzip_server(bomb_on)
+    try:
+        extra = ["--concurrency", "2"] if bomb_on == "load" else []
+        tracemalloc.start()
+        try:
+            r = cli("probe", server.url, "--body", body_file, "--n", "2", "--warmup", "0", *extra)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        requests = list(server.requests)
+    finally:
+        server.close()
+    assert r.exit_code == 3, (r.stdout, r.stderr)
+    assert "Content-Encoding 'gzip'" in r.stdout + r.stderr and "refused, not inflated" in r.stdout + r.stderr
+    assert peak < 16 * 2**20, peak
+    heads = [q.split(b"\r\n\r\n", 1)[0].lower() for q in requests]
+    assert heads and all(b"\r\naccept-encoding: identity" in h for h in heads), heads
+    assert any(h.startswith(b"get /v1/models") for h in heads)

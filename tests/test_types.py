@@ -107,7 +107,8 @@ def test_a_verify_result_has_the_keys_its_type_names_in_the_printed_order(seeded
                             "speed_factor", "resolve", "recorded"]  # no control on either side: no speed or CPU-share
     # factor; inconclusive (three samples against three): what would resolve it
     assert set(judged) == keys_of(engine.VerifyResult, "scaled", "as_measured", "cpu_share_factor",  # when the machine moved
-                                  "server", "excused_by", "denied")  # a probe's server
+                                  "server", "excused_by", "denied",  # a probe's server
+                                  "sequential")  # the looks of verify's batches (a verdict by --against has none)
     assert set(judged["old"]) == set(judged["new"]) == keys_of(engine.Values)
     (skipped,) = engine.verify(seeded, None, [old])
     assert list(skipped) == ["id", "version", "metric", "unit", "verdict", "old", "new", "p_value", "rel_diff",

@@ -1,13 +1,17 @@
 """A slower server is never explained away: real servers on 127.0.0.1, real CPU-bound processes beside them.
 
-The stand-in runs in a process of its own (`python -m factreg.demo.standin`), sleep-paced: its token gaps are
-sleeps, so three busy processes barely delay it, and a 2× slower stand-in is a 2× slower server — which `verify`
-must refute, whatever the busy processes do to the client. `POST /override` changes it in place (same URL, same
+The stand-in runs in a process of its own (`python -m factreg.demo.standin`), sleep-paced (its token gaps are
+sleeps) and, as a server that matters is, at a higher priority (nice −10; as root, as in CI): three busy
+processes at the default priority starve the client — the probe, and the CPU loop that once scaled the server's
+figures by the client's speed — but barely the server. A 2× slower stand-in is a 2× slower server, which
+`verify` must refute whatever the busy processes do to the client. `POST /override` changes it in place (same URL, same
 process, same uptime): `gap` makes it slower, `busy` makes its `/metrics` report somebody else's requests."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import urllib.request
@@ -26,7 +30,7 @@ FACT = "sb/p/decode_rate"
 class StandIn:
     def __init__(self) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "factreg.demo.standin"], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)  # fmt: skip
+                                     stderr=subprocess.DEVNULL, preexec_fn=_priority)  # fmt: skip
         assert self.proc.stdout is not None
         self.port = int(self.proc.stdout.readline())
 
@@ -44,6 +48,12 @@ class StandIn:
         self.proc.wait()
         assert self.proc.stdout is not None
         self.proc.stdout.close()
+
+
+def _priority() -> None:
+    """The stand-in's scheduling priority: nice −10 where allowed (root), else the default."""
+    with contextlib.suppress(OSError):
+        os.nice(-10)
 
 
 @pytest.fixture
@@ -98,7 +108,7 @@ def test_a_server_twice_as_slow_beside_three_busy_processes_is_refuted_and_the_d
     assert res["verdict"] == "refuted", res["message"]
     assert r.exit_code == 1
     assert res["server"]["now"]["local"] is True and "control" not in res.get("observed", {})
-    assert "burn" in json.dumps(res["server"]["now"])  # the busy processes are named
+    assert [t["name"] for t in res["server"]["now"]["top"]]  # the busiest other processes are named
     assert cli("docs", "check", str(recorded)).exit_code == 1
 
 
@@ -166,19 +176,24 @@ def test_the_real_llama_server_beside_three_busy_processes_is_never_refuted_and_
 
 @pytest.mark.llama
 @pytest.mark.slow
-def test_the_real_llama_server_restarted_with_fewer_threads_is_refuted_on_a_quiet_machine(cli, tmp_path):
+def test_the_real_llama_server_restarted_slower_is_refuted_on_a_quiet_machine(cli, tmp_path):
+    # A real slowdown of the server itself, with nothing keeping it from a CPU: restarted with a micro-batch of 16
+    # tokens instead of 512, it processes the long prompt in 90 passes instead of 3. (Fewer threads would not do
+    # on a 2-core machine: there `-t 2` is slower than `-t 1`, its compute threads crowding out the server's own
+    # — measured 2.13 s against 0.73 s, its threads kept from a CPU 126% of the run; the evidence says so.)
     from factreg.demo.llamaserver import llama_server
     from factreg.demo.tinymodel import write_tiny_model
 
     model = write_tiny_model(tmp_path / "wide.gguf", n_layer=4, n_embd=256, n_ff=1024)
     body = _body(tmp_path, LONG)
-    with llama_server(tmp_path, model=model, threads=2, ctx=2048) as srv:
+    with llama_server(tmp_path, model=model, ctx=2048) as srv:
         r = cli("probe", srv.url, "--body", body, "--n", "5", "--warmup", "1", "--min-uptime", "0", "--no-cache",
                 "--record", "ls/t")  # fmt: skip
         assert r.exit_code == 0, r.stderr
         port = srv.port
-    with llama_server(tmp_path, model=model, threads=1, ctx=2048, port=port) as srv:
+    with llama_server(tmp_path, model=model, ctx=2048, port=port, extra=("-ub", "16")) as srv:
         r = cli("verify", "ls/t/ttft", "--json")
     [res] = r.json()
     assert res["verdict"] == "refuted" and r.exit_code == 1, res["message"]
-    assert res["rel_diff"] > 0.3  # the first token takes far longer with one thread than with two
+    assert res["rel_diff"] > 0.3, res["message"]  # the first token takes far longer
+    assert "which cannot account for it" in res["message"] or "ran unhindered" in res["message"], res["message"]

@@ -118,15 +118,28 @@ def test_interim_replies_are_skipped_and_no_body_statuses_have_none() -> None:
         (b"HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\n\r\n", "folded header"),
         (b"HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\nabc", "invalid Content-Length"),
         (b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "invalid Content-Length"),
+        # issue 30: numbers are ASCII digits only (`str.isdigit` takes these, int() then fails), and bounded
+        (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\nab", "invalid Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: \xb9\xb3\r\n\r\nab", "invalid Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n", "invalid Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: +3\r\n\r\nabc", "invalid Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 0x3\r\n\r\nabc", "invalid Content-Length"),
+        (HEAD_CHUNKED + b"1" + b"0" * 16 + b"\r\nabc\r\n", "not a chunk size"),
         (HEAD_CHUNKED + b"zz\r\nabc\r\n", "not a chunk size"),
         (HEAD_CHUNKED + b"3\r\nabcX\r\n", "not followed by CRLF"),
         (HEAD_CHUNKED + b"1" * 2000, "chunk-size line over 1 KiB"),
+        (HEAD_CHUNKED + b"\xb2\r\nab\r\n", "not a chunk size"),
         (b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * (70 * 1024), "head exceeds 64 KiB"),
     ],
 )
 def test_broken_framing_is_a_protocol_error(raw: bytes, message: str) -> None:
     with pytest.raises(wire.ProtocolError, match=message):
         feed_all(raw, step=1000)
+
+
+def test_leading_zeros_of_a_chunk_size_are_allowed() -> None:
+    parser, body = feed_all(HEAD_CHUNKED + b"0" * 100 + b"3\r\nabc\r\n0\r\n\r\n")
+    assert body == b"abc" and parser.done
 
 
 def test_an_end_before_any_byte_is_told_apart_from_an_end_mid_reply() -> None:

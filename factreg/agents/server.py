@@ -120,4 +120,42 @@ def build(open_registry: Callable[[bool], tuple[Settings, Registry]], allow_writ
 
 def serve(open_registry: Callable[[bool], tuple[Settings, Registry]], allow_write: bool = False) -> None:
     """Serve on stdin/stdout until the client closes them."""
-    build(open_registry, allow_write).run("stdio")
+    import anyio
+
+    anyio.run(_serve_stdio, build(open_registry, allow_write))
+
+
+async def _serve_stdio(server: Any) -> None:
+    """`MCPServer.run_stdio_async`, with every frame the SDK could not read answered as JSON-RPC 2.0 says: -32700
+    (parse error) for text that is not JSON, -32600 (invalid request) for JSON that is no JSON-RPC message, each
+    with `"id": null`. The SDK hands such frames to the server as exceptions, which it drops: a client waiting for
+    an answer would wait forever."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    async with stdio_server() as (read_stream, write_stream):
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def forward() -> None:
+            async with send:
+                async for item in read_stream:
+                    if isinstance(item, Exception):
+                        await write_stream.send(SessionMessage(unreadable_frame(item)))
+                    else:
+                        await send.send(item)
+
+        lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(forward)
+            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+
+
+def unreadable_frame(exc: Exception) -> Any:
+    """The JSON-RPC error answering a frame that could not be read: -32700 when it is not JSON, else -32600."""
+    import mcp_types as types
+
+    errors = exc.errors() if hasattr(exc, "errors") else [{"type": "json_invalid"}]
+    parse = any(e.get("type") == "json_invalid" for e in errors)
+    code, message = (types.PARSE_ERROR, "Parse error") if parse else (types.INVALID_REQUEST, "Invalid Request")
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message))

@@ -39,9 +39,9 @@ class GuardedGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except FactregError as exc:
-            from factreg.secrets import redact
+            from factreg.cli.common import print_error
 
-            print(redact(exc.line()), file=sys.stderr)
+            print_error(exc)
             raise typer.Exit(exc.exit_code) from None
         except Exception as exc:  # noqa: BLE001 - the one place that catches everything
             if type(exc).__module__.split(".")[0] in ("typer", "click"):
@@ -126,6 +126,7 @@ def internal_error(exc: BaseException) -> None:
     import traceback
 
     from factreg.secrets import redact
+    from factreg.terminal import visible
 
     trace = redact("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
     first = (str(exc).splitlines() or [""])[0][:300]
@@ -141,7 +142,7 @@ def internal_error(exc: BaseException) -> None:
             where = f"traceback in {path}; FACTREG_DEBUG=1 prints it"
         except OSError:
             where = "no traceback written; FACTREG_DEBUG=1 prints it"
-    print(redact(f"Error: internal error: {what} ({where})"), file=sys.stderr)
+    print(visible(redact(f"Error: internal error: {what} ({where})")), file=sys.stderr)
 
 
 app = typer.Typer(

@@ -6,7 +6,17 @@ from typing import Annotated, Any
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, emit, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import (
+    DbOption,
+    JsonFlag,
+    emit,
+    emit_json,
+    handles_errors,
+    info,
+    number,
+    open_registry,
+    whole_number,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -23,10 +33,10 @@ def changes(
         "detection still reads the whole history.", show_default=False)] = None,
     min_segment: Annotated[int, typer.Option(
         "--min-segment", help="Fewest points a level may have: a shift is reported once this many points were "
-        "measured after it.")] = 4,
+        "measured after it.", parser=whole_number("--min-segment"))] = 4,
     alpha: Annotated[float, typer.Option(
         "--alpha", help="Family-wise significance: a history without a shift reports one with at most this "
-        "probability.")] = 0.01,
+        "probability.", parser=number("--alpha"))] = 0.01,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:

@@ -18,6 +18,7 @@ import typer
 from factreg import secrets
 from factreg.errors import FactregError
 from factreg.secrets import redact
+from factreg.terminal import visible
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -76,7 +77,7 @@ def handles_errors(func: F) -> F:
                 return func(*args, **kwargs)
             except FactregError as exc:
                 failed = True
-                print(redact(exc.line()), file=sys.stderr)
+                print_error(exc)
                 raise typer.Exit(exc.exit_code) from None
             except KeyboardInterrupt:
                 print("Error: interrupted", file=sys.stderr)
@@ -88,6 +89,11 @@ def handles_errors(func: F) -> F:
                     warn_unreadable(skipped)
 
     return wrapper  # type: ignore[return-value]
+
+
+def print_error(exc: FactregError) -> None:
+    """The one `Error: …` line of an expected failure on stderr: redacted, control characters made visible."""
+    print(visible(redact(exc.line())), file=sys.stderr)
 
 
 def _apply_globals(kwargs: dict[str, Any]) -> None:
@@ -117,7 +123,8 @@ def warn_unreadable(skipped: dict[str, str], shown: int = 5) -> None:
     """One line on stderr naming the rows a command skipped because they cannot be read."""
     parts = [f"{key} ({why})" for key, why in list(skipped.items())[:shown]]
     more = f"; and {len(skipped) - shown} more" if len(skipped) > shown else ""
-    print(redact(f"Warning: skipped {len(skipped)} unreadable row(s): {'; '.join(parts)}{more}"), file=sys.stderr)
+    print(visible(redact(f"Warning: skipped {len(skipped)} unreadable row(s): {'; '.join(parts)}{more}")),
+          file=sys.stderr)
 
 
 _WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
@@ -161,13 +168,14 @@ def emit_json(data: Any) -> None:
     """Pure JSON on stdout (every string redacted): containers of containers indented, flat ones on a line."""
     from factreg import jsontext
 
-    sys.stdout.write(secrets.dumps(data, encode=jsontext.dumps, ensure_ascii=False, allow_nan=False))
+    text = secrets.dumps(data, encode=jsontext.dumps, ensure_ascii=False, allow_nan=False)
+    sys.stdout.write(jsontext.printable(text))
     sys.stdout.write("\n")
 
 
 def emit(text: str) -> None:
-    """Data lines on stdout, redacted."""
-    sys.stdout.write(redact(text))
+    """Data lines on stdout, redacted, control characters made visible."""
+    sys.stdout.write(visible(redact(text)))
 
 
 def settings(db: str | None) -> Settings:
@@ -210,7 +218,7 @@ def console(stderr: bool = False):  # type: ignore[no-untyped-def]
         """A console whose printed strings are redacted (tables from `make_table()` redact their cells)."""
 
         def print(self, *objects: Any, **kwargs: Any) -> None:
-            super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
+            super().print(*(visible(redact(o)) if isinstance(o, str) else o for o in objects), **kwargs)
 
     # No markup: text from a user or a file (`[/bold]` in a condition) is printed as it is; styled lines pass
     # markup=True with every user part through `rich.markup.escape`.
@@ -231,7 +239,7 @@ def console(stderr: bool = False):  # type: ignore[no-untyped-def]
 def info(message: str) -> None:
     """A line for people, on stderr (stdout is data); --quiet leaves it out."""
     if not GLOBAL.quiet:
-        print(redact(message), file=sys.stderr)
+        print(visible(redact(message)), file=sys.stderr)
 
 
 def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
@@ -240,7 +248,7 @@ def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
 
     class RedactingTable(Table):
         def add_row(self, *renderables: Any, **kw: Any) -> None:
-            super().add_row(*(redact(r) if isinstance(r, str) else r for r in renderables), **kw)
+            super().add_row(*(visible(redact(r)) if isinstance(r, str) else r for r in renderables), **kw)
 
     return RedactingTable(**{"box": None, "pad_edge": False, **kwargs})
 
@@ -336,8 +344,10 @@ def project(row: Any, columns: list[Column] | None) -> Any:
 
 def emit_jsonl(rows: Any) -> None:
     """One JSON object a line on stdout, each written (and flushed) as it is produced."""
+    from factreg import jsontext
+
     for row in rows:
-        sys.stdout.write(secrets.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        sys.stdout.write(jsontext.printable(secrets.dumps(row, ensure_ascii=False, allow_nan=False)) + "\n")
         sys.stdout.flush()
 
 

@@ -14,8 +14,12 @@ SCRIPTS = {
     "bash": """\
 # factreg completion for bash: eval "$(factreg completion bash)" in ~/.bashrc
 _factreg_complete() {
-    local IFS=$'\\n'
-    COMPREPLY=($(_FACTREG_COMPLETE=bash "${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+    local line
+    COMPREPLY=()
+    # one candidate a line, taken as it is: no word splitting, no glob expansion (factreg quotes what needs it)
+    while IFS= read -r line; do
+        COMPREPLY+=("$line")
+    done < <(_FACTREG_COMPLETE=bash "${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
 }
 complete -o default -F _factreg_complete factreg
 """,

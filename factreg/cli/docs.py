@@ -133,6 +133,13 @@ def _scan(roots: list[Path], no_cache: bool, **kwargs):  # type: ignore[no-untyp
             cache.close()
     if result.cache_problem:
         info(f"warning: document cache not used: {result.cache_problem}")
+    if result.odd_names:
+        from factreg import terminal
+
+        names = ", ".join(terminal.name(p) for p in result.odd_names[:5])
+        more = f" and {len(result.odd_names) - 5} more" if len(result.odd_names) > 5 else ""
+        info(f"warning: {len(result.odd_names)} file name(s) not UTF-8, read and shown with \\xNN escapes: "
+             f"{names}{more}")
     return result
 
 
@@ -460,12 +467,14 @@ def coverage(
     if json_out:
         emit_json(result.as_json())
     else:
+        from factreg.terminal import name
+
         rows = [*result.files, result.total] if result.files else []
         if rows:
-            width = max(len(r.path) for r in rows)
+            width = max(len(name(r.path)) for r in rows)
             head = f"{'file':<{width}}  claims  cited  current  unsourced  share\n"
             emit(head + "".join(
-                f"{r.path:<{width}}  {r.claims:>6}  {r.cited:>5}  {r.current:>7}  {r.unsourced:>9}  "
+                f"{name(r.path):<{width}}  {r.claims:>6}  {r.cited:>5}  {r.current:>7}  {r.unsourced:>9}  "
                 f"{cov.pct(r.share if r.path != 'total' else result.share):>5}\n" for r in rows))
     total = result.total
     info(f"docs coverage: {total.claims} claim(s), {total.current} cited and current, {total.unsourced} "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -162,6 +162,10 @@ def probe(
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of the --rate arrival schedule.", parser=whole_number("--seed"))
     ] = 0,
+    budget: Annotated[str | None, typer.Option(
+        "--budget", metavar="DURATION", help="With --record: how long the probe may be repeated (its requests "
+        "pooled) until ttft, e2e and decode_rate are within [record] precision (default: half the tolerance); "
+        "default [record] budget = 4× the first run.", show_default=False)] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -174,7 +178,7 @@ def probe(
     from factreg.errors import CouldNotVerify, Findings, UsageError
     from factreg.measure import probe as core
     from factreg.registry import conditions
-    from factreg.registry.freshness import parse_time
+    from factreg.registry.freshness import parse_duration, parse_time
 
     headers = request_headers(url, header, api_key_env, record)
     asked = core.parse_percentiles(percentile or [])
@@ -209,12 +213,16 @@ def probe(
     with progress.bar("probing", spec.warmup + spec.n) as step:
         shown = _counting(step, spec.warmup) if progress.shown() else info
         if record:  # a recorded probe keeps the machine's state and a control measurement (info conditions)
-            from factreg.measure import control, endpoint
+            from factreg.measure import control, endpoint, precision
 
-            result, seen = control.bracket(
-                spec.method(), settings, lambda: core.probe(spec, hostname=settings.hostname, progress=shown),
-                server_ms=lambda res: control.identity_ms(res.as_json().get("requests")),
-                spans=lambda res: endpoint.spans_of_requests([r.as_json() for r in res.requests]),
+            goal = precision.target(settings)
+            (result, runs), seen = control.bracket(
+                spec.method(), settings,
+                lambda: core.probe_precise(spec, goal, budget=precision.budget_multiple(settings),
+                                           budget_s=parse_duration(budget) if budget is not None else None,
+                                           hostname=settings.hostname, progress=shown),
+                server_ms=lambda ran: control.identity_ms(ran[0].as_json().get("requests")),
+                spans=lambda ran: endpoint.spans_of_requests([r.as_json() for r in ran[0].requests]),
                 headers=_expanded(spec.headers))
             result.info.update(seen.conditions())
         else:
@@ -226,6 +234,7 @@ def probe(
         from factreg.registry.store import Registry
 
         news = core.new_facts(result, record, spec.method(), asked)
+        _precision(news, goal, runs)
         recorded = facts.record_many(Registry(settings.db_url, raw_runs=retention.raw_runs(settings)), news,
                                      min_uptime)
     data["recorded"] = recorded
@@ -247,6 +256,20 @@ def probe(
 
     if result.verdict == Verdict.CONDITIONS_CHANGED:
         raise Findings(f"conditions_changed: {result.message}")
+
+
+def _precision(news: list[Any], goal: float, runs: int) -> None:
+    """Each recorded fact says the precision it reached; one short of the target is flagged `imprecise`."""
+    from factreg.measure import precision
+
+    for fact in news:
+        xs = list(fact.samples or [])
+        if fact.metric not in ("ttft", "e2e", "decode_rate") or len(xs) < 2:
+            continue
+        fact.info = {**fact.info, precision.KEY: precision.describe(xs, goal) + (f", {runs} runs" if runs > 1 else "")}
+        reached = precision.half_width(xs)
+        if reached is not None and reached > goal:
+            fact.extra_flags = [*fact.extra_flags, precision.FLAG]
 
 
 def _expanded(headers: dict[str, str]) -> dict[str, str]:

@@ -50,13 +50,15 @@ def bar(label: str, total: int | None, minimum: int = 2, when: bool = True) -> I
     columns: list[Any] = [TextColumn(label, markup=False), SpinnerColumn(), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                           TextColumn("{task.description}", markup=False)]
+    from factreg.terminal import visible
+
     with Progress(*columns, console=console(stderr=True), transient=True) as progress:
         task = progress.add_task("", total=total)
 
         def step(done: int, what: str = "", total: int | None = None) -> None:
             if total is not None:
                 progress.update(task, total=total)
-            progress.update(task, completed=done, description=what[:60])
+            progress.update(task, completed=done, description=visible(what[:60]))  # a file name, a fact id
 
         yield step
 

@@ -226,7 +226,8 @@ def export(
 @handles_errors
 def prune(
     keep: Annotated[int | None, typer.Option(
-        "--keep", help="Runs of each fact whose raw output is kept (default: [retention] raw_runs, 5).")] = None,
+        "--keep", help="Runs of each fact whose raw output is kept (default: [retention] raw_runs, 5).",
+        parser=whole_number("--keep"))] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be pruned; change nothing.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,

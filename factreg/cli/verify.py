@@ -50,6 +50,10 @@ def bench(
             "--id", help="Id prefix: facts become PREFIX/tg32 ... (default: <host>/<model-stem>).", show_default=False
         ),
     ] = None,
+    budget: Annotated[str | None, typer.Option(
+        "--budget", metavar="DURATION", help="How long llama-bench may be run again, its repetitions pooled, until "
+        "each test's 95% interval is within [record] precision (default: half the tolerance); default [record] "
+        "budget = 4× the first run.", show_default=False)] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -64,8 +68,11 @@ def bench(
     from factreg.cli import progress
 
     with progress.bar("llama-bench", None, minimum=0):  # one run of unknown length: the time spent
+        from factreg.registry.freshness import parse_duration
+
         recorded = llamabench.bench(reg, s, args, binary=llama_bench, id_prefix=id_prefix,
-                                    min_uptime_s=min_uptime(s))
+                                    min_uptime_s=min_uptime(s),
+                                    budget_s=parse_duration(budget) if budget is not None else None)
     if json_out:
         emit_json(recorded)
         return
@@ -90,8 +97,9 @@ def verify(
         "--due", help="Only the facts whose freshness asks for it (stale, then aging), within --budget; the summary "
         "says which statuses and change points this run changed. The command for cron.")] = False,
     budget: Annotated[str | None, typer.Option(
-        "--budget", metavar="DURATION", help="With --due: start no re-run after this long, e.g. 10m (default 10m).",
-        show_default=False)] = None,
+        "--budget", metavar="DURATION", help="With --due: start no re-run after this long, e.g. 10m (default 10m). "
+        "Otherwise: how long a fact that one batch cannot decide may be measured again in batches (default "
+        "[verify] budget = 5× its first batch).", show_default=False)] = None,
     trust_imported: Annotated[bool, typer.Option(
         "--trust-imported", help="Trust the imported methods of these facts (remembered) and re-run them; without "
         "it an imported method is never run.")] = False,
@@ -115,7 +123,7 @@ def verify(
 
     out_format = formats.choose(fmt, json_out)
     json_out = out_format == "json"
-    if due or budget is not None:
+    if due:
         _check_due(due, bool(ids or all_ or stale or here or against))
     also = engine.fail_on(fail_on)
     s, reg = open_registry(db, create=False)
@@ -163,7 +171,10 @@ def verify(
         elif out_format != "text":
             _emit_results(out_format, [])
         return
-    results = _run_with_progress(reg, s, chosen, trust_imported, n)
+    from factreg.registry.freshness import parse_duration
+
+    results = _run_with_progress(reg, s, chosen, trust_imported, n,
+                                 parse_duration(budget) if budget is not None else None)
     if json_out:
         emit_json(results)
     elif out_format != "text":
@@ -191,21 +202,20 @@ def _emit_results(out_format: str, results: list[VerifyResult]) -> None:
 def _check_due(due: bool, selected: bool) -> None:
     from factreg.errors import UsageError
 
-    if not due:
-        raise UsageError("--budget goes with --due")
     if selected:
         raise UsageError("--due picks the facts itself: give no ID, --all, --stale, --here or --against")
 
 
 def _run_with_progress(
-    reg: Registry, s: Settings, chosen: list[FactData], trust: bool, n: int | None = None
+    reg: Registry, s: Settings, chosen: list[FactData], trust: bool, n: int | None = None,
+    budget_s: float | None = None,
 ) -> list[VerifyResult]:
     """A progress bar on stderr, on a terminal, when there is more than one fact (stdout stays data)."""
     from factreg.cli import progress
     from factreg.measure import verify as engine
 
     with progress.bar("verifying", len(chosen)) as step:
-        return engine.verify(reg, s, chosen, progress=step, trust_imported=trust, n=n)
+        return engine.verify(reg, s, chosen, progress=step, trust_imported=trust, n=n, budget_s=budget_s)
 
 
 def _print_results(results: list[VerifyResult]) -> None:

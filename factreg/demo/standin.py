@@ -3,8 +3,14 @@
 It speaks the OpenAI-compatible streaming protocol (`/v1/chat/completions`, `/v1/models`, `/props`) and does,
 on demand, what a real server cannot be made to do: exact delays, reasoning before the answer, `<think>` inside
 content, a missing `[DONE]`, a mid-stream disconnect, a stall, garbage lines, error statuses, a redirect to
-another host, bytes that are not UTF-8, a 50 MB stream, a warm-graph effect (fast first requests), and a server
-that slows with load (`perstream`) or falls over at a number of streams in flight (`slowat`, `slowfirst`).
+another host, bytes that are not UTF-8, a 50 MB stream, a warm-graph effect (fast first requests), a server
+that slows with load (`perstream`) or falls over at a number of streams in flight (`slowat`, `slowfirst`), and
+streams on kept-alive connections (`keep=1`; by default each stream closes its connection, as llama-server's do).
+
+Every chat request is logged (`requests`, and `GET /log` for a stand-in in another process): when it reached the
+socket (`arrived`, the kernel's receive stamp), when its thread had read it (`t0`, from which the delays count), and
+when it began writing each chunk (`sent`, seconds after t0, with its `kinds`), all on the monotonic clock
+(CLOCK_MONOTONIC, the one `time.perf_counter` reads, the same in every process of the machine).
 
 The behaviour is chosen by the first path segment, `mode,key=value,...`:
 
@@ -55,6 +61,7 @@ DEFAULTS: dict[str, Any] = {
     "slowfirst": 1.5,  # ... the first answer token comes this many seconds after the request instead
     "busy": 0,  # /metrics: this many requests of somebody else's besides the ones in flight here
     "metrics": 1,  # 0: /metrics answers 501 (llama-server without --metrics)
+    "keep": 0,  # 1: keep the connection alive after a stream (no `Connection: close`), as vLLM and SGLang do
 }
 
 
@@ -319,10 +326,12 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Connection", "close")
+        keep = bool(int(p["keep"])) and mode not in ("disconnect", "stall", "huge")
+        if not keep:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
-        self.close_connection = True
+        self.close_connection = not keep
         base = {
             "id": record["id"],
             "object": "chat.completion.chunk",

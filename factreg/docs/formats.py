@@ -10,6 +10,7 @@ one (a fact id) when the finding is about a fact rather than a line.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -83,10 +84,12 @@ def github(findings: Iterable[Finding]) -> str:
 
 
 def _uri(path: str) -> dict[str, Any]:
+    """A path as a SARIF artifact URI: its bytes percent-encoded (a name that is not UTF-8 included, `%FF`)."""
     p = Path(path)
+    raw = os.fsencode(p.as_posix())
     if p.is_absolute():
-        return {"uri": p.as_uri()}
-    return {"uri": quote(PurePath(path).as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + quote(raw, safe="/")}
+    return {"uri": quote(raw, safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def sarif(

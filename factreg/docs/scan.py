@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from factreg import terminal
 from factreg.docs import cache as dc
 from factreg.docs import check as chk
 from factreg.docs import markers as mk
@@ -39,6 +40,7 @@ class Scan:
     unreadable: list[walk.Problem] = field(default_factory=list)
     from_cache: int = 0
     cache_problem: str | None = None
+    odd_names: list[Path] = field(default_factory=list)  # files read whose names are not UTF-8 (shown escaped)
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ def scan(
     opts = _Options(check, lint, include_code, targets, chk.max_bytes(config))
     entries, walk_problems = walk.markdown_entries(paths)
     out = Scan(paths=[path for path, _ in entries])
+    out.odd_names = [path for path in out.paths if not terminal.is_utf8_name(path)]
     for problem in walk_problems:
         if check:
             out.docs.append(_problem_doc(problem))
@@ -102,8 +105,11 @@ def scan(
     if cache is not None:
         absolute = [os.path.abspath(path) for path, _ in entries]
         sigs = [dc.signature(st) for _, st in entries]
+        # A name that is not UTF-8 cannot be a key of the cache (SQLite text): such a file is read every run.
+        named = [i for i, path in enumerate(absolute) if terminal.is_utf8_name(path)]
         try:
-            known = cache.lookup(list(zip(absolute, sigs, strict=True)), lint_variant)
+            found = cache.lookup([(absolute[i], sigs[i]) for i in named], lint_variant)
+            known = {named[k]: got for k, got in found.items()}
         except dc.CacheError as exc:
             out.cache_problem, cache = str(exc), None
     out.from_cache = len(known)
@@ -163,7 +169,8 @@ def _record(
     read_ns: int,
 ) -> None:
     """Write what this run read to the cache (read_ns: when the reading began)."""
-    files = [(absolute[i], sigs[i], dig, dc.settled(entries[i][1], read_ns)) for i, dig, *_ in stored if i not in known]
+    files = [(absolute[i], sigs[i], dig, dc.settled(entries[i][1], read_ns)) for i, dig, *_ in stored
+             if i not in known and terminal.is_utf8_name(absolute[i])]
     texts = [(dig, hold, parsed) for _, dig, hold, parsed, _ in stored]
     lints = [(dig, lint_variant, made) for _, dig, _, _, made in stored if made is not None and lint_variant is not None]
     try:

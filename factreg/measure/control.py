@@ -204,7 +204,10 @@ def _stream_samples(argv: Sequence[str], deadline: float, hard: float) -> list[f
     import subprocess
 
     samples: list[float] = []
-    proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, shell=False)
+    from factreg.measure.llamabench import die_with_parent
+
+    proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, shell=False,
+                            preexec_fn=die_with_parent())  # dies with factreg, like the measured run
     assert proc.stdout is not None
     buffer = b""
     try:

@@ -18,6 +18,9 @@ if TYPE_CHECKING:  # httpx (and ssl) are imported lazily so that `factreg show` 
     from factreg.measure import wire
 
 USER_AGENT = f"factreg/{__version__}"
+# Every request asks for replies as they are: a compressed reply would be inflated before any size cap applies
+# (64 KiB of gzip is 64 MB of zeros), and a probe times bytes as the server sent them.
+ACCEPT_ENCODING = "identity"
 
 
 def skip_httpx_command_line() -> None:
@@ -61,7 +64,7 @@ def make_client(timeout: float, *, keepalive: bool = True) -> httpx.Client:
         verify=tls_context(),
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
-        headers={"User-Agent": USER_AGENT},
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
         limits=limits,
         trust_env=False,
         mounts=_stamped_mounts(httpx.HTTPTransport(verify=tls_context(), limits=limits)),
@@ -105,7 +108,7 @@ def make_httpx_async_client(timeout: float) -> httpx.AsyncClient:
         verify=tls_context(),
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
-        headers={"User-Agent": USER_AGENT},
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
         limits=limits,
         trust_env=False,
     )
@@ -124,6 +127,15 @@ def _stamped_mounts(transport: Any) -> dict[str, Any]:
         return {}
     pool._network_backend = arrival.StampingBackend()  # type: ignore[union-attr]
     return {"http://": transport}
+
+
+def unasked_encoding(content_encoding: str | None) -> str | None:
+    """The Content-Encoding of a reply when it is one factreg did not ask for (anything but `identity`), else None.
+
+    Such a reply is refused, never inflated: every body is read as the bytes that came (httpx's `iter_raw`, the
+    lean client's reads), so no read is larger than the network's, whatever a server compresses."""
+    coding = (content_encoding or "").strip().lower()
+    return None if coding in ("", ACCEPT_ENCODING) else coding[:40]
 
 
 def redirect_message(status: int, location: str | None, url: str) -> str:

@@ -20,6 +20,7 @@ difference; otherwise it is `inconclusive`, with the n per side that would be ne
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -97,6 +98,16 @@ def _pct(x: float) -> str:
     return f"{x * 100:+.1f}%".replace("-", "−")
 
 
+@functools.lru_cache(maxsize=8192)
+def _t_crit(q: float, df: float) -> float:
+    """Student's t quantile with `df` rounded down to a tenth (a little wider, never narrower), cached."""
+    return stats.t_ppf(q, df)
+
+
+def t_crit(q: float, df: float) -> float:
+    return _t_crit(q, math.floor(df * 10) / 10 if math.isfinite(df) else df)
+
+
 def compare(
     old: Side,
     new: Side,
@@ -105,7 +116,17 @@ def compare(
     power: float = DEFAULT_POWER,
     unit: str = "",
 ) -> Outcome:
-    """Significance (Welch, or one-sample when the old side has no spread) and practical tolerance → verdict."""
+    """The verdict of a new measurement against a fact (docs/machine.md, "Confirm by equivalence"):
+
+    - **refuted**: significantly different (Welch, or one-sample when the old side has no spread) and outside the
+      tolerance;
+    - **confirmed**: equivalent within the tolerance by two one-sided tests (TOST) — the 1 − 2α interval of the
+      difference new − old lies within ±tolerance × |old|;
+    - **inconclusive** otherwise, saying which side keeps it from a decision: the fact's own imprecision (no
+      number of new samples could confirm it) or the new measurement's (with the n that would).
+
+    `power` sizes the n asked for: the new samples that would make the interval narrow enough, were the
+    difference what it is now."""
     two_sample = old.sd is not None and old.n is not None and old.n >= 2
     shown_old = fmt.value(old.mean, old.sd, unit)
     shown_new = fmt.value(new.mean, new.sd, unit)
@@ -117,22 +138,18 @@ def compare(
             2,
             f"new {shown_new} has fewer than 2 samples: cannot test; need n ≥ 2",
         )
+    v_new = new.sd**2 / new.n
     if two_sample:
         assert old.sd is not None and old.n is not None
         result = stats.welch(old.mean, old.sd, old.n, new.mean, new.sd, new.n)
-        pooled_sd = math.sqrt((old.sd**2 + new.sd**2) / 2)
-        n_have = min(old.n, new.n)
-        sd_for_n = pooled_sd
+        v_old = old.sd**2 / old.n
     else:
         result = stats.one_sample(old.mean, new.mean, new.sd, new.n)
-        n_have = new.n
-        # One-sample: the two-sample formula with sd/√2 gives (z·sd/δ)² + 1.
-        sd_for_n = new.sd / math.sqrt(2)
+        v_old = 0.0
     assert result is not None
     p = result.p_value
     rel = _rel(old.mean, new.mean)
-    delta = tolerance * abs(old.mean)
-    needed = stats.needed_n(sd_for_n, delta, alpha, power) if delta > 0 else None
+    bound = tolerance * abs(old.mean)
     outside = (abs(rel) > tolerance) if rel is not None else (new.mean != old.mean)
     where = f"new {shown_new} vs {shown_old}"
     change = f"{_pct(rel)}" if rel is not None else "from zero"
@@ -140,25 +157,53 @@ def compare(
     p_text = f"p={p:.2g}"
     if p < alpha and outside:
         return Outcome(Verdict.REFUTED, p, rel, None, f"{where}: {change}, outside {tol_text} and significant ({p_text})")
-    if p < alpha:
-        return Outcome(Verdict.CONFIRMED, p, rel, None, f"{where}: {change} is significant ({p_text}) but inside {tol_text}")
-    if needed is None or n_have >= needed:
+    diff = new.mean - old.mean
+    se = math.sqrt(v_old + v_new)
+    t = t_crit(1 - alpha, result.df) if se > 0 else 0.0
+    low, high = diff - t * se, diff + t * se
+    if bound > 0 and -bound < low and high < bound:
+        span = f"{_pct(low / abs(old.mean))} … {_pct(high / abs(old.mean))}"
+        return Outcome(Verdict.CONFIRMED, p, rel, None,
+                       f"{where}: {change}, equivalent within {tol_text} ({(1 - 2 * alpha) * 100:g}% interval of "
+                       f"the difference {span}; {p_text})")  # fmt: skip
+    return _undecided(old, new, p, rel, v_old, v_new, t, bound, alpha, power, two_sample, where, change, tol_text)
+
+
+def _undecided(
+    old: Side, new: Side, p: float, rel: float | None, v_old: float, v_new: float, t: float, bound: float,
+    alpha: float, power: float, two_sample: bool, where: str, change: str, tol_text: str,
+) -> Outcome:
+    """Neither refuted nor confirmed: which side's imprecision keeps the verdict open, and what would close it."""
+    p_text = f"p={p:.2g}"
+    room = bound - abs(new.mean - old.mean)  # the half-width an interval may have and still confirm
+    z = stats.norm_ppf(1 - alpha) + stats.norm_ppf(power)
+    own = (t or z) * math.sqrt(v_old)  # even with endless new samples the interval keeps the fact's own part
+    if two_sample and bound > 0 and (room <= 0 or own >= room):
+        assert old.n is not None and old.sd is not None
+        half = (t or z) * math.sqrt(v_old) / abs(old.mean) if old.mean else math.inf
         return Outcome(
-            Verdict.CONFIRMED,
-            p,
-            rel,
-            needed,
-            f"{where}: {change}, no significant difference ({p_text}; n={n_have} can see ±{tolerance * 100:g}%)",
-        )
-    side = "per side" if two_sample else "new samples"
+            Verdict.INCONCLUSIVE, p, rel, None,
+            f"{where}: {change}, not significant ({p_text}); the fact itself is too imprecise to confirm within "
+            f"{tol_text}: its own interval is ±{half * 100:.0f}% (n={old.n}) — re-record it with more samples",
+        )  # fmt: skip
+    if room <= 0 or bound <= 0:
+        return Outcome(Verdict.INCONCLUSIVE, p, rel, None,
+                       f"{where}: {change}, not significant ({p_text}), at the edge of the {tol_text}: more samples on "
+                       "both sides would decide it")  # fmt: skip
+    # New samples n such that z·√(v_old + s²/n) ≤ room.
+    assert new.sd is not None
+    left = (room / z) ** 2 - v_old
+    if left <= 0 and t:  # no n gives the power asked for: the n that would do it at this look's level alone
+        left = (room / t) ** 2 - v_old
+    needed = max(2, math.ceil(new.sd**2 / left)) if left > 0 and new.sd > 0 else None
+    if needed is not None and new.n is not None and needed <= new.n:
+        needed = new.n + 1
+    side = "new samples"
+    ask = f": need n ≥ {needed} {side} (have {new.n})" if needed else ""
     return Outcome(
-        Verdict.INCONCLUSIVE,
-        p,
-        rel,
-        needed,
-        f"{where}: {change}, not significant ({p_text}) but too noisy to tell a ±{tolerance * 100:g}% "
-        f"difference: need n ≥ {needed} {side} (have {n_have})",
-    )
+        Verdict.INCONCLUSIVE, p, rel, needed,
+        f"{where}: {change}, not significant ({p_text}) but too noisy to tell a {tol_text[10:]} difference{ask}",
+    )  # fmt: skip
 
 
 def _rel(old: float, new: float) -> float | None:

@@ -13,9 +13,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -527,11 +529,35 @@ def model_stem(r: BenchResult) -> str:
 # ---------------------------------------------------------------- running
 
 
+def die_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that has a child process killed when factreg dies (Linux: `prctl(PR_SET_PDEATHSIG,
+    SIGKILL)`); None where that cannot be done. A `verify` killed with SIGKILL would otherwise leave llama-bench
+    running on for minutes, loading the machine that the next measurement measures."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here: the child only calls it
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # factreg died before that call: nobody waits for this run
+            os._exit(1)
+
+    return preexec
+
+
 def run(binary: Path, args: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[list[BenchResult], str]:
-    """Run llama-bench with `-o json` (no shell); (results, raw stdout). CouldNotVerify when it fails."""
+    """Run llama-bench with `-o json` (no shell), killed with factreg; (results, raw stdout). CouldNotVerify when it
+    fails."""
     argv = [str(binary), *strip_output(check_args(args)), "-o", "json"]
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout_s, check=False, shell=False)
+        proc = subprocess.run(argv, capture_output=True, timeout=timeout_s, check=False, shell=False,
+                              preexec_fn=die_with_parent())  # noqa: PLW1509 - only prctl, resolved beforehand
     except subprocess.TimeoutExpired:
         raise CouldNotVerify(f"llama-bench did not finish within {timeout_s:g} s") from None
     except OSError as exc:
@@ -606,26 +632,65 @@ def bench(
     binary: str | None = None,
     id_prefix: str | None = None,
     min_uptime_s: float = DEFAULT_MIN_UPTIME_S,
+    budget_s: float | None = None,
 ) -> list[FactData]:
-    """Run llama-bench and record one fact per test; return the recorded facts as JSON data."""
+    """Run llama-bench and record one fact per test; return the recorded facts as JSON data. The run is repeated
+    (its repetitions pooled) until every test's 95% interval is within the precision target or the budget is
+    spent (`measure/precision.py`; `budget_s` overrides `[record] budget`)."""
     from factreg.registry import facts
 
     exe = find_binary(binary)
     clean = checked_args(args)
     if id_prefix is not None:
         check_id(id_prefix)
-    from factreg.measure import control
+    from factreg.measure import control, precision
 
     timeout = float(settings.get("verify.timeout_s", DEFAULT_TIMEOUT_S))
-    (results, raw), seen = control.bracket(method_for(clean), settings, lambda: run(exe, clean, timeout),
-                                           llama_bench=exe)
+    goal = precision.target(settings)
+    ((results, raw), runs), seen = control.bracket(
+        method_for(clean), settings,
+        lambda: precision.until_precise(lambda: run(exe, clean, timeout), _widest, _pooled, goal,
+                                        budget=precision.budget_multiple(settings), budget_s=budget_s),
+        llama_bench=exe)  # fmt: skip
     per_model = observe(results, clean, settings.hostname, hash_cache_path(settings))
     news = build_facts(results, clean, settings.hostname, per_model, id_prefix)
-    for n in news:
+    for r, n in zip(results, news, strict=True):
         n.info.update(seen.conditions())  # the machine's state and the control measurement (info conditions)
+        if r.samples_ts:
+            n.info[precision.KEY] = precision.describe(r.samples_ts, goal) + (f", {runs} runs" if runs > 1 else "")
+            reached = precision.half_width(r.samples_ts)
+            if reached is not None and reached > goal:
+                n.extra_flags = [*n.extra_flags, precision.FLAG]
     written = facts.record_many(registry, news, min_uptime_s)
     ids = [w.split("@", 1)[0] for w in written]
     return facts.list_facts(registry, settings.file_config, ids=ids)
+
+
+def _widest(ran: tuple[list[BenchResult], str]) -> float | None:
+    """The widest relative 95% interval among a run's tests (None when none has samples)."""
+    from factreg.measure import precision
+
+    widths = [w for r in ran[0] if r.samples_ts and (w := precision.half_width(r.samples_ts)) is not None]
+    return max(widths) if widths else None
+
+
+def _pooled(a: tuple[list[BenchResult], str], b: tuple[list[BenchResult], str]
+            ) -> tuple[list[BenchResult], str] | None:  # fmt: skip
+    """Two runs of the same arguments as one: each test's repetitions pooled (None when the tests differ)."""
+    import statistics
+
+    if len(a[0]) != len(b[0]):
+        return None
+    out = []
+    for x, y in zip(a[0], b[0], strict=True):
+        if test_name(x) != test_name(y) or x.fields.get("model_filename") != y.fields.get("model_filename"):
+            return None
+        xs = [*x.samples_ts, *y.samples_ts]
+        if len(xs) < 2:
+            return None
+        out.append(BenchResult(dict(x.fields), statistics.fmean(xs), statistics.stdev(xs), xs, len(xs),
+                               x.raw, x.run, x.line))  # fmt: skip
+    return out, a[1] + b[1]
 
 
 def build_facts(

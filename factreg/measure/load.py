@@ -10,6 +10,12 @@ from when the client meant to send it. The difference is the client's
 own queueing — an event loop busy reading other streams, a connection still being set up — and is reported as
 its own number (`queued`, seconds from the scheduled send to the write), never folded into the latencies.
 
+Every time of a request is its own: its exchange's stamps are copied into the request's clock before the
+connection goes back to the pool, where another worker may take it at once and write its own request on it
+(`measure/arrival.py` says what went wrong when they were not). A request whose times are impossible anyway (a
+latency below zero, events out of order: `RequestTrace.impossible`) is a `MeasurementError`, counted apart from the
+server's failures (`LoadRun.measurement_errors`) and never a sample; the probe then fails the run.
+
 Arrivals in rate mode follow vLLM's `--burstiness`: gaps are Gamma-distributed with shape `burstiness` and mean
 1/rate (burstiness 1 = Poisson; below 1 burstier, above 1 more regular). The generator is seeded, so a stored
 method replays the same schedule. Warm-up is by count: the first `warmup` requests sent are discarded.
@@ -30,6 +36,7 @@ from factreg.measure.http import USER_AGENT
 from factreg.measure.stream import (
     DEFAULT_MAX_BYTES,
     ArrivalClock,
+    MeasurementError,
     ProbeFailure,
     Reading,
     RequestTrace,
@@ -73,7 +80,8 @@ class LoadRun:
     """What a load run gave: every finished trace (warm-up included), failures in order, and timing."""
 
     traces: list[RequestTrace] = field(default_factory=list)
-    failures: list[ProbeFailure] = field(default_factory=list)
+    failures: list[ProbeFailure] = field(default_factory=list)  # the server's (or the network's)
+    measurement_errors: list[MeasurementError] = field(default_factory=list)  # impossible times: the probe's fault
     sent: int = 0
     wall: float = 0.0  # seconds from the first scheduled send to the last reply's end
 
@@ -163,7 +171,7 @@ async def astream_request(
     ex.arrival.finish(trace)
     if scheduled is not None:
         sent_at = t0 / 1e9 + (trace.written if trace.written is not None else 0.0)
-        trace.queued = max(0.0, sent_at - scheduled)
+        trace.queued = sent_at - scheduled  # below zero is impossible: `Reading.finish` refuses it
     return ex.reading.finish()
 
 
@@ -214,10 +222,13 @@ async def _wire_exchange(client: wire.Pool, ex: _Exchange) -> None:
         ex.reused = True
     parser = wire.ReplyParser()
     keep = False
+    stamps = conn.new_stamps()  # this exchange's times; the connection keeps none
+    arrival.hold(stamps)
     try:
-        arrival.stamps = conn.stamps
         try:
-            await conn.write(wire.request_head(url, stream_headers(ex.headers), len(ex.content), USER_AGENT) + ex.content)
+            await conn.write(
+                wire.request_head(url, stream_headers(ex.headers), len(ex.content), USER_AGENT) + ex.content, stamps
+            )
         except OSError as exc:
             raise wire.ClosedBeforeReply(f"the connection failed as the request went out ({exc})") from None
         events[WRITTEN] = time.perf_counter_ns()
@@ -239,7 +250,7 @@ async def _wire_exchange(client: wire.Pool, ex: _Exchange) -> None:
                 ex.started = True
                 trace.status = head.status
                 if head.status < 300:
-                    reading.check_headers(head.headers.get("content-type", ""))
+                    reading.check_headers(head.headers.get("content-type", ""), head.headers.get("content-encoding"))
             if head.status >= 300:
                 error_body.extend(parts)
                 if head.status < 400 or parser.done or sum(map(len, error_body)) >= 4096:
@@ -255,13 +266,15 @@ async def _wire_exchange(client: wire.Pool, ex: _Exchange) -> None:
             return False
 
         try:
-            await conn.receive(on_data)
+            await conn.receive(on_data, stamps)
         except OSError as exc:
             if not parser.received:
                 raise wire.ClosedBeforeReply(f"the connection was reset before any answer ({exc})") from None
             raise wire.ProtocolError(f"the connection failed mid-reply ({exc})") from None
         keep = parser.reusable
     finally:
+        # Copy this request's times before another worker can take the connection from the pool and write on it.
+        arrival.release()
         if keep:
             client.give(conn)
         else:
@@ -294,25 +307,28 @@ async def _httpx_exchange(client: wire.Pool, ex: _Exchange) -> None:
         extensions={"trace": on_event},
     ) as resp:
         arrival.attach(resp)
-        trace.first_byte = arrival.now(count=False)
-        ex.started = True
-        trace.status = resp.status_code
-        if resp.status_code >= 300:
-            body_bytes = b""
-            if resp.status_code >= 400:
-                async for part in resp.aiter_bytes():
-                    body_bytes += part
-                    if len(body_bytes) >= 4096:
-                        break
-            failure = status_failure(
-                resp.status_code, resp.headers.get("location"), url, lambda: error_detail(body_bytes)
-            )
-            assert failure is not None
-            raise failure
-        reading.check_headers(resp.headers.get("content-type", ""))
-        async for chunk in resp.aiter_bytes():
-            reading.feed(chunk, arrival.now())
-        reading.close(arrival.end())
+        try:
+            trace.first_byte = arrival.now(count=False)
+            ex.started = True
+            trace.status = resp.status_code
+            if resp.status_code >= 300:
+                body_bytes = b""
+                if resp.status_code >= 400:
+                    async for part in resp.aiter_raw():
+                        body_bytes += part
+                        if len(body_bytes) >= 4096:
+                            break
+                failure = status_failure(
+                    resp.status_code, resp.headers.get("location"), url, lambda: error_detail(body_bytes)
+                )
+                assert failure is not None
+                raise failure
+            reading.check_headers(resp.headers.get("content-type", ""), resp.headers.get("content-encoding"))
+            async for chunk in resp.aiter_raw():
+                reading.feed(chunk, arrival.now())
+            reading.close(arrival.end())
+        finally:
+            arrival.release()  # before the connection goes back to httpx's pool
 
 
 async def run(
@@ -349,9 +365,11 @@ async def run(
                 http, url, headers, make_body(), timeout, kind_of(i), max_bytes, scheduled=scheduled
             )
             out.traces.append(trace)
+        except MeasurementError as exc:
+            out.measurement_errors.append(exc)
         except ProbeFailure as exc:
             out.failures.append(exc)
-        done = len(out.traces) + len(out.failures)
+        done = len(out.traces) + len(out.failures) + len(out.measurement_errors)
         if done % max(1, total // 20) == 0 or done == total:
             say(f"{done}/{total} requests done")
 

@@ -306,6 +306,45 @@ def probe(
     return _scrubbed(_run(spec, headers, hostname, client, progress))
 
 
+PRECISE_METRICS = ("ttft", "e2e", "decode_rate")  # the headline metrics a recorded probe is repeated for
+
+
+def probe_precise(
+    spec: ProbeSpec, goal: float, *, budget: float, budget_s: float | None = None, **kwargs: Any
+) -> tuple[ProbeResult, int]:
+    """`probe`, repeated (without warm-up: the server is warm) while the widest 95% interval of the headline
+    metrics is wider than `goal` and the budget allows (`measure/precision.py`); the runs' requests pooled.
+    A load run (`--concurrency`, `--rate`) is not repeated: its totals are one run's."""
+    from dataclasses import replace
+
+    from factreg.measure import precision
+
+    if spec.load.active:
+        return probe(spec, **kwargs), 1
+    again = replace(spec, warmup=0)
+    runs = iter([spec])
+
+    def once() -> ProbeResult:
+        return probe(next(runs, again), **kwargs)
+
+    def widest(result: ProbeResult) -> float | None:
+        if result.verdict != OK:
+            return None
+        widths = [w for k in PRECISE_METRICS if (w := precision.half_width(result.samples.get(k) or [])) is not None]
+        return max(widths) if widths else None
+
+    def pooled(a: ProbeResult, b: ProbeResult) -> ProbeResult | None:
+        if a.verdict != OK or b.verdict != OK or a.observed != b.observed:
+            return None  # a failure or another server: the first run stands alone
+        for k, xs in b.samples.items():
+            a.samples[k] = [*a.samples.get(k, []), *xs]
+        a.requests.extend(r for r in b.requests if r.kind == "measured")
+        a.warnings.extend(w for w in b.warnings if w not in a.warnings)
+        return a
+
+    return precision.until_precise(once, widest, pooled, goal, budget=budget, budget_s=budget_s)
+
+
 def _scrubbed(result: ProbeResult) -> ProbeResult:
     """The result with every value that came from the network redacted (a server may echo the credential as its
     model name, build, model ids or model path): conditions, warnings, messages and each request's fields."""
@@ -454,10 +493,19 @@ def _under_load(
         result.info["queued_p50_s"] = f"{stats.quantile(queued, 0.5):.6f}"
         result.info["queued_p99_s"] = f"{stats.quantile(queued, 0.99):.6f}"
         result.info["queued_max_s"] = f"{queued[-1]:.6f}"
+    if run.measurement_errors:
+        result.info["measurement_errors"] = str(len(run.measurement_errors))
     if run.failures:
         first = run.failures[0]
         raise ProbeFailure(
             first.verdict, f"{len(run.failures)} of {run.sent} requests under load failed; first: {first.message}"
+        )
+    if run.measurement_errors:
+        # Impossible times are factreg's fault, never the server's, and never samples: the run measured nothing.
+        raise ProbeFailure(
+            Verdict.ERROR,
+            f"internal measurement error: {len(run.measurement_errors)} of {run.sent} requests under load had "
+            f"impossible times (none recorded); first: {run.measurement_errors[0].problem}",
         )
     if not measured:
         raise ProbeFailure(Verdict.ERROR, "no measured request finished under load (--duration too short?)")
@@ -486,7 +534,12 @@ def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
             samples.setdefault(name, []).append(value)
         for name, gaps in r.gaps().items():
             samples.setdefault(name, []).extend(gaps)
-    result.samples = {k: samples[k] for k in METRICS if samples.get(k)}
+    # A long load run pools millions of gaps between chunks (itl): a version keeps at most stats.MAX_SAMPLES,
+    # the order statistics at evenly spaced ranks, and says how many it stands for.
+    many = {k: len(samples[k]) for k in METRICS if len(samples.get(k) or ()) > stats.MAX_SAMPLES}
+    result.samples = {k: stats.thin(samples[k], stats.MAX_SAMPLES) for k in METRICS if samples.get(k)}
+    if many:
+        result.info["samples_thinned"] = ", ".join(f"{k}: {stats.MAX_SAMPLES} of {n}" for k, n in many.items())
     timed = [r for r in result.requests if r.kind != "identity"]
     thinking = any(r.thinking for r in timed)
     result.observed["thinking"] = "on" if thinking else "off"

@@ -23,11 +23,11 @@ from typing import Any
 
 from factreg import clock, textfile
 from factreg.errors import BadInput, FactregError, UsageError
+from factreg.registry import stats
 
 MAX_INPUT_BYTES = 64 * 2**20  # llama-benchy with time series is megabytes; nothing real is this large
 MAX_NESTING = 64  # JSON deeper than this is no tool's output (and would exhaust the parser's stack)
 MAX_RUNS = 10_000
-MAX_SAMPLES = 1_000_000
 
 # `factreg import FORMAT`: the formats this module reads, and the tool each names in a fact's method.
 TOOLS = {"vllm-bench": "vllm-bench-serve", "aiperf": "aiperf", "llama-benchy": "llama-benchy"}
@@ -142,12 +142,21 @@ def max_depth(text: str) -> int:
     return deepest
 
 
+# A number in a result file is at most this large (a count, a time in ms, a rate): 10^15 ms is 30,000 years.
+MAX_NUMBER = 1e15
+
+
 def _number(value: Any, what: str, where: str, *, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadInput(f"{where}: {what} must be a number, got {str(value)[:60]!r}")
+    if isinstance(value, int) and not -MAX_NUMBER <= value <= MAX_NUMBER:  # float() of 10^400 overflows
+        raise BadInput(f"{where}: {what} must be a number up to {MAX_NUMBER:g}, got a {len(str(abs(value)))}-digit "
+                       "number")
     x = float(value)
     if not math.isfinite(x) or x < 0 or (positive and x == 0):
         raise BadInput(f"{where}: {what} must be a finite number {'> 0' if positive else '≥ 0'}, got {value!r}")
+    if x > MAX_NUMBER:
+        raise BadInput(f"{where}: {what} must be a number up to {MAX_NUMBER:g}, got {value!r}")
     return x
 
 
@@ -181,6 +190,22 @@ def _opt(data: Mapping[str, Any], key: str) -> str | None:
         return None
     text = as_text(value)
     return text[:200] if text else None
+
+
+def _opt_count(data: Mapping[str, Any], key: str, where: str) -> str | None:
+    """An optional whole number ≥ 0 as condition text (a count of prompts, tokens, failures)."""
+    return None if data.get(key) is None else str(_count(data[key], key, where))
+
+
+def _opt_number(data: Mapping[str, Any], key: str, where: str) -> str | None:
+    """An optional number ≥ 0 as condition text (a duration, a rate); `inf` for a rate without limit."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("inf", "infinity"):
+        return "inf"
+    _number(value, key, where)
+    return _opt(data, key)
 
 
 _VLLM_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
@@ -244,15 +269,17 @@ def read_vllm(data: Any, where: str) -> list[Run]:
               _iso(data["date"], "date", where) if data.get("date") is not None else None)
     run.identity.update({k: v for k, v in (
         ("model", model), ("backend", _opt(data, "backend")), ("endpoint_type", _opt(data, "endpoint_type")),
-        ("request_rate", _opt(data, "request_rate")), ("burstiness", _opt(data, "burstiness")),
-        ("concurrency", _opt(data, "max_concurrency")), ("dataset", _opt(data, "dataset_name")),
+        ("request_rate", _opt_number(data, "request_rate", where)),
+        ("burstiness", _opt_number(data, "burstiness", where)),
+        ("concurrency", _opt_count(data, "max_concurrency", where)), ("dataset", _opt(data, "dataset_name")),
         ("label", _opt(data, "label")),
     ) if v is not None})
     run.info.update({k: v for k, v in (
-        ("tokenizer", _opt(data, "tokenizer_id")), ("num_prompts", _opt(data, "num_prompts")),
-        ("completed", str(completed)), ("failed", _opt(data, "failed")), ("duration_s", _opt(data, "duration")),
-        ("total_input_tokens", _opt(data, "total_input_tokens")),
-        ("total_output_tokens", _opt(data, "total_output_tokens")), ("source_date", _opt(data, "date")),
+        ("tokenizer", _opt(data, "tokenizer_id")), ("num_prompts", _opt_count(data, "num_prompts", where)),
+        ("completed", str(completed)), ("failed", _opt_count(data, "failed", where)),
+        ("duration_s", _opt_number(data, "duration", where)),
+        ("total_input_tokens", _opt_count(data, "total_input_tokens", where)),
+        ("total_output_tokens", _opt_count(data, "total_output_tokens", where)), ("source_date", _opt(data, "date")),
     ) if v is not None})
     for part, metric in VLLM_LATENCIES.items():
         median_key = f"median_{part}_ms"
@@ -320,10 +347,11 @@ def read_aiperf(data: Any, where: str) -> list[Run]:
     endpoint = _object(config.get("endpoint") or {}, "input_config.endpoint", where)
     urls = endpoint.get("urls") or ([endpoint["url"]] if endpoint.get("url") else [])
     phase = _aiperf_profiling_phase(config, where)
-    concurrency = _opt(phase, "concurrency") or _opt(_object(config.get("loadgen") or {}, "loadgen", where),
-                                                     "concurrency")
-    rate = _opt(phase, "request_rate") or _opt(_object(config.get("loadgen") or {}, "loadgen", where),
-                                               "request_rate")
+    loadgen = _object(config.get("loadgen") or {}, "loadgen", where)
+    concurrency = (_opt_count(phase, "concurrency", f"{where} input_config.phases")
+                   or _opt_count(loadgen, "concurrency", f"{where} input_config.loadgen"))
+    rate = (_opt_number(phase, "request_rate", f"{where} input_config.phases")
+            or _opt_number(loadgen, "request_rate", f"{where} input_config.loadgen"))
     load = (f"c{concurrency}" if concurrency else "") + (f"{'-' if concurrency else ''}r{rate}" if rate else "")
     date = data.get("start_time")
     run = Run("aiperf", where, model, load or "run", _iso(date, "start_time", where) if date is not None else None)
@@ -442,7 +470,7 @@ def read_benchy(data: Any, where: str) -> list[Run]:
         ) if v is not None})
         run.info.update({k: v for k, v in (
             ("tool_version", _opt(data, "version")), ("latency_mode", _opt(data, "latency_mode")),
-            ("latency_ms", _opt(data, "latency_ms")), ("source_date", _opt(data, "timestamp")),
+            ("latency_ms", _opt_number(data, "latency_ms", where)), ("source_date", _opt(data, "timestamp")),
         ) if v is not None})
         for key, (metric, scale) in BENCHY_METRICS.items():
             block = bench.get(key)
@@ -452,8 +480,9 @@ def read_benchy(data: Any, where: str) -> list[Run]:
             values = block.get("values")
             if not isinstance(values, list) or not values:
                 raise BadInput(f"{at}: {key}.values must be a non-empty list of numbers")
-            if len(values) > MAX_SAMPLES:
-                raise BadInput(f"{at}: {key} has {len(values)} values: more than llama-benchy ever writes")
+            if len(values) > stats.MAX_SAMPLES:
+                raise BadInput(f"{at}: {key} has {len(values):,} values: at most {stats.MAX_SAMPLES:,} samples are "
+                               "kept per version")
             samples = [_number(v, f"every {key} value", at) * scale for v in values]
             run.stats.append(Stat(metric, metric, f"{key}.values", samples=samples))
         if not run.stats:
@@ -469,7 +498,24 @@ READERS: dict[str, Callable[[Any, str], list[Run]]] = {
 
 def read(tool: str, path: Path) -> list[Run]:
     """Every run of one result file of `tool` (a TOOLS key); BadInput with one line when it cannot be read."""
-    return READERS[tool](load_json(path), str(path))
+    runs = READERS[tool](load_json(path), str(path))
+    for run in runs:
+        _check_order(run)
+    return runs
+
+
+def _check_order(run: Run) -> None:
+    """BadInput when a run's percentiles of one metric do not rise with the percentile (a p99 below the median):
+    no distribution has them, so the file is wrong, and its facts would contradict each other."""
+    by_metric: dict[str, list[tuple[float, float, str]]] = {}
+    for stat in run.stats:
+        if stat.value is not None:
+            by_metric.setdefault(stat.base, []).append((0.5 if stat.q is None else stat.q, stat.value, stat.source))
+    for points in by_metric.values():
+        points.sort()
+        for (q1, v1, s1), (q2, v2, s2) in zip(points, points[1:], strict=False):
+            if q2 > q1 and v2 < v1:
+                raise BadInput(f"{run.where}: {s2} is below {s1}: a higher percentile cannot be lower")
 
 
 # ---------------------------------------------------------------- facts

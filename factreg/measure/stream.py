@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
 from factreg import secrets
-from factreg.measure.http import redirect_message
+from factreg.measure.http import ACCEPT_ENCODING, redirect_message, unasked_encoding
 from factreg.measure.sse import SSEError, SSEParser
 from factreg.registry.verdicts import Verdict
 
@@ -38,6 +38,15 @@ class ProbeFailure(Exception):
         super().__init__(message)
         self.verdict = verdict
         self.message = secrets.redact(message)
+
+
+class MeasurementError(ProbeFailure):
+    """A request whose own times are impossible (a negative duration, events out of order): a fault of the
+    measurement, never of the server, and never a sample. The run that meets one is an error and counts them."""
+
+    def __init__(self, problem: str):
+        super().__init__(Verdict.ERROR, f"internal measurement error: {problem}")
+        self.problem = problem
 
 
 @dataclass
@@ -160,6 +169,27 @@ class RequestTrace:
             out[name] = [b - a for a, b in zip(xs, xs[1:], strict=False)]
         return out
 
+    def impossible(self) -> str | None:
+        """What is impossible about this request's times, or None: a latency below zero (ttfb, ttft, ttft_any, e2e,
+        queued), e2e below ttft, or events out of the order a request's events happen in. Such a time is a fault
+        of the measurement (a clock start taken from another request, a stepped clock), never of the server."""
+        metrics = self.metrics()
+        for name in ("ttfb", "ttft", "ttft_any", "e2e"):
+            if metrics.get(name, 0.0) < 0:
+                return f"{name} {metrics[name]:.6f} s is below zero"
+        if "e2e" in metrics and "ttft" in metrics and metrics["e2e"] < metrics["ttft"]:
+            return f"e2e {metrics['e2e']:.6f} s is below ttft {metrics['ttft']:.6f} s"
+        if self.queued is not None and self.queued < 0:
+            return f"queued {self.queued:.6f} s is below zero"
+        for earlier, later in _EVENT_ORDER:
+            a, b = getattr(self, earlier), getattr(self, later)
+            if a is not None and b is not None and b < a:
+                return f"{later} ({b:.6f} s) came before {earlier} ({a:.6f} s)"
+        times = self.answer_times + self.reasoning_times
+        if times and self.written is not None and min(times) < self.written:
+            return f"a chunk arrived {self.written - min(times):.6f} s before the request was written"
+        return None
+
     def as_json(self) -> dict[str, Any]:
         events = {
             k: rounded(getattr(self, k))
@@ -204,6 +234,21 @@ class RequestTrace:
                 "reasoning": [rounded(t) for t in sorted(self.reasoning_times)],
             },
         }
+
+
+# (earlier, later): the order a request's events happen in, whatever the server sends (`impossible`).
+_EVENT_ORDER = (
+    ("connected", "written"),
+    ("written", "first_byte"),
+    ("first_byte", "first_chunk"),
+    ("first_chunk", "first_reasoning"),
+    ("first_chunk", "first_answer"),
+    ("first_answer", "last_answer"),
+    ("first_byte", "done"),
+    ("last_answer", "end"),
+    ("last_token", "end"),
+    ("done", "end"),
+)
 
 
 def _count(x: Any) -> TypeGuard[int]:
@@ -458,10 +503,14 @@ class ChunkReader:
 
 
 def _error_text(resp: httpx.Response, limit: int = 4096) -> str:
-    """The server's error message from a small error body (OpenAI-shaped JSON or text)."""
+    """The server's error message from a small error body (OpenAI-shaped JSON or text); a compressed one is not
+    read."""
+    coding = unasked_encoding(resp.headers.get("content-encoding"))
+    if coding is not None:
+        return f"(a {coding}-encoded body, not read)"
     body = b""
     try:
-        for part in resp.iter_bytes():
+        for part in resp.iter_raw():
             body += part
             if len(body) >= limit:
                 break
@@ -557,17 +606,33 @@ class ArrivalClock:
     and late by at most the gap to it for the earlier ones. Without a stamp, the time is the user-space clock now.
     A time is never after the user-space reading (a block cannot arrive after it was read) nor before the previous
     one (events keep their order).
+
+    The stamps are the exchange's (`hold`, or `attach` for httpx's response) only while it lasts: `release`, called
+    before the connection can carry another request, copies this request's write time out and lets them go;
+    `finish` reads only that copy.
     """
 
     def __init__(self, t0: int):
         self.t0 = t0
         self.last = t0
-        self.stamps: Any = None
+        self.stamps: Any = None  # the exchange's `arrival.Stamps` while it lasts, else None
+        self.write_began_ns: int | None = None  # copied from the stamps at `release`
         self.kernel = self.user = 0
 
+    def hold(self, stamps: Any) -> None:
+        """Read the arrival times from `stamps`, the exchange's own, until `release`."""
+        self.stamps = stamps
+
     def attach(self, resp: httpx.Response) -> None:
-        """Read the stamps of `resp`'s connection (none: the user-space clock times every block)."""
-        self.stamps = getattr(resp.extensions.get("network_stream"), "stamps", None)
+        """Read the stamps of `resp`'s connection for this exchange (none: the user-space clock times every block)."""
+        self.hold(getattr(resp.extensions.get("network_stream"), "stamps", None))
+
+    def release(self) -> None:
+        """The exchange is over, its connection about to be given back or closed: keep this request's write time
+        and read nothing of the stamps again."""
+        stamps, self.stamps = self.stamps, None
+        if stamps is not None:
+            self.write_began_ns = getattr(stamps, "write_began_ns", None)
 
     def now(self, count: bool = True) -> float:
         user = time.perf_counter_ns()
@@ -598,13 +663,19 @@ class ArrivalClock:
         reply seems to come sooner than it did (bench/bench_load.py: under load the request reached the stand-in's
         socket up to 10.7 ms before such a clock start). Read just before, the clock start is early only by the
         write's own few microseconds (p99 0.01–0.04 ms there), or by a descheduling in the handful of instructions
-        between the two.
+        between the two. The time is the one `release` copied: the connection's stamps may belong to another
+        request by now.
         """
         trace.arrival_clock = self.kind
-        began = getattr(self.stamps, "write_began_ns", None)
-        if began is not None:
+        if self.write_began_ns is not None:
             trace.write_ended = trace.written
-            trace.written = (began - self.t0) / 1e9
+            trace.written = (self.write_began_ns - self.t0) / 1e9
+
+
+def encoding_message(url: str, coding: str) -> str:
+    """Why a compressed reply is refused."""
+    return (f"{where(url)} answered with Content-Encoding {coding!r} though factreg asked for {ACCEPT_ENCODING}: "
+            "refused, not inflated")
 
 
 class Reading:
@@ -616,8 +687,11 @@ class Reading:
         self.parser = SSEParser()
         self.reader = ChunkReader(trace)
 
-    def check_headers(self, content_type: str) -> None:
+    def check_headers(self, content_type: str, content_encoding: str | None = None) -> None:
         self.trace.content_type = content_type
+        coding = unasked_encoding(content_encoding)
+        if coding is not None:
+            raise ProbeFailure(Verdict.ERROR, encoding_message(self.url, coding))
         if "json" in content_type and "event-stream" not in content_type:
             raise ProbeFailure(
                 Verdict.ERROR,
@@ -659,6 +733,9 @@ class Reading:
             )
         if trace.n_chunks == 0:
             raise ProbeFailure(Verdict.ERROR, "the stream held no JSON chunks")
+        problem = trace.impossible()
+        if problem is not None:
+            raise MeasurementError(problem)
         return trace
 
 
@@ -715,18 +792,21 @@ def stream_request(
                 extensions={"trace": dog.trace},
             ) as resp:
                 arrival.attach(resp)
-                trace.first_byte = arrival.now(count=False)
-                started = True
-                trace.status = resp.status_code
-                failure = _status_failure(resp.status_code, resp, url)
-                if failure is not None:
-                    raise failure
-                reading.check_headers(resp.headers.get("content-type", ""))
-                for chunk in resp.iter_bytes():
-                    reading.feed(chunk, arrival.now())
-                    if dog.fired:
-                        break
-                reading.close(arrival.end())
+                try:
+                    trace.first_byte = arrival.now(count=False)
+                    started = True
+                    trace.status = resp.status_code
+                    failure = _status_failure(resp.status_code, resp, url)
+                    if failure is not None:
+                        raise failure
+                    reading.check_headers(resp.headers.get("content-type", ""), resp.headers.get("content-encoding"))
+                    for chunk in resp.iter_raw():
+                        reading.feed(chunk, arrival.now())
+                        if dog.fired:
+                            break
+                    reading.close(arrival.end())
+                finally:
+                    arrival.release()  # before the connection goes back to httpx's pool
         except ProbeFailure:
             raise
         except SSEError as exc:
@@ -800,8 +880,11 @@ def get_json(client: httpx.Client, url: str, headers: Mapping[str, str], timeout
                     raise failure
                 if resp.status_code != 200:
                     return None
+                coding = unasked_encoding(resp.headers.get("content-encoding"))
+                if coding is not None:
+                    raise ProbeFailure(Verdict.ERROR, encoding_message(url, coding))
                 body = b""
-                for part in resp.iter_bytes():
+                for part in resp.iter_raw():
                     body += part
                     if len(body) > 4 * 1024 * 1024:
                         return None

@@ -241,8 +241,13 @@ def remeasure(recipe: Method, facts: list[FactData], settings: Settings | None) 
     raw = json.dumps(result.as_json(), ensure_ascii=False)
     out: dict[str, Measurement] = {}
     by_level = {lv.concurrency: lv for lv in result.levels}
-    # The server could not be measured at all (refused, unreachable, another model): no level says anything.
-    unmeasured = next((lv.result for lv in result.levels if lv.result.verdict in _UNMEASURED), None)
+    # The server could not be measured at all (refused, unreachable, another model), or the probe's own times were
+    # impossible at a level (`stream.MeasurementError`): no level says anything.
+    unmeasured = next(
+        (lv.result for lv in result.levels
+         if lv.result.verdict in _UNMEASURED or lv.result.info.get("measurement_errors")),
+        None,
+    )
     for fact in facts:
         select = (fact.get("method") or {}).get("select") or {}
         ident = fact.get("conditions", {}).get("identity", {})

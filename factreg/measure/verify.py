@@ -98,6 +98,7 @@ class VerifyResult(_Compared):
     excused_by: NotRequired[str]
     denied: NotRequired[dict[str, Any]]
     resolve: NotRequired[str]  # for an inconclusive verdict: what would resolve it (`resolution`)
+    sequential: NotRequired[dict[str, Any]]  # the looks: batches, each look's level, the budget and time spent
 
 
 def method_key(method: Mapping[str, Any]) -> str:
@@ -246,18 +247,24 @@ def resolution(result: Mapping[str, Any]) -> str | None:
         when = f"when {', '.join(names)} {'is' if len(names) == 1 else 'are'} done" if names \
             else "on a quieter machine"
         steps.append(f"re-run {when}: `factreg verify {fid}`")
+    if "the fact itself is too imprecise" in str(result.get("message")):
+        steps.append(f"re-record the fact with more samples (`factreg history {fid}` shows how it was measured): "
+                     "no re-run can confirm a fact whose own interval is wider than the tolerance")
     needed = result.get("needed_n")
     if isinstance(needed, int) and needed > 0:
         steps.append(f"measure more samples: `factreg verify {fid} --n {min(needed, MAX_N)}`")
     if result.get("speed_factor") is not None and result.get("as_measured"):
         steps.append("or judge without the control: `[verify] control = false` in .factreg/config.toml")
     if not steps:
-        steps.append(f"re-run it: `factreg verify {fid}`, or with more samples (`--n`)")
+        steps.append(f"re-run it with more samples: `factreg verify {fid} --n N`")
     return "; ".join(steps)
 
 
-def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> VerifyResult:
-    """Compare one measurement with its fact: failure, changed conditions, or the statistics decide."""
+def judge(
+    fact: FactData, m: Measurement, settings: Settings | None = None, alpha: float | None = None
+) -> VerifyResult:
+    """Compare one measurement with its fact: failure, changed conditions, or the statistics decide (at `alpha`,
+    else `verify.alpha`: a sequential look's level, `measure/sequential.py`)."""
     base: _Compared = {
         "id": fact["id"],
         "version": fact["version"],
@@ -296,7 +303,8 @@ def judge(fact: FactData, m: Measurement, settings: Settings | None = None) -> V
         return {**base, "verdict": capacity.verdict, "p_value": None, "rel_diff": None, "needed_n": None,
                 "message": capacity.message}
     tolerance = judging.tolerance_for(fact, settings)
-    alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
+    if alpha is None:
+        alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
     outcome = _quantile_outcome(fact, m, tolerance, alpha)
     if outcome is None:
         outcome = judging.compare(judging.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
@@ -398,9 +406,11 @@ def verify(
     *,
     trust_imported: bool = False,
     n: int | None = None,
+    budget_s: float | None = None,
 ) -> list[VerifyResult]:
     """Re-run every fact's method (once per group), judge and record one verification per re-runnable fact.
-    `n` overrides the number of samples of this run (`with_n`).
+    `n` overrides the number of samples of each batch (`with_n`). A group that one batch cannot decide is measured
+    again in batches (`measure/sequential.py`) within `budget_s` seconds, else `verify.budget` × its first batch.
 
     Only methods this registry trusts run (registry/provenance.py); an untrusted one (imported, or written
     before provenance was kept) gets an `error` verdict saying so, unless `trust_imported` trusts it now.
@@ -439,8 +449,7 @@ def verify(
     done = 0
     for (kind, _key), group in groups.items():
         method = with_n(group[0]["method"], n)
-        measured = _measure_group(kind, method, group, settings)
-        judged = {f["id"]: (judge(f, measured[f["id"]], settings), measured[f["id"]]) for f in group}
+        judged = _looks(kind, method, group, settings, budget_s)
         for attempt in range(reruns):
             refuted = [f for f in group if _refutes(judged[f["id"]][0])]
             if not refuted:
@@ -467,6 +476,55 @@ def verify(
             if progress:
                 progress(done, f["id"])
     return [results[f["id"]] for f in fact_list]
+
+
+def _looks(
+    kind: str, method: Mapping[str, Any], group: Sequence[FactData], settings: Settings | None,
+    budget_s: float | None,
+) -> dict[str, tuple[VerifyResult, Measurement]]:
+    """One group measured in batches until each fact is decided or the budget is spent (`sequential.run`)."""
+    from factreg.measure import sequential
+
+    by_id = {f["id"]: f for f in group}
+    get = settings.get if settings is not None and hasattr(settings, "get") else (lambda _k, d=None: d)
+    alpha = float(get("verify.alpha", judging.DEFAULT_ALPHA))
+    planned = max(1, int(get("verify.looks", sequential.DEFAULT_LOOKS)))
+    verdicts, pooled, looks = sequential.run(
+        list(by_id),
+        measure=lambda ids: _measure_group(kind, method, [by_id[i] for i in ids], settings),
+        judge=lambda fid, m, a: judge(by_id[fid], m, settings, alpha=a),
+        pool=lambda a, b: _pool(kind, a, b),
+        more=_needs_more,
+        size=lambda m: len(m.samples) if m.samples else int(m.n or 0),
+        alpha=alpha, planned=planned, budget=float(get("verify.budget", sequential.DEFAULT_BUDGET)),
+        budget_s=budget_s,
+    )  # fmt: skip
+    out = {}
+    for fid in by_id:
+        res = verdicts[fid]
+        res["sequential"] = looks.as_json(fid)
+        out[fid] = (res, pooled[fid])
+    return out
+
+
+def _needs_more(result: VerifyResult) -> bool:
+    """Another batch could decide it: inconclusive only because the re-run was too noisy (it asked for more new
+    samples), not explained by the machine or the server, not limited by the fact's own imprecision."""
+    return (result["verdict"] == Verdict.INCONCLUSIVE and result.get("needed_n") is not None
+            and not result.get("as_measured"))  # fmt: skip
+
+
+def _pool(kind: str, a: Measurement, b: Measurement) -> Measurement:
+    """Two batches as one measurement: their samples together, the newer batch's conditions and state."""
+    import statistics
+
+    if b.failure or a.failure or not a.samples or not b.samples:
+        return b
+    xs = [*a.samples, *b.samples]
+    value = statistics.fmean(xs) if kind == "llama-bench" else statistics.median(xs)
+    return Measurement(samples=xs, value=value, spread=statistics.stdev(xs) if len(xs) > 1 else None, n=len(xs),
+                       observed=dict(b.observed), message=b.message, raw=b.raw,
+                       flags=list(dict.fromkeys([*a.flags, *b.flags])))  # fmt: skip
 
 
 def _refutes(result: VerifyResult) -> bool:

@@ -38,7 +38,10 @@ MAX_HEAD = 64 * 1024
 READ_SIZE = 64 * 1024
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_HEX = re.compile(rb"[0-9A-Fa-f]+")
+_HEX = re.compile(rb"0*[0-9A-Fa-f]{1,16}")  # at most 16 significant digits: no chunk is larger than 2^64 bytes
+# A numeric field is ASCII digits only (`str.isdigit` also takes `²` and other Unicode digits, which int() refuses),
+# and at most 18 of them (int() refuses over 4,300; no reply is an exabyte).
+_DIGITS = re.compile(r"[0-9]{1,18}")
 _BAD_VALUE = re.compile(r"[\r\n\x00]")
 
 HEAD, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, LENGTH, UNTIL_CLOSE, DONE = range(8)
@@ -200,7 +203,7 @@ class ReplyParser:
             return UNTIL_CLOSE
         if "content-length" in head.headers:
             values = {v.strip() for v in head.headers["content-length"].split(",")}
-            if len(values) != 1 or not next(iter(values)).isdigit():
+            if len(values) != 1 or not _DIGITS.fullmatch(next(iter(values))):
                 raise ProtocolError(f"invalid Content-Length: {head.headers['content-length'][:40]!r}")
             self._left = int(values.pop())
             return LENGTH if self._left else self._finish()
@@ -252,13 +255,20 @@ def request_head(url: str, headers: Mapping[str, str], length: int, user_agent: 
 
 
 class Connection:
-    """A TCP connection on the running asyncio loop, read with `recvmsg` to keep each read's kernel stamp."""
+    """A TCP connection on the running asyncio loop, read with `recvmsg` to keep each read's kernel stamp.
+
+    It keeps no times of its own: each write and each reading is handed the exchange's `arrival.Stamps`, so a
+    connection back in the pool holds nothing a finished request still reads (`measure/arrival.py`)."""
 
     def __init__(self, sock: socket.socket, key: tuple[str, int]):
         self.sock = sock
         self.key = key
         self.fd = sock.fileno()
-        self.stamps = arrival.Stamps(arrival.enable(sock))
+        self.kernel = arrival.enable(sock)  # the kernel stamps this socket's packets
+
+    def new_stamps(self) -> arrival.Stamps:
+        """The times of one exchange on this connection, kept by the exchange."""
+        return arrival.Stamps(self.kernel)
 
     async def _wait(self, writing: bool = False) -> None:
         loop = asyncio.get_running_loop()
@@ -281,14 +291,15 @@ class Connection:
             else:
                 loop.remove_reader(self.fd)
 
-    def receive(self, on_data: Callable[[bytes], bool]) -> asyncio.Future[None]:
+    def receive(self, on_data: Callable[[bytes], bool], stamps: arrival.Stamps) -> asyncio.Future[None]:
         """Hand each read of the connection to `on_data` as it comes, from the event loop's own callback (no task
         switch per read: under load a reply's blocks come one wake-up each), until `on_data` says the reply is
         complete (True) or raises; the returned future ends then, with that exception or a failed read's
-        `OSError`. `on_data(b"")` is the end of the connection. Cancelling the future stops the reading."""
+        `OSError`. `on_data(b"")` is the end of the connection. Cancelling the future stops the reading. Each
+        read's arrival goes to `stamps`, the exchange's, before `on_data` sees its bytes."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        fd, sock, stamps = self.fd, self.sock, self.stamps
+        fd, sock = self.fd, self.sock
         kernel = stamps.kernel
 
         def finish(exc: Exception | None) -> None:
@@ -330,8 +341,9 @@ class Connection:
         done.add_done_callback(stop)
         return done
 
-    async def write(self, data: bytes) -> None:
-        self.stamps.before_write()
+    async def write(self, data: bytes, stamps: arrival.Stamps) -> None:
+        """Write all of `data`; the clock around the last write goes to `stamps`, the exchange's."""
+        stamps.before_write()
         view = memoryview(data)
         while view:
             try:
@@ -340,7 +352,7 @@ class Connection:
             except (BlockingIOError, InterruptedError):
                 pass
             await self._wait(writing=True)
-        self.stamps.after_write()
+        stamps.after_write()
 
     def close(self) -> None:
         """Unregister the socket from the running loop, then close it (a closed number left in the selector would

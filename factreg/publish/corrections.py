@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from sqlalchemy import Connection, insert, select
 
-from factreg import clock, fmt
+from factreg import clock, fmt, terminal
 from factreg.docs.markers import Citation
 from factreg.errors import NotFound, UsageError
 from factreg.registry import conditions as cond
@@ -1351,7 +1351,7 @@ def list_corrections(registry: Registry) -> list[CorrectionData]:
 
 
 def _documents(citations: Sequence[Citation], out: Path, folder: Path) -> list[dict[str, Any]]:
-    return [{"path": _rel(c.path, out), "link": _rel(c.path, folder), "line": c.line, "text": c.text}
+    return [{"path": _rel(c.path, out), "link": terminal.link(_rel(c.path, folder)), "line": c.line, "text": c.text}
             for c in citations]
 
 

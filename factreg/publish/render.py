@@ -5,7 +5,9 @@ Templates come from the top-level `templates/` folder (shipped as the package `f
 keeps its trailing newline, and nothing time-dependent is added: the same data renders the same bytes.
 Document text is always passed as data, never compiled as template source. Every rendered text passes through
 `secrets.redact` (the filters redact each value, and the whole output is redacted once more). HTML templates
-(`*.html.j2`, the site of `report --html`) escape every value they print (jinja2 autoescape).
+(`*.html.j2`, the site of `report --html`) escape every value they print (jinja2 autoescape); Markdown templates
+(`*.md.j2`) print every value without raw HTML (`md_text`: a `<` that could open a tag as `&lt;`, JSON escapes in
+JSON and front matter), so MkDocs and other renderers that pass HTML through show what GitHub shows.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from factreg import fmt, secrets
+from factreg import fmt, secrets, terminal
 from factreg.errors import ConfigError
 from factreg.registry import machinestate
 
@@ -31,28 +33,57 @@ def default_dir() -> Path:
     return Path(factreg.templates.__file__).resolve().parent
 
 
-def md_cell(text: Any) -> str:
-    """Text that stays inside one Markdown table cell."""
+class MdSafe(str):
+    """Markdown output that is already safe as it is: escaped text, a YAML or JSON scalar of the front matter."""
+
+
+class JsonText(str):
+    """JSON text (the `json` filter): in Markdown, a `<` is written as the JSON escape `\\u003c` (the same data)."""
+
+
+# A `<` that could open raw HTML in Markdown (a tag, a closing tag, a comment, `<!DOCTYPE`, `<?…?>`) or an
+# autolink: one followed by a letter, `/`, `!` or `?` — or at the end of a value, where the template's next text
+# could follow it. Any other `<` (`ID < 1.0 s`) is shown as it is by every renderer, and stays readable.
+_HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?]|$)")
+
+
+def md_text(text: Any) -> MdSafe:
+    """Registry text as Markdown that holds no raw HTML (GitHub, MkDocs and renderers that pass HTML through show
+    the same characters): a `<` that could open a tag becomes `&lt;`. Redacted."""
+    if isinstance(text, MdSafe):
+        return text
+    return MdSafe(_HTML_OPENER.sub("&lt;", secrets.redact(text)))
+
+
+def _json_safe(text: str) -> str:
+    """JSON (or a YAML double-quoted scalar) with every `<` that could open HTML written as `\\u003c`."""
+    return _HTML_OPENER.sub("\\\\u003c", text)
+
+
+def md_cell(text: Any) -> MdSafe:
+    """Text that stays inside one Markdown table cell, with no raw HTML."""
     if text is None:
-        return "—"
-    return secrets.redact(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+        return MdSafe("—")
+    escaped = _json_safe(str(text)) if isinstance(text, JsonText) else md_text(text)
+    return MdSafe(escaped.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " "))
 
 
-def md_inline(text: Any) -> str:
-    """Free text on one line (newlines folded)."""
-    return " ".join(secrets.redact("" if text is None else text).split())
+def md_inline(text: Any) -> MdSafe:
+    """Free text on one line (newlines folded), with no raw HTML."""
+    return md_text(" ".join(secrets.redact("" if text is None else text).split()))
 
 
-def yaml_str(text: Any) -> str:
-    """A YAML scalar for front matter: a JSON string, which YAML reads back unchanged."""
-    return json.dumps(secrets.redact("" if text is None else text), ensure_ascii=False)
+def yaml_str(text: Any) -> MdSafe:
+    """A YAML scalar for front matter: a JSON string, which YAML reads back unchanged (a `<` that could open HTML
+    as `\\u003c`: a renderer that shows front matter as text shows no tag)."""
+    return MdSafe(_json_safe(json.dumps(secrets.redact("" if text is None else text), ensure_ascii=False)))
 
 
-def yaml_date(text: Any) -> str:
+def yaml_date(text: Any) -> MdSafe:
     """A date for front matter: `2026-10-26` as it is (YAML reads a date), anything else as a quoted string —
     a value edited into the database cannot add front-matter lines."""
     if isinstance(text, str) and _DATE.fullmatch(text):
-        return text
+        return MdSafe(text)
     return yaml_str(text)
 
 
@@ -86,9 +117,22 @@ def _interval(ci: Any, unit: str | None = None) -> str:
     return text
 
 
-def _json(x: Any) -> str:
+def _json(x: Any) -> JsonText:
     """A JSON (and YAML flow) scalar, list or mapping; every string in it is redacted."""
-    return json.dumps(secrets.redact_data(x), ensure_ascii=False, sort_keys=True)
+    return JsonText(json.dumps(secrets.redact_data(x), ensure_ascii=False, sort_keys=True))
+
+
+def _markdown_template(name: str | None) -> bool:
+    return bool(name) and str(name).endswith((".md.j2", ".md"))
+
+
+def _finalize_for(context: Any, value: Any) -> Any:
+    """What a Markdown template prints for `{{ value }}`: registry text without raw HTML (`md_text`), JSON with
+    `\\u003c`, what a Markdown filter made as it is; other templates print values as they are (HTML ones are
+    autoescaped)."""
+    if not isinstance(value, str) or isinstance(value, MdSafe) or not _markdown_template(context.name):
+        return value
+    return MdSafe(_json_safe(value)) if isinstance(value, JsonText) else md_text(value)
 
 
 # A template's `fixed` filter, like a citation marker's format (docs.markers.MAX_PRECISION), takes at most 20
@@ -120,7 +164,8 @@ def _environment(override: str | None):  # type: ignore[no-untyped-def]
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
-        autoescape=_autoescape,  # HTML pages only; Markdown is not escaped, the `xml` filter escapes SVG text
+        autoescape=_autoescape,  # HTML pages; the `xml` filter escapes SVG text
+        finalize=jinja2.pass_context(_finalize_for),  # Markdown: no raw HTML from the registry
         trim_blocks=True,
         lstrip_blocks=True,
     )
@@ -194,5 +239,5 @@ def render(name: str, data: Mapping[str, Any], templates: Path | str | None = No
         raise ConfigError(f"template {exc.name or name!r} line {exc.lineno}: {exc.message}") from None
     except jinja2.TemplateError as exc:
         raise ConfigError(f"template {name!r}: {exc}") from None
-    text = secrets.redact(text)  # whatever a template printed without a filter
+    text = terminal.without_surrogates(secrets.redact(text))  # a file name that is not UTF-8 as `\\xNN`
     return text if text.endswith("\n") else text + "\n"

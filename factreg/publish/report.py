@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from factreg import fmt
+from factreg import fmt, terminal
 from factreg.errors import ConfigError
 from factreg.publish import decisions as decmod
 from factreg.publish.corrections import CorrectionData, doc_roots, list_corrections
@@ -403,7 +403,7 @@ def build(
         return [
             {
                 "path": _rel(c.path.resolve(), out.resolve()),
-                "link": _rel(c.path.resolve(), page_dir.resolve()),
+                "link": terminal.link(_rel(c.path.resolve(), page_dir.resolve())),
                 "line": c.line,
                 "text": c.text,
             }

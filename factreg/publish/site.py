@@ -57,7 +57,7 @@ def html_name(fact_id: str) -> str:
 def _href(target: str, start_dir: str) -> str:
     """A relative link from a page in `start_dir` (relative to the site) to `target`, URL-quoted."""
     rel = Path(os.path.relpath(target, start_dir or ".")).as_posix()
-    return quote(rel, safe="/+.-_~")
+    return quote(rel.encode("utf-8", "surrogateescape"), safe="/+.-_~")  # a name that is not UTF-8: its bytes
 
 
 def _csp_hash(text: str) -> Markup:

@@ -6,8 +6,8 @@ dot-file below it. `commit` builds the commit in a temporary index from HEAD: a 
 the exact bytes factreg wrote; a document factreg edits in place (docs sync) is committed as its HEAD version with
 factreg's edit applied to it, so the user's own unstaged or staged edits of that document are never committed.
 Whatever else the user has staged or left unstaged stays as it was; the real index is then updated for those
-paths alone, the same way. Nothing changed, no commit. A detached HEAD, or a merge, rebase, cherry-pick or revert
-in progress, is refused before anything is committed.
+paths alone, the same way. Nothing changed, no commit. A detached HEAD, or a merge, rebase (`am` too),
+cherry-pick, revert or bisect in progress, is refused before anything is committed.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from factreg.atomic import write_if_changed
 from factreg.errors import ConfigError
 from factreg.secrets import redact
+from factreg.terminal import visible
 
 # A change factreg makes to a document it edits in place: given one version of the file (HEAD's, the index's),
 # that version with factreg's change applied, or None when it has nothing to change in that version.
@@ -29,7 +30,10 @@ Transform = Callable[[bytes], "bytes | None"]
 Content = bytes | Transform
 
 # Operations in progress during which a commit of factreg's would become part of something else.
-IN_PROGRESS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply")
+# `sequencer`: a series of cherry-picks or reverts paused between its commits; `BISECT_LOG`: a bisect, even one
+# started on the branch before its first checkout.
+IN_PROGRESS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply", "sequencer",
+               "BISECT_LOG")
 
 
 def check_path(path: Path, root: Path) -> Path:
@@ -92,7 +96,7 @@ def git_error(exc: Any) -> str:
     lines = [line for line in lines if line and not line.startswith("hint:")]
     main = [line for line in lines if line.startswith(("fatal:", "error:"))]
     shown = " / ".join(main or lines) or "git failed"
-    return redact(shown if len(shown) <= 400 else shown[:399] + "…")
+    return visible(redact(shown if len(shown) <= 400 else shown[:399] + "…"))  # a hook's output may hold escapes
 
 
 def _blob(repo: Any, rev: str | None, rel: str) -> tuple[str, str, bytes] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from factreg.errors import UsageError
@@ -58,6 +58,16 @@ def diff(old: Mapping[str, str], new: Mapping[str, str], keys: Iterable[str] | N
     """Keys whose values differ: key → [old, new] (None where absent). Only `keys` when given."""
     names = set(keys) if keys is not None else set(old) | set(new)
     return {k: [old.get(k), new.get(k)] for k in sorted(names) if old.get(k) != new.get(k)}
+
+
+def observed_identity(identity: Mapping[str, str], info_keys: Collection[str],
+                      observed: Mapping[str, Any]) -> dict[str, str]:
+    """The identity conditions of a verification: the verified version's `identity`, with every observed identity
+    key in its place. An observed key that is always info (`uptime_s`, the machine's state, the control run) or that
+    the version keeps as info (`info_keys`) is what one run records about itself: it is left out, so a series never
+    names it as a cause. Other observed keys are identity conditions (a `thinking` the fact never recorded)."""
+    seen = {k: as_text(v) for k, v in observed.items() if k not in ALWAYS_INFO and k not in info_keys}
+    return {**identity, **seen}
 
 
 def canonical_json(obj: Any) -> bytes:

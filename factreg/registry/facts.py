@@ -17,7 +17,7 @@ from factreg.errors import ConfigError, NotFound, UsageError
 from factreg.registry import conditions as cond
 from factreg.registry import freshness, provenance, series, stats
 from factreg.registry.ids import check_id
-from factreg.registry.metrics import get_metric, missing_required
+from factreg.registry.metrics import check_value, get_metric, missing_required
 from factreg.registry.store import Registry, collect_unreadable, in_list, note_unreadable, rows
 from factreg.registry.types import (
     STAT_COLUMNS,
@@ -117,11 +117,33 @@ def parse_number(text: str, what: str) -> float:
 
 
 def parse_samples(text: str) -> list[float]:
-    """`"0.43,0.73,0.85"` → floats; empty, non-numeric, NaN and inf are refused."""
+    """`"0.43,0.73,0.85"` → floats; empty, non-numeric, NaN and inf are refused, and more than
+    stats.MAX_SAMPLES before any is read."""
     parts = [p.strip() for p in text.replace(";", ",").split(",")]
+    if len(parts) > stats.MAX_SAMPLES:
+        raise UsageError(f"{len(parts):,} samples: at most {stats.MAX_SAMPLES:,} are kept per version")
     if not text.strip() or any(p == "" for p in parts):
         raise UsageError(f"--samples takes comma-separated numbers, got {text!r}")
     return [_finite(p, "every sample") for p in parts]
+
+
+def in_range(metric: str, value: float, samples: Sequence[float], where: str) -> None:
+    """UsageError naming `where` when a stored version holds more samples than a version keeps, or (for a
+    vocabulary metric) a value or sample its metric cannot have (a negative latency): what `build_rows` refuses,
+    for rows that arrive whole (an import's `fact` lines)."""
+    from factreg.registry.metrics import known
+
+    if len(samples) > stats.MAX_SAMPLES:
+        raise UsageError(f"{where}: {len(samples):,} samples: at most {stats.MAX_SAMPLES:,} are kept per version")
+    found = known(metric)
+    if found is None:
+        return
+    try:
+        check_value(found, value, "the value")
+        for x in samples:
+            check_value(found, x, "a sample")
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc.message}") from None
 
 
 def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prepared:
@@ -132,7 +154,12 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
         raise UsageError("give --value or --samples")
     if new.samples is not None and len(new.samples) == 0:
         raise UsageError("--samples is empty: give at least one number")
+    if new.samples is not None and len(new.samples) > stats.MAX_SAMPLES:
+        raise UsageError(f"{len(new.samples):,} samples: at most {stats.MAX_SAMPLES:,} are kept per version "
+                         "(summarise them, or record the run's percentiles as facts)")
     samples = [_finite(x, "every sample") for x in new.samples] if new.samples is not None else []
+    for x in samples:
+        check_value(metric, x, "a sample")
     spread = None if new.spread is None else _finite(new.spread, "--spread")
     if spread is not None and spread < 0:
         raise UsageError("--spread cannot be negative")
@@ -180,6 +207,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
                 half = stats.t_ppf(0.975, n - 1) * spread / math.sqrt(n)
                 row_stats["ci_lo"], row_stats["ci_hi"] = value - half, value + half
 
+    check_value(metric, value, "the value")
     if new.interval is not None:
         row_stats["ci_lo"], row_stats["ci_hi"] = new.interval
     flags = stats.flags_for(n, row_stats["cv"])

@@ -36,6 +36,7 @@ from factreg.registry.facts import (
     bulk_insert,
     current_metrics,
     current_versions,
+    in_range,
     insert_rows,
     same_metric,
     settle_current,
@@ -47,6 +48,7 @@ from factreg.registry.models import Correction, Decision, DecisionCite
 from factreg.registry.provenance import IMPORTED, ensure_keys, tag
 from factreg.registry.store import Registry, note_unreadable
 from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
+from factreg.registry.verdicts import Verdict
 from factreg.secrets import redact
 from factreg.textfile import read_text
 
@@ -324,6 +326,7 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
         why = unreadable(row, given_samples)
         if why is not None:
             raise UsageError(f"fact {fid}: version {row['version']}: {why}")
+        in_range(row["metric"], row["value"], given_samples, f"fact {fid}: version {row['version']}")
         if versions and (versions[0]["metric"], versions[0]["unit"]) != (row["metric"], row["unit"]):
             raise UsageError(f"fact {fid}: version {row['version']} measures {row['metric']} ({row['unit']}), "
                              f"version {versions[0]['version']} {versions[0]['metric']} ({versions[0]['unit']})")
@@ -349,8 +352,63 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
             raise UsageError(f"fact {fid}: verification verified_at {r.get('verified_at')!r} is not a time") from None
         verif = {c: r.get(c) for c in _VERIF_COLS}
         verif["fact_id"] = fid
+        why = _verification_problem(verif, {v["version"]: v for v in versions})
+        if why is not None:
+            which = f"verification {str(r['pk'])[:20]}" if r.get("pk") is not None else "a verification"
+            raise UsageError(f"fact {fid}: {which} {why}")
         verifs.append(verif)
     return {"fact": fact, "versions": versions, "samples": samples, "conds": conds, "verifs": verifs}
+
+
+_VERDICTS = frozenset({*(v.value for v in Verdict), "skipped"})
+
+
+def _verification_problem(verif: Mapping[str, Any], versions: Mapping[int, VersionRow]) -> str | None:
+    """Why an imported verification row cannot be stored as a verification of this fact, or None: what `verify`
+    writes, checked field by field (a value that is no number, samples that are no JSON list, an unknown verdict,
+    a version the fact does not have)."""
+    pk = verif.get("pk")
+    if pk is not None and (isinstance(pk, bool) or not isinstance(pk, int) or not 1 <= pk < 2**63):
+        return f"has pk {str(pk)[:40]!r}: not a whole number of at least 1"
+    version = verif.get("fact_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version not in versions:
+        return f"names version {str(version)[:20]!r}, which the fact does not have"
+    if verif.get("verdict") not in _VERDICTS:
+        return f"has verdict {str(verif.get('verdict'))[:40]!r}: not one of {', '.join(sorted(_VERDICTS))}"
+    for col in ("method_kind", "hostname", "message", "raw"):
+        if verif.get(col) is not None and not isinstance(verif[col], str):
+            return f"{col} must be text"
+    if not isinstance(verif.get("method_kind"), str):
+        return "has no method_kind"
+    for col in ("value", "spread", "p_value", "rel_diff"):
+        x = verif.get(col)
+        if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x)):
+            return f"{col} {str(x)[:40]!r} is not a finite number"
+    for col in ("n", "needed_n"):
+        x = verif.get(col)
+        if x is not None and (isinstance(x, bool) or not isinstance(x, int) or x < 1):
+            return f"{col} {str(x)[:40]!r} is not a whole number of at least 1"
+    samples: Any = []
+    for col, kind in (("samples", list), ("observed", dict), ("diff", dict)):
+        text = verif.get(col)
+        if text is None:
+            continue
+        try:
+            value = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            value = None
+        if not isinstance(value, kind):
+            return f"{col} {str(text)[:40]!r} is not a JSON {'list' if kind is list else 'object'}"
+        if col == "samples":
+            samples = value
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in samples):
+        return "has a sample that is not a finite number"
+    row = versions[version]
+    try:
+        in_range(row["metric"], verif["value"] if verif.get("value") is not None else 0.0, samples, "it")
+    except UsageError as exc:
+        return exc.message.removeprefix("it: ")
+    return None
 
 
 def import_lines(registry: Registry, lines: Iterable[tuple[Any, ...]], name: str = "<input>",

@@ -23,6 +23,10 @@ class Metric:
     # Each entry is a tuple of alternatives: at least one of them must be an identity condition.
     required: tuple[tuple[str, ...], ...] = field(default=())
     custom: bool = False
+    # The values a measurement of it can take: a time, a rate, a count or a ratio is never negative, a share is at
+    # most 1. A custom metric (a temperature, a change) may be anything.
+    lowest: float | None = 0.0
+    highest: float | None = None
 
 
 _LATENCY_REQUIRED = (("model",), ("endpoint", "machine"))
@@ -55,7 +59,7 @@ VOCABULARY: dict[str, Metric] = {
         Metric("reasoning_tokens", "tok", None, "count", "reasoning tokens of one reply (usage, else chunks)",
                _LATENCY_REQUIRED),
         Metric("goodput", "share", HIGHER, "capacity",
-               "share of requests at one load level that met every SLO (sweep)", _LATENCY_REQUIRED),
+               "share of requests at one load level that met every SLO (sweep)", _LATENCY_REQUIRED, highest=1.0),
         Metric("capacity", "streams", HIGHER, "capacity",
                "highest concurrency whose goodput, and every lower level's, meets the threshold (sweep)",
                _LATENCY_REQUIRED),
@@ -74,7 +78,7 @@ VOCABULARY: dict[str, Metric] = {
         Metric("request_throughput", "req/s", HIGHER, "throughput",
                "completed requests / the run's duration (a load benchmark's request throughput)", _LATENCY_REQUIRED),
         Metric("reachable", "bool", HIGHER, "availability",
-               "endpoint answered an authenticated request with 2xx (1) or not (0)", (("endpoint",),)),
+               "endpoint answered an authenticated request with 2xx (1) or not (0)", (("endpoint",),), highest=1.0),
         Metric("ratio", "×", None, "derived", "ratio of the medians of two comparable facts (derived fact)"),
     ]
 }
@@ -83,7 +87,10 @@ VOCABULARY: dict[str, Metric] = {
 # `machine_state` and `control` (measure/machine.py, measure/control.py) are the machine's state and the control
 # measurement of a run: a verification observes them, a correction carries them into the new fact as info.
 # `server_state` (measure/endpoint.py) is a probe's evidence about the server: its scheduling, its other traffic.
-ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp", "machine_state", "control", "server_state"})
+# `uptime_s` is how long the server had been up at one run: it differs from run to run (it decides `cold`, from
+# either side), so it can never tell two situations apart.
+ALWAYS_INFO = frozenset({"test_time", "note", "notes", "cpu_temp", "machine_state", "control", "server_state",
+                         "uptime_s"})
 
 
 # A percentile of a metric's distribution is a metric of its own: `ttft_p90` is the 90th percentile of ttft (never
@@ -115,7 +122,8 @@ def _percentile_metric(name: str) -> Metric | None:
         return None
     base = VOCABULARY[split[0]]
     return Metric(name, base.unit, base.direction, base.family,
-                  f"{name.rsplit('_', 1)[1]} of {base.name} ({base.meaning})", base.required)
+                  f"{name.rsplit('_', 1)[1]} of {base.name} ({base.meaning})", base.required,
+                  lowest=base.lowest, highest=base.highest)
 
 
 def get_metric(name: str, unit: str | None = None, direction: str | None = None) -> Metric:
@@ -133,7 +141,23 @@ def get_metric(name: str, unit: str | None = None, direction: str | None = None)
         )
     if direction not in (None, HIGHER, LOWER):
         raise UsageError(f"--direction must be {HIGHER!r} or {LOWER!r}")
-    return Metric(name, unit, direction, "custom", "custom metric", (), custom=True)
+    return Metric(name, unit, direction, "custom", "custom metric", (), custom=True, lowest=None)
+
+
+def check_value(metric: Metric, value: float, what: str) -> float:
+    """`value` when a measurement of `metric` can have it (a latency, rate or count is never negative, a share
+    never over 1), else a UsageError naming `what` — the one rule for `record`, imports, the MCP `record` tool and
+    facts a command derives."""
+    if metric.lowest is not None and value < metric.lowest:
+        raise UsageError(f"{what} of {metric.name} ({metric.unit}) cannot be below {metric.lowest:g}, got {value:g}")
+    if metric.highest is not None and value > metric.highest:
+        raise UsageError(f"{what} of {metric.name} ({metric.unit}) cannot be above {metric.highest:g}, got {value:g}")
+    return value
+
+
+def known(name: str) -> Metric | None:
+    """The vocabulary entry for `name` or a percentile of one; None for a custom metric."""
+    return VOCABULARY.get(name) or _percentile_metric(name)
 
 
 def missing_required(metric: Metric, identity: dict[str, str]) -> list[str]:

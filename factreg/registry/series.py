@@ -4,9 +4,10 @@ detector (`registry/changes.py`) finds in it.
 A point is a version (at its `measured_at`, with its samples) or a verification that measured a value (at its
 `verified_at`, with its samples; failed verifications measured nothing and are left out). Only versions in the
 current version's metric and unit take part. A point's conditions are its identity conditions: a version's own;
-for a verification, those of the version it verified with every key it observed in their place (a verifier
-observes only some keys; the others are taken as unchanged). Info conditions (uptime, notes, timestamps) vary from
-run to run and are never named as a cause.
+for a verification, those of the version it verified with every identity key it observed in their place (a
+verifier observes only some keys; the others are taken as unchanged). What a run records about itself in its
+`observed` conditions — `uptime_s`, the machine's state, the control run (`ALWAYS_INFO`), or any key the verified
+version keeps as info — is info, left out, and never named as a cause (`conditions.observed_identity`).
 
 `shift` says whether a fact is `shifted`: a change point lies after the point of its recorded (current) value, and
 that value lies outside the interval of the latest level. `shifts` finds the shifted facts among many at the cost
@@ -24,9 +25,9 @@ from typing import Any
 from factreg.errors import NotFound
 from factreg.fmt import value as show_value
 from factreg.registry import changes
+from factreg.registry import conditions as cond
 from factreg.registry.changes import Change, Point
 from factreg.registry.ids import check_id
-from factreg.registry.metrics import ALWAYS_INFO
 from factreg.registry.store import in_list, rows, tuples
 
 
@@ -94,10 +95,14 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
         if r[0] in current:
             versions[r[0]].append(r)
     conds: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)
-    for fid, ver, key, val in tuples(conn, "SELECT fact_id, version, key, value FROM condition "
-                                           f"WHERE kind = 'identity'{other_in}", params):
+    info_keys: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for fid, ver, kind, key, val in tuples(conn, "SELECT fact_id, version, kind, key, value FROM condition "
+                                                 f"WHERE 1 = 1{other_in}", params):
         if fid in current:
-            conds[(fid, ver)][key] = val
+            if kind == cond.IDENTITY:
+                conds[(fid, ver)][key] = val
+            else:
+                info_keys[(fid, ver)].add(key)
     sample: dict[tuple[str, int], list[float]] = defaultdict(list)
     if with_samples:
         for fid, ver, val in tuples(conn, f"SELECT fact_id, version, value FROM sample WHERE 1 = 1{other_in} "
@@ -109,7 +114,7 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
     for r in tuples(conn, f"SELECT {cols} FROM verification WHERE value IS NOT NULL{other_in} ORDER BY pk", params):
         if r[1] in current:
             checks[r[1]].append(r)
-    seen_before: dict[str, dict[str, str]] = {}  # observed conditions repeat from run to run: parse each text once
+    seen_before: dict[str, dict[str, Any]] = {}  # observed conditions repeat from run to run: parse each text once
     out: dict[str, Series] = {}
     for fid, cur in current.items():
         vs = versions.get(fid, [])
@@ -133,9 +138,9 @@ def _load_part(conn: Any, ids: Sequence[str] | None, with_samples: bool, keep: s
             if conditions is None:
                 seen = seen_before.get(observed)
                 if seen is None:
-                    seen = seen_before[observed] = {k: str(v) for k, v in _json(observed, {}).items()
-                                                    if k not in ALWAYS_INFO}
-                conditions = merged[(ver, observed)] = dict(sorted({**conds.get((fid, ver), {}), **seen}.items()))
+                    seen = seen_before[observed] = _json(observed, {})
+                conditions = merged[(ver, observed)] = dict(sorted(
+                    cond.observed_identity(conds.get((fid, ver), {}), info_keys.get((fid, ver), set()), seen).items()))
             got = _json(c[6], []) if with_samples else None
             point = Point(verified_at, float(val), [float(x) for x in got] if got else None, conditions)
             keyed.append((verified_at, 1, pk, point, f"verification {pk}"))

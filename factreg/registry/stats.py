@@ -12,6 +12,9 @@ from functools import lru_cache
 
 FEW_SAMPLES = 5
 HIGH_CV = 0.20
+# At most this many samples per version (and per verification): enough for any percentile factreg states, and a
+# bound on what one recording writes and every later read of it costs (README, "Samples").
+MAX_SAMPLES = 100_000
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -191,3 +194,14 @@ def flags_for(n: int | None, cv: float | None) -> list[str]:
     if cv is not None and cv > HIGH_CV:
         flags.append("high_variance")
     return flags
+
+
+def thin(samples: Sequence[float], k: int = MAX_SAMPLES) -> list[float]:
+    """At most `k` samples standing for `samples`: the order statistics at evenly spaced ranks (the minimum, the
+    maximum and every quantile in between kept, to within 1/k), in ascending order. `samples` as they are when
+    there are no more than `k`."""
+    if len(samples) <= k:
+        return list(samples)
+    ordered = sorted(samples)
+    last = len(ordered) - 1
+    return [ordered[round(i * last / (k - 1))] for i in range(k)]
