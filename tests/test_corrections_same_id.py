@@ -12,16 +12,14 @@ import pytest
 from factreg.registry import facts, provenance
 from factreg.registry.facts import NewFact
 from tests.conftest import ago
+from tests.decisions_support import docs_project
 
 BEFORE = Path(__file__).parent / "data" / "before-same-id"
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> Path:  # type: ignore[no-untyped-def]
-    root = tmp_path / "proj"
-    (root / ".factreg").mkdir(parents=True)
-    (root / ".factreg" / "config.toml").write_text('[docs]\nroots = ["docs"]\n', encoding="utf-8")
-    (root / "docs").mkdir()
+    root = docs_project(tmp_path / "proj")
     monkeypatch.chdir(root)
     return root
 

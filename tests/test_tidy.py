@@ -9,6 +9,7 @@ import pytest
 
 from factreg.registry import facts, provenance
 from factreg.registry.facts import NewFact
+from tests.decisions_support import docs_project
 
 DOC = ("# Voice\r\n\r\nReplies in <!-- fact: a/e2e -->0.730 ± 0.216 s<!-- /fact --> (was "
        "<!-- fact: a/e2e-2 -->1.00 s<!-- /fact -->); again <!-- fact: a/e2e -->0.730 ± 0.216 s<!-- /fact -->.\r\n"
@@ -17,10 +18,7 @@ DOC = ("# Voice\r\n\r\nReplies in <!-- fact: a/e2e -->0.730 ± 0.216 s<!-- /fact
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> Path:  # type: ignore[no-untyped-def]
-    root = tmp_path / "proj"
-    (root / ".factreg").mkdir(parents=True)
-    (root / ".factreg" / "config.toml").write_text('[docs]\nroots = ["docs"]\n', encoding="utf-8")
-    (root / "docs").mkdir()
+    root = docs_project(tmp_path / "proj")
     monkeypatch.chdir(root)
     for fid, samples in (("a/e2e", "0.43,0.73,0.85"), ("a/e2e-2", "1.0,1.0,1.0"), ("a/ttft", "0.1,0.2,0.15")):
         assert cli("record", fid, "--metric", "e2e" if "e2e" in fid else "ttft", "--samples", samples,
