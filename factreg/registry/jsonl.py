@@ -646,7 +646,8 @@ def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int]
         for v in versions:
             v["trust"] = tag(key, v["fact_id"], v["version"], v["method"])
     insert_rows(conn, new_facts, versions, samples, conds, bumps)
-    settle_current(conn, [f["fact"]["id"] for f in full])  # the latest measured is current, as for any write
+    # The latest measured is current, as for any write; a new fact of one version can only be at that version.
+    settle_current(conn, [f["fact"]["id"] for f in full if f["fact"]["id"] in existing or len(f["versions"]) > 1])
     if verifs:
         taken = {pk for (pk,) in conn.execute(select(VERIFICATION.c.pk))}
         numbered, unnumbered = [], []
