@@ -314,4 +314,4 @@ def test_a_citing_document_whose_name_is_not_utf8_is_named_and_linked(cli, tmp_p
     (note,) = (repo / "facts/corrections").glob("*.md")
     assert "(../../docs/bad%FF.md)" in note.read_text(encoding="utf-8")
     with open(odd, encoding="utf-8") as fh:
-        assert fh.read() == "TTFT is <!-- fact: a/c -->0.600 s<!-- /fact -->.\n"
+        assert fh.read() == "TTFT is <!-- fact: a/b -->0.600 s<!-- /fact -->.\n"  # the same id, a/c's value
