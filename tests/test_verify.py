@@ -145,7 +145,8 @@ def test_facts_sharing_a_method_share_one_run(cli, tiny_model, registry, monkeyp
     # No confirmation re-run of a refutation here: on a noisy machine it would add a second llama-bench run that
     # has nothing to do with sharing the first one.
     (isolated / ".factreg").mkdir()
-    (isolated / ".factreg" / "config.toml").write_text("[verify]\nconfirm_refutes = 0\n", encoding="utf-8")
+    # Nor further sequential looks (measure/sequential.py): one batch, shared by both tests.
+    (isolated / ".factreg" / "config.toml").write_text("[verify]\nconfirm_refutes = 0\nlooks = 1\n", encoding="utf-8")
     r = cli("bench", "--json", "--", "-m", str(tiny_model), "-p", "16", "-n", "16", "-r", "10", "-t", "1")
     assert r.exit_code == 0
     from factreg.measure import llamabench

@@ -223,7 +223,7 @@ def probe(
                                            hostname=settings.hostname, progress=shown),
                 server_ms=lambda ran: control.identity_ms(ran[0].as_json().get("requests")),
                 spans=lambda ran: endpoint.spans_of_requests([r.as_json() for r in ran[0].requests]),
-                headers=_expanded(spec.headers))
+                headers=(sent := _expanded(spec.headers)), watch_server=sent is not None)
             result.info.update(seen.conditions())
         else:
             result = core.probe(spec, hostname=settings.hostname, progress=shown)
@@ -272,15 +272,16 @@ def _precision(news: list[Any], goal: float, runs: int) -> None:
             fact.extra_flags = [*fact.extra_flags, precision.FLAG]
 
 
-def _expanded(headers: dict[str, str]) -> dict[str, str]:
-    """The probe's headers as sent (for the same server's /metrics); {} when a variable is unset."""
+def _expanded(headers: dict[str, str]) -> dict[str, str] | None:
+    """The probe's headers as sent (for the same server's /metrics); None when a variable is unset (the probe
+    then fails before sending anything, and so does the watch)."""
     from factreg import secrets
     from factreg.errors import FactregError
 
     try:
         return secrets.expand_headers(headers)
     except FactregError:
-        return {}
+        return None
 
 
 def _counting(step: Callable[..., None], warmup: int) -> Callable[[str], None]:

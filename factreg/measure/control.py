@@ -204,10 +204,8 @@ def _stream_samples(argv: Sequence[str], deadline: float, hard: float) -> list[f
     import subprocess
 
     samples: list[float] = []
-    from factreg.measure.llamabench import die_with_parent
-
     proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, shell=False,
-                            preexec_fn=die_with_parent())  # dies with factreg, like the measured run
+                            preexec_fn=sched.die_with_parent())  # dies with factreg, like the measured run
     assert proc.stdout is not None
     buffer = b""
     try:
@@ -293,16 +291,20 @@ def bracket(
     method: Mapping[str, Any], settings: Settings | None, fn: Callable[[], T], expected_run_s: float | None = None,
     llama_bench: Path | None = None, server_ms: Callable[[T], float | None] | None = None,
     spans: Callable[[T], list[tuple[float, float]]] | None = None, headers: Mapping[str, str] | None = None,
+    watch_server: bool = True,
 ) -> tuple[T, Bracketed]:
     """Run `fn` watched; (fn's result, what was seen). Exceptions of `fn` pass through; the control, the machine
     state and the endpoint's evidence never raise.
 
     - a probe (`kind` probe): the endpoint's own evidence (`measure/endpoint.py`): the local server's scheduling,
       its /metrics load (with `headers`, the probe's own), the client's delay; `spans(result)` gives the probe's
-      requests as (start, end) on the monotonic clock, `server_ms(result)` the identity request's time;
+      requests as (start, end) on the monotonic clock, `server_ms(result)` the identity request's time; with
+      `watch_server` False (a method that will be refused) nothing is watched and nothing is sent;
     - a llama-bench run: the tiny-model control before and after it, the measured llama-bench's own run-queue
       delay and CPU share while it ran, and the steal over the run."""
     if method.get("kind") == "probe":
+        if not watch_server:
+            return fn(), Bracketed({}, None, 0.0)
         return _bracket_probe(method, fn, server_ms, spans, headers)
     run = runner(method, settings, llama_bench) if _enabled(settings) else None
     watch = machine.Watch().start()

@@ -13,18 +13,16 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factreg import clock, textfile
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import BadInput, CouldNotVerify, FactregError, UsageError
-from factreg.measure import hostinfo
+from factreg.measure import hostinfo, sched
 from factreg.measure.llamabench_output import MD_COLUMNS, BenchResult, Reading, parse_json, read
 from factreg.registry import conditions as cond
 from factreg.registry.ids import check_id, slugify
@@ -529,26 +527,7 @@ def model_stem(r: BenchResult) -> str:
 # ---------------------------------------------------------------- running
 
 
-def die_with_parent() -> Callable[[], None] | None:
-    """A `preexec_fn` that has a child process killed when factreg dies (Linux: `prctl(PR_SET_PDEATHSIG,
-    SIGKILL)`); None where that cannot be done. A `verify` killed with SIGKILL would otherwise leave llama-bench
-    running on for minutes, loading the machine that the next measurement measures."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here: the child only calls it
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def preexec() -> None:
-        prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # factreg died before that call: nobody waits for this run
-            os._exit(1)
-
-    return preexec
+die_with_parent = sched.die_with_parent
 
 
 def run(binary: Path, args: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[list[BenchResult], str]:

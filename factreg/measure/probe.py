@@ -337,12 +337,26 @@ def probe_precise(
         if a.verdict != OK or b.verdict != OK or a.observed != b.observed:
             return None  # a failure or another server: the first run stands alone
         for k, xs in b.samples.items():
-            a.samples[k] = [*a.samples.get(k, []), *xs]
+            both = [*a.samples.get(k, []), *xs]
+            if len(both) > stats.MAX_SAMPLES:  # pooled gaps: thinned to order statistics, as one run's are
+                whole = _stands_for(a, k) + _stands_for(b, k)
+                a.info["samples_thinned"] = f"{k}: {stats.MAX_SAMPLES} of {whole}"
+                both = stats.thin(both, stats.MAX_SAMPLES)
+            a.samples[k] = both
         a.requests.extend(r for r in b.requests if r.kind == "measured")
         a.warnings.extend(w for w in b.warnings if w not in a.warnings)
         return a
 
     return precision.until_precise(once, widest, pooled, goal, budget=budget, budget_s=budget_s)
+
+
+def _stands_for(result: ProbeResult, metric: str) -> int:
+    """How many samples of `metric` a result's (perhaps thinned) samples stand for (`samples_thinned`)."""
+    for part in str(result.info.get("samples_thinned") or "").split(", "):
+        name, _, rest = part.partition(": ")
+        if name == metric and " of " in rest and rest.rsplit(" of ", 1)[1].isdigit():
+            return int(rest.rsplit(" of ", 1)[1])
+    return len(result.samples.get(metric) or [])
 
 
 def _scrubbed(result: ProbeResult) -> ProbeResult:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -239,3 +241,25 @@ def watch_self() -> Watch:
     """A watch on this process (the probe's client side)."""
     me = os.getpid()
     return Watch(lambda: {me})
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that has a child process killed when factreg dies (Linux: `prctl(PR_SET_PDEATHSIG,
+    SIGKILL)`); None where that cannot be done. A `verify` killed with SIGKILL would otherwise leave llama-bench
+    (measured or control) running on for minutes, loading the machine that the next measurement measures."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here: the child only calls it
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # factreg died before that call: nobody waits for this run
+            os._exit(1)
+
+    return preexec

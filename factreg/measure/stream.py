@@ -637,6 +637,11 @@ class ArrivalClock:
     def now(self, count: bool = True) -> float:
         user = time.perf_counter_ns()
         stamp = getattr(self.stamps, "arrival_ns", None)
+        began = getattr(self.stamps, "write_began_ns", None)
+        if stamp is not None and began is not None and stamp < began:
+            # A reply cannot arrive before its request was written: a stamp that says so was converted with a
+            # wall clock that moved (or was moved) apart from the monotonic one. The user-space clock times it.
+            stamp = None
         if count:
             self.kernel += stamp is not None
             self.user += stamp is None

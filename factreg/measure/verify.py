@@ -357,19 +357,24 @@ def _spans(measured: Mapping[str, Measurement]) -> list[tuple[float, float]]:
     return []
 
 
-def _probe_headers(kind: str, method: Mapping[str, Any], settings: Settings | None) -> dict[str, str]:
+def _probe_headers(kind: str, method: Mapping[str, Any], settings: Settings | None) -> dict[str, str] | None:
     """The stored probe's headers as its own run sends them (only the `${VAR}`s it may expand), for reading the
-    same server's /metrics; {} when they cannot be expanded (the probe itself then says why)."""
+    same server's /metrics; None when the method will be refused (a field out of bounds, a variable it may not
+    expand): then nothing is watched and no request is sent, and the probe itself says why."""
     from factreg import secrets
+    from factreg.measure import probe
 
-    headers = method.get("headers")
-    if kind != "probe" or not isinstance(headers, Mapping):
+    if kind != "probe":
         return {}
+    headers = method.get("headers")
     allowed = settings.allowed_env() if settings is not None and hasattr(settings, "allowed_env") else frozenset()
     try:
+        probe.spec_from_method(method)
+        if not isinstance(headers, Mapping):
+            return {}
         return secrets.expand_headers({str(k): str(v) for k, v in headers.items()}, allowed=allowed)
     except FactregError:
-        return {}
+        return None
 
 
 def _measure_group(
@@ -377,11 +382,12 @@ def _measure_group(
 ) -> dict[str, Measurement]:
     try:
         remeasure = load_verifier(kind)
+        headers = _probe_headers(kind, method, settings)
         run_s = control.of_fact(group[0]).get("run_s") if group else None
         result, seen = control.bracket(method, settings, lambda: remeasure(dict(method), list(group), settings),
                                        run_s if isinstance(run_s, (int, float)) else None,
                                        _llama_bench(kind, method, settings), server_ms=_identity_ms,
-                                       spans=_spans, headers=_probe_headers(kind, method, settings))
+                                       spans=_spans, headers=headers, watch_server=headers is not None)
         for measured in result.values():
             if isinstance(measured, Measurement):
                 measured.observed.update(seen.conditions())
