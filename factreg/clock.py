@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -47,6 +48,37 @@ def parse(text: str, what: str = "time") -> datetime:
     if not FIRST_YEAR <= moment.year <= LAST_YEAR:
         raise UsageError(f"invalid {what} {text!r}: the year must be between {FIRST_YEAR} and {LAST_YEAR}")
     return moment.astimezone(timezone.utc)
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
+
+
+@functools.lru_cache(maxsize=256)
+def parse_duration(text: str) -> float:
+    """`30d` → seconds. Units: s, m, h, d, w, y (the one syntax of durations: freshness, budgets, `--since 7d`)."""
+    match = _DURATION.match(text or "")
+    if not match:
+        raise UsageError(f"invalid duration {text!r}: use a number and a unit, e.g. 30m, 12h, 30d, 2w")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def since(text: str, what: str = "--since") -> datetime:
+    """The start of a `--since`: an ISO-8601 date or time, a duration back from now (`7d`, `2w`, `12h`), `today`
+    or `yesterday` (from midnight UTC)."""
+    from datetime import timedelta
+
+    value = (text or "").strip().lower()
+    if value in ("today", "yesterday"):
+        midnight = now().replace(hour=0, minute=0, second=0, microsecond=0)
+        return midnight - timedelta(days=1 if value == "yesterday" else 0)
+    if _DURATION.match(value):
+        return now() - timedelta(seconds=parse_duration(value))
+    try:
+        return parse(text, what)
+    except UsageError:
+        raise UsageError(f"invalid {what} {text!r}: give a date or time (2026-10-26, 2026-10-26T02:30:00Z), a "
+                         "duration back from now (7d, 2w, 12h), today or yesterday") from None
 
 
 def check_date(text: object, what: str = "date") -> str:

@@ -299,6 +299,10 @@ raw_runs = 5
 """
 
 
+# What `.factreg/.gitignore` keeps out of git: the SQLite registry and its companions (registry/snapshot.py).
+IGNORED_FILES = ("registry.db", "registry.db-wal", "registry.db-shm", "registry.db-journal")
+
+
 def init_project(where: Path) -> Path:
     """Create `.factreg/` with a default config; return the folder."""
     folder = where / PROJECT_DIR_NAME
@@ -308,8 +312,15 @@ def init_project(where: Path) -> Path:
         if not cfg.exists():
             cfg.write_text(DEFAULT_CONFIG, encoding="utf-8")
         gitignore = folder / ".gitignore"
-        if not gitignore.exists():
-            gitignore.write_text("registry.db-wal\nregistry.db-shm\n", encoding="utf-8")
+        # git keeps the registry as text (`registry.jsonl`, written by --commit); the SQLite file is this
+        # checkout's own (registry/snapshot.py).
+        had = gitignore.read_text(encoding="utf-8").splitlines() if gitignore.exists() else []
+        missing = [name for name in IGNORED_FILES if name not in had]
+        if missing:
+            with gitignore.open("a", encoding="utf-8") as fh:
+                if had and not gitignore.read_text(encoding="utf-8").endswith("\n"):
+                    fh.write("\n")
+                fh.write("".join(f"{name}\n" for name in missing))
     except OSError as exc:
         raise ConfigError(f"cannot create {folder}: {exc.strerror or exc}") from None
     return folder

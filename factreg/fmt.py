@@ -22,8 +22,18 @@ def value(v: float | None, spread: float | None = None, unit: str | None = None,
         return "—"
     text = num(v, digits)
     if spread is not None:
-        decimals = len(text.split(".")[1]) if "." in text else 0
-        text += f" ± {spread:.{decimals}f}"
+        text += f" ± {alongside(text, spread)}"
+    return with_unit(text, unit)
+
+
+def alongside(shown: str, x: float) -> str:
+    """`x` with as many decimals as the number `shown` (a spread written next to its value)."""
+    decimals = len(shown.split(".")[1]) if "." in shown else 0
+    return f"{x:.{decimals}f}"
+
+
+def with_unit(text: str, unit: str | None) -> str:
+    """`11.9 tok/s`, `3.1×`, `82%`; a bool's unit is not written."""
     if unit and unit != "bool":
         text += f" {unit}" if unit not in ("×", "%") else unit
     return text

@@ -140,3 +140,11 @@ def add_verification(
     with registry.write() as conn:
         result = conn.execute(insert(facts.VERIFICATION).values(**row))
         return int(result.inserted_primary_key[0])
+
+
+def docs_project(root: Path) -> Path:
+    """A project folder (no git) whose `[docs] roots` is `docs/`, with an empty `docs/`."""
+    (root / ".factreg").mkdir(parents=True)
+    (root / ".factreg" / "config.toml").write_text('[docs]\nroots = ["docs"]\n', encoding="utf-8")
+    (root / "docs").mkdir()
+    return root

@@ -55,7 +55,8 @@ def build_registry(cli: Any, tmp_path: Path) -> None:
            "--note", f"{SCRIPT} see {URL} api_key={SECRET} </title><script>alert(2)</script>", "--measured-at", ago(1)))
     ok(cli("decision", "add", f"Voice front end {SCRIPT}", "--cites", f"{SHIFTED},night/35b-a3b/ttft,{HOSTILE_FACT}",
            "--date", ago(20, date_only=True)))
-    ok(cli("correct", "night/35b-a3b/ttft", "--by", "night/35b-a3b/ttft-warm", "--cause", f"cold start {IMG}"))
+    ok(cli("correct", "night/35b-a3b/ttft", "--by", "night/35b-a3b/ttft-warm", "--as", "night/35b-a3b/ttft-warm",
+           "--cause", f"cold start {IMG}"))
 
 
 class Page(HTMLParser):

@@ -115,12 +115,13 @@ def test_as_of_judges_freshness_at_another_date(registry, cli, tmp_path: Path) -
     assert aging.exit_code == 0
     assert aging.json()["facts"][0]["status"] == "aging"
     stale = cli("status", "--as-of", (clock.parse(TEST_NOW) + timedelta(days=200)).strftime("%Y-%m-%d"))
-    assert stale.exit_code == 1 and "stale" in stale.stdout
+    # past error_after; typed by hand, so nothing can re-measure it: `unverifiable (no method)`
+    assert stale.exit_code == 1 and "unverifiable (no method)" in stale.stdout and "error_after 90d" in stale.stdout
     doc = tmp_path / "doc.md"
     doc.write_text("Decode: <!-- fact: c/old -->10.0 tok/s<!-- /fact -->.\n", encoding="utf-8")
     assert cli("docs", "check", str(doc)).exit_code == 0
     late = cli("docs", "check", str(doc), "--as-of", "2099-01-01")
-    assert late.exit_code == 1 and "stale" in late.stdout
+    assert late.exit_code == 1 and "c/old: unverifiable: " in late.stdout and "no method to re-run it" in late.stdout
     bad = cli("status", "--as-of", "next tuesday")
     assert bad.exit_code == 2 and bad.stderr.startswith("Error: invalid --as-of date 'next tuesday'")
 

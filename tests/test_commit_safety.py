@@ -17,7 +17,8 @@ from tests.decisions_support import add_verification, git, init_repo, seed
 pytestmark = pytest.mark.usefixtures("story_clock")
 
 DOC = "# Voice\n\nFull reply in <!-- fact: night/35b-a3b/e2e -->1.07 s<!-- /fact --> on 35B-A3B.\n"
-SYNCED = "# Voice\n\nFull reply in <!-- fact: day/35b-a3b/e2e -->2.27 ± 1.14 s<!-- /fact --> on 35B-A3B.\n"
+# A correction keeps the id the document cites: only the marker's text changes.
+SYNCED = "# Voice\n\nFull reply in <!-- fact: night/35b-a3b/e2e -->2.27 ± 1.14 s<!-- /fact --> on 35B-A3B.\n"
 DRAFT = "DRAFT: gateway login is admin password=hunter2-not-for-git\n"
 
 
@@ -118,7 +119,8 @@ def test_failed_commit_leaves_registry_files_and_head_as_they_were(cli, project,
     r = cli("correct", *args, "--commit", "--json")  # the retry is not refused, and does it all
     assert r.exit_code == 0, r.stderr
     assert r.json()["commit"] and git(project, "show", "HEAD:docs/voice.md").startswith("# Voice")
-    assert "fact: night/35b-a3b/e2e -->" not in git(project, "show", "HEAD:docs/voice.md")
+    head_doc = git(project, "show", "HEAD:docs/voice.md")
+    assert "fact: night/35b-a3b/e2e -->" in head_doc and "1.07 s" not in head_doc  # the same id, its new text
     assert len(corrections.list_corrections(registry)) == 1
 
 
@@ -137,7 +139,8 @@ def test_a_correction_recorded_by_an_interrupted_run_is_finished_by_running_it_a
         corrections.correct(registry, __import__("factreg.config", fromlist=["resolve"]).resolve(),
                             "night/35b-a3b/e2e", by="day/35b-a3b/e2e", commit=True)
     monkeypatch.setattr(corrections, "publish_files", real)
-    assert facts.get(registry, "night/35b-a3b/e2e")["superseded_by"] == "day/35b-a3b/e2e"
+    recorded = facts.get(registry, "night/35b-a3b/e2e")  # the correction's version of the same id is current
+    assert recorded["version"] == 2 and recorded["note"] == "corrected by day/35b-a3b/e2e@v1"
     r = cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--commit", "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["resumed"] and r.json()["commit"]
@@ -146,8 +149,8 @@ def test_a_correction_recorded_by_an_interrupted_run_is_finished_by_running_it_a
     r = cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--commit", "--json")
     assert r.exit_code == 0 and r.json()["commit"] is None and r.json()["changed"] == []
     assert git(project, "rev-parse", "HEAD") == head and len(corrections.list_corrections(registry)) == 1
-    r = cli("correct", "night/35b-a3b/e2e", "--by", "day/27b/e2e")
-    assert r.exit_code == 2 and "already superseded" in r.stderr
+    r = cli("correct", "night/35b-a3b/e2e", "--by", "day/27b/e2e", "--json")  # another correction: a new one
+    assert r.exit_code == 0 and not r.json()["resumed"] and r.json()["new"] == "night/35b-a3b/e2e@v3"
 
 
 # ---------------------------------------------------------------- hooks and a detached HEAD

@@ -51,9 +51,11 @@ def add_decision(cli) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_correct_by_fact_writes_note_syncs_docs_and_flags_decision(cli, project, registry):
+    """`--by X --as X`: the claim changes, so the fact is superseded by X (the default keeps the id: below)."""
     add_decision(cli)
     r = cli(
-        "correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--cause", "measured cold with a toy body", "--json"
+        "correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--as", "day/35b-a3b/e2e", "--cause",
+        "measured cold with a toy body", "--json"
     )
     assert r.exit_code == 0, r.stderr
     out = r.json()
@@ -107,7 +109,7 @@ def test_commit_touches_only_correction_files_and_not_the_users(cli, project):
     assert not any(s.endswith((".md",)) and ("facts/" in s or "docs/" in s or "decisions/" in s) for s in status)
 
 
-def test_correct_from_verification_records_a_new_fact(cli, project, registry):
+def test_correct_from_verification_records_a_new_version_of_the_same_id(cli, project, registry):
     pk = add_verification(
         registry,
         "night/35b-a3b/ttft",
@@ -119,12 +121,15 @@ def test_correct_from_verification_records_a_new_fact(cli, project, registry):
     )
     r = cli("correct", "night/35b-a3b/ttft", "--verification", str(pk), "--json")
     assert r.exit_code == 0, r.stderr
-    assert r.json()["new"] == "night/35b-a3b/ttft-20261027@v1"
-    new = facts.get(registry, "night/35b-a3b/ttft-20261027")
+    assert r.json()["new"] == "night/35b-a3b/ttft@v2" and r.json()["same_id"] is True
+    new = facts.get(registry, "night/35b-a3b/ttft")
+    assert new["version"] == 2 and new["superseded_by"] is None and new["status"] == "fresh"
     assert new["samples"] == [0.42, 0.45, 0.47, 0.44, 0.46] and new["value"] == 0.45
     assert new["conditions"]["identity"]["build"] == "b6100" and new["subject"] == "night/35b-a3b"
     assert new["measured_at"] == "2026-10-27T10:00:00Z"
-    assert facts.get(registry, "night/35b-a3b/ttft")["superseded_by"] == "night/35b-a3b/ttft-20261027"
+    old = facts.history(registry, "night/35b-a3b/ttft")[0]
+    assert old["version"] == 1 and old["current"] is False
+    assert old["corrected"]["by_version"] == 2 and old["corrected"]["note"].startswith("facts/corrections/")
     text = Path(r.json()["note"]).read_text()
     assert f"(recorded from verification {pk}, refuted, 2026-10-27T10:00:00Z)" in text
     assert "- the old value recorded no conditions for build: cannot be compared" in text
@@ -146,10 +151,22 @@ def test_failed_verification_or_other_metric_is_refused_and_writes_nothing(cli, 
     assert corrections.list_corrections(registry) == []
 
 
-def test_correcting_twice_is_refused(cli, project):
-    assert cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e").exit_code == 0
+def test_correcting_a_superseded_fact_is_refused(cli, project):
+    assert cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--as", "day/35b-a3b/e2e").exit_code == 0
     r = cli("correct", "night/35b-a3b/e2e", "--by", "day/27b/e2e")
     assert r.exit_code == 2 and "already superseded" in r.stderr
+
+
+def test_correcting_the_same_id_twice_corrects_its_current_version(cli, project, registry):
+    assert cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e").exit_code == 0
+    r = cli("correct", "night/35b-a3b/e2e", "--by", "day/27b/e2e", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert (r.json()["old"], r.json()["new"]) == ("night/35b-a3b/e2e@v2", "night/35b-a3b/e2e@v3")
+    history = facts.history(registry, "night/35b-a3b/e2e")
+    assert [(v["version"], v["current"], (v.get("corrected") or {}).get("by_version")) for v in
+            sorted(history, key=lambda v: v["version"])] == [(1, False, 2), (2, False, 3), (3, True, None)]
+    bad = cli("correct", "night/35b-a3b/e2e", "--by", "day/27b/e2e", "--as", "x/y")
+    assert bad.exit_code == 2 and "with --by, --as names that fact" in bad.stderr
 
 
 def test_probable_causes_from_flags_and_diffs(registry):
@@ -176,8 +193,9 @@ def test_note_is_rendered_before_the_registry_changes(cli, project, registry, tm
     r = cli("correct", "night/35b-a3b/ttft", "--verification", str(pk), "--templates", str(broken))
     assert r.exit_code == 2 and r.stderr.startswith("Error: template 'correction.md.j2'")
     assert facts.get(registry, "night/35b-a3b/ttft")["superseded_by"] is None
+    assert facts.get(registry, "night/35b-a3b/ttft")["version"] == 1
     with pytest.raises(NotFound):
-        facts.get(registry, "night/35b-a3b/ttft-20261027")
+        facts.get(registry, "night/35b-a3b/ttft", 2)
     assert corrections.list_corrections(registry) == []
     assert not (project / "facts").exists()
 
@@ -185,11 +203,13 @@ def test_note_is_rendered_before_the_registry_changes(cli, project, registry, tm
 def test_note_shows_the_fact_as_recorded_when_the_preview_differs(cli, project, registry, monkeypatch):
     pk = add_verification(registry, "night/35b-a3b/ttft", "refuted", samples=[0.42, 0.45, 0.47])
     real = facts.preview
-    monkeypatch.setattr(facts, "preview", lambda new: {**real(new), "version": 7, "value": 123456.0})
+    monkeypatch.setattr(facts, "preview", lambda new, version=1: {**real(new, version), "version": 7,
+                                                                  "value": 123456.0})
     r = cli("correct", "night/35b-a3b/ttft", "--verification", str(pk), "--json")
     assert r.exit_code == 0, r.stderr
     text = Path(r.json()["note"]).read_text()
-    new = facts.get(registry, "night/35b-a3b/ttft-20261027")
-    assert "`night/35b-a3b/ttft-20261027` v1" in text and " v7" not in text
+    new = facts.get(registry, "night/35b-a3b/ttft")
+    assert new["version"] == 2 and "| fact | `night/35b-a3b/ttft` v1 | `night/35b-a3b/ttft` v2 |" in text
+    assert " v7" not in text and "is corrected by its v2" in text and "marked corrected" in text
     row = next(line for line in text.splitlines() if line.startswith("| ttft |"))
     assert row.endswith(f"| {fmt.value(new['value'], new['spread'], new['unit'])} |"), row

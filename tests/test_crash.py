@@ -275,7 +275,7 @@ CORRECT_DRAFT = "DRAFT: gateway login is admin password=hunter2-not-for-git\n"
 def test_correct_killed_at_any_point_is_finished_by_running_it_again(tmp_path):
     """`correct --verification V --commit` killed at points from its start to its commit (a slow pre-commit hook
     holds the moment between the registry transaction and the commit open): the registry is before or after, never
-    half (no new fact without its supersede link and correction row), the document is old or new and the user's
+    half (no new version of the fact without its correction row), the document is old or new and the user's
     unstaged line is in no commit; running the command again finishes the correction with exactly one commit."""
     from tests.decisions_support import add_verification, git, init_repo, seed
 
@@ -304,8 +304,8 @@ def test_correct_killed_at_any_point_is_finished_by_running_it_again(tmp_path):
     hook.write_text('#!/bin/sh\ntouch "$(git rev-parse --git-dir)/../../hook-started"\nsleep 0.4\n')
     hook.chmod(0o755)
     (repo / "docs/voice.md").write_text(CORRECT_DOC + CORRECT_DRAFT, encoding="utf-8")  # the user's unstaged line
-    new_id = "night/35b-a3b/e2e-20261027"
-    synced = f"# Voice\n\nFull reply in <!-- fact: {new_id} -->2.20 ± 0.10 s<!-- /fact --> on 35B-A3B.\n"
+    fid = "night/35b-a3b/e2e"  # the correction is a new version of the same id: the document keeps citing it
+    synced = f"# Voice\n\nFull reply in <!-- fact: {fid} -->2.20 ± 0.10 s<!-- /fact --> on 35B-A3B.\n"
 
     def points(work: Path, db: Path) -> list[tuple[str, Callable[[], bool], float]]:
         def recorded() -> bool:
@@ -342,9 +342,10 @@ def test_correct_killed_at_any_point_is_finished_by_running_it_again(tmp_path):
         reg = Registry(url_k)
         assert reg.integrity_check() == "ok"
         rows = reg.query("SELECT count(*) AS n FROM correction")[0]["n"]
-        old = facts.get(reg, "night/35b-a3b/e2e")
-        has_new = reg.query("SELECT count(*) AS n FROM fact WHERE id = :i", {"i": new_id})[0]["n"]
-        assert (rows, old["superseded_by"], has_new) in ((0, None, 0), (1, new_id, 1)), (name, SEED)
+        now = facts.get(reg, fid)
+        versions = reg.query("SELECT count(*) AS n FROM fact_version WHERE fact_id = :i", {"i": fid})[0]["n"]
+        assert (rows, now["version"], versions) in ((0, 1, 1), (1, 2, 2)), (name, SEED)
+        assert now["superseded_by"] is None
         doc = (proj / "docs/voice.md").read_text(encoding="utf-8")
         assert doc in (CORRECT_DOC + CORRECT_DRAFT, synced + CORRECT_DRAFT), (name, SEED)
         assert "hunter2" not in git(proj, "log", "-p", "--all")
@@ -353,7 +354,7 @@ def test_correct_killed_at_any_point_is_finished_by_running_it_again(tmp_path):
         assert r.returncode == 0, (name, r.stderr)
         reg = Registry(url_k)
         assert reg.query("SELECT count(*) AS n FROM correction")[0]["n"] == 1
-        assert facts.get(reg, "night/35b-a3b/e2e")["superseded_by"] == new_id
+        assert facts.get(reg, fid)["version"] == 2
         reg.close()
         assert git(proj, "rev-list", "--count", f"{head0}..HEAD").strip() == "1", name
         assert git(proj, "show", "HEAD:docs/voice.md") == synced

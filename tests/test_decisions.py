@@ -159,7 +159,9 @@ def test_stale_cited_fact_needs_review(cli, registry):
     assert cli("decision", "add", "Use gamebox for batch", "--cites", "old/tg", "--status", "proposed").exit_code == 0
     d = decisions.get(registry, 1)
     assert d["status"] == "needs review" and d["recorded_status"] == "proposed"
-    assert d["review_reasons"] == ["old/tg is stale: last measured or confirmed longer ago than error_after 2d"]
+    # typed by hand, so stale without a method: unverifiable, in words without a moving age
+    assert d["review_reasons"] == ["old/tg is unverifiable: no method to re-run it: last measured or confirmed longer "
+                                   "ago than error_after 2d"]
 
 
 def test_supersede_links_both_files(cli, seeded, isolated):

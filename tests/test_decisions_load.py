@@ -90,7 +90,7 @@ def test_decisions_review_as_a_whole_registry_listing_would(varied):
     assert any("c/versions is now 45.0 tok/s (v3); the decision relied on 30.0 tok/s" in r for r in reasons[numbers[1]])
     assert any(r.startswith("d/old-build is stale: studio now runs build_commit bbb") for r in reasons[numbers[2]])
     assert any(r.startswith("f/derived is stale: derived from f/source v1") for r in reasons[numbers[2]])
-    assert reasons[numbers[3]][0].startswith("g/stale is stale")
+    assert reasons[numbers[3]][0].startswith("g/stale is unverifiable: no method to re-run it")  # typed, stale
     assert "x/gone is no longer in the registry" in reasons[numbers[3]]
     assert reasons[numbers[4]] == []
     assert [d["number"] for d in decisions.needing_review(registry)] == numbers[:4]

@@ -41,7 +41,7 @@ def test_refuted_fact_fails_with_file_line_fact_and_fix(registry, cli, tmp_path:
     run = cli("docs", "check", str(doc))
     assert run.exit_code == 1
     assert f"{doc}:7:18: gamebox/a3b/tg32: refuted: cites gamebox/a3b/tg32, which is refuted" in run.stdout
-    assert "fix: record the corrected value and supersede this fact" in run.stdout
+    assert "fix: `factreg correct gamebox/a3b/tg32 --verification 1`" in run.stdout
     assert snapshot(tmp_path / "docs") == before  # check writes nothing
 
 
@@ -74,7 +74,8 @@ def test_stale_by_age_and_by_condition_change(registry, cli, tmp_path: Path) -> 
     run = cli("docs", "check", str(doc), "--json")
     assert run.exit_code == 1
     got = {(p["fact_id"], p["kind"]) for p in run.json()["problems"]}
-    assert got == {("old/one", "stale"), ("m2/before", "stale")}
+    # old/one was typed by hand: stale, and nothing can re-measure it (`unverifiable (no method)`)
+    assert got == {("old/one", "unverifiable"), ("m2/before", "stale")}
     reasons = {p["fact_id"]: p["message"] for p in run.json()["problems"]}
     assert "error_after" in reasons["old/one"]
     assert "m2 now runs build_commit b2" in reasons["m2/before"]

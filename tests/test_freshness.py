@@ -122,5 +122,7 @@ def test_config_file_levels_through_the_cli(registry, cli, isolated: Path) -> No
     got = {f["id"]: (f["status"], f["status_reason"]) for f in run.json()["facts"]}
     assert got["r/tg"] == ("aging", "last measured or confirmed 2d ago (warn_after 1d)")
     assert got["r/ttft"][0] == "fresh"
-    assert got["r/own"] == ("stale", "last measured or confirmed 2d ago (error_after 1d)")
+    # typed by hand, so nothing can re-measure it: stale without a method is `unverifiable (no method)`
+    assert got["r/own"] == ("unverifiable", "no method to re-run it: last measured or confirmed 2d ago (error_after "
+                            "1d); give it one: `factreg method r/own --probe URL --body FILE` (or `--bench -- ARGS`)")
     assert run.exit_code == 1

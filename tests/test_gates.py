@@ -184,7 +184,7 @@ def test_sarif_is_valid_against_the_official_schema(pr_repo: Path, cli) -> None:
     loc = run["results"][0]["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"]["uri"] == "docs/new.md" and loc["region"] == {"startLine": 3, "startColumn": 17}
     assert run["tool"]["driver"]["rules"][0]["id"] == "refuted"
-    assert "supersede" in run["tool"]["driver"]["rules"][0]["help"]["text"]
+    assert "factreg correct" in run["tool"]["driver"]["rules"][0]["help"]["text"]
     assert run["properties"] == {"existingDebt": 1}
     (pr_repo / "docs" / "a b#ü.md").write_text("It took 5 s.\n", encoding="utf-8")
     lint = cli("docs", "lint", "--format", "sarif", "--targets", "docs")

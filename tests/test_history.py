@@ -204,7 +204,7 @@ def test_since_keeps_the_changes_that_began_after_it(cli):
 @pytest.mark.parametrize("args, message", [
     (["no/such"], "no fact 'no/such'"),
     (["BAD ID"], "invalid fact id"),
-    (["--since", "yesterday"], "invalid --since"),
+    (["--since", "last week"], "invalid --since"),
     (["--min-segment", "1"], "min_segment must be an integer ≥ 2"),
     (["--alpha", "2"], "alpha must be between 0 and 1"),
 ])

@@ -257,12 +257,20 @@ def test_method_refuses_what_a_probe_cannot_verify_and_writes_nothing(cli, tmp_p
     assert {f["version"] for f in facts_by_id(cli).values()} == {1}
 
 
-def test_method_refuses_facts_that_were_not_imported(cli, tmp_path):
-    assert cli("record", "x/ttft", "-m", "ttft", "--value", "0.2", "-c", "model=m", "-c", "endpoint=e").exit_code == 0
+def test_method_refuses_a_derived_fact_and_a_metric_the_probe_does_not_measure(cli, tmp_path):
+    """Any fact can get a method (tests/test_methods.py), but not one that follows other facts, nor a probe for a
+    metric the probe does not measure."""
+    for fid in ("x/a/ttft", "x/b/ttft"):
+        assert cli("record", fid, "-m", "ttft", "--samples", "0.2,0.3,0.25", "-c", "model=m", "-c",
+                   "endpoint=e").exit_code == 0
+    assert cli("compare", "x/a/ttft", "x/b/ttft", "--record", "x/ratio").exit_code == 0
+    assert cli("record", "x/tg", "-m", "tg_rate", "--value", "10").exit_code == 0
     body = tmp_path / "body.json"
     body.write_text('{"model": "m", "messages": []}', encoding="utf-8")
-    one_line_error(cli("method", "x/ttft", "--probe", "http://127.0.0.1:9/v1", "--body", str(body)),
-                   "only gives a method to imported facts")
+    one_line_error(cli("method", "x/ratio", "--probe", "http://127.0.0.1:9/v1", "--body", str(body)),
+                   "derived from other facts")
+    one_line_error(cli("method", "x/tg", "--probe", "http://127.0.0.1:9/v1", "--body", str(body)),
+                   "the probe does not measure tg_rate")
 
 
 def test_verify_of_an_unknown_method_kind_is_an_error_that_runs_nothing(cli, db_path):

@@ -168,14 +168,14 @@ def test_import_every_format_records_facts(cli, tmp_path, registry):
     r = cli("import", "llama-bench", str(DATA / "new.json"), "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["facts"] == 2 and r.json()["json"] == 1
-    tg = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
+    tg = cli("show", "testhost/qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
     assert (tg["metric"], tg["unit"], tg["value"], tg["spread"], tg["n"]) == ("tg_rate", "tok/s", 11.9, 7.197222, 5)
     assert tg["samples"] == [4.0, 6.0, 11.0, 18.5, 20.0]
     assert tg["conditions"]["identity"]["build_commit"] == "1a2b3c4"
     assert tg["conditions"]["info"]["lazy_mode"] == "auto"
     assert tg["conditions"]["info"]["source_format"] == "json"
     assert tg["measured_at"] == "2026-10-26T02:10:20Z"
-    assert tg["method"]["kind"] == "manual"
+    assert tg["method"]["kind"] == "imported" and tg["method"]["tool"] == "llama-bench"
     # The raw input is kept with each fact.
     with registry.read() as conn:
         raw = conn.execute(select(VERSION.c.raw).where(VERSION.c.fact_id == tg["id"])).scalar_one()
@@ -184,16 +184,18 @@ def test_import_every_format_records_facts(cli, tmp_path, registry):
     for path in (DATA / "new.jsonl", DATA / "new.csv", db, DATA / "new.md"):
         r = cli("import", "llama-bench", str(path), "--measured-at", "2026-10-26T02:10:30Z", "--json")
         assert r.exit_code == 0, (path, r.stderr)
-    hist = cli("history", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
-    # json, jsonl, csv, sqlite and the Markdown table: the same test of the same model in one run, so versions of
-    # one fact, named by the model type every format prints. The table is dated by --measured-at; the others by
-    # their own test_time (which wins over --measured-at).
-    assert [v["value"] for v in hist] == [11.9, 11.9, 11.9, 11.9, 11.9]
-    assert [v["n"] for v in hist] == [5, 5, None, None, None]
-    assert [v["spread"] for v in hist] == [7.197222] * 4 + [7.2]
-    assert [v["measured_at"] for v in hist] == ["2026-10-26T02:10:20Z"] * 4 + ["2026-10-26T02:10:30Z"]
-    assert [v["conditions"]["info"]["source_format"] for v in hist] == ["json", "jsonl", "csv", "sqlite", "md"]
-    md_tg = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32-d4096", "--json").json()
+    hist = cli("history", "testhost/qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
+    # json, jsonl, csv and sqlite: the same test of the same model file in one run, so versions of one fact, named
+    # as `bench` names it (<machine>/<model file's stem>/<test>), dated by their own test_time (which wins over
+    # --measured-at). A Markdown table prints no file name: its facts are named by the model's type.
+    assert [v["value"] for v in hist] == [11.9, 11.9, 11.9, 11.9]
+    assert [v["n"] for v in hist] == [5, 5, None, None]
+    assert [v["spread"] for v in hist] == [7.197222] * 4
+    assert [v["measured_at"] for v in hist] == ["2026-10-26T02:10:20Z"] * 4
+    assert [v["conditions"]["info"]["source_format"] for v in hist] == ["json", "jsonl", "csv", "sqlite"]
+    md = cli("show", "testhost/qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
+    assert (md["value"], md["spread"], md["measured_at"]) == (11.9, 7.2, "2026-10-26T02:10:30Z")
+    md_tg = cli("show", "testhost/qwen3moe-30b.a3b-q4-k-medium/tg32-d4096", "--json").json()
     assert (md_tg["value"], md_tg["spread"], md_tg["n"]) == (9.1, 0.8, None)
     assert md_tg["conditions"]["identity"]["n_depth"] == "4096"
 
@@ -203,8 +205,8 @@ def test_import_old_field_set(cli):
             "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["facts"] == 2 and r.json()["files"] == 2
-    assert r.json()["ids"] == ["qwen3moe-30b.a3b-q4-k-medium/tg32@1", "qwen3moe-30b.a3b-q4-k-medium/tg32@2"]
-    fact = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
+    assert r.json()["ids"] == ["testhost/qwen3-35b-a3b-q4-k-m/tg32@1", "testhost/qwen3moe-30b.a3b-q4-k-medium/tg32@1"]
+    fact = cli("show", "testhost/qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
     assert fact["value"] == 28.0 and fact["samples"] == [29.0, 28.0, 27.0]
     assert fact["conditions"]["identity"]["use_mmap"] == "1"
     assert fact["conditions"]["identity"]["n_depth"] == "0"

@@ -67,8 +67,9 @@ def test_a_dated_format_keeps_its_own_test_time(cli):
     assert r.exit_code == 0, r.stderr
     assert "dated by llama-bench's own test_time" in r.stderr
     got = {f["id"]: f["measured_at"] for f in cli("list", "--json").json()}
-    assert got == {"qwen3moe-30b.a3b-q4-k-medium/pp512": "2026-10-26T02:10:00Z",
-                   "qwen3moe-30b.a3b-q4-k-medium/tg32": "2026-10-26T02:10:20Z"}
+    # `bench`'s ids: <machine>/<model file's stem>/<test>
+    assert got == {"testhost/qwen3-35b-a3b-q4-k-m/pp512": "2026-10-26T02:10:00Z",
+                   "testhost/qwen3-35b-a3b-q4-k-m/tg32": "2026-10-26T02:10:20Z"}
 
 
 def test_cond_info_and_id_apply_to_every_imported_fact(cli):
@@ -86,7 +87,7 @@ def test_cond_info_and_id_apply_to_every_imported_fact(cli):
                           (["--info", "=x"], "--info")):
         r = cli("import", "llama-bench", str(DATA / "new.md"), "--measured-at", "2026-10-26", *bad)
         one_line_error(r, contains)
-    r = cli("import", str(DATA / "new.json"), "--measured-at", "2026-10-26")  # JSONL import: not its option
+    r = cli("import", "jsonl", str(DATA / "new.json"), "--measured-at", "2026-10-26")  # not a JSONL option
     one_line_error(r, "import llama-bench")
     assert fact_count(cli) == 4
 
@@ -138,7 +139,7 @@ def test_every_table_of_a_pasted_document_is_imported(cli, tmp_path):
     r = cli("import", "llama-bench", str(path), "--measured-at", "2026-10-20", "--json")
     assert r.exit_code == 0, r.stderr
     facts = {f["id"]: f for f in cli("list", "--json").json()}
-    m = "qwen3moe-30b.a3b-q4-k-medium"
+    m = "testhost/qwen3moe-30b.a3b-q4-k-medium"  # no file name in a table: the model's type
     # Read by hand from DOCUMENT: the first table sweeps n_ubatch (512, 1024); the second has depth tests.
     want = {
         f"{m}/pp512-ub512": ("pp_rate", 3008.35, 25.11, "0", "512"),
@@ -188,7 +189,7 @@ def test_a_console_capture_with_logs_and_a_log_row(cli, tmp_path):
     assert reading.results[0].fields["build_commit"] == "1a2b3c4d"
     r = cli("import", "llama-bench", str(path), "--measured-at", "2026-10-20", "--json")
     assert r.exit_code == 0, r.stderr
-    assert r.json()["ids"] == ["llama-8b-q4-0/pp64@1", "llama-8b-q4-0/tg16@1"]
+    assert r.json()["ids"] == ["testhost/llama-8b-q4-0/pp64@1", "testhost/llama-8b-q4-0/tg16@1"]
 
 
 @pytest.mark.parametrize("text, contains", [
@@ -227,7 +228,7 @@ def test_a_swept_column_factreg_does_not_know_is_identity_and_in_the_id(cli, tmp
     assert r.exit_code == 0, r.stderr
     assert "merged 1 repeated row(s)" in r.stderr
     facts = {f["id"]: f for f in cli("list", "--json").json()}
-    m = "llama-8b-q4-k-medium"
+    m = "testhost/llama-8b-q4-k-medium"
     assert sorted(facts) == sorted([f"{m}/tg128-lmmmap-moe-cache0", f"{m}/tg128-lmmmap-moe-cache1",
                                     f"{m}/tg128-lmdirect-moe-cache0", f"{m}/tg128-lmdirect-moe-cache1"])
     one = facts[f"{m}/tg128-lmmmap-moe-cache1"]
@@ -246,8 +247,8 @@ def test_repeated_json_results_pool_their_samples(cli, tmp_path):
     path = write(tmp_path, "twice.json", json.dumps([one, again]))
     r = cli("import", "llama-bench", str(path), "--json")
     assert r.exit_code == 0, r.stderr
-    assert r.json()["ids"] == ["qwen3moe-30b.a3b-q4-k-medium/tg32@1"]
-    f = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
+    assert r.json()["ids"] == ["testhost/qwen3-35b-a3b-q4-k-m/tg32@1"]
+    f = cli("show", "testhost/qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
     assert f["samples"] == [4.0, 6.0, 11.0, 18.5, 20.0, 10.0, 12.0] and f["n"] == 7
     assert f["value"] == pytest.approx(81.5 / 7)
 
@@ -260,14 +261,16 @@ def test_the_same_test_in_two_runs_of_a_document(cli, tmp_path):
     r = cli("import", "llama-bench", str(write(tmp_path, "builds.md", by_build)), "--measured-at", "2026-10-20",
             "--json")
     assert r.exit_code == 0, r.stderr
-    assert r.json()["ids"] == ["llama-8b-q4-0/pp512-buildaaaa111@1", "llama-8b-q4-0/pp512-buildbbbb222@1"]
+    assert r.json()["ids"] == ["testhost/llama-8b-q4-0/pp512-buildaaaa111@1",
+                               "testhost/llama-8b-q4-0/pp512-buildbbbb222@1"]
     same = table.format("100.00") + "text between\n\n" + table.format("174.00")
     r = cli("import", "llama-bench", str(write(tmp_path, "runs.md", same)), "--measured-at", "2026-10-20", "--json")
     assert r.exit_code == 0, r.stderr
-    assert r.json()["ids"] == ["llama-8b-q4-0/pp512-run1@1", "llama-8b-q4-0/pp512-run2@1"]
+    assert r.json()["ids"] == ["testhost/llama-8b-q4-0/pp512-run1@1", "testhost/llama-8b-q4-0/pp512-run2@1"]
     values = {f["id"]: (f["value"], f["conditions"]["info"]["source_run"]) for f in cli("list", "--json").json()
               if f["id"].endswith(("-run1", "-run2"))}
-    assert values == {"llama-8b-q4-0/pp512-run1": (100.0, "1"), "llama-8b-q4-0/pp512-run2": (174.0, "2")}
+    assert values == {"testhost/llama-8b-q4-0/pp512-run1": (100.0, "1"),
+                      "testhost/llama-8b-q4-0/pp512-run2": (174.0, "2")}
 
 
 def test_a_table_without_a_model_column_needs_an_id(cli, tmp_path):
@@ -296,7 +299,7 @@ def test_sql_text_imports_like_the_database(cli, tmp_path):
     r = cli("import", "llama-bench", str(DATA / "new.sql"), "--json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["sql"] == 1 and r.json()["facts"] == 2
-    tg = cli("show", "qwen3moe-30b.a3b-q4-k-medium/tg32", "--json").json()
+    tg = cli("show", "testhost/qwen3-35b-a3b-q4-k-m/tg32", "--json").json()
     assert (tg["value"], tg["spread"], tg["measured_at"]) == (11.9, 7.197222, "2026-10-26T02:10:20Z")
     assert tg["conditions"]["identity"]["n_cpu_moe"] == "30" and tg["conditions"]["info"]["source_format"] == "sql"
     old = lbo.read_file(DATA / "old.sql")

@@ -98,7 +98,8 @@ def test_tools_conditions_status_and_the_refuted_claim(refuted, db_url) -> None:
 
 
 def test_after_the_correction_check_text_gives_the_successor(refuted, db_url) -> None:
-    r = refuted("correct", "skill/gamebox/a3b-decode", "--by", "gamebox/35b-a3b/tg32", "--cause", "old machine state")
+    r = refuted("correct", "skill/gamebox/a3b-decode", "--by", "gamebox/35b-a3b/tg32", "--as", "gamebox/35b-a3b/tg32",
+                "--cause", "old machine state")  # superseded by the measured fact (`--as`)
     assert r.exit_code == 0, r.stderr
     marker = "<!-- fact: skill/gamebox/a3b-decode -->28.0 tok/s<!-- /fact -->"
     _, [check, cited] = session_calls(db_url, [

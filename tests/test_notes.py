@@ -79,7 +79,8 @@ def test_the_skill_note_collapses_unrecorded_conditions_into_one_line(demo):
     for name in ("build", "GPU", "model type", "offload"):
         assert name in unrecorded[0]
     assert "Decided by: verification 1 (refuted, p = 0.0075, n=5, 2026-10-26)" in text  # the refuting one, quoted
-    assert "`gamebox/35b-a3b/tg32` 11.9 ± 7.2 tok/s, 95% interval 2.96–20.8 tok/s, n=5" in text
+    # corrected by a new version of the same id: the two sides are its versions
+    assert "`skill/gamebox/a3b-decode@v2` 11.9 ± 7.2 tok/s, 95% interval 2.96–20.8 tok/s, n=5" in text
 
 
 def test_llms_txt_lists_the_cold_fact_under_use_with_care(demo):
@@ -245,11 +246,11 @@ def test_notes_reports_and_decisions_in_english_and_korean(cli, project_in, lang
     if lang == "ko":
         assert "# 정정: `night/35b-a3b/e2e`" in text and "## 가능한 원인" in text and "판단 근거:" in text
         first = opening(text)
-        assert "`night/35b-a3b/e2e`는 e2e = 1.07 s라고 했지만" in first and "112% 높음 (2.1배 느림)" in first
+        assert "`night/35b-a3b/e2e@v1`는 e2e = 1.07 s라고 했지만" in first and "112% 높음 (2.1배 느림)" in first
         assert "가장 근거가 있는 원인: 콜드 서버" in first
         assert "- 콜드 서버 — 이전 값 측정: 40 s, 서버 재시작 직후 (플래그 cold)" in text
-        assert "판단 근거: `day/35b-a3b/e2e` 2.27 ± 1.14 s, 95% 구간 " in text
-        assert "# 오래된 사실" in stale and "- 할 일: " in stale
+        assert "판단 근거: `night/35b-a3b/e2e@v2` 2.27 ± 1.14 s, 95% 구간 " in text
+        assert "# 오래된 사실" in stale
         assert "## 근거로 삼은 사실" in decision and "> **검토 필요**:" in decision
         assert "Probable causes" not in text and "Facts relied on" not in decision
     else:

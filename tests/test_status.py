@@ -36,7 +36,7 @@ def test_every_status_with_reason_and_summary(registry, cli, monkeypatch) -> Non
         "s/old": "superseded",
         "s/refuted": "refuted",
     }
-    assert "refuted by a verification on" in run.stdout and "superseded by s/new" in run.stdout
+    assert "refuted by verification 1 on" in run.stdout and "superseded by s/new" in run.stdout
     assert run.stderr.strip().splitlines()[-1] == (
         "7 fact(s): 2 fresh, 1 superseded, 1 aging, 1 unverifiable, 1 conditions_changed, 1 refuted; "
         "1 at or above refuted → exit 1"

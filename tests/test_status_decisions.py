@@ -18,7 +18,7 @@ def test_status_lists_decisions_needing_review(cli, tmp_path):
                "--out", out).exit_code == 0
     before = cli("status", "--json").json()
     assert before["decisions_needing_review"] == []
-    assert cli("correct", "night/a3b/e2e", "--by", "day/a3b/e2e", "--out", out).exit_code == 0
+    assert cli("correct", "night/a3b/e2e", "--by", "day/a3b/e2e", "--as", "day/a3b/e2e", "--out", out).exit_code == 0
     after = cli("status", "--json").json()
     (review,) = after["decisions_needing_review"]
     assert review["number"] == 1 and "night/a3b/e2e was superseded by day/a3b/e2e" in review["review_reason"]

@@ -55,13 +55,15 @@ def test_a_fact_as_read_has_the_keys_its_type_names(seeded) -> None:
     listed = facts.list_facts(seeded)
     assert [f["id"] for f in listed] == ["g/tg32", "g/tg32-next", "g/tg32-old"]
     for fact in listed:
-        assert set(fact) == keys_of(types.FactData, "current", "verifications")
+        # `verification` only when the status comes from one; `corrected` only in a history
+        assert set(fact) == keys_of(types.FactData, "current", "verifications", "verification", "corrected")
         assert set(fact["stats"]) == keys_of(types.Stats)
         assert set(fact["conditions"]) == keys_of(types.Conditions)
     m = Measurement(samples=[11.0, 12.0, 13.0], observed={"machine": "gamebox"})
     engine.against(seeded, None, facts.get(seeded, "g/tg32-next"), facts.get(seeded, "g/tg32"))
     (version,) = facts.history(seeded, "g/tg32-next")
-    assert set(version) == keys_of(types.FactData, "ended_at", "status", "status_reason")
+    assert set(version) == keys_of(types.FactData, "ended_at", "status", "status_reason", "verification",
+                                   "corrected")  # corrected: only a version corrected by a later one
     (verification,) = version["verifications"]
     assert set(verification) == keys_of(types.VerificationData)
     with seeded.reader() as conn:
@@ -76,8 +78,10 @@ def test_a_fact_as_read_has_the_keys_its_type_names(seeded) -> None:
 
 def test_a_status_row_has_the_keys_its_type_names(seeded) -> None:
     for row in status.statuses(seeded):
-        assert set(row) == keys_of(types.FactStatus, "conditions", "inconclusive_since_confirmed")  # only when any
-        assert list(row)[:len(types.StatusRow.__annotations__)] == list(types.StatusRow.__annotations__)
+        assert set(row) == keys_of(types.FactStatus, "conditions", "inconclusive_since_confirmed",  # only when any
+                                   "verification", "method")  # the method is read, then removed
+        named = [k for k in types.StatusRow.__annotations__ if k != "method"]
+        assert list(row)[:len(named)] == named
 
 
 def test_a_decision_has_the_keys_its_type_names_and_shows_the_display_fields(seeded) -> None:
@@ -104,7 +108,7 @@ def test_a_verify_result_has_the_keys_its_type_names_in_the_printed_order(seeded
     judged = engine.against(seeded, None, old, new)
     assert list(judged) == ["id", "version", "metric", "unit", "old", "new", "p_value", "rel_diff", "needed_n",
                             "diff", "observed", "flags", "verdict", "tolerance", "message", "machine", "control",
-                            "speed_factor", "resolve", "recorded"]  # no control on either side: no speed or CPU-share
+                            "speed_factor", "resolve", "recorded", "verification"]  # no control on either side: no speed or CPU-share
     # factor; inconclusive (three samples against three): what would resolve it
     assert set(judged) == keys_of(engine.VerifyResult, "scaled", "as_measured", "cpu_share_factor",  # when the machine moved
                                   "server", "excused_by", "denied",  # a probe's server

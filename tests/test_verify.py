@@ -226,7 +226,8 @@ def test_manual_facts_are_skipped_not_errors(cli, registry):
     r = cli("verify", "gamebox/a3b/tg32", "--json")
     assert r.exit_code == 0
     [res] = r.json()
-    assert res["verdict"] == "skipped" and "cannot be re-run" in res["message"]
+    assert res["verdict"] == "skipped" and "typed by hand: there is nothing factreg can re-run" in res["message"]
+    assert "factreg method gamebox/a3b/tg32 --probe URL --body FILE" in res["message"]
     assert verifications(registry, "gamebox/a3b/tg32") == []
 
 

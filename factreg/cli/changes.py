@@ -28,7 +28,8 @@ def changes(
     ids: Annotated[list[str] | None, typer.Argument(metavar="[ID]...", help="Facts to look at (default: every "
                                                     "fact with enough points).")] = None,
     since: Annotated[str | None, typer.Option(
-        "--since", metavar="DATE", help="Only changes whose new level began at or after this date (ISO-8601); "
+        "--since", metavar="DATE", help="Only changes whose new level began at or after this date (ISO-8601) or this long "
+        "ago (7d, 2w, yesterday); "
         "detection still reads the whole history.", show_default=False)] = None,
     min_segment: Annotated[int, typer.Option(
         "--min-segment", help="Fewest points a level may have: a shift is reported once this many points were "

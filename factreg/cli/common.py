@@ -190,7 +190,21 @@ def open_registry(db: str | None, create: bool = True) -> tuple[Settings, Regist
     from factreg.registry.store import Registry
 
     s = settings(db)
+    restore_text_copy(s)
     return s, Registry(s.db_url, create=create, raw_runs=retention.raw_runs(s))
+
+
+def restore_text_copy(s: Settings) -> None:
+    """A checkout with `.factreg/registry.jsonl` and no registry.db (a fresh clone, CI): build it first, and say so."""
+    from factreg.registry import snapshot
+
+    if snapshot.location(s) is None:
+        return
+    built = snapshot.restore(s)
+    if built is not None:
+        info(f"Built the local registry from .factreg/{snapshot.FILE} ({built.get('facts', 0)} fact(s), "
+             f"{built.get('decisions', 0)} decision(s)); its methods are not trusted here: `factreg verify "
+             "--trust-imported` runs them")
 
 
 def min_uptime(s: Settings) -> float:
@@ -264,7 +278,8 @@ SortOption = Annotated[str | None, typer.Option("--sort", metavar="FIELD", help=
                                                 "JSON key: value, measured_at, id...); -FIELD sorts descending.",
                                                 show_default=False)]
 SinceOption = Annotated[str | None, typer.Option("--since", metavar="DATE", help="Only rows measured at or after "
-                                                 "this date or time (ISO-8601).", show_default=False)]
+                                                 "this date or time (ISO-8601), or this long ago: 7d, 2w, 12h, "
+                                                 "today, yesterday.", show_default=False)]
 ColumnsOption = Annotated[str | None, typer.Option("--columns", metavar="FIELD,...", help="Only these columns, in "
                                                    "this order (comma-separated); with --json/--jsonl, these keys.",
                                                    show_default=False)]
@@ -290,7 +305,7 @@ def select_rows(rows: list[Any], columns: list[Column], sort: str | None = None,
     if limit is not None and limit < 0:
         raise UsageError(f"--limit takes a whole number ≥ 0, got {limit}")
     if since is not None:
-        start = clock.parse(since, "--since")
+        start = clock.since(since, "--since")
         rows = [r for r in rows if r.get(date_key) and clock.parse(r[date_key]) >= start]
     if sort:
         descending = sort.startswith("-")
@@ -336,12 +351,65 @@ def emit_jsonl(rows: Any) -> None:
         sys.stdout.flush()
 
 
+# The columns a table never shortens: what people copy into the next command (as gh keeps a number and a title).
+WHOLE = ("id", "version")
+# The narrowest a shortened column gets before it is dropped instead (its header and `…` still readable).
+NARROWEST = 8
+
+
+def fit_columns(columns: list[Column], cells: list[list[str]], width: int) -> list[tuple[int, int]]:
+    """The columns that fit a terminal `width`, as (index, width): every column whose cells are whole (`WHOLE`)
+    keeps its full width; the others shrink to NARROWEST at the least (the leftmost get their full width first), and
+    the last of them are dropped while even that does not fit. Rich shortens a cell wider than its column with `…`."""
+    gap = 2  # rich pads each cell by one on either side: two between columns
+    full = [max([len(c.name), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    whole = [c.name in WHOLE for c in columns]
+    least = [w if keep else min(w, NARROWEST) for keep, w in zip(whole, full, strict=True)]
+    kept = list(range(len(columns)))
+    while len(kept) > 1 and sum(least[i] for i in kept) + gap * (len(kept) - 1) > width:
+        droppable = [i for i in kept if not whole[i]]
+        if not droppable:
+            break
+        kept.remove(droppable[-1])
+    rest = width - gap * (len(kept) - 1) - sum(least[i] for i in kept)
+    given = {i: least[i] for i in kept}
+    for i in kept:
+        extra = max(0, min(full[i] - given[i], rest))
+        given[i] += extra
+        rest -= extra
+    return [(i, given[i]) for i in kept]
+
+
+def fit_line(whole: str, rest: str, width: int | None) -> str:
+    """`whole` + `rest`, with `rest` shortened with `…` to fit `width` (None: not on a terminal, the line is whole);
+    `whole` is never cut (it holds the id)."""
+    if width is None or len(whole) + len(rest) <= width:
+        return whole + rest
+    room = width - len(whole)
+    return whole + (rest[:room - 1].rstrip() + "…" if room > 1 else "")
+
+
+def terminal_width() -> int | None:
+    """The terminal's width when stdout is one, else None (piped: whole lines)."""
+    out = console()
+    return out.width if out.is_terminal else None
+
+
 def print_table(rows: list[Any], columns: list[Column]) -> None:
-    """The rows as a table that fits the terminal's width: a long cell folds onto more lines, never cut (ids and
-    values are what people copy); piped, lines are whole."""
+    """The rows as a table that fits the terminal's width without ever breaking an id: the id (and a history's
+    version) stays whole on one line, other columns are shortened with `…` or, on a very narrow terminal, dropped
+    from the right; piped, lines are whole."""
+    out = console()
+    cells = [[c.render(row) for c in columns] for row in rows]
+    kept: list[tuple[int, int | None]] = (list(fit_columns(columns, cells, out.width)) if out.is_terminal
+                                          else [(i, None) for i in range(len(columns))])
     table = make_table()
-    for c in columns:
-        table.add_column(c.name, justify=c.justify, overflow="fold")  # type: ignore[arg-type]
-    for row in rows:
-        table.add_row(*(c.render(row) for c in columns))
-    console().print(table)
+    if out.is_terminal:  # exactly the widths chosen, even when an id alone is wider than the terminal
+        table.width = sum(w or 0 for _, w in kept) + 2 * (len(kept) - 1)
+    for i, width in kept:
+        c = columns[i]
+        table.add_column(c.name, justify=c.justify, no_wrap=True, width=width,  # type: ignore[arg-type]
+                         overflow="ignore" if c.name in WHOLE else "ellipsis")
+    for r in cells:
+        table.add_row(*(r[i] for i, _ in kept))
+    out.print(table, crop=False)

@@ -207,7 +207,11 @@ def _write_decisions(
     for p in changed:
         info(f"wrote {p}")
     if commit:
-        sha = publish.commit(publish.contents_of(written), message, root)
+        from factreg.registry import snapshot
+
+        copies = snapshot.for_commit(reg, s)  # the registry's text copy, in the same commit
+        sha = publish.commit({**publish.contents_of(written), **copies}, message, root)
+        snapshot.save(copies)
         info(f"committed {sha[:10]}" if sha else "nothing to commit")
 
 
@@ -318,18 +322,22 @@ def decision_supersede(
 
 @handles_errors
 def correct(
-    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact that was wrong or outdated.")],
-    by: Annotated[str | None, typer.Option("--by", metavar="NEW_ID", help="The fact that replaces it.")] = None,
+    fact_id: Annotated[str, typer.Argument(metavar="ID", help="The fact whose value was wrong or outdated.")],
+    by: Annotated[str | None, typer.Option(
+        "--by", metavar="OTHER_ID", help="Correct it with this fact's value (a new version of ID; with --as "
+        "OTHER_ID, superseded by OTHER_ID instead).")] = None,
     verification: Annotated[
-        int | None,
+        str | None,
         typer.Option(
             "--verification",
-            metavar="V",
-            help="Replace it by what verification V measured (recorded as a new fact <ID>-<YYYYMMDD>, or --as).",
+            metavar="N|latest",
+            help="Correct it with what verification N measured (as verify, status and history print it; latest: the "
+            "newest that measured a value), recorded as a new version of ID.",
         ),
     ] = None,
     as_id: Annotated[
-        str | None, typer.Option("--as", metavar="NEW_ID", help="Id of the fact made from --verification.")
+        str | None, typer.Option("--as", metavar="NEW_ID", help="Only when the claim itself changes: record the "
+                                 "correction as fact NEW_ID and supersede ID by it (docs are rewritten to cite it).")
     ] = None,
     cause: Annotated[str | None, typer.Option("--cause", help="What went wrong, in words.")] = None,
     out: OutOption = None,
@@ -339,17 +347,22 @@ def correct(
     db: DbOption = None,
     lang: LangOption = None,
 ) -> None:
-    """Supersede a fact, write its correction note, sync the docs; --commit commits exactly those files."""
+    """Correct a fact: the value that holds becomes a new version of the same id (the wrong one stays in its
+    history, marked corrected), a correction note is written and the docs synced; --commit commits exactly those
+    files."""
     from factreg.publish import corrections, render
 
     render.environment(templates)
     s, reg = open_registry(db, create=False)
+    number = None if verification is None else corrections.pick_verification(reg, fact_id, verification)
+    if number is not None and verification == corrections.LATEST:
+        info(f"--verification latest: verification {number}")
     result = corrections.correct(
         reg,
         s,
         fact_id,
         by=by,
-        verification=verification,
+        verification=number,
         new_id=as_id,
         cause=cause,
         out=_out(s, out),
@@ -361,7 +374,10 @@ def correct(
     if json_out:
         emit_json(result)
         return
-    info(f"{result['old']} superseded by {result['new']}; note {result['note']}")
+    if result["same_id"]:
+        info(f"{result['old']} corrected: {result['new']} holds now; note {result['note']}")
+    else:
+        info(f"{result['old']} superseded by {result['new']}; note {result['note']}")
     for p in result["changed"]:
         info(f"wrote {p}")
     if commit:

@@ -39,6 +39,8 @@ def register(app: typer.Typer) -> None:
     app.command("show")(show)
     app.command("list")(list_)
     app.command("history")(history)
+    app.command("rm")(rm)
+    app.command("mv")(mv)
 
 
 @handles_errors
@@ -81,7 +83,13 @@ def record(
     )
     facts.build_rows(new)  # validate before touching the database
     s, reg = open_registry(db)
+    new_id = not reg.query("SELECT 1 AS one FROM fact WHERE id = :id", {"id": fact_id})
     data = facts.record(reg, new, min_uptime(s))
+    if new_id:  # said once, when the typed fact is new
+        from factreg.cli.common import info as say  # `info` here is the --info option
+        from factreg.measure.methods import typed_note
+
+        say(typed_note(data["id"]))
     if json_out:
         emit_json(data)
         return
@@ -108,13 +116,13 @@ def show(
 
 
 def _list_columns() -> list[Column]:
-    from factreg.registry import display
+    from factreg.registry import display, freshness
 
     return [Column("id", "id", lambda f: f["id"]),
             Column("metric", "metric", lambda f: f["metric"]),
-            Column("value", "value", display.text, "right"),
+            Column("value", "value", display.headline),
             Column("n", "n", lambda f: str(f["n"] or "—"), "right"),
-            Column("status", "status", lambda f: f["status"]),
+            Column("status", "status", freshness.label),
             Column("flags", "flags", lambda f: ", ".join(f["flags"])),
             Column("measured", "measured_at", lambda f: f["measured_at"][:10]),
             Column("subject", "subject", lambda f: f["subject"] or "—"),
@@ -125,7 +133,14 @@ def _list_columns() -> list[Column]:
 
 @handles_errors
 def list_(
+    prefix: Annotated[str | None, typer.Argument(
+        metavar="[PREFIX]", help="Only this fact and the ids under it (gamebox/a3b: gamebox/a3b/tg32, …).",
+        show_default=False)] = None,
     metric: Annotated[str | None, typer.Option("--metric", "-m", help="Only this metric.")] = None,
+    status: Annotated[list[str] | None, typer.Option(
+        "--status", metavar="STATUS", help="Only facts with this status: fresh, aging, stale, unverifiable, "
+        "conditions_changed, shifted, refuted, retracted or superseded (repeat, or comma-separated).",
+        show_default=False)] = None,
     subject: Annotated[str | None, typer.Option("--subject", help="Only this subject.")] = None,
     cond: Annotated[list[str] | None, typer.Option("--cond", "-c", help="Only facts with condition key=value.")] = None,
     since: SinceOption = None,
@@ -136,14 +151,24 @@ def list_(
     jsonl: JsonlFlag = False,
     db: DbOption = None,
 ) -> None:
-    """List current facts, optionally filtered, sorted and cut to --limit."""
-    from factreg.registry import conditions, facts
+    """List current facts, optionally under a PREFIX, filtered, sorted and cut to --limit."""
+    from factreg.errors import UsageError
+    from factreg.registry import conditions, facts, freshness
+    from factreg.registry.ids import check_id
 
     available = _list_columns()
-    chosen = pick_columns(columns, available, ["id", "metric", "value", "n", "status", "flags", "measured"])
+    chosen = pick_columns(columns, available, ["id", "metric", "value", "status", "flags", "measured"])
+    wanted = {w.strip() for item in status or [] for w in item.split(",") if w.strip()}
+    unknown = sorted(wanted - set(freshness.ORDER))
+    if unknown:
+        raise UsageError(f"--status {unknown[0]!r}: choose among {', '.join(freshness.ORDER)}")
+    if prefix is not None:
+        check_id(prefix.rstrip("/"))
     s, reg = open_registry(db, create=False)
     data = facts.list_facts(reg, s.file_config, metric=metric, subject=subject,
-                            conds=conditions.parse_pairs(cond or [], "--cond"))
+                            conds=conditions.parse_pairs(cond or [], "--cond"), prefix=prefix)
+    if wanted:
+        data = [f for f in data if f.get("status") in wanted]
     data = select_rows(data, available, sort=sort, since=since, limit=limit)
     keys = chosen if columns else None
     if jsonl:
@@ -160,16 +185,23 @@ def _history_columns(fact_id: str) -> list[Column]:
     from factreg.registry import display
 
     def verifications(v: dict) -> str:  # type: ignore[type-arg]
-        return "; ".join(f"{x['verified_at'][:10]} {x['verdict']}" for x in v["verifications"]) or "—"
+        return "; ".join(f"verification {x['pk']}: {x['verified_at'][:10]} {x['verdict']}"
+                         for x in v["verifications"]) or "—"
 
-    return [Column("version", "version", lambda v: f"{v['version']}{' (current)' if v['current'] else ''}"),
-            Column("value", "value", display.text, "right"),
+    def version(v: dict) -> str:  # type: ignore[type-arg]
+        fix = v.get("corrected")
+        return f"{v['version']}" + (" (current)" if v["current"] else "") + (
+            f" (corrected by v{fix['by_version']})" if fix else "")
+
+    return [Column("version", "version", version),
+            Column("value", "value", display.headline),
             Column("n", "n", lambda v: str(v["n"] or "—"), "right"),
             Column("measured", "measured_at", lambda v: v["measured_at"][:16].replace("T", " ")),
             Column("flags", "flags", lambda v: ",".join(v["flags"])),
             Column("verifications", "verifications", verifications),
             Column("recorded", "recorded_at", lambda v: v["recorded_at"][:16].replace("T", " ")),
-            Column("note", "note", lambda v: v.get("note") or "")]
+            Column("note", "note", lambda v: v.get("note") or ""),
+            Column("correction", "corrected", lambda v: (v.get("corrected") or {}).get("note") or "")]
 
 
 @handles_errors
@@ -189,7 +221,7 @@ def history(
     from factreg.registry import facts
 
     available = _history_columns(fact_id)
-    chosen = pick_columns(columns, available, ["version", "value", "n", "measured", "flags", "verifications"])
+    chosen = pick_columns(columns, available, ["version", "value", "measured", "flags", "verifications"])
     _, reg = open_registry(db, create=False)
     data = select_rows(facts.history(reg, fact_id), available, sort=sort, since=since, limit=limit)
     keys = chosen if columns else None
@@ -199,7 +231,7 @@ def history(
     if json_out:
         emit_json([project(v, keys) for v in data])
         return
-    console().print(f"[bold]{escape(fact_id)}[/bold] — {len(data)} version(s)", markup=True)
+    console().print(f"[bold]{escape(fact_id)}[/bold] — {len(data)} version(s)", markup=True, soft_wrap=True)
     print_table(data, chosen)
 
 
@@ -210,12 +242,12 @@ def _print_fact(f: FactData) -> None:
     from factreg.registry import display
 
     out = console()
-    out.print(f"[bold]{escape(f['id'])}[/bold]  v{f['version']}  {escape(f['metric'])} = "
-              f"[bold]{escape(display.text(f))}[/bold]  (n={f['n'] or '?'})", markup=True)
+    out.print(f"[bold]{escape(f['id'])}[/bold]  v{f['version']}  {escape(f['metric'])}: "
+              f"[bold]{escape(display.headline(f))}[/bold]", markup=True, soft_wrap=True)
     st = f["stats"]
     if st["ci95"]:
-        out.print(f"  95% interval of the mean: {fmt.num(st['ci95'][0])} … {fmt.num(st['ci95'][1])}   "
-                  f"median {fmt.num(st['median'])}  cv {fmt.num((st['cv'] or 0) * 100, 2)}%")
+        out.print(f"  mean {fmt.num(st['mean'])} · 95% interval of the mean {fmt.num(st['ci95'][0])} … "
+                  f"{fmt.num(st['ci95'][1])} · cv {fmt.num((st['cv'] or 0) * 100, 2)}%")
     if f["samples"]:
         out.print("  samples: " + ", ".join(fmt.num(x, 4) for x in f["samples"]))
     ident = f["conditions"]["identity"]
@@ -223,9 +255,59 @@ def _print_fact(f: FactData) -> None:
     out.print("  identity: " + (", ".join(f"{k}={v}" for k, v in ident.items()) or "none"))
     if info:
         out.print("  info: " + ", ".join(f"{k}={v}" for k, v in info.items()))
-    out.print(f"  flags: {', '.join(f['flags']) or 'none'}")
+    flags = [flag if flag != "no_conditions" or not display.missing_identity(f)
+             else f"no_conditions (missing: {', '.join(display.missing_identity(f))})" for flag in f["flags"]]
+    out.print(f"  flags: {', '.join(flags) or 'none'}")
     if "status" in f:
         out.print(f"  status: {f['status']} — {f['status_reason']}")
-    out.print(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method {f['method'].get('kind')}")
+    out.print(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method {display.method_text(f['method'])}")
     if f.get("note"):
         out.print(f"  note: {f['note']}")
+
+
+@handles_errors
+def rm(
+    ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Facts to remove, every version.")],
+    force: Annotated[bool, typer.Option("--force", help="Remove them even while documents, decisions or other "
+                                        "facts cite them (which then cite a fact that is gone).")] = False,
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Remove facts — every version, its verifications and corrections — for a fact recorded or imported under a
+    wrong id; refused (exit 1) while a document under the docs roots or a decision cites it, unless --force. Says
+    what was removed."""
+    from factreg.publish import tidy
+
+    s, reg = open_registry(db, create=False)
+    result = tidy.rm(reg, s, ids, force=force)
+    if json_out:
+        emit_json(result)
+        return
+    for r in result["removed"]:
+        rows = r["rows"]
+        info(f"removed {r['id']}: {rows['fact_version']} version(s), {rows['sample']} sample(s), "
+             f"{rows['condition']} condition(s), {rows['verification']} verification(s), {rows['correction']} "
+             "correction(s)" + (f"; still cited by {', '.join(r['still_cited_by'])}" if r["still_cited_by"] else ""))
+
+
+@handles_errors
+def mv(
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The fact's id now.")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="Its new id (not a fact yet).")],
+    json_out: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Rename a fact: every version and verification, the markers citing it in the documents under the docs roots
+    and the decisions citing it — byte for byte, nothing else changes; all or nothing, like `docs sync`."""
+    from factreg.publish import tidy
+
+    s, reg = open_registry(db, create=False)
+    result = tidy.mv(reg, s, old, new)
+    if json_out:
+        emit_json(result)
+        return
+    info(f"renamed {old} to {new}: {result['rows']['fact_version']} version(s), "
+         f"{result['rows']['verification']} verification(s); {len(result['documents'])} document(s) and "
+         f"{len(result['decisions'])} decision(s) rewritten")
+    for p in result["changed"]:
+        info(f"wrote {p}")

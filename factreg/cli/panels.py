@@ -31,6 +31,8 @@ PANELS: dict[str, str] = {
     "cite": CHECK,
     "correct": PUBLISH,
     "retract": PUBLISH,
+    "rm": PUBLISH,
+    "mv": PUBLISH,
     "report": PUBLISH,
     "decision": PUBLISH,
     "init": SETUP,
@@ -51,7 +53,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
 
 # Commands whose first argument(s) are fact ids (shell completion offers the registry's ids there).
 TAKES_FACT_IDS = frozenset({"record", "show", "history", "verify", "compare", "changes", "correct", "retract",
-                            "cite", "cites", "method"})
+                            "cite", "cites", "method", "rm", "mv"})
 # Options whose value is a fact id (by command), and options whose value is a metric name.
 FACT_ID_OPTIONS: dict[str, frozenset[str]] = {"correct": frozenset({"--by"})}
 METRIC_OPTIONS = frozenset({"--metric", "-m"})

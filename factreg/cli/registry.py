@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from factreg.cli.common import (
     DbOption,
@@ -31,13 +32,25 @@ BENCH_FORMATS = IMPORT_FORMATS[1:]
 LARGE_IMPORT_BYTES = 1024 * 1024
 
 
+class KeepsArguments(TyperCommand):
+    """A command whose arguments after `--` are kept apart for it (`method ID... --bench -- ARGS`), not taken by a
+    variadic argument before them."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta["after_dashes"] = list(args[cut + 1:])
+            args = args[:cut]
+        return super().parse_args(ctx, args)
+
+
 def register(app: typer.Typer) -> None:
     app.command("init")(init)
     app.command("env")(env)
     app.command("metrics")(metrics)
     app.command("export")(export)
     app.command("import")(import_)
-    app.command("method")(method)
+    app.command("method", cls=KeepsArguments)(method)
     app.command("prune")(prune)
 
 
@@ -48,13 +61,35 @@ def init(
 ) -> None:
     """Create a project-local registry in .factreg/ (with a default config.toml)."""
     from factreg import config
+    from factreg.cli.common import restore_text_copy
     from factreg.registry.store import Registry
 
     folder = config.init_project(directory.resolve())
-    url = config.resolve(db, cwd=directory.resolve()).db_url if db else config.sqlite_url(folder / config.REGISTRY_FILE)
+    s = config.resolve(db, cwd=directory.resolve())
+    url = s.db_url if db else config.sqlite_url(folder / config.REGISTRY_FILE)
+    if not db:
+        restore_text_copy(s)  # a clone with the registry as text: build the local registry from it
     reg = Registry(url)
     info(f"Registry ready: {config.redact_url(url)} ({len(reg.applied_migrations())} migrations applied)")
     info(f"Config: {folder / config.CONFIG_FILE}")
+    if not db:
+        info(f"git: .factreg/{config.REGISTRY_FILE} is ignored (.factreg/.gitignore); the registry travels as the "
+             "text .factreg/registry.jsonl, which --commit writes into the same commit")
+        if _tracked(folder / config.REGISTRY_FILE):
+            info(f"git still tracks .factreg/{config.REGISTRY_FILE}: run `git rm --cached "
+                 f".factreg/{config.REGISTRY_FILE}` and commit, so git keeps only the text")
+
+
+def _tracked(path: Path) -> bool:
+    """Whether git tracks `path` (False outside a repository, or without git)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "ls-files", "--error-unmatch", "--", path.name], cwd=path.parent,
+                              capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 @handles_errors
@@ -216,8 +251,9 @@ def prune(
 
 @handles_errors
 def import_(
-    files: Annotated[list[str], typer.Argument(metavar="[FORMAT] FILE...",
-                                               help="Files to import; FORMAT is jsonl (default), llama-bench, vllm-bench, aiperf or llama-benchy.")],
+    files: Annotated[list[str], typer.Argument(
+        metavar="[FORMAT] FILE...", help="Files to import; FORMAT is jsonl, llama-bench, vllm-bench, aiperf or "
+        "llama-benchy (default: recognised from each file's content, and said).")],
     measured_at: Annotated[str | None, typer.Option(
         "--measured-at", help="Benchmark output: when the run was made (ISO-8601), for output without its own date "
         "(llama-bench Markdown tables, old CSV; a result file without date); required for those.")] = None,
@@ -226,42 +262,59 @@ def import_(
     info_: Annotated[list[str] | None, typer.Option(
         "--info", "-i", help="Benchmark output: info condition key=value for every fact (repeat).")] = None,
     id_prefix: Annotated[str | None, typer.Option(
-        "--id", help="Benchmark output: id prefix instead of the model's name (e.g. gamebox/a3b).")] = None,
+        "--id", help="Benchmark output: id prefix instead of the machine's and model's name (e.g. gamebox/a3b).")
+    ] = None,
+    machine: Annotated[str | None, typer.Option(
+        "--machine", metavar="NAME", help="llama-bench output: the machine it ran on, its ids' first part and its "
+        "`machine` condition, as `bench` names them (<machine>/<model-stem>/<test>). Default: FACTREG_HOSTNAME, "
+        "else this host's name.", show_default=False)] = None,
     trust: Annotated[bool, typer.Option(
         "--trust", help="Trust the imported methods: `verify` may re-run them (llama-bench, probe). Without it an "
         "imported method never runs until `verify --trust-imported`.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Import facts: JSONL (an export, or record lines), llama-bench output (`import llama-bench FILE...`:
-    JSON, JSONL, CSV, SQL text, a SQLite database, or documents with Markdown tables), or the result files of
-    other serving benchmarks (`import vllm-bench|aiperf|llama-benchy FILE...`: `vllm bench serve
-    --save-result` JSON, AIPerf's profile_export_aiperf.json, llama-benchy's JSON; docs/import.md)."""
+    """Import facts: JSONL (an export, or record lines), llama-bench output (JSON, JSONL, CSV, SQL text, a SQLite
+    database, or documents with Markdown tables), or the result files of other serving benchmarks (`vllm bench serve
+    --save-result` JSON, AIPerf's profile_export_aiperf.json, llama-benchy's JSON; docs/import.md). The format is
+    recognised from each file's content and said on stderr; `import FORMAT FILE...` names it instead."""
     from factreg.errors import UsageError
     from factreg.registry import conditions
 
-    fmt = "jsonl"
+    fmt: str | None = None
     if files and files[0] in IMPORT_FORMATS:
         fmt, files = files[0], files[1:]
     if not files:
         raise UsageError("give at least one file to import")
+    paths = [Path(f) for f in files]
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"no such file: {p}")
+    said: list[str] = []  # the formats recognised, said once the import succeeded (an error is its one line)
+    if fmt is None:
+        fmt = _recognised(paths, said)
     given = [o for o, v in (("--measured-at", measured_at), ("--cond", cond), ("--info", info_), ("--id", id_prefix))
              if v]
     if fmt not in BENCH_FORMATS and given:
         raise UsageError(f"{given[0]} is for benchmark output (`import llama-bench FILE`, `import vllm-bench FILE`, "
                          "...); a JSONL line carries its own fields")
+    if machine is not None and fmt != "llama-bench":
+        raise UsageError("--machine is for llama-bench output; the other formats name their facts by what they "
+                         "measured")
     identity = conditions.parse_pairs(cond or [], "--cond")
     extra = conditions.parse_pairs(info_ or [], "--info")
-    paths = [Path(f) for f in files]
-    for p in paths:
-        if not p.exists():
-            raise UsageError(f"no such file: {p}")
     s, reg = open_registry(db)
     if fmt == "llama-bench":
         from factreg.measure import llamabench
 
         result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
-                                         identity=identity, info=extra, id_prefix=id_prefix, say=info)
+                                         identity=identity, info=extra, id_prefix=id_prefix,
+                                         machine=machine if machine is not None else s.hostname, say=info)
+        named = "--machine" if machine is not None else (
+            "FACTREG_HOSTNAME" if os.environ.get("FACTREG_HOSTNAME") else "this host's name")
+        info(f"machine {machine or s.hostname} (from {named}): the facts' machine condition"
+             + (f", ids {machine or s.hostname}/<model>/<test>" if id_prefix is None else "")
+             + ("; --machine NAME if the benchmark ran elsewhere" if machine is None else ""))
     elif fmt in BENCH_FORMATS:
         from factreg.measure import serving_import
 
@@ -280,43 +333,91 @@ def import_(
 
             result = jsonl.import_files(reg, paths, min_uptime_s=min_uptime(s), trust=trust, progress=counted)
     if json_out:
+        for line in said:
+            info(line)
         emit_json(result)
         return
-    info("Imported: " + ", ".join(f"{v} {k}" for k, v in result.items() if not isinstance(v, list) and v))
+    info("".join(f"{line}; " for line in said)
+         + "Imported: " + ", ".join(f"{v} {k}" for k, v in result.items() if not isinstance(v, list) and v))
+
+
+def _recognised(paths: list[Path], said: list[str]) -> str:
+    """The format of the files to import, recognised by content (a line for stderr in `said`); one format for all
+    of them."""
+    from factreg.errors import UsageError
+    from factreg.measure import resultfile
+
+    found = {p: resultfile.recognise(p) for p in paths}
+    said.extend(f"{p}: {r.describe()}" for p, r in found.items())
+    kinds = {r.format for r in found.values()}
+    if len(kinds) > 1:
+        raise UsageError("these files are in different formats (" + ", ".join(
+            f"{p.name}: {r.format}" for p, r in found.items()) + "): import each format on its own")
+    return kinds.pop()
 
 
 @handles_errors
 def method(
-    ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Imported facts to give the method.")],
-    probe_url: Annotated[str, typer.Option(
-        "--probe", help="Verify them by probing this streaming chat completions URL (as `factreg probe URL`).")],
-    body: Annotated[str, typer.Option("--body", help="JSON file with the request body the probe sends.")],
-    n: Annotated[int, typer.Option("--n", help="Measured requests of each re-run.",
+    ctx: typer.Context,
+    ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Facts to give the method (any fact: typed, "
+                                             "imported or measured).")],
+    probe_url: Annotated[str | None, typer.Option(
+        "--probe", metavar="URL", help="Verify them by probing this streaming chat completions URL (as `factreg "
+        "probe URL`).", show_default=False)] = None,
+    body: Annotated[str | None, typer.Option("--body", help="With --probe: JSON file with the request body the probe "
+                                             "sends.", show_default=False)] = None,
+    bench: Annotated[bool, typer.Option(
+        "--bench", help="Verify them by running llama-bench with the arguments after -- (as `factreg bench -- "
+        "ARGS`); each fact is the test its conditions or the arguments name.")] = False,
+    n: Annotated[int, typer.Option("--n", help="With --probe: measured requests of each re-run.",
                                    parser=whole_number("--n"))] = 5,
-    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up requests, discarded.",
+    warmup: Annotated[int, typer.Option("--warmup", help="With --probe: warm-up requests, discarded.",
                                         parser=whole_number("--warmup"))] = 2,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="Streams in flight at once (0: one after another).",
-                                             parser=whole_number("--concurrency"))] = 0,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="With --probe: streams in flight at once (0: one "
+                                             "after another).", parser=whole_number("--concurrency"))] = 0,
     header: Annotated[list[str] | None, typer.Option(
-        "--header", "-H", help="'Name: value' (repeat); values must name ${ENV_VAR}s (the method is stored).")] = None,
+        "--header", "-H", help="With --probe: 'Name: value' (repeat); values must name ${ENV_VAR}s (the method is "
+        "stored).")] = None,
     api_key_env: Annotated[str | None, typer.Option(
-        "--api-key-env", help="Send 'Authorization: Bearer ${VAR}' from this environment variable.")] = None,
+        "--api-key-env", help="With --probe: send 'Authorization: Bearer ${VAR}' from this environment variable.")
+    ] = None,
     json_out: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Give imported facts (`import vllm-bench|aiperf|llama-benchy`) a method `verify` can re-run: a new version of
-    each, same numbers, conditions and date, whose method is this probe. Nothing is sent now."""
-    from factreg.cli.probe import read_body, request_headers
-    from factreg.measure import probe as core
-    from factreg.measure import serving_import
+    """Give facts a method `verify` can re-run — a probe (`--probe URL --body FILE`) or a llama-bench run (`--bench
+    -- ARGS`): a new version of each, same numbers, conditions and date, whose method is this one, trusted as
+    recorded here. Any fact: a number typed with `record`, an imported result, a measured one. Nothing is run now."""
+    from factreg.errors import UsageError
+    from factreg.measure import methods
 
-    headers = request_headers(probe_url, header, api_key_env, record="method", stored_by="`factreg method`")
-    spec = core.ProbeSpec(url=probe_url, body=read_body(body), n=n, warmup=warmup, headers=headers,
-                          concurrency=concurrency)
-    spec.check()
+    after = list(ctx.meta.get("after_dashes") or [])
+    if bench == (probe_url is not None):
+        raise UsageError("give the method: --probe URL --body FILE, or --bench -- LLAMA-BENCH ARGS")
+    if bench:
+        if not after:
+            raise UsageError("give llama-bench's arguments after --, e.g. factreg method ID --bench -- -m model.gguf "
+                             "-p 0 -n 32")
+        given = [o for o, v in (("--body", body), ("--header", header), ("--api-key-env", api_key_env)) if v]
+        if given:
+            raise UsageError(f"{given[0]} goes with --probe, not --bench")
+        stored = methods.bench_method(after)
+    else:
+        from factreg.cli.probe import read_body, request_headers
+        from factreg.measure import probe as core
+
+        if after:
+            raise UsageError("arguments after -- go with --bench")
+        if body is None:
+            raise UsageError("--probe needs --body FILE: the request body it sends")
+        assert probe_url is not None
+        headers = request_headers(probe_url, header, api_key_env, record="method", stored_by="`factreg method`")
+        spec = core.ProbeSpec(url=probe_url, body=read_body(body), n=n, warmup=warmup, headers=headers,
+                              concurrency=concurrency)
+        spec.check()
+        stored = spec.method()
     s, reg = open_registry(db, create=False)
-    written = serving_import.attach_method(reg, ids, spec.method(), min_uptime(s))
+    written = methods.attach(reg, ids, stored, min_uptime(s))
     if json_out:
         emit_json({"ids": written})
         return
-    info(f"Gave {len(written)} fact(s) the probe method: " + ", ".join(written))
+    info(f"Gave {len(written)} fact(s) the {stored['kind']} method: " + ", ".join(written))

@@ -22,6 +22,7 @@ from factreg.cli.common import (
     emit_findings,
     emit_json,
     emit_jsonl,
+    fit_line,
     handles_errors,
     info,
     open_registry,
@@ -29,6 +30,7 @@ from factreg.cli.common import (
     print_table,
     project,
     select_rows,
+    terminal_width,
 )
 
 if TYPE_CHECKING:
@@ -84,6 +86,7 @@ def status(
     with clock.as_of(as_of):
         s, reg = open_registry(db, create=False)
         facts = st.statuses(reg, s.file_config)
+        _uncited_retractions(reg, s, facts)
         summary = st.summary(facts, fail_on)
         review = _decisions_needing_review(reg, s.file_config, facts)
         machines = _machine_sides(reg, facts)
@@ -103,14 +106,20 @@ def status(
         emit_findings(out_format, _findings(facts, review, fail_on))
     elif columns and facts:
         print_table(facts, chosen)
+    elif facts and terminal_width() is not None:
+        # On a terminal: a table that keeps every id whole, shortening or dropping the other columns.
+        print_table(facts, pick_columns(None, available, ["status", "id", "value", "reason"]))
+        screen = terminal_width()
+        for fid, sides in machines.items():
+            emit(fit_line(f"{fid}: ", f"machine when measured: {sides['fact']}", screen) + "\n"
+                 + fit_line(f"{fid}: ", f"machine at verification: {sides['verification']}", screen) + "\n")
     elif facts:
-        from factreg.registry import display
+        from factreg.registry import display, freshness
 
         width = max(len(f["id"]) for f in facts)
         emit(
             "".join(
-                f"{f['status']:<18} {f['id']:<{width}}  {display.text(f)}  "
-                f"{f['status_reason']}\n"
+                f"{freshness.label(f):<18} {f['id']:<{width}}  {display.headline(f)}  {f['status_reason']}\n"
                 + (f"{'':<18} machine when measured: {machines[f['id']]['fact']}\n"
                    f"{'':<18} machine at verification: {machines[f['id']]['verification']}\n"
                    if f["id"] in machines else "")
@@ -128,6 +137,19 @@ def status(
         raise typer.Exit(1)
 
 
+def _uncited_retractions(reg: Registry, s: Any, facts: list[FactStatus]) -> None:
+    """A retracted fact that nothing cites any more (no document, decision or fact) fails nothing: severity 0."""
+    if not any(f["status"] == "retracted" for f in facts):
+        return
+    from factreg.publish import tidy
+
+    uncited = tidy.retracted_uncited(reg, s, facts)
+    for f in facts:
+        if f["id"] in uncited:
+            f["severity"] = 0
+            f["status_reason"] += "; nothing cites it any more"
+
+
 def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on: str) -> list[Any]:
     """Facts that are not fresh (an error at or above --fail-on, else a warning) and decisions needing review."""
     from factreg.docs.formats import Finding
@@ -137,9 +159,11 @@ def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on:
     for f in facts:
         if f["status"] in ("fresh", "superseded"):
             continue
-        level = "error" if freshness.fails(f["status"], fail_on) else "warning"
-        out.append(Finding(f["status"], f"{f['id']} is {f['status']}: {f['status_reason']}", level=level,
-                           fact_id=f["id"], fix=f"factreg verify {f['id']}"))
+        level = "error" if f["severity"] >= freshness.FAIL_LEVELS[fail_on] else "warning"
+        fix = (f"factreg method {f['id']} --probe URL --body FILE (or --bench -- ARGS), then factreg verify {f['id']}"
+               if freshness.label(f) != f["status"] else f"factreg verify {f['id']}")
+        out.append(Finding(f["status"], f"{f['id']} is {freshness.label(f)}: {f['status_reason']}", level=level,
+                           fact_id=f["id"], fix=fix))
     for d in review:
         out.append(Finding("decision_needs_review", f"decision {d['number']}: {d['title']} — {d['review_reason']}",
                            level="warning", title=f"decision {d['number']} needs review"))
@@ -154,11 +178,11 @@ def _machine_sides(reg: Registry, facts: list[FactStatus]) -> dict[str, dict[str
 
 
 def _columns() -> list[Column]:
-    from factreg.registry import display
+    from factreg.registry import display, freshness
 
-    return [Column("status", "status", lambda f: f["status"]),
+    return [Column("status", "status", freshness.label),
             Column("id", "id", lambda f: f["id"]),
-            Column("value", "value", display.text, "right"),
+            Column("value", "value", display.headline),
             Column("reason", "status_reason", lambda f: f["status_reason"]),
             Column("metric", "metric", lambda f: f["metric"]),
             Column("measured", "measured_at", lambda f: (f["measured_at"] or "")[:10]),

@@ -237,12 +237,16 @@ def _print_results(results: list[VerifyResult]) -> None:
         style = styles.get(r["verdict"], "magenta")
         old = value(r["old"]["value"], r["old"]["spread"], r["unit"])
         new = value(r["new"]["value"], r["new"]["spread"], r["unit"]) if r["new"]["value"] is not None else "—"
-        out.print(f"[{style}]{escape(r['verdict']):<18}[/{style}] {escape(r['id'])}  {escape(old)} → {escape(new)}",
-                  markup=True)
+        number = f"  verification {r['verification']}" if r.get("verification") is not None else ""
+        out.print(f"[{style}]{escape(r['verdict']):<18}[/{style}] {escape(r['id'])}  {escape(old)} → {escape(new)}"
+                  f"{number}", markup=True)
         out.print(f"    {r['message']}", markup=False)
         if r.get("resolve"):
             out.print(f"    to resolve: {r['resolve']}", markup=False)
+        if r["verdict"] in (Verdict.REFUTED, Verdict.CONDITIONS_CHANGED) and r.get("verification") is not None:
+            out.print(f"    to correct: factreg correct {r['id']} --verification {r['verification']}", markup=False)
     counts: dict[str, int] = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    info(", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
+    info(", ".join(f"{n} {v}" if v != "skipped" else f"{n} without a method (skipped: `factreg method ID` gives "
+                   "one)" for v, n in sorted(counts.items())))

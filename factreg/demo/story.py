@@ -39,7 +39,8 @@ MISTAKES = [
     ("a September \"28 tok/s\" living on in a skill doc", "docs_check_before", 1,
      "verified against llama-bench's 11.9 ± 7.2 tok/s: refuted; docs check fails on SKILL.md"),
     ("… and corrected by hand", "docs_check_after", 0,
-     "correct supersedes it, writes the note and syncs SKILL.md to 11.9 ± 7.2 tok/s; docs check passes again"),
+     "correct records what the verification measured as a new version of the same id, writes the note and syncs "
+     "SKILL.md to 11.9 ± 7.2 tok/s, citing the same id; docs check passes again"),
     ("numbers in docs that cite nothing", "docs_lint", 1,
      "docs lint lists every unsourced duration, rate and ratio"),
     ("the voice front end wired to thinking-on flash-next", "wiring_gap", 1,
@@ -230,12 +231,14 @@ def _told(demo: Demo, server: Any) -> None:
     demo.run("docs", "lint", "docs", label="docs_lint")
 
     demo.step("6. Corrections: the numbers that were wrong, replaced, noted and committed")
-    demo.run("correct", "skill/gamebox/a3b-decode", "--by", "gamebox/35b-a3b/tg32", "--cause",
+    demo.run("correct", "skill/gamebox/a3b-decode", "--verification", "latest", "--cause",
              "a September number from a machine state that no longer exists; llama-bench tg32 today", "--commit",
              label="correct_28")
     demo.run("correct", "night/a3b-nothink/e2e", "--by", "daytime/35b-a3b/e2e", "--cause",
              "measured 40 s after a restart, one short test body, n=1", "--commit")
-    demo.run("correct", "claim/voice/28x-faster", "--by", "daytime/a3b-vs-27b/e2e-ratio", "--cause",
+    # The claim itself changes (another comparison): a new id, which supersedes the old one.
+    demo.run("correct", "claim/voice/28x-faster", "--by", "daytime/a3b-vs-27b/e2e-ratio", "--as",
+             "daytime/a3b-vs-27b/e2e-ratio", "--cause",
              "compared first-token times across thinking modes and a cold server", "--commit")
     demo.run("docs", "check", "docs", label="docs_check_after")
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from factreg.docs import markers as mk
 from factreg.docs import walk
 from factreg.errors import UsageError
+from factreg.registry.freshness import NO_METHOD
 from factreg.registry.ids import check_id
 
 if TYPE_CHECKING:
@@ -29,16 +30,18 @@ FAILING = ("stale", "refuted", "retracted", "conditions_changed", "unverifiable"
 
 FIX = {
     "unknown_fact": "record the fact (`factreg record ID …`) or correct the id in the marker",
-    "stale": "re-measure it (`factreg verify ID`, or record a new value), then run `factreg docs sync`",
-    "refuted": "record the corrected value and supersede this fact (`factreg correct ID …`), then run "
-    "`factreg docs sync`",
+    "stale": "re-measure it: `factreg verify ID`",
+    "refuted": "`factreg correct ID --verification N` (records what verification N measured as a new version of ID "
+    "and rewrites the markers citing it)",
     "retracted": "the fact was withdrawn as wrong (its correction note in facts/corrections/ says why): remove the "
     "claim, or measure it again and cite the new fact",
-    "conditions_changed": "re-measure under today's conditions, record it and supersede ID, then run "
-    "`factreg docs sync`",
+    "conditions_changed": "`factreg correct ID --verification N` (records what verification N measured under "
+    "today's conditions as a new version of ID and rewrites the markers citing it)",
     "superseded": "run `factreg docs sync PATH`: it rewrites the marker to cite the successor",
-    "unverifiable": "check the endpoint or tool it was measured with (`factreg verify ID` says why it failed); "
-    "re-measure it where it answers, or correct the doc",
+    "unverifiable": "`factreg verify ID` says why verification N could not measure; re-measure it where it answers, "
+    "or correct the doc",
+    "no_method": "give it a method, then verify it: `factreg method ID --probe URL --body FILE` (or `--bench -- "
+    "ARGS`), then `factreg verify ID`",
     "shifted": "its measured level has moved since its value was recorded (`factreg changes ID` shows when and "
     "why): record the new level, or correct ID, then run `factreg docs sync`",
     "text_differs": "run `factreg docs sync PATH` to rewrite the marker text from the registry",
@@ -68,14 +71,21 @@ class Problem:
     expected: str | None = None
     actual: str | None = None
     diff: list[str] = field(default_factory=list)
+    verification: int | None = None  # the verification the fact's status comes from (refuted, …)
+    how: str | None = None  # the FIX entry when it is not the kind's own (`no_method`)
 
     @property
     def fix(self) -> str:
-        values = {"PATH": self.path, "ID": self.fact_id or "the fact"}
-        return re.sub(r"\b(PATH|ID)\b", lambda m: values[m.group(1)], FIX.get(self.kind, ""))
+        values = {"PATH": self.path, "ID": self.fact_id or "the fact",
+                  "N": str(self.verification) if self.verification is not None else "latest"}
+        return re.sub(r"\b(PATH|ID|N)\b", lambda m: values[m.group(1)], FIX.get(self.how or self.kind, ""))
 
     def as_json(self) -> dict[str, Any]:
-        return {**asdict(self), "fix": self.fix}
+        out = {**asdict(self), "fix": self.fix}
+        for key in ("verification", "how"):  # only when they say something
+            if out[key] is None:
+                del out[key]
+        return out
 
 
 @dataclass
@@ -213,6 +223,8 @@ def plan(doc: Scanned, index: Mapping[str, FactData]) -> Plan:
                     message=f"cites {live['id']}, which is {live['status']}: {live.get('status_reason')}",
                     expected=expected,
                     actual=m.text,
+                    verification=live.get("verification"),
+                    how="no_method" if str(live.get("status_reason") or "").startswith(NO_METHOD) else None,
                 )
             )
         edits.extend(mine)

@@ -61,14 +61,19 @@ def due_facts(registry: Registry, settings: Settings,
               statuses: dict[str, tuple[str, str]] | None = None) -> tuple[list[FactData], list[FactData]]:
     """(the due facts factreg can re-run, in the order to verify them; the due facts it cannot re-run)."""
     from factreg.registry import facts
+    from factreg.registry.freshness import NO_METHOD
 
     statuses = statuses if statuses is not None else _statuses(registry, settings)
-    wanted = [fid for fid, (status, _why) in statuses.items() if status in DUE]
+
+    def due(status: str, why: str) -> bool:  # stale without a method is `unverifiable (no method)`: due, not runnable
+        return status in DUE or why.startswith(NO_METHOD)
+
+    wanted = [fid for fid, (status, why) in statuses.items() if due(status, why)]
     if not wanted:
         return [], []
     found = [f for f in facts.list_facts(registry, settings.file_config, ids=wanted)
-             if f["status"] in DUE and not f.get("ended_at")]
-    found.sort(key=lambda f: (DUE.index(f["status"]), f["measured_at"], f["id"]))
+             if due(f["status"], f["status_reason"]) and not f.get("ended_at")]
+    found.sort(key=lambda f: (DUE.index(f["status"]) if f["status"] in DUE else 0, f["measured_at"], f["id"]))
     runnable = [f for f in found if isinstance(f.get("method"), dict) and f["method"].get("kind") in engine.VERIFIERS]
     ids = {f["id"] for f in runnable}
     return runnable, [f for f in found if f["id"] not in ids]

@@ -587,6 +587,22 @@ def _model_conditions(r: BenchResult, per_model: Mapping[str, dict[str, str]]) -
     return next(iter(per_model.values())) if len(per_model) == 1 else {}
 
 
+def checked_args(args: Sequence[str]) -> list[str]:
+    """llama-bench arguments as `bench` runs them and a stored method keeps them: allow-listed, output options
+    dropped, every model an existing GGUF file named by its absolute path."""
+    clean = absolute_models(strip_output(check_args(list(args))))
+    models = model_paths(clean)
+    if not models:
+        raise UsageError("give the model file to llama-bench with -m MODEL.gguf")
+    for m in models:
+        if not Path(m).is_file():
+            raise UsageError(f"model file not found: {m}")
+        if not m.lower().endswith(".gguf"):
+            raise UsageError(f"refusing model {m}: not a .gguf file")
+        check_gguf(Path(m))  # before it is hashed
+    return clean
+
+
 def bench(
     registry: Registry,
     settings: Settings,
@@ -603,16 +619,7 @@ def bench(
     from factreg.registry import facts
 
     exe = find_binary(binary)
-    clean = absolute_models(strip_output(check_args(list(args))))
-    models = model_paths(clean)
-    if not models:
-        raise UsageError("give the model file to llama-bench with -m MODEL.gguf")
-    for m in models:
-        if not Path(m).is_file():
-            raise UsageError(f"model file not found: {m}")
-        if not m.lower().endswith(".gguf"):
-            raise UsageError(f"refusing model {m}: not a .gguf file")
-        check_gguf(Path(m))  # before it is hashed
+    clean = checked_args(args)
     if id_prefix is not None:
         check_id(id_prefix)
     from factreg.measure import control, precision
@@ -788,19 +795,28 @@ def import_files(
     identity: Mapping[str, str] | None = None,
     info: Mapping[str, str] | None = None,
     id_prefix: str | None = None,
+    machine: str | None = None,
     say: Any = None,
 ) -> dict[str, Any]:
     """`factreg import llama-bench FILE...`: read every file first, then record all facts in one transaction.
 
     Every table of a document is one run; fields swept within a run, or differing between runs for the same test,
     become identity conditions and id suffixes. A result is dated by its own test_time, else by `measured_at`; a
-    result with neither is refused (a date is never made up). `identity`/`info` are added to every fact (they win
-    over the file's fields), `id_prefix` replaces the model part of the ids. `say` gets lines for stderr."""
+    result with neither is refused (a date is never made up). Ids are `bench`'s, `<machine>/<model-stem>/<test>`:
+    `machine` (default: this host's name) is also each fact's `machine` condition. `identity`/`info` are added to
+    every fact (they win over the file's fields), `id_prefix` replaces the machine and model part of the ids. The
+    facts are imported (`{"kind": "imported", "tool": "llama-bench"}`): `factreg method ID --bench -- ARGS` makes
+    one re-runnable. `say` gets lines for stderr."""
     from factreg.registry import facts
 
     when = clock.iso(clock.parse(measured_at, "--measured-at")) if measured_at is not None else None
     if id_prefix is not None:
         check_id(id_prefix)
+    from factreg import config
+
+    host = machine if machine is not None else config.hostname()
+    if not host.strip() or not slugify(host):
+        raise UsageError(f"--machine {host[:40]!r}: give the name of the machine the benchmark ran on")
     news: list[Any] = []
     formats: dict[str, int] = {}
     merged = dated_by_file = 0
@@ -818,7 +834,7 @@ def import_files(
         def prefix(r: BenchResult) -> str:
             if id_prefix:
                 return f"{id_prefix}/{model_key(r)}" if len(models) > 1 else id_prefix  # noqa: B023
-            return model_key(r)
+            return f"{slugify(host)}/{model_stem(r)}"  # as `bench` names them
 
         groups: dict[str, list[BenchResult]] = {}
         for r, fid in zip(results, fact_ids(results, prefix, keys), strict=True):
@@ -827,6 +843,7 @@ def import_files(
             r = merge_repeats(members)
             where = f"{path} line {r.line}" if r.line else str(path)
             ident, extra = split_conditions(r, keys)
+            ident["machine"] = host
             ident.update(identity or {})
             extra.update({"source_file": Path(path).name, "source_format": fmt, **(info or {})})
             if reading.runs > 1:
@@ -834,7 +851,7 @@ def import_files(
             if len(members) > 1:
                 merged += len(members) - 1
                 extra["repeats"] = str(len(members))
-            method = {"kind": "manual", "source": "llama-bench", "format": fmt, "select": selector(r, keys)}
+            method = {"kind": "imported", "tool": "llama-bench", "format": fmt, "select": selector(r, keys)}
             note = f"llama-bench {test_name(r)}, imported from {Path(path).name}" + (
                 f" ({len(members)} repeated rows merged)" if len(members) > 1 else "")
             dated_by_file += bool(r.fields.get("test_time"))

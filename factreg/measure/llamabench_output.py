@@ -123,11 +123,16 @@ def _count(value: Any, what: str, where: str) -> int:
     return int(x)
 
 
+def is_result(record: Any) -> bool:
+    """Whether an object is a llama-bench result (what `import FILE` recognises): it has `avg_ts`."""
+    return isinstance(record, dict) and "avg_ts" in record
+
+
 def result_from_record(record: Any, where: str, raw: str | None = None) -> BenchResult:
     """Validate one llama-bench result object (JSON, JSONL, CSV or SQLite row) and split fields from rates."""
     if not isinstance(record, dict):
         raise BadInput(f"{where}: expected an object with llama-bench fields, got {type(record).__name__}")
-    if "avg_ts" not in record:
+    if not is_result(record):
         raise BadInput(f"{where}: no avg_ts field: not llama-bench output")
     fields = {k: v for k, v in record.items() if k not in RESULT_KEYS}
     for key in ("n_prompt", "n_gen"):

@@ -8,7 +8,7 @@ as the metric's fact, and the tail percentiles as percentile facts (`ttft_any_p9
 Which tool metric is which factreg metric, and why, is in docs/import.md; it was decided from each tool's source.
 
 The facts cannot be re-run: their method is `{"kind": "imported", "tool": ...}` until `factreg method` gives them
-one. Everything is validated before anything is written, and all facts land in one transaction.
+one (measure/methods.py). Everything is validated before anything is written, and all facts land in one transaction.
 """
 
 from __future__ import annotations
@@ -229,13 +229,37 @@ def _pct_word(q: float) -> str:
     return f"{q:g}"
 
 
+# ---------------------------------------------------------------- what each tool's file looks like
+
+
+def is_vllm(data: Any) -> bool:
+    """A `vllm bench serve --save-result` file: `completed` and a `median_<m>_ms` field."""
+    return isinstance(data, dict) and "completed" in data and any(f"median_{m}_ms" in data for m in VLLM_LATENCIES)
+
+
+def is_aiperf(data: Any) -> bool:
+    """AIPerf's profile_export_aiperf.json: metric tags as objects, and its `input_config`."""
+    return isinstance(data, dict) and "input_config" in data and any(
+        isinstance(data.get(tag), dict) for tag in AIPERF_METRICS)
+
+
+def is_benchy(data: Any) -> bool:
+    """llama-benchy's JSON: its `version` and a `benchmarks` list."""
+    return isinstance(data, dict) and isinstance(data.get("benchmarks"), list) and "version" in data
+
+
+# The one home of each tool's signature: its reader refuses what does not have it, and `import FILE` names the tool
+# of a file that has it (measure/resultfile.py).
+SIGNATURES: dict[str, Callable[[Any], bool]] = {"vllm-bench": is_vllm, "aiperf": is_aiperf, "llama-benchy": is_benchy}
+
+
 # ---------------------------------------------------------------- vLLM
 
 
 def read_vllm(data: Any, where: str) -> list[Run]:
     """`vllm bench serve --save-result`: one run per file (vllm/benchmarks/serve.py, `result_json`)."""
     data = _object(data, "the file", where)
-    if "completed" not in data or not any(f"median_{m}_ms" in data for m in VLLM_LATENCIES):
+    if not is_vllm(data):
         raise BadInput(f"{where}: no completed and median_*_ms fields: not a `vllm bench serve --save-result` file")
     completed = _count(data["completed"], "completed", where)
     if completed == 0:
@@ -316,7 +340,7 @@ def _vllm_load(data: Mapping[str, Any], where: str) -> str:
 def read_aiperf(data: Any, where: str) -> list[Run]:
     """AIPerf's `profile_export_aiperf.json`: one run per file (metric tag → {unit, avg, p50, …, std, count})."""
     data = _object(data, "the file", where)
-    if not any(isinstance(data.get(tag), dict) for tag in AIPERF_METRICS) or "input_config" not in data:
+    if not is_aiperf(data):
         raise BadInput(f"{where}: no AIPerf metrics and input_config: not a profile_export_aiperf.json")
     config = _object(data["input_config"], "input_config", where)
     model = _aiperf_model(config, where)
@@ -418,7 +442,7 @@ def read_benchy(data: Any, where: str) -> list[Run]:
     """llama-benchy's JSON: one run per entry of `benchmarks` (src/llama_benchy/results.py, BenchmarkReport)."""
     data = _object(data, "the file", where)
     benches = data.get("benchmarks")
-    if not isinstance(benches, list) or "version" not in data:
+    if not is_benchy(data):
         raise BadInput(f"{where}: no version and benchmarks list: not llama-benchy's JSON output")
     if not benches:
         raise BadInput(f"{where}: the benchmarks list is empty")
@@ -596,41 +620,3 @@ def import_files(
 
 
 # ---------------------------------------------------------------- giving an imported fact a method
-
-
-def attach_method(registry: Any, fact_ids: Sequence[str], method: Mapping[str, Any],
-                  min_uptime_s: float) -> list[str]:
-    """`factreg method ID... --probe URL --body FILE`: a new version of each imported fact, the same numbers,
-    conditions and date, whose method is now a probe that `verify` can re-run (recorded here, so trusted). Every
-    fact is checked first; all versions land in one transaction."""
-    from factreg.measure.probe import RECORDED
-    from factreg.registry import facts
-    from factreg.registry.facts import NewFact
-    from factreg.registry.metrics import split_percentile
-
-    if method.get("kind") != "probe":
-        raise UsageError("only a probe method can be given (--probe URL --body FILE)")
-    news = []
-    for fid in dict.fromkeys(fact_ids):
-        fact = facts.get(registry, fid)
-        old = fact.get("method") or {}
-        if old.get("kind") != "imported":
-            raise UsageError(f"{fid}: its method is {old.get('kind')!r}, not an imported result's; `factreg method` "
-                             "only gives a method to imported facts (re-record the others)")
-        split = split_percentile(str(fact["metric"]))
-        base = split[0] if split else str(fact["metric"])
-        if base not in RECORDED:
-            raise UsageError(f"{fid}: the probe does not measure {base} (it measures {', '.join(RECORDED)}); "
-                             "this fact stays imported")
-        samples = list(fact.get("samples") or [])
-        news.append(NewFact(
-            id=fid, metric=str(fact["metric"]), value=fact["value"], samples=samples or None, unit=fact["unit"],
-            spread=fact["spread"], n=None if samples else fact["n"], identity=fact["conditions"]["identity"],
-            info={**fact["conditions"]["info"], "imported_by": str(old.get("tool") or "")},
-            subject=fact.get("subject"), measured_at=fact["measured_at"], warn_after=fact.get("warn_after"),
-            error_after=fact.get("error_after"), tolerance=fact.get("tolerance"), note=fact.get("note"),
-            method={**method, "select": {"metric": base}},
-        ))
-    for new in news:
-        facts.build_rows(new, min_uptime_s)
-    return facts.record_many(registry, news, min_uptime_s)

@@ -43,10 +43,13 @@ SKIPPED = "skipped"
 def not_rerunnable_message(fact: Mapping[str, Any], kind: str) -> str:
     """Why a fact is skipped: its method cannot be re-run here, and (an imported result) how to give it one."""
     method = fact.get("method") or {}
+    how = (f"`factreg method {fact['id']} --bench -- ARGS`" if method.get("tool") == "llama-bench"
+           else f"`factreg method {fact['id']} --probe URL --body FILE` (or `--bench -- ARGS`)")
     if kind == "imported":
         tool = str(method.get("tool") or "another tool")[:60]
-        return (f"imported from {tool} output: there is nothing factreg can re-run; give it a method to verify it by, "
-                f"`factreg method {fact['id']} --probe URL --body FILE`")
+        return f"imported from {tool} output: there is nothing factreg can re-run; give it a method to verify it by, {how}"
+    if kind == "manual":
+        return f"typed by hand: there is nothing factreg can re-run; give it a method to verify it by, {how}"
     return f"method {kind!r} cannot be re-run"
 
 
@@ -80,6 +83,7 @@ class VerifyResult(_Compared):
     message: str
     tolerance: NotRequired[float]  # when the statistics decided
     recorded: NotRequired[bool]  # whether a verification was written to the registry
+    verification: NotRequired[int]  # the number of the verification written (`correct ID --verification N`)
     # The machine's side (`measure/control.py`): speed factor (control now / then, None when not comparable),
     # the measurement scaled by it (when the control moved), both sides' machine state and control.
     speed_factor: NotRequired[float | None]
@@ -646,11 +650,14 @@ def _record(
     if values:
         from factreg.registry.facts import prune_raw
 
-        def work(conn: Any) -> None:
-            conn.execute(insert(VERIFICATION), values)
+        def work(conn: Any) -> list[int]:
+            # One insert a row: each verification's number is printed (`correct ID --verification N` takes it).
+            pks = [int(conn.execute(insert(VERIFICATION), dict(v)).inserted_primary_key[0]) for v in values]
             prune_raw(registry, conn, sorted({v["fact_id"] for v in values}))
+            return pks
 
-        registry.write_retrying(work)
+        for (_fact, res, _m), pk in zip(rows, registry.write_retrying(work), strict=True):
+            res["verification"] = pk
 
 
 FAIL_ON = ("inconclusive", "skipped")  # what `verify --fail-on` (or `[verify] fail_on`) may add to the findings

@@ -1,9 +1,21 @@
-"""Corrections: fact A was wrong or outdated and B replaces it — supersede A, write a correction note, sync docs.
+"""Corrections: a fact's value was wrong or outdated — record what holds, write a correction note, sync the docs.
 
-`correct ID --by NEW_ID` uses an existing fact; `correct ID --verification V` first records the verification's
-samples as a new fact. That new fact gets its own id, `<old-id>-<YYYYMMDD of the verification>` (then `-2`, `-3`
-… if taken), because a correction is a supersede between two facts, not a new version of the same one; `--as`
-names it explicitly. The old fact is kept, linked to its successor (rank deprecated).
+By default a correction keeps the id documents cite: `correct ID --verification N|latest` records what verification N
+measured, and `correct ID --by OTHER` the value of fact OTHER, as a **new version of ID**. The wrong version stays in
+ID's history, marked corrected (the correction row names both versions and the note), and is never its current
+version again; the next `probe --record`/`bench` of ID feeds the same id. The new version keeps ID's method, and
+gets this registry's trust tag only when the corrected version's method had a valid one (registry/provenance.py).
+Nothing is superseded: `superseded_by` stays empty, the markers keep their id and `docs sync` rewrites their text;
+decisions that relied on the corrected version need review ("vN was corrected").
+
+A new id only when the claim itself changes (the case study's 28× ratio, replaced by a different comparison): `--as
+NEW_ID` records the verification as fact NEW_ID (`--by OTHER --as OTHER`: OTHER itself) and supersedes ID by it —
+ID is kept, linked to its successor, and `docs sync` rewrites the markers to the successor.
+
+Registries written before keep their corrections as they were: an old correction superseded the fact by a new one
+(`<id>-<YYYYMMDD>`), and its `superseded_by` link, its note and the decisions it flagged stay; `docs sync` still
+follows the link, and correcting the successor now adds versions to the successor's id. No schema change was needed:
+a same-id correction is a correction row whose old and new id are the same.
 
 `retract ID --because "…"` withdraws a wrong fact that nothing replaces: a correction without a successor (no new
 fact, no verification), which makes the fact's current version `retracted` (ranked with `refuted`); its note
@@ -57,18 +69,46 @@ def load_verification(registry: Registry, pk: int) -> VerificationData:
     return factmod.verification_json(dict(row))
 
 
-def fact_from_verification(old: FactData, ver: VerificationData, new_id: str) -> factmod.NewFact:
-    """The verification's measurement as a new fact about the old fact's subject, under the observed conditions."""
+LATEST = "latest"
+
+
+def pick_verification(registry: Registry, fact_id: str, spec: int | str) -> int:
+    """`--verification N` or `--verification latest`: the newest verification of `fact_id` that measured a value
+    (NotFound when none did)."""
+    if not isinstance(spec, str):
+        return int(spec)
+    text = spec.strip()
+    if text.isdigit() and text.isascii():
+        return int(text)
+    if text != LATEST:
+        raise UsageError(f"--verification takes a verification number (as `verify`, `status` and `history` print "
+                         f"it) or `latest`, got {spec[:40]!r}")
+    check_id(fact_id)
+    with registry.read() as conn:
+        ver = factmod.VERIFICATION
+        found = conn.execute(select(ver.c.pk).where(ver.c.fact_id == fact_id, ver.c.value.is_not(None),
+                                                    ver.c.verdict.not_in(list(FAILURES)))
+                             .order_by(ver.c.pk.desc()).limit(1)).scalar()
+    if found is None:
+        raise NotFound(f"no verification of {fact_id} has measured a value: run `factreg verify {fact_id}` first")
+    return int(found)
+
+
+def fact_from_verification(old: FactData, ver: VerificationData, new_id: str, trusted: bool = True
+                           ) -> factmod.NewFact:
+    """The verification's measurement as a new fact (or a new version of the old one, `new_id` being its id) about
+    the old fact's subject, under the observed conditions; `trusted`: whether this registry vouches for its method."""
     identity = {**old["conditions"]["identity"], **{k: str(v) for k, v in (ver.get("observed") or {}).items()}}
     samples = list(ver.get("samples") or [])
     return factmod.NewFact(
+        trusted=trusted,
         id=new_id,
         metric=old["metric"],
         unit=old["unit"],
         direction=old["direction"],
         samples=samples or None,
-        value=None if samples else ver["value"],
-        spread=None if samples else ver.get("spread"),
+        value=ver["value"],  # the verifier's own value (a probe's median, llama-bench's average), as it records
+        spread=ver.get("spread") if ver.get("spread") is not None or not samples else None,
         n=None if samples else ver.get("n"),
         identity=identity,
         info={k: v for k, v in old["conditions"]["info"].items() if k not in identity},
@@ -82,15 +122,30 @@ def fact_from_verification(old: FactData, ver: VerificationData, new_id: str) ->
     )
 
 
-def _free_id(registry: Registry, base: str) -> str:
-    candidate, k = base, 1
-    while True:
-        try:
-            factmod.get(registry, candidate)
-        except NotFound:
-            return candidate
-        k += 1
-        candidate = f"{base}-{k}"
+def fact_from_fact(old: FactData, other: FactData, trusted: bool) -> factmod.NewFact:
+    """Fact `other`'s measurement as a new version of `old` (`correct ID --by OTHER`): its numbers, conditions and
+    date, `old`'s method (tagged only when `trusted`)."""
+    samples = list(other.get("samples") or [])
+    return factmod.NewFact(
+        id=old["id"], metric=old["metric"], unit=old["unit"], direction=old["direction"], samples=samples or None,
+        value=other["value"], spread=other.get("spread"),
+        n=None if samples else other.get("n"), identity=other["conditions"]["identity"],
+        info=other["conditions"]["info"], subject=old.get("subject"), measured_at=other["measured_at"],
+        method=old["method"], warn_after=old.get("warn_after"), error_after=old.get("error_after"),
+        tolerance=old.get("tolerance"), note=f"corrected by {ref(other['id'], other['version'])}", trusted=trusted,
+    )
+
+
+def _trusted(registry: Registry, fact: FactData) -> bool:
+    """Whether this registry vouches for `fact`'s method (the corrected version passes its trust on, no more)."""
+    from factreg.registry import provenance
+
+    return (fact["id"], fact["version"]) in provenance.trusted(registry, [fact])
+
+
+def _next_version(registry: Registry, fact_id: str) -> int:
+    with registry.read() as conn:
+        return factmod.last_versions(conn, [fact_id]).get(fact_id, 0) + 1
 
 
 def probable_causes(old: FactData, new: FactData, cause: str | None = None,
@@ -141,12 +196,13 @@ NOTE_FIELDS = ("id", "version", "metric", "unit", "text", "value", "n", "ci95", 
 
 @dataclass(frozen=True)
 class Replacement:
-    """What replaces the old fact: an existing fact (`--by`) or one to record from a verification."""
+    """What replaces the old version: a new version of the same id (the default), or another fact (`--as`)."""
 
     old: FactData  # the fact being corrected, as `facts.get` shows it
-    new: FactData  # the replacing fact: as recorded (`--by`), or as it will be once `pending` is recorded
-    pending: factmod.NewFact | None  # the fact to record (`--verification`); None with `--by`
+    new: FactData  # the replacing fact or version: as recorded (`--by X --as X`), or as it will be once `pending` is
+    pending: factmod.NewFact | None  # the version or fact to record; None with `--by X --as X`
     verification: VerificationData | None  # the verification it comes from
+    same_id: bool = True  # a new version of the old id (nothing superseded); False: superseded by another fact
 
 
 @dataclass(frozen=True)
@@ -186,7 +242,8 @@ def replacement(
     verification: int | None = None,
     new_id: str | None = None,
 ) -> Replacement:
-    """Step 1: check the request and decide the replacing fact (`--by`, or a verification made a new fact).
+    """Step 1: check the request and decide what replaces the old version: by default a new version of the same id
+    (from the verification, or from fact `by`); with `--as`, another fact that supersedes it.
 
     Reads only; every refusal (UsageError, NotFound) happens here, before anything is written."""
     check_id(old_id)
@@ -195,21 +252,31 @@ def replacement(
     old = factmod.get(registry, old_id, config=config)
     if old.get("superseded_by"):
         raise UsageError(f"{old_id} is already superseded by {old['superseded_by']}")
+    if new_id is not None:
+        check_id(new_id)
+        if new_id == old_id:
+            new_id = None  # `--as ID`: the same id, the default
+    trusted = _trusted(registry, old)
     if by is not None:
         check_id(by)
-        if new_id is not None:
-            raise UsageError("--as names the fact made from --verification; with --by it is not used")
-        new = factmod.get(registry, by, config=config)
+        if new_id is not None and new_id != by:
+            raise UsageError(f"with --by, --as names that fact: `--by {by} --as {by}` supersedes {old_id} by {by}; "
+                             f"without --as, {by}'s value becomes a new version of {old_id}")
+        other = factmod.get(registry, by, config=config)
         if by == old_id:
             raise UsageError(f"{old_id} cannot correct itself")
-        if new.get("superseded_by"):
-            raise UsageError(f"{by} is itself superseded by {new['superseded_by']}")
-        if (new["metric"], new["unit"]) != (old["metric"], old["unit"]):
+        if other.get("superseded_by"):
+            raise UsageError(f"{by} is itself superseded by {other['superseded_by']}")
+        if (other["metric"], other["unit"]) != (old["metric"], old["unit"]):
             raise UsageError(
-                f"{old_id} is {old['metric']} ({old['unit']}) but {new['id']} is "
-                f"{new['metric']} ({new['unit']}): a correction replaces a value of the same metric"
+                f"{old_id} is {old['metric']} ({old['unit']}) but {other['id']} is "
+                f"{other['metric']} ({other['unit']}): a correction replaces a value of the same metric"
             )
-        return Replacement(old=old, new=new, pending=None, verification=None)
+        if new_id is not None:  # the claim changes: superseded by the other fact
+            return Replacement(old=old, new=other, pending=None, verification=None, same_id=False)
+        pending = fact_from_fact(old, other, trusted)
+        preview = factmod.preview(pending, version=_next_version(registry, old_id))
+        return Replacement(old=old, new=preview, pending=pending, verification=None)
     assert verification is not None
     ver_data = load_verification(registry, verification)
     if ver_data["fact_id"] != old_id:
@@ -218,18 +285,18 @@ def replacement(
         raise UsageError(
             f"verification {verification} could not measure ({ver_data['verdict']}): there is no value to correct with"
         )
-    target = (
-        check_id(new_id) if new_id else _free_id(registry, f"{old_id}-{ver_data['verified_at'][:10].replace('-', '')}")
-    )
-    if new_id:
-        try:
-            factmod.get(registry, new_id)
-            raise UsageError(f"--as {new_id}: that fact already exists; use --by {new_id}")
-        except NotFound:
-            pass
-    pending = fact_from_verification(old, ver_data, target)
+    if new_id is None:  # the default: what the verification measured is the fact's new version
+        pending = fact_from_verification(old, ver_data, old_id, trusted)
+        preview = factmod.preview(pending, version=_next_version(registry, old_id))
+        return Replacement(old=old, new=preview, pending=pending, verification=ver_data)
+    try:
+        factmod.get(registry, new_id)
+        raise UsageError(f"--as {new_id}: that fact already exists; use --by {new_id} --as {new_id}")
+    except NotFound:
+        pass
+    pending = fact_from_verification(old, ver_data, new_id, trusted)
     preview = factmod.preview(pending)  # validates before anything is written; a new id is recorded as v1
-    return Replacement(old=old, new=preview, pending=pending, verification=ver_data)
+    return Replacement(old=old, new=preview, pending=pending, verification=ver_data, same_id=False)
 
 
 def affected(registry: Registry, settings: Settings, old_id: str) -> Affected:
@@ -292,6 +359,7 @@ def note_data(
     return {
         "date": date,
         "lang": lang,
+        "same_id": old["id"] == new["id"],  # corrected by a new version of the same id, not superseded
         "summary": opening["text"],
         "comparisons": {"old": opening["old"], "new": opening["new"]},
         "old": shown_old,
@@ -357,8 +425,8 @@ def apply(
     cause: str | None,
     note_rel: str,
 ) -> Applied:
-    """Step 2, one transaction: record the replacing fact (from a verification), supersede the old fact, record
-    the correction. All of it lands or none of it does."""
+    """Step 2, one transaction: record the corrected version of the same id (or the replacing fact, and supersede the
+    old one by it), and the correction. All of it lands or none of it does."""
     old = rep.old
     rows = factmod.build_rows(rep.pending) if rep.pending is not None else None
     new_id = rep.new["id"]
@@ -371,10 +439,15 @@ def apply(
     def work(conn: Connection) -> int:
         new_version = rep.new["version"]
         if rows is not None:
-            if factmod.current_versions(conn, [new_id], lock=True):
+            if rep.same_id:
+                now = factmod.current_versions(conn, [old["id"]], lock=True).get(old["id"])
+                if now != old["version"]:
+                    raise UsageError(f"{old['id']} has a new version meanwhile (v{now}); run the correction again")
+            elif factmod.current_versions(conn, [new_id], lock=True):
                 raise UsageError(f"{new_id} was recorded meanwhile; run the correction again")
             new_version = factmod.write_versions(conn, [rows])[0]
-        _supersede_in(conn, old["id"], new_id, redact(reason))
+        if not rep.same_id:
+            _supersede_in(conn, old["id"], new_id, redact(reason))
         result = conn.execute(
             insert(CORRECTION).values(
                 old_fact_id=old["id"],
@@ -387,6 +460,8 @@ def apply(
                 note_path=note_rel,
             )
         )
+        if rep.same_id:  # the corrected version is never current again, whatever its date
+            factmod.settle_current(conn, [old["id"]])
         return int(result.inserted_primary_key[0])  # type: ignore[index]
 
     pk = int(registry.write_retrying(work))
@@ -394,11 +469,11 @@ def apply(
 
 
 def undo(registry: Registry, applied: Applied, old_id: str) -> None:
-    """Take back what `apply` recorded, in one transaction: the correction row, the supersede link, and the fact it
-    recorded from a verification (while nothing else refers to it)."""
+    """Take back what `apply` recorded, in one transaction: the correction row, the supersede link, and the version
+    or fact it recorded (while nothing else refers to it)."""
     from sqlalchemy import delete, func, update
 
-    new_id = applied.new["id"]
+    new_id, new_version = applied.new["id"], applied.new["version"]
 
     def work(conn: Connection) -> None:
         conn.execute(delete(CORRECTION).where(CORRECTION.c.pk == applied.correction))
@@ -406,6 +481,15 @@ def undo(registry: Registry, applied: Applied, old_id: str) -> None:
         conn.execute(update(fact).where(fact.c.id == old_id, fact.c.superseded_by == new_id).values(
             superseded_by=None, superseded_at=None, supersede_reason=None))
         if not applied.created:
+            return
+        if new_id == old_id:  # the version it added, unless someone verified it meanwhile
+            checks = conn.execute(select(func.count()).select_from(factmod.VERIFICATION).where(
+                factmod.VERIFICATION.c.fact_id == new_id, factmod.VERIFICATION.c.fact_version == new_version)).scalar()
+            if checks:
+                return
+            for table in (factmod.SAMPLE, factmod.CONDITION, factmod.VERSION):
+                conn.execute(delete(table).where(table.c.fact_id == new_id, table.c.version == new_version))
+            factmod.settle_current(conn, [new_id])
             return
         versions = conn.execute(select(func.count()).select_from(factmod.VERSION)
                                 .where(factmod.VERSION.c.fact_id == new_id)).scalar()
@@ -466,7 +550,7 @@ def planned_sync(registry: Registry, config: Mapping[str, Any], roots: Sequence[
 
 
 @dataclass
-class _Files:
+class Files:
     """Files written during a correction, with what each held before, to put back when a later step fails."""
 
     before: dict[Path, bytes | None] = field(default_factory=dict)
@@ -505,9 +589,10 @@ def publish_files(
     decision_texts: Mapping[Path, str],
     synced: Mapping[Path, bytes],
     transforms: Mapping[Path, Callable[[bytes], bytes | None]],
-    files: _Files,
+    files: Files,
     *,
     commit_message: str | None = None,
+    also: Mapping[Path, bytes] | None = None,
 ) -> Published:
     """Step 4: write the note (None: keep the one an interrupted run wrote), the decision files and the synced
     documents, then commit last: the generated files as written, each document as its HEAD version with the same
@@ -527,6 +612,7 @@ def publish_files(
         if note_text is None and note_path.is_file():
             contents[note_path] = note_path.read_bytes()
         contents.update(transforms)
+        contents.update(also or {})  # the registry's text copy (registry/snapshot.py), committed with them
         sha = publish.commit(contents, commit_message, out)
     return Published(written=[note_path, *decision_texts], changed=changed, synced=list(synced), commit=sha)
 
@@ -535,24 +621,36 @@ def _interrupted(
     registry: Registry, config: Mapping[str, Any], old_id: str, by: str | None, verification: int | None,
     new_id: str | None,
 ) -> tuple[Replacement, Applied, CorrectionData] | None:
-    """The same correction, recorded by a run that stopped before it finished (killed, or its commit failed):
-    `old_id` is superseded by the fact this request names, and a correction row says so. None otherwise."""
+    """The same correction, recorded by a run that stopped before it finished (killed, or its commit failed): a
+    correction row of `old_id` whose new version (of the same id) is current, or whose new fact is `old_id`'s
+    successor, made as this request asks. None otherwise."""
     check_id(old_id)
     old = factmod.get(registry, old_id, config=config)
     successor = old.get("superseded_by")
-    if not successor:
-        return None
     for row in reversed(list_corrections(registry)):
-        if (row["old_id"], row["old_version"], row["new_id"]) != (old_id, old["version"], successor):
+        if row["old_id"] != old_id or row["new_id"] is None:
             continue
-        same = (by is not None and by == successor and row["verification"] is None) or (
-            verification is not None and row["verification"] == verification and new_id in (None, successor))
-        if not same:
-            return None
-        new = factmod.get(registry, successor, config=config)
-        ver = load_verification(registry, verification) if verification is not None else None
-        rep = Replacement(old=old, new=new, pending=None, verification=ver)
-        return rep, Applied(correction=row["pk"], new=new, created=False), row
+        if row["new_id"] == old_id and not successor:  # a new version of the same id, current now
+            if row["new_version"] != old["version"] or new_id not in (None, old_id):
+                continue
+            same = (verification is not None and row["verification"] == verification) or (
+                by is not None and row["verification"] is None
+                and str(old.get("note") or "").startswith(f"corrected by {by}@"))
+            if not same:
+                return None
+            ver = load_verification(registry, verification) if verification is not None else None
+            corrected = factmod.get(registry, old_id, row["old_version"], config=config)
+            rep = Replacement(old=corrected, new=old, pending=None, verification=ver)
+            return rep, Applied(correction=row["pk"], new=old, created=False), row
+        if successor and (row["old_version"], row["new_id"]) == (old["version"], successor):
+            same = (by is not None and by == successor and row["verification"] is None) or (
+                verification is not None and row["verification"] == verification and new_id in (None, successor))
+            if not same:
+                return None
+            new = factmod.get(registry, successor, config=config)
+            ver = load_verification(registry, verification) if verification is not None else None
+            rep = Replacement(old=old, new=new, pending=None, verification=ver, same_id=False)
+            return rep, Applied(correction=row["pk"], new=new, created=False), row
     return None
 
 
@@ -616,7 +714,7 @@ def correct(
     if resumed is not None and _note_is_for(note_path, old_id, old["version"]):
         note_text = None  # written by the interrupted run, with the documents it cited then: kept as it is
 
-    files = _Files()
+    files = Files()
     recorded_now: Applied | None = None  # what this run recorded, taken back when a later step fails
     try:
         if resumed is None:
@@ -634,9 +732,13 @@ def correct(
         decision_texts = {out / d["path"]: decmod.render(d, templates, lang) for d in decisions}
         synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
                               if sync_docs and found.roots else ({}, {}))
-        message = f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}" if commit else None
+        message = (f"factreg correct {old_id}: {ref(old_id, old['version'])} corrected, {ref(new['id'], new['version'])}"
+                   " holds" if rep.same_id else
+                   f"factreg correct {old_id}: superseded by {ref(new['id'], new['version'])}") if commit else None
+        copies = _text_copy(registry, settings) if commit else {}
         done = publish_files(out, Path(settings.root), note_path, note_text, decision_texts, synced, transforms,
-                             files, commit_message=message)
+                             files, commit_message=message, also=copies)
+        _save_text_copy(copies)
     except BaseException:
         files.restore()
         if recorded_now is not None:
@@ -647,6 +749,7 @@ def correct(
         "correction": applied.correction,
         "old": ref(old_id, old["version"]),
         "new": ref(new["id"], new["version"]),
+        "same_id": rep.same_id,
         "note": str(note_path),
         "written": [str(p) for p in done.written],
         "synced": [str(p) for p in done.synced],
@@ -657,6 +760,18 @@ def correct(
         "commit": done.commit,
         "resumed": resumed is not None,
     }
+
+
+def _text_copy(registry: Registry, settings: Settings) -> dict[Path, bytes]:
+    from factreg.registry import snapshot
+
+    return snapshot.for_commit(registry, settings)
+
+
+def _save_text_copy(copies: Mapping[Path, bytes]) -> None:
+    from factreg.registry import snapshot
+
+    snapshot.save(dict(copies))
 
 
 def _marker(old_id: str, version: int, kind: str = "correction") -> str:
@@ -1086,6 +1201,13 @@ def last_verdict(registry: Registry, old: Mapping[str, Any]) -> dict[str, Any] |
     return max(found, key=lambda r: (r["verified_at"], r["pk"])) if found else None
 
 
+def _named(fact: Mapping[str, Any], other: Mapping[str, Any]) -> str:
+    """How a note names one side of a correction: its id, or `ID@vN` when both sides are versions of one id."""
+    if fact.get("id") == other.get("id") and fact.get("version") is not None:
+        return ref(str(fact["id"]), int(fact["version"]))
+    return str(fact.get("id"))
+
+
 def deciding_evidence(old: Mapping[str, Any], new: Mapping[str, Any],
                       verification: Mapping[str, Any] | None) -> str:
     """The measurement that decided the correction, quoted: the verification's verdict and p-value, or the new
@@ -1101,9 +1223,11 @@ def deciding_evidence(old: Mapping[str, Any], new: Mapping[str, Any],
                      + (f": {' '.join(str(verification['message']).split())}" if verification.get("message") else ""))
     ci = interval_of(new)
     unit = str(new.get("unit") or "")
-    parts.append(f"`{new['id']}` {display.text(new)}, {_interval_text(ci, unit)}, n={new.get('n') or 'unknown'}")
+    parts.append(f"`{_named(new, old)}` {display.text(new)}, {_interval_text(ci, unit)}, "
+                 f"n={new.get('n') or 'unknown'}")
     old_ci = interval_of(old)
-    parts.append(f"`{old['id']}` {display.text(old)}, {_interval_text(old_ci, unit)}, n={old.get('n') or 'unknown'}")
+    parts.append(f"`{_named(old, new)}` {display.text(old)}, {_interval_text(old_ci, unit)}, "
+                 f"n={old.get('n') or 'unknown'}")
     if ci and old.get("value") is not None and not sides_of(new):
         inside = ci[0] <= old["value"] <= ci[1]
         parts.append("the old value lies inside the new interval" if inside
@@ -1146,7 +1270,7 @@ def summary(old: Mapping[str, Any], new: Mapping[str, Any], causes: Sequence[Map
         unit = str(new.get("unit") or "")
         sentences.append(say(
             lang, "`{old}` said {metric} = {old_text}; measured now (`{new}`) it is {new_text} ({interval}, n={n}).",
-            old=old["id"], metric=old["metric"], old_text=display.text(old), new=new["id"],
+            old=_named(old, new), metric=old["metric"], old_text=display.text(old), new=_named(new, old),
             new_text=display.text(new), interval=_interval_text(ci, unit, lang), n=new.get("n") or "unknown"))
         if old.get("value") and new.get("value") is not None:
             rel = (new["value"] - old["value"]) / abs(old["value"])
@@ -1349,7 +1473,7 @@ def retract(
     if resumed is not None and _note_is_for(note_path, fact_id, version, "retraction"):
         note_text = None  # written by the interrupted run: kept as it is
 
-    files = _Files()
+    files = Files()
     recorded_now: int | None = None
     try:
         pk = resumed["pk"] if resumed is not None else None
@@ -1364,8 +1488,10 @@ def retract(
         synced, transforms = (planned_sync(registry, config, found.roots, every=resumed is not None)
                               if sync_docs and found.roots else ({}, {}))
         message = f"factreg retract {ref(fact_id, version)}: {because[:100]}" if commit else None
+        copies = _text_copy(registry, settings) if commit else {}
         done = publish_files(out, Path(settings.root), note_path, note_text, decision_texts, synced, transforms,
-                             files, commit_message=message)
+                             files, commit_message=message, also=copies)
+        _save_text_copy(copies)
     except BaseException:
         files.restore()
         if recorded_now is not None:

@@ -23,6 +23,7 @@ from factreg.registry import conditions as cond
 from factreg.registry import display
 from factreg.registry import drivers as drv
 from factreg.registry import facts as factmod
+from factreg.registry.freshness import NO_METHOD
 from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.store import Registry, in_list
 from factreg.registry.store import rows as query_rows
@@ -321,6 +322,9 @@ def supersede(registry: Registry, number: int, by: int) -> None:
 def stable_reason(fact: FactData | FactStatus | CitedFact) -> str:
     """A fact's status reason without a moving age, so rendered files only change when the status does."""
     reason = fact.get("status_reason") or ""
+    if reason.startswith(NO_METHOD):  # stale without a method: the same words, without the age
+        limit = re.search(r"\(((?:warn|error)_after [^)]+)\)", reason)
+        return f"{NO_METHOD}: last measured or confirmed longer ago than {limit.group(1) if limit else 'its thresholds'}"
     if fact.get("status") in ("stale", "aging", "fresh") and reason.startswith(("last measured", "measured or")):
         limit = re.search(r"\(((?:warn|error)_after [^)]+)\)", reason)
         if fact["status"] == "fresh" or not limit:
@@ -464,6 +468,7 @@ def _load(
 ) -> list[DecisionData]:
     with registry.reader() as conn:
         rows = query_rows(conn, "SELECT * FROM decision ORDER BY number")
+        corrected = factmod.corrected_versions(conn)
         cites: dict[int, list[CiteRow]] = {}
         for crow in query_rows(conn, "SELECT * FROM decision_cite ORDER BY decision, fact_id"):
             cites.setdefault(crow["decision"], []).append(cast(CiteRow, crow))
@@ -499,6 +504,10 @@ def _load(
             if cur is not None and cur["version"] != c["fact_version"]:
                 cited_version = past.get((c["fact_id"], c["fact_version"]))
             review = cite_review(c, cur, cited_version)
+            fix = corrected.get((c["fact_id"], c["fact_version"]))
+            if fix is not None:
+                review.append(f"{c['fact_id']} v{c['fact_version']} was corrected by v{fix['new_version']}"
+                              + (f" ({fix['note_path']})" if fix["note_path"] else ""))
             reasons.extend(review)
             entries.append(
                 {

@@ -18,7 +18,7 @@ from factreg.errors import ConfigError
 from factreg.publish import decisions as decmod
 from factreg.publish.corrections import CorrectionData, doc_roots, list_corrections
 from factreg.registry import display
-from factreg.registry.freshness import parse_time
+from factreg.registry.freshness import NO_METHOD, parse_time
 from factreg.registry.store import Registry
 from factreg.registry.types import FactData, LastVerification
 
@@ -73,7 +73,7 @@ class Page(TypedDict):
     reason: str
     page: str
     svg: str
-    text: str
+    headline: str  # the value with its estimators named (`display.headline`)
     history: list[FactData]
     docs: list[DocLink]
     decisions: list[DecisionLink]
@@ -337,8 +337,9 @@ def what_to_do(fact: FactData, last_verification: LastVerification | None) -> st
             "review the decisions listed"
         )
     if status == "refuted":
-        pk = last_verification["pk"] if last_verification else "V"
-        return f"correct it from the refuting measurement: `factreg correct {fid} --verification {pk}`"
+        pk = last_verification["pk"] if last_verification else "latest"
+        return (f"correct it from the refuting measurement: `factreg correct {fid} --verification {pk}` (a new "
+                "version of the same id; the documents keep citing it)")
     if status == "retracted":
         return "it was withdrawn as wrong: remove the documents' claims that cite it, or measure it again as a new fact"
     if status == "conditions_changed":
@@ -351,6 +352,9 @@ def what_to_do(fact: FactData, last_verification: LastVerification | None) -> st
             f"its measured level moved after this value (`factreg changes {fid}` says when and which conditions "
             f"changed): record the new level as a new version (`factreg record {fid} …`), or correct it"
         )
+    if status == "unverifiable" and str(fact.get("status_reason") or "").startswith(NO_METHOD):
+        return (f"nothing can re-measure it: give it a method (`factreg method {fid} --probe URL --body FILE`, or "
+                f"`--bench -- ARGS`), then `factreg verify {fid}`; or record a new version by hand")
     if status == "unverifiable":
         return (
             f"the measurement could not be made: fix the endpoint or credentials, then `factreg verify {fid}`; "
@@ -414,7 +418,8 @@ def build(
 
     open_corrections: list[OpenCorrection] = []
     for c in corrections:
-        still = [x.path for x in cites.get(c["old_id"], [])]
+        # A correction that kept the id leaves nothing citing an old id: the documents follow it (`docs sync`).
+        still = [] if c["new_id"] == c["old_id"] else [x.path for x in cites.get(c["old_id"], [])]
         relying = [d for d in decmod.citing(decisions, c["old_id"]) if d["status"] == decmod.NEEDS_REVIEW]
         open_corrections.append({
             **c,
@@ -440,7 +445,7 @@ def build(
             "reason": decmod.stable_reason(f),
             "page": _rel(page, folder),
             "svg": svg.name,
-            "text": display.text(f),
+            "headline": display.headline(f),
             "history": history,
             "docs": docs_for(f["id"], page.parent),
             "decisions": decisions_for(f["id"], page.parent),
@@ -585,7 +590,11 @@ def write(
     out = Path(out) if out is not None else Path(settings.root)
     files = build(registry, settings, out, templates, lang)
     files = {**claim(out / FOLDER, files), **files}  # the manifest first: a kill after it leaves no unlisted page
+    from factreg.registry import snapshot
+
+    copies = snapshot.for_commit(registry, settings) if do_commit else {}
     changed, sha = publish.write_and_commit(
-        files, "factreg report: stale facts, fact pages, index", do_commit, root=out
+        files, "factreg report: stale facts, fact pages, index", do_commit, root=out, also=copies
     )
+    snapshot.save(copies)
     return {"written": sorted(str(p) for p in files), "changed": sorted(str(p) for p in changed), "commit": sha}

@@ -233,7 +233,7 @@ def build(
         entry = {
             "fact": f,
             "reason": decmod.stable_reason(f),
-            "text": display.text(f),
+            "headline": display.headline(f),
             "href": _href(name, ""),
             "changes": changes,
             "last_change": changes[-1]["summary"] if changes else None,
@@ -313,5 +313,10 @@ def write(
     out = Path(out) if out is not None else Path(settings.root) / "site"
     files = build(registry, settings, out, templates)
     files = {**report.claim(out, files), **files}  # the manifest first: a kill after it leaves no unlisted page
-    changed, sha = publish.write_and_commit(files, "factreg report --html: the site of facts", do_commit, root=out)
+    from factreg.registry import snapshot
+
+    copies = snapshot.for_commit(registry, settings) if do_commit else {}
+    changed, sha = publish.write_and_commit(files, "factreg report --html: the site of facts", do_commit, root=out,
+                                            also=copies)
+    snapshot.save(copies)
     return {"written": sorted(str(p) for p in files), "changed": sorted(str(p) for p in changed), "commit": sha}

@@ -252,14 +252,17 @@ def contents_of(files: Mapping[Path, str], extra: Iterable[Path] = ()) -> dict[P
 
 
 def write_and_commit(
-    files: Mapping[Path, str], message: str, do_commit: bool, root: Path, extra: Iterable[Path] = ()
+    files: Mapping[Path, str], message: str, do_commit: bool, root: Path, extra: Iterable[Path] = (),
+    also: Mapping[Path, bytes] | None = None,
 ) -> tuple[list[Path], str | None]:
     """Write `files` (only those that changed); with `do_commit`, commit them and `extra` where they differ
-    from HEAD — a file rendered earlier without `--commit` is committed now, an unchanged one never."""
+    from HEAD — a file rendered earlier without `--commit` is committed now, an unchanged one never — and `also`
+    (exact bytes committed with them, factreg's own files outside `root`: the registry's text copy; the caller
+    writes those once committed)."""
     if do_commit:
         check_repo(root)
     changed = write(files, root)
     sha = None
     if do_commit:
-        sha = commit(contents_of(files, extra), message, root)
+        sha = commit({**contents_of(files, extra), **(also or {})}, message, root)
     return changed, sha

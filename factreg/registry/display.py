@@ -1,8 +1,15 @@
 """How a fact is shown outside the registry: the one set of display fields that a correction note, a decision, a
 report page and a citation marker's format take from a fact, each defined once here.
 
-`text(fact)` is its value as people read it (`11.9 ± 7.2 tok/s`); `fields(fact, names)` gives the named display
+`text(fact)` is its value as people read it (`11.9 ± 7.2 tok/s`), what a citation marker writes unless its author
+chose a format; `headline(fact)` is the value with its estimators named (`median 0.730 s · sd 0.216 · n=3`), what
+`show`, `list`, `status`, the reports and the HTML pages print; `fields(fact, names)` gives the named display
 fields, in the order asked. A field the fact lacks is None (a status row has no samples, a preview no status).
+
+The headline's convention, the one home of it: the value's estimator first — `median` or `mean` of the samples
+(whichever the value is), `p90` for a percentile fact, `value` when no samples say which (a number typed or
+imported with its spread) —, then `sd` (the sample standard deviation, the fact's spread) when there is one, then
+`n=` (`n=?` when unknown), joined by ` · `.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ class Shown(TypedDict, total=False):
     spread: float | None
     n: int | None
     text: str
+    headline: str
     median: float | None
     mean: float | None
     min: float | None
@@ -58,6 +66,66 @@ def text(fact: Mapping[str, Any]) -> str:
     return fmt.value(fact.get("value"), fact.get("spread"), fact.get("unit"))
 
 
+def estimator(fact: Mapping[str, Any]) -> str:
+    """What a fact's value is: `median` or `mean` of its samples, `p90` for a percentile fact, else `value`."""
+    import math
+
+    from factreg.registry.metrics import split_percentile
+
+    split = split_percentile(str(fact.get("metric") or ""))
+    if split is not None:
+        return f"p{round(split[1] * 100, 4):g}"
+    stats = fact.get("stats") or fact  # JSON data keeps them under `stats`, a status row beside the value
+    v, median, mean = fact.get("value"), stats.get("median"), stats.get("mean")
+    if v is None or median is None:  # no samples: the number says nothing of how it was summarised
+        return "value"
+    if math.isclose(v, median, rel_tol=1e-6, abs_tol=1e-12):
+        return "median"
+    if mean is not None and math.isclose(v, mean, rel_tol=1e-6, abs_tol=1e-12):
+        return "mean"
+    return "value"
+
+
+def headline(fact: Mapping[str, Any]) -> str:
+    """A fact's value with its estimators named: `median 0.730 s · sd 0.216 · n=3` (the convention above)."""
+    v = fact.get("value")
+    if v is None:
+        return "—"
+    shown = fmt.num(v)
+    parts = [f"{estimator(fact)} {fmt.with_unit(shown, fact.get('unit'))}"]
+    if fact.get("spread") is not None:
+        parts.append(f"sd {fmt.alongside(shown, fact['spread'])}")
+    parts.append(f"n={fact.get('n') or '?'}")
+    return " · ".join(parts)
+
+
+def method_text(method: Mapping[str, Any] | None) -> str:
+    """A fact's method as people read it: `probe`, `llama-bench`, `manual` (typed), `llama-bench, imported` (a result
+    file of another tool's, which factreg cannot re-run until it has a method)."""
+    method = method or {}
+    kind = str(method.get("kind") or "manual")
+    if kind == "imported":
+        return f"{method.get('tool') or 'another tool'}, imported"
+    return kind
+
+
+def missing_identity(fact: Mapping[str, Any]) -> list[str]:
+    """The identity conditions behind a fact's `no_conditions` flag: the ones its metric needs and it lacks (`a|b`:
+    either), or every one when it has none at all; [] when nothing is missing."""
+    from factreg.errors import UsageError
+    from factreg.registry.metrics import get_metric, missing_required
+
+    identity = dict((fact.get("conditions") or {}).get("identity") or {})
+    try:
+        metric = get_metric(str(fact.get("metric")), fact.get("unit"))
+    except UsageError:
+        return []
+    missing = missing_required(metric, identity)
+    if not identity and not missing:
+        return ["any identity condition"]
+    return missing
+
+
 def _stat(name: str) -> Callable[[Mapping[str, Any]], Any]:
     return lambda f: (f.get("stats") or {}).get(name)
 
@@ -79,6 +147,7 @@ _FIELDS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "spread": lambda f: f.get("spread"),
     "n": lambda f: f.get("n"),
     "text": text,
+    "headline": headline,
     "median": _stat("median"),
     "mean": _stat("mean"),
     "min": _stat("min"),

@@ -276,7 +276,7 @@ def last_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -> d
     return have
 
 
-def _bulk_insert(conn: Connection, table: str, rows_: Sequence[Mapping[str, Any]]) -> None:
+def bulk_insert(conn: Connection, table: str, rows_: Sequence[Mapping[str, Any]]) -> None:
     """executemany at the driver level: SQLAlchemy's per-row parameter processing costs more than the insert."""
     cols = list(rows_[0])
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
@@ -289,17 +289,17 @@ def insert_rows(conn: Connection, facts: Sequence[Mapping[str, Any]], versions: 
                 bumps: Sequence[Mapping[str, Any]]) -> None:
     """Bulk-insert prepared rows, one executemany per table."""
     if facts:
-        _bulk_insert(conn, "fact", facts)
+        bulk_insert(conn, "fact", facts)
     if bumps:
         mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
         conn.exec_driver_sql(f"UPDATE fact SET current_version = {mark} WHERE id = {mark}",
                              [(b["cv"], b["fid"]) for b in bumps])
     if versions:
-        _bulk_insert(conn, "fact_version", versions)
+        bulk_insert(conn, "fact_version", versions)
     if samples:
-        _bulk_insert(conn, "sample", samples)
+        bulk_insert(conn, "sample", samples)
     if conds:
-        _bulk_insert(conn, "condition", conds)
+        bulk_insert(conn, "condition", conds)
 
 
 def current_metrics(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
@@ -359,19 +359,42 @@ def _currency(version: int, measured_at: str, recorded_at: str) -> tuple[Any, ..
     return (clock.parse(measured_at, "measured_at"), clock.parse(recorded_at, "recorded_at"), version)
 
 
+def corrected_versions(conn: Any, ids: Sequence[str] | None = None) -> dict[tuple[str, int], dict[str, Any]]:
+    """(id, version) → its correction (`pk`, `new_version`, `note_path`, `created_at`) for the versions corrected by
+    a new version of the same id (`correct`'s default); such a version is never current again."""
+    if not _has_table(conn, "correction"):
+        return {}
+    sql = ("SELECT pk, old_fact_id, old_version, new_version, note_path, created_at FROM correction "
+           "WHERE new_fact_id = old_fact_id")
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    parts = [None] if ids is None else list(_chunks(sorted(set(ids))))
+    for part in parts:
+        params: dict[str, Any] = {}
+        where = ""
+        if part is not None:
+            clause, params = in_list("id", list(part))
+            where = f" AND old_fact_id IN {clause}"
+        for r in rows(conn, sql + where + " ORDER BY pk", params):
+            out[(r["old_fact_id"], int(r["old_version"]))] = r
+    return out
+
+
 def settle_current(conn: Connection, ids: Sequence[str]) -> None:
     """Point each fact of `ids` at its current version: the one rule, whatever order versions were written in.
 
     Version numbers count recordings; the current version is the latest *measured* (an older measurement imported
-    or recorded later joins the history without replacing a newer one)."""
+    or recorded later joins the history without replacing a newer one) that has not been corrected by a later
+    version of the same id (`correct`): a corrected version is current only when every version is."""
     if not ids:
         return
+    corrected = corrected_versions(conn, ids)
     best: dict[str, tuple[Any, ...]] = {}
     for part in _chunks(sorted(set(ids))):
         clause, params = in_list("id", list(part))
         for r in rows(conn, "SELECT fact_id, version, measured_at, recorded_at FROM fact_version "
                             f"WHERE fact_id IN {clause}", params):
-            rank = _currency(r["version"], r["measured_at"], r["recorded_at"])
+            rank = (int((r["fact_id"], r["version"]) not in corrected),
+                    *_currency(r["version"], r["measured_at"], r["recorded_at"]))
             if r["fact_id"] not in best or rank > best[r["fact_id"]]:
                 best[r["fact_id"]] = rank
     have = current_versions(conn, list(best))
@@ -573,9 +596,15 @@ _VERSION_COLS = tuple(c for c in VERSION_COLUMNS if c != "raw")
 
 
 def _current_where(metric: str | None, subject: str | None, conds: Mapping[str, str] | None,
-                   ids: Sequence[str] | None) -> tuple[str, dict[str, Any]]:
+                   ids: Sequence[str] | None, prefix: str | None = None) -> tuple[str, dict[str, Any]]:
     """WHERE clause (over `v`, the current fact_version) and parameters for the list filters."""
     clauses, params = ["1 = 1"], {}
+    if prefix:
+        # `a/b` is the fact a/b and every id under it (a/b/c, not a/bc); `a/b/` only those under it.
+        folder = prefix if prefix.endswith("/") else prefix + "/"
+        escaped = folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        clauses.append("(v.fact_id = :prefix OR v.fact_id LIKE :under ESCAPE '\\')")
+        params["prefix"], params["under"] = prefix, escaped + "%"
     if metric:
         clauses.append("v.metric = :metric")
         params["metric"] = metric
@@ -603,15 +632,17 @@ def load_current(
     subject: str | None = None,
     conds: Mapping[str, str] | None = None,
     ids: Sequence[str] | None = None,
+    prefix: str | None = None,
 ) -> list[FactData]:
-    """The current version of every matching fact as JSON data (without status), ordered by id.
+    """The current version of every matching fact as JSON data (without status), ordered by id (`prefix`: that
+    fact and the ids under it).
 
     `conn` is a connection from `Registry.reader()` or `Registry.read()`."""
-    where, params = _current_where(metric, subject, conds, ids)
+    where, params = _current_where(metric, subject, conds, ids, prefix)
     cols = ", ".join(f"v.{c}" for c in _VERSION_COLS)
     found = rows(conn, f"SELECT {cols}, f.superseded_by, f.ended_at FROM {_CURRENT} WHERE {where} ORDER BY f.id",
                  params)
-    filtered = bool(metric or subject or conds or ids is not None)
+    filtered = bool(metric or subject or conds or ids is not None or prefix)
     if ids is not None:
         dangling(conn, ids)
     elif not filtered and len(found) < int(rows(conn, "SELECT count(*) AS n FROM fact")[0]["n"]):
@@ -741,7 +772,7 @@ def _has_table(conn: Any, name: str) -> bool:
 def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **filters: Any) -> list[FactData]:
     """Current facts matching the filters, with their status."""
     filtered = bool(filters.get("metric") or filters.get("subject") or filters.get("conds")
-                    or filters.get("ids") is not None)
+                    or filters.get("ids") is not None or filters.get("prefix"))
     with registry.reader() as conn:
         facts = load_current(conn, **filters)
         if filtered:
@@ -768,6 +799,9 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
         fact["status"], fact["status_reason"] = freshness.status_of(
             fact, ver.get(fact["id"]), config, invalidated_by=invalid.get(fact["id"]), shifted_by=shifted.get(fact["id"]),
             retracted=retracted.get(fact["id"]))
+        behind = freshness.verification_behind(fact["status"], ver.get(fact["id"]))
+        if behind is not None:
+            fact["verification"] = behind
     return facts
 
 
@@ -808,6 +842,7 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         verifs: dict[int, list[VerificationData]] = defaultdict(list)
         for r in rows(conn, "SELECT * FROM verification WHERE fact_id = :id ORDER BY pk", p):
             verifs[r["fact_version"]].append(verification_json(r))
+        corrected = corrected_versions(conn, [fact_id])
     current = fact[0]["current_version"]
     if current not in {r["version"] for r in found}:
         note_unreadable(f"{fact_id}@{current}", f"current_version {current} points past the stored versions")
@@ -818,6 +853,10 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         data["current"] = row["version"] == current
         data["superseded_by"] = fact[0]["superseded_by"] if data["current"] else None
         data["verifications"] = verifs[row["version"]]
+        fix = corrected.get((fact_id, row["version"]))
+        if fix is not None:
+            data["corrected"] = {"by_version": fix["new_version"], "correction": fix["pk"], "note": fix["note_path"],
+                                 "date": str(fix["created_at"])[:10]}
         out.append(data)
     return out
 

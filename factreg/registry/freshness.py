@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import functools
-import re
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,8 +18,6 @@ if TYPE_CHECKING:
 DEFAULT_WARN = "30d"
 DEFAULT_ERROR = "90d"
 
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdwy])\s*$")
 
 # Severity of each status, the order `factreg status --fail-on` compares against (0 is nothing to do):
 #   0 fresh, superseded   — holds, or is history with a live successor (docs citing it are `docs check`'s job)
@@ -50,13 +47,7 @@ def fails(status: str, fail_on: str = "stale") -> bool:
     return severity(status) >= FAIL_LEVELS[fail_on]
 
 
-@functools.lru_cache(maxsize=256)
-def parse_duration(text: str) -> float:
-    """`30d` → seconds. Units: s, m, h, d, w, y."""
-    match = _DURATION.match(text or "")
-    if not match:
-        raise UsageError(f"invalid duration {text!r}: use a number and a unit, e.g. 30m, 12h, 30d, 2w")
-    return float(match.group(1)) * _UNITS[match.group(2)]
+parse_duration = clock.parse_duration  # `30d` → seconds (the one syntax of durations lives with the clock)
 
 
 parse_time = clock.parse  # an ISO-8601 time; a time without zone is taken as UTC
@@ -124,16 +115,19 @@ def status_of(
         return "retracted", retracted
     if last_verification is not None and last_verification["verdict"] == Verdict.REFUTED:
         when = last_verification["verified_at"][:10]
-        return "refuted", f"refuted by a verification on {when}: {last_verification.get('message') or ''}".rstrip(": ")
+        return "refuted", (f"refuted by {_numbered(last_verification)} on {when}: "
+                           f"{last_verification.get('message') or ''}").rstrip(": ")
     if shifted_by:
         return "shifted", shifted_by
     if last_verification is not None:
         verdict = last_verification["verdict"]
         when = last_verification["verified_at"][:10]
+        number = _numbered(last_verification)
         if verdict == Verdict.CONDITIONS_CHANGED:
-            return "conditions_changed", f"conditions changed ({when}): {last_verification.get('message') or ''}".rstrip(": ")
+            return "conditions_changed", (f"conditions changed ({number}, {when}): "
+                                          f"{last_verification.get('message') or ''}").rstrip(": ")
         if verdict in FAILURES:
-            return "unverifiable", f"last verification ({when}) could not measure: {verdict}"
+            return "unverifiable", f"{number} ({when}) could not measure: {verdict}"
     if fact.get("ended_at"):
         return "stale", f"ended at {fact['ended_at']}"
     if invalidated_by:
@@ -144,10 +138,59 @@ def status_of(
         base = max(base, parse_time(last_verification["verified_at"]))
     age = (now - base).total_seconds()
     if age > parse_duration(limits.error_after):
-        return "stale", f"last measured or confirmed {human_age(age)} ago (error_after {limits.error_after})"
+        why = f"last measured or confirmed {human_age(age)} ago (error_after {limits.error_after})"
+        if not has_method(fact):  # stale, and nothing can re-measure it: say so, and how to give it a method
+            return "unverifiable", (f"{NO_METHOD}: {why}; give it one: `factreg method {fact.get('id')} --probe URL "
+                                    "--body FILE` (or `--bench -- ARGS`)")
+        return "stale", why
     if age > parse_duration(limits.warn_after):
         return "aging", f"last measured or confirmed {human_age(age)} ago (warn_after {limits.warn_after})"
     return "fresh", f"measured or confirmed {human_age(max(age, 0))} ago"
+
+
+# A stale fact that nothing can re-measure (typed by hand, or imported without a method) is `unverifiable`, its reason
+# starting with this; `label` shows it as `unverifiable (no method)`.
+NO_METHOD = "no method to re-run it"
+WITHOUT_METHOD = ("manual", "imported")  # the method kinds that are no method: nothing factreg can re-run
+
+
+def has_method(fact: CurrentFact | Mapping[str, Any]) -> bool:
+    """Whether a fact has a method `verify` can re-run (or follows other facts: derived); a method that cannot be
+    read counts as one (its own error says so)."""
+    method: Any = fact.get("method")
+    if method is None:
+        return True
+    if isinstance(method, str):
+        try:
+            method = json.loads(method)
+        except ValueError:
+            return True
+    return not isinstance(method, Mapping) or method.get("kind") not in WITHOUT_METHOD
+
+
+def label(fact: Mapping[str, Any]) -> str:
+    """A fact's status as a table shows it: `unverifiable (no method)` for a stale fact without a method."""
+    status = str(fact.get("status") or "")
+    return f"{status} (no method)" if str(fact.get("status_reason") or "").startswith(NO_METHOD) else status
+
+
+def _numbered(last_verification: LastVerification) -> str:
+    """`verification 7`: how a status reason names the verification it comes from (`a verification` unnumbered)."""
+    pk = last_verification.get("pk")
+    return f"verification {pk}" if pk is not None else "a verification"
+
+
+def verification_behind(status: str, last_verification: LastVerification | None) -> int | None:
+    """The number of the verification a status comes from (refuted, conditions_changed, unverifiable by a failed
+    re-measurement), or None: what `correct ID --verification N` and `docs check`'s fix line name."""
+    if last_verification is None or status not in ("refuted", "conditions_changed", "unverifiable"):
+        return None
+    verdict = last_verification["verdict"]
+    if verdict == status or (status == "conditions_changed" and verdict == Verdict.CONDITIONS_CHANGED) or (
+            status == "unverifiable" and verdict in FAILURES):
+        pk = last_verification.get("pk")
+        return None if pk is None else int(pk)
+    return None
 
 
 # Conditions that describe a machine's state: a newer measurement that sees another value makes the older

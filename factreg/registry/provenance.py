@@ -107,7 +107,12 @@ def ensure_keys(conn: Any) -> tuple[str, bytes]:
 def read_keys(registry: Registry) -> tuple[str | None, bytes | None]:
     """(registry id, trust key), None for those not created yet (read only)."""
     with registry.reader() as conn:
-        meta = _meta(conn)
+        return read_keys_in(conn)
+
+
+def read_keys_in(conn: Any) -> tuple[str | None, bytes | None]:
+    """`read_keys` in a connection the caller holds (a write transaction that re-tags: registry/removal.py)."""
+    meta = _meta(conn)
     key = meta.get(TRUST_KEY)
     return meta.get(ID_KEY), bytes.fromhex(key) if key else None
 

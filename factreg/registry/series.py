@@ -256,7 +256,7 @@ def find_changes(registry: Any, ids: Sequence[str] = (), since: str | None = Non
     from factreg import clock
 
     changes.change_points([], min_segment=min_segment, alpha=alpha)  # validate the parameters first
-    start = clock.iso(clock.parse(since, "--since")) if since else None
+    start = clock.iso(clock.since(since, "--since")) if since else None
     wanted = [check_id(i) for i in dict.fromkeys(ids)]
     with registry.reader() as conn:
         found = load(conn, wanted or with_history(conn, 2 * min_segment), samples=False)

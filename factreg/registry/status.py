@@ -27,8 +27,11 @@ _KEYS = ("machine", *freshness.ENVIRONMENT_KEYS)
 # The columns status reads, named once (StatusRow): these three from `fact`, the others from its current version.
 _NAMES = tuple(StatusRow.__annotations__)
 _OF_FACT = ("id", "superseded_by", "ended_at")
+# The method is read only where it may be no method (`freshness.has_method` decides on the text): a probe's or
+# llama-bench's stored method is kilobytes that status would read for 100,000 facts for nothing.
+_METHOD = "CASE WHEN v.method LIKE '%manual%' OR v.method LIKE '%imported%' THEN v.method END AS method"
 _FACTS_SQL = (
-    "SELECT " + ", ".join(f"f.{c}" if c in _OF_FACT else f"v.{c}" for c in _NAMES)
+    "SELECT " + ", ".join(f"f.{c}" if c in _OF_FACT else _METHOD if c == "method" else f"v.{c}" for c in _NAMES)
     + " FROM fact f JOIN fact_version v ON v.fact_id = f.id AND v.version = f.current_version"
 )
 # No join: filtering on the current version in Python is faster than letting SQLite join 100,000 facts.
@@ -94,6 +97,8 @@ def load(
     facts: list[dict[str, Any]] = []
     for row in rows:
         fact = dict(zip(_NAMES, row, strict=True))
+        if fact.get("method") is None:  # not read: a method that is no `manual` or `imported` one
+            del fact["method"]
         why = unreadable(fact)
         if why is not None:  # one bad row never breaks reading the rest
             note_unreadable(f"{fact['id']}@{fact['version']}", why)
@@ -129,12 +134,16 @@ def statuses(
             shifted_by=shifted.get(fact["id"]), retracted=retracted.get(fact["id"]),
         )
         fact["severity"] = severity.get(fact["status"], 3)
+        behind = freshness.verification_behind(fact["status"], verifications.get(fact["id"]))
+        if behind is not None:
+            fact["verification"] = behind
         count = unresolved.get(fact["id"])
         if count:  # an unresolved verdict is never silent
             fact["inconclusive_since_confirmed"] = count
             fact["status_reason"] += (f"; {count} inconclusive verification{'s' if count > 1 else ''} since its "
                                       "last confirmation")
         del fact["conditions"]
+        fact.pop("method", None)
     return facts
 
 
@@ -155,7 +164,8 @@ def summary(facts: Sequence[FactStatus], fail_on: str = "stale") -> Summary:
     level = freshness.FAIL_LEVELS.get(fail_on)
     if level is None:
         freshness.fails("fresh", fail_on)  # raises the usage error
-    failing = sum(1 for f in facts if freshness.severity(f["status"]) >= (level or 0))
+    # A fact's own severity when it has one (a retracted fact nothing cites is 0: cli/status.py).
+    failing = sum(1 for f in facts if f.get("severity", freshness.severity(f["status"])) >= (level or 0))
     return {"facts": len(facts), "counts": ordered, "fail_on": fail_on, "failing": failing}
 
 

@@ -196,8 +196,10 @@ class FactData(VersionData):
     ended_at: NotRequired[str | None]
     status: NotRequired[str]
     status_reason: NotRequired[str]
+    verification: NotRequired[int]  # the verification the status comes from (refuted, conditions_changed, …)
     current: NotRequired[bool]
     verifications: NotRequired[list[VerificationData]]
+    corrected: NotRequired[dict[str, Any]]  # in `history`: corrected by a later version (by_version, note, …)
 
 
 class IdentityOnly(TypedDict):
@@ -219,10 +221,13 @@ class StatusRow(TypedDict):
     value: float
     spread: float | None
     n: int | None
+    median: float | None  # of the samples: which estimator the value is (`display.headline`)
+    mean: float | None
     measured_at: str
     warn_after: str | None
     error_after: str | None
     derived_from: list[VersionRef] | None
+    method: NotRequired[str]  # read to tell a fact without a method (`freshness.has_method`); removed when returned
 
 
 class FactStatus(StatusRow):
@@ -232,6 +237,7 @@ class FactStatus(StatusRow):
     status: str
     status_reason: str
     severity: int
+    verification: NotRequired[int]  # the verification the status comes from (refuted, conditions_changed, …)
     inconclusive_since_confirmed: NotRequired[int]  # unresolved verdicts of its current version, when any
 
 

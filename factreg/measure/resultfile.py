@@ -1,0 +1,115 @@
+"""Which format a file to import is in, recognised by its content (`factreg import FILE` without a format name).
+
+factreg JSONL (an export, or record lines), llama-bench output (JSON, JSONL, CSV, Markdown tables, SQL text or a
+SQLite database), `vllm bench serve --save-result` JSON, AIPerf's profile_export_aiperf.json and llama-benchy's
+JSON. Each tool's signature lives with its reader (`llamabench_output.sniff` and `is_result`,
+`serving_import.SIGNATURES`, `registry/jsonl.is_line`); this module only asks them, in an order where no two can
+claim one file. A file none of them claims is refused with one line naming the formats factreg knows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from factreg import textfile
+from factreg.errors import BadInput
+
+# The formats `import` names, in the order of `factreg import FORMAT FILE`, and how a message names each.
+KNOWN = {
+    "jsonl": "factreg JSONL",
+    "llama-bench": "llama-bench output (JSON, JSONL, CSV, Markdown, SQL, SQLite)",
+    "vllm-bench": "vLLM bench serve JSON",
+    "aiperf": "AIPerf profile_export_aiperf.json",
+    "llama-benchy": "llama-benchy JSON",
+}
+HEAD_BYTES = 1 << 20  # how much of a file the first look reads (a JSON document is read whole when it must be)
+SQLITE = b"SQLite format 3\0"
+
+
+@dataclass(frozen=True)
+class Recognised:
+    """A file's format (a KNOWN key) and, for llama-bench output, which of its formats (`json`, `md`, …)."""
+
+    format: str
+    variant: str | None = None
+
+    def describe(self) -> str:
+        """`llama-bench output (JSON)`, `factreg JSONL`."""
+        if self.format == "llama-bench":
+            return f"llama-bench output ({(self.variant or '').upper() if self.variant != 'md' else 'Markdown'})"
+        return KNOWN[self.format]
+
+
+def unknown(path: Path | str, why: str = "") -> BadInput:
+    """The one line for a file no reader claims."""
+    names = "; ".join(KNOWN.values())
+    return BadInput(f"{path}: not a format factreg recognises{f' ({why})' if why else ''}; it reads {names} — name "
+                    f"one to be sure: factreg import {'|'.join(KNOWN)} FILE")
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(HEAD_BYTES)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _one_object(line: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def recognise(path: Path) -> Recognised:
+    """The format of `path` by its content; BadInput (one line naming the known formats) when no reader claims it."""
+    from factreg.measure import llamabench_output as lbo
+    from factreg.measure import serving_import
+    from factreg.registry import jsonl
+
+    head = _head(path)
+    if not head.strip():
+        raise BadInput(f"{path}: the file is empty")
+    if head.startswith(SQLITE):
+        return Recognised("llama-bench", "sqlite")
+    if b"\0" in head:
+        raise unknown(path, "a binary file")
+    text = head.decode("utf-8", errors="ignore").lstrip("\ufeff")
+    stripped = text.lstrip()
+    first = stripped.split("\n", 1)[0].strip()
+    if stripped.startswith("{"):
+        obj = _one_object(first)
+        if obj is not None:  # an object on its first line: JSONL, or a one-line JSON document
+            if lbo.is_result(obj):
+                return Recognised("llama-bench", "jsonl")
+            if jsonl.is_line(obj):
+                return Recognised("jsonl")  # its reader judges every line (a broken one later is its error)
+            data: Any = obj
+        else:  # a JSON document over several lines: read whole, as its reader will
+            try:
+                data = serving_import.load_json(path)
+            except BadInput:  # not JSON as a whole either: lines of JSON, one broken; the JSONL reader says where
+                return Recognised("jsonl")
+        for tool, signature in serving_import.SIGNATURES.items():
+            if signature(data):
+                return Recognised(tool)
+        raise unknown(path, "JSON that no reader claims")
+    if stripped.startswith("["):
+        try:
+            data = json.loads(textfile.decode(textfile.read_bytes(path, max_bytes=lbo.MAX_INPUT_BYTES), str(path)))
+        except ValueError:
+            raise unknown(path, "not valid JSON") from None
+        if isinstance(data, list) and data and lbo.is_result(data[0]):
+            return Recognised("llama-bench", "json")
+        raise unknown(path, "a JSON array that is not llama-bench results")
+    whole = textfile.decode(textfile.read_bytes(path, max_bytes=lbo.MAX_INPUT_BYTES), str(path))
+    try:
+        variant = lbo.sniff(whole)
+    except BadInput:
+        raise unknown(path) from None
+    return Recognised("llama-bench", variant)
