@@ -167,7 +167,7 @@ def test_an_explained_refutation_is_measured_again_and_a_control_fluke_excuses_n
     current: list = []
 
     def fake_bracket(method, settings, fn, expected_run_s=None, llama_bench=None, server_ms=None, spans=None,
-                     headers=None):
+                     headers=None, watch_server=True):
         current.append(next(runs))
         value = current[-1][1]
         seen = control.Bracketed({"load1": 1.0}, control.Control("llama-bench-tiny", SPEC, "tok/s", [value] * 4), 0.1)

@@ -61,7 +61,7 @@ def _head(path: Path) -> bytes:
 def _one_object(line: str) -> dict[str, Any] | None:
     try:
         value = json.loads(line)
-    except (ValueError, RecursionError):  # a deeply nested line: its reader refuses it in one line
+    except (ValueError, RecursionError):  # nested past Python's limit: not a line a reader claims by its shape
         return None
     return value if isinstance(value, dict) else None
 

@@ -63,7 +63,8 @@ def _fetch(conn: Any, sql: str) -> list[Any]:
             return cur.execute(sql).fetchall()
         finally:
             cur.close()
-    return [tuple(r) for r in conn.exec_driver_sql(sql).fetchall()]
+    # psycopg reads `%` as a placeholder even without parameters (a LIKE '%manual%'): doubled, it is a percent sign.
+    return [tuple(r) for r in conn.exec_driver_sql(sql.replace("%", "%%")).fetchall()]
 
 
 def load(
