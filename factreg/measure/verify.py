@@ -11,6 +11,7 @@ trusted on import); each verifier checks every field again. Each fact's result i
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -333,14 +334,20 @@ def _llama_bench(kind: str, method: Mapping[str, Any], settings: Settings | None
         return None
 
 
+@functools.lru_cache(maxsize=4)
+def _requests_of(raw: str) -> Any:
+    """The `requests` of a probe's raw run, parsed once for the callbacks that read it (None when unreadable)."""
+    try:
+        return json.loads(raw).get("requests")
+    except (ValueError, AttributeError):
+        return None
+
+
 def _identity_ms(measured: Mapping[str, Measurement]) -> float | None:
     """A probe's identity request time (ms), read from a measurement's raw run (the control sends nothing)."""
     for m in measured.values():
         if m.raw and not m.failure:
-            try:
-                return control.identity_ms(json.loads(m.raw).get("requests"))
-            except (ValueError, AttributeError):
-                return None
+            return control.identity_ms(_requests_of(m.raw))
     return None
 
 
@@ -350,10 +357,7 @@ def _spans(measured: Mapping[str, Measurement]) -> list[tuple[float, float]]:
 
     for m in measured.values():
         if m.raw:
-            try:
-                return endpoint.spans_of_requests(json.loads(m.raw).get("requests"))
-            except (ValueError, AttributeError):
-                return []
+            return endpoint.spans_of_requests(_requests_of(m.raw))
     return []
 
 
