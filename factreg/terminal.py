@@ -12,11 +12,18 @@ a name that is not UTF-8 as `\\xNN` text (`without_surrogates`) and as a percent
 
 from __future__ import annotations
 
+import functools
 import re
 
 # C0 controls and DEL, C1 controls (U+009B is a one-character CSI on some terminals), the bidirectional embeddings,
 # overrides and isolates, and lone surrogates (bytes of a file name that are not UTF-8, `os.fsdecode`).
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_INVISIBLE_CHARS = "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+
+
+@functools.cache
+def _invisible() -> re.Pattern[str]:
+    """Compiled on first use: a command that prints no untrusted text never pays for it."""
+    return re.compile(_INVISIBLE_CHARS)
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -34,9 +41,9 @@ def _escape(ch: str) -> str:
 def visible(text: str, keep: str = "\n\t") -> str:
     """`text` with every control character, bidirectional control and lone surrogate written as its escape;
     the characters in `keep` (line breaks and tabs, by default) stay as they are."""
-    if not _INVISIBLE.search(text):
+    if not _invisible().search(text):
         return text
-    return _INVISIBLE.sub(lambda m: m.group() if m.group() in keep else _escape(m.group()), text)
+    return _invisible().sub(lambda m: m.group() if m.group() in keep else _escape(m.group()), text)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
