@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -626,11 +626,18 @@ def bench(
 
     timeout = float(settings.get("verify.timeout_s", DEFAULT_TIMEOUT_S))
     goal = precision.target(settings)
-    ((results, raw), runs), seen = control.bracket(
-        method_for(clean), settings,
-        lambda: precision.until_precise(lambda: run(exe, clean, timeout), _widest, _pooled, goal,
-                                        budget=precision.budget_multiple(settings), budget_s=budget_s),
-        llama_bench=exe)  # fmt: skip
+
+    def measure(mark: Callable[[int], None]) -> tuple[tuple[list[BenchResult], str], int]:
+        def once() -> tuple[list[BenchResult], str]:
+            ran = run(exe, clean, timeout)
+            mark(min((len(r.samples_ts) for r in ran[0]), default=0))  # a control run follows each run
+            return ran
+
+        return precision.until_precise(once, _widest, _pooled, goal, budget=precision.budget_multiple(settings),
+                                       budget_s=budget_s)  # fmt: skip
+
+    ((results, raw), runs), seen = control.bracket(method_for(clean), settings, lambda: measure(lambda _n: None),
+                                                   llama_bench=exe, chunked=measure)  # fmt: skip
     per_model = observe(results, clean, settings.hostname, hash_cache_path(settings))
     news = build_facts(results, clean, settings.hostname, per_model, id_prefix)
     for r, n in zip(results, news, strict=True):

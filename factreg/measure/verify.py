@@ -90,6 +90,8 @@ class VerifyResult(_Compared):
     speed_factor: NotRequired[float | None]
     cpu_share_factor: NotRequired[float | None]  # the measured run's CPU share now / then (llama-bench)
     as_measured: NotRequired[str]  # the statistics' verdict, when the machine's speed changed it
+    relative: NotRequired[dict[str, Any]]  # relative to the interleaved control (measure/interleave.py)
+    decided_by: NotRequired[str]  # "control-relative" when that comparison set the verdict
     scaled: NotRequired[dict[str, Any]]
     machine: NotRequired[dict[str, Any]]
     control: NotRequired[dict[str, Any]]
@@ -532,8 +534,15 @@ def _pool(kind: str, a: Measurement, b: Measurement) -> Measurement:
         return b
     xs = [*a.samples, *b.samples]
     value = statistics.fmean(xs) if kind == "llama-bench" else statistics.median(xs)
+    observed = dict(b.observed)
+    if control.KEY in a.observed and control.KEY in b.observed:  # both batches' controls, each beside its samples
+        from factreg.measure import interleave
+
+        both = interleave.pooled(control.parse(a.observed[control.KEY]), len(a.samples),
+                                 control.parse(b.observed[control.KEY]), len(b.samples))
+        observed[control.KEY] = json.dumps(both, sort_keys=True, separators=(",", ":"))
     return Measurement(samples=xs, value=value, spread=statistics.stdev(xs) if len(xs) > 1 else None, n=len(xs),
-                       observed=dict(b.observed), message=b.message, raw=b.raw,
+                       observed=observed, message=b.message, raw=b.raw,
                        flags=list(dict.fromkeys([*a.flags, *b.flags])))  # fmt: skip
 
 
@@ -550,6 +559,8 @@ def _steady(first: VerifyResult, second: VerifyResult, attempt: int) -> VerifyRe
     re-runs that disagree with each other by X% cannot refute a fact by less than tolerance + X%.
     """
     r1, r2 = first.get("rel_diff"), second.get("rel_diff")
+    if first.get("relative") and second.get("relative"):  # relative to the interleaved control, drift cancels
+        r1, r2 = first["relative"].get("rel_diff"), second["relative"].get("rel_diff")
     tol = second.get("tolerance", DEFAULT_TOLERANCE)
     if r1 is None or r2 is None:
         second["message"] += f" (reproduced in {attempt + 2} runs)"
