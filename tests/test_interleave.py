@@ -142,3 +142,26 @@ def test_a_fact_whose_own_relative_interval_is_wide_says_so_and_asks_for_no_new_
     assert res["verdict"] == "inconclusive"
     assert "the fact itself is too imprecise to confirm" in res["message"]
     assert res["needed_n"] is None and "re-record the fact" in (engine.resolution(res) or "")
+
+
+def test_a_control_lent_by_a_verification_pairs_none_of_the_facts_samples(registry):
+    from sqlalchemy import insert
+
+    from factreg.registry import facts
+    from factreg.registry.facts import VERIFICATION, NewFact
+
+    old, _ = drifting(8000.0, [1.0] * 4, 5, 0.02, seed=11)
+    facts.record(registry, NewFact(id="testhost/tiny/tg32", metric="tg_rate", samples=old, identity=IDENT,
+                                   method={"kind": "llama-bench", "args": ["-m", "tiny.gguf"]}))  # fmt: skip
+    [f] = facts.list_facts(registry, {}, ids=["testhost/tiny/tg32"])
+    lent = ctl_data([(10, 9000.0), (10, 4000.0)])  # the verification's own runs, as many samples as the fact
+    with registry.write() as conn:
+        conn.execute(insert(VERIFICATION), [{"fact_id": f["id"], "fact_version": 1, "method_kind": "llama-bench",
+                                             "verified_at": "2026-11-30T11:00:00Z", "samples": "[]", "diff": "{}",
+                                             "verdict": "confirmed", "observed": json.dumps({control.KEY: json.dumps(lent)})}])
+    got = control.with_baseline(registry, f)
+    assert control.of_fact(got)["value"] == lent["value"]
+    assert interleave.KEY not in control.of_fact(got) and "parts" not in control.of_fact(got)
+    new, new_chunks = drifting(8000.0, [1.0] * 4, 5, 0.02, seed=12)
+    res = engine.judge(got, measured(new, new_chunks))
+    assert "relative" not in res and res["speed_factor"] is not None

@@ -89,6 +89,7 @@ class Control:
     run_wait: float | None = None  # the share of its runnable time the measured run waited on a run-queue
     run_steal: float | None = None  # the machine's steal share over the measured run
     chunks: list[list[float]] = field(default_factory=list)  # interleaved: [n, control, rel_se] per measured run
+    cpu_s: float = 0.0  # CPU seconds of the control runs themselves (their CPU share: cpu_s / seconds)
 
     @property
     def value(self) -> float | None:
@@ -103,6 +104,7 @@ class Control:
             seconds=self.seconds + other.seconds,
             error=None if (self.samples and other.samples) or not errors else "; ".join(dict.fromkeys(errors)),
             server_ms=[*self.server_ms, *other.server_ms], parts=[*self.parts, *other.parts],
+            cpu_s=self.cpu_s + other.cpu_s,
         )  # fmt: skip
 
     def as_data(self, run_s: float | None = None) -> dict[str, Any]:
@@ -126,6 +128,8 @@ class Control:
             data["run_steal"] = round(self.run_steal, 4)
         if self.chunks:
             data[interleave.KEY] = self.chunks
+        if self.cpu_s > 0 and self.seconds > 0:
+            data["cpu_share"] = round(self.cpu_s / self.seconds, 3)
         return data
 
 
@@ -182,6 +186,7 @@ def run_llama(exe: Path | None, method_args: Sequence[str], settings: Settings |
     args, spec = llama_spec(method_args)
     ctl = Control("llama-bench-tiny", spec, "tok/s")
     started = time.monotonic()
+    cpu0 = _children_cpu_s()
     try:
         model = ensure_model(settings)
         if exe is None:
@@ -197,6 +202,7 @@ def run_llama(exe: Path | None, method_args: Sequence[str], settings: Settings |
     except Exception as exc:  # noqa: BLE001 - a control never fails a measurement
         ctl.error = f"{type(exc).__name__}: {exc}"
     ctl.seconds = time.monotonic() - started
+    ctl.cpu_s = _children_cpu_s() - cpu0
     return ctl
 
 
@@ -470,6 +476,17 @@ def share_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | Non
     return None
 
 
+def unseen_share(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
+    """What an interleaved control cannot see: how much more CPU the measured runs got relative to the control
+    runs beside them, now than then — (run share / control share) now ÷ the same then. None unless all four
+    were recorded. (A machine-wide change of load moves both shares and cancels.)"""
+    values = [side.get(key) for side in (then, now) for key in ("run_cpu_share", "cpu_share")]
+    if not all(isinstance(v, (int, float)) and v > 0 for v in values):
+        return None
+    run_then, ctl_then, run_now, ctl_now = (float(v) for v in values if isinstance(v, (int, float)))
+    return (run_now / ctl_now) / (run_then / ctl_then)
+
+
 def wait_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
     """How much more of the CPU it wanted the measured run got now than then, from its own run-queue delay and
     the steal over it: (1 − wait now)(1 − steal now) / ((1 − wait then)(1 − steal then)); a side that did not
@@ -585,7 +602,11 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     paired = None if new is None else interleave.compare(fact, m.samples, then, now, tolerance,
                                                          tracking_gap(f, tolerance), alpha)  # fmt: skip
     if paired is not None and new is not None:
-        return _decide_paired(fact, result, paired, new, own, moved(f, tolerance) and significant, (then, now),
+        unseen = unseen_share(then, now)  # the measured runs' CPU share relative to their controls' share
+        own = [] if unseen is None or not moved(unseen, tolerance) else [(Factor(unseen, 0.0, None), (
+            f"the measured runs got {unseen:.2f}× the CPU share, relative to the control runs beside them, that "
+            "they had when the fact was recorded"))]
+        return _decide_paired(fact, result, paired, own, moved(f, tolerance) and significant, (then, now),
                               tolerance, alpha, load)  # fmt: skip
     if not candidates or new is None or (verdict == Verdict.CONFIRMED and not significant):
         how = "held its speed" if held else f"ran {describe(f)}, within the control's own noise"
@@ -657,7 +678,7 @@ def _own_share(
 
 
 def _decide_paired(
-    fact: FactData, result: dict[str, Any], paired: interleave.Paired, new: Side, own: list[tuple[Factor, str]],
+    fact: FactData, result: dict[str, Any], paired: interleave.Paired, own: list[tuple[Factor, str]],
     machine_moved: bool, controls: tuple[Mapping[str, Any], Mapping[str, Any]], tolerance: float, alpha: float,
     load: str,
 ) -> dict[str, Any]:
@@ -685,9 +706,8 @@ def _decide_paired(
     tail = f"; {load}" if load else ""
     if pv == Verdict.REFUTED:
         for cand, why in own:  # what the control cannot see may still account for it
-            scaled = scaled_side(new, cand.value, fact.get("direction"))
-            again = judging.compare(judging.old_side(fact), scaled, allowed_gap(cand, tolerance), alpha,
-                                    unit=fact["unit"])  # fmt: skip
+            scaled = scaled_side(paired.new, cand.value, fact.get("direction"))
+            again = judging.compare(paired.old, scaled, allowed_gap(cand, tolerance), alpha)
             if again.verdict != Verdict.REFUTED:
                 return _amend(result, Verdict.INCONCLUSIVE, f"{said}; but {why}: scaled by it, the measurement "
                               f"agrees (as measured: {raw}){tail}", None)  # fmt: skip
@@ -762,6 +782,8 @@ def with_baseline(registry: Registry, fact: FactData) -> FactData:
     )
     for row in found:
         ctl = parse((json.loads(row["observed"] or "{}") or {}).get(KEY))
+        for key in ("parts", interleave.KEY):  # they pair the verification's own samples, not the fact's
+            ctl.pop(key, None)
         if ctl.get("value"):
             info = {**fact["conditions"]["info"], KEY: json.dumps(ctl, sort_keys=True, separators=(",", ":"))}
             return {**fact, "conditions": {**fact["conditions"], "info": info}}
