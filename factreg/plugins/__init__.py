@@ -22,12 +22,12 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Any
 
 GROUP = "factreg"  # the entry-point group and pluggy's project name
 BUILTIN = "factreg"  # the built-ins' plugin name
-Ref = Union[str, Callable[..., Any]]  # "module:function", or the function
-NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # a method kind, format or notifier name
+Ref = str | Callable[..., Any]  # "module:function", or the function
+NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")  # a method kind, format or notifier name
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ def _load(discover: bool) -> Loaded:
             dist = getattr(ep, "dist", None)
             info = Plugin(ep.name, str(dist.metadata["Name"]) if dist else ep.value.split(":")[0],
                           str(dist.version) if dist else "?")
-            if ep.name == BUILTIN or not NAME.match(ep.name):
+            if ep.name == BUILTIN or not NAME.fullmatch(ep.name):
                 out.failures.append((ep.name, "a plugin name must be a lowercase word other than factreg"))
                 continue
             try:
@@ -239,11 +239,12 @@ def _checked(item: Any, cls: type, key: str, plugin: str, out: Loaded, staged: l
     if not isinstance(item, cls):
         raise TypeError(f"registered {type(item).__name__}, not a {cls.__name__}")
     name = getattr(item, key)
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ValueError(f"{cls.__name__} name {str(name)[:40]!r} is not a lowercase word")
     attr = next(a for a, c, _ in HOOKS.values() if c is cls)
     taken = getattr(out, attr).get(name)
     if taken is not None or any(getattr(s, key) == name for s in staged):
         owner = taken.plugin if taken is not None else plugin
         raise ValueError(f"{cls.__name__} {name!r} is already provided by {owner}")
-    return replace(item, plugin=plugin)
+    registered: Any = item
+    return replace(registered, plugin=plugin)
