@@ -135,7 +135,7 @@ def test_a_command_gets_the_message_on_stdin_and_a_failing_one_changes_nothing(c
     stale_fact(cli, "x/old")
     r = cli("verify", "--due", "--notify")
     assert "x/old: unverifiable" in out.read_text() and "to act:" in out.read_text(), r.stderr
-    fail = f"import sys; sys.stdin.read(); sys.stderr.write('relay refused'); sys.exit(4)"
+    fail = "import sys; sys.stdin.read(); sys.stderr.write('relay refused'); sys.exit(4)"
     configure(isolated, f"[notify.command]\nargv = {json.dumps([sys.executable, '-c', fail])}\n")
     stale_fact(cli, "x/older")
     before = records(db_path)

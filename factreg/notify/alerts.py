@@ -80,7 +80,8 @@ class Outcome:
 def channels(settings: Settings) -> dict[str, Mapping[str, Any]]:
     """The configured notifiers, `[notify.NAME]` tables; ConfigError when there are none."""
     table = settings.get("notify")
-    found = {str(k): v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {}
+    found: dict[str, Mapping[str, Any]] = (
+        {str(k): v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {})
     if not found:
         where = settings.config_path or ".factreg/config.toml"
         raise ConfigError(f"--notify needs a notifier in {where}: a [notify.webhook] (url or url_env), "
