@@ -112,7 +112,7 @@ def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
     for a kind that no installed plugin provides (never guessed, nothing run)."""
     from factreg import plugins
 
-    found = plugins.loaded().verifiers.get(kind)
+    found = plugins.verifier(kind)
     if found is None:
         raise UsageError(no_verifier(kind))
     return plugins.load(found.remeasure)
@@ -128,7 +128,8 @@ def rerunnable(fact: Mapping[str, Any]) -> bool:
     from factreg import plugins
 
     method = fact.get("method")
-    return isinstance(method, dict) and method.get("kind") in plugins.verifier_kinds()
+    kind = method.get("kind") if isinstance(method, dict) else None
+    return isinstance(kind, str) and kind not in NOT_RERUNNABLE and plugins.verifier(kind) is not None
 
 
 def select_facts(

@@ -171,9 +171,10 @@ def forget() -> None:
     _cache.clear()
 
 
-def verifier_kinds() -> frozenset[str]:
-    """The method kinds some loaded plugin (the built-ins included) can re-run."""
-    return frozenset(loaded().verifiers)
+def verifier(kind: str) -> Verifier | None:
+    """The verifier of a method kind: a built-in one without discovering plugins, else a plugin's."""
+    own = loaded(discover=False).verifiers.get(kind)
+    return own if own is not None else loaded().verifiers.get(kind)
 
 
 def output_format(name: str) -> OutputFormat | None:

@@ -62,7 +62,7 @@ def _plugin_kind(kind: Any) -> bool:
     """Whether an installed plugin provides this method kind (plugins are looked for only for a kind not factreg's)."""
     from factreg import plugins
 
-    return isinstance(kind, str) and kind in plugins.verifier_kinds()
+    return isinstance(kind, str) and plugins.verifier(kind) is not None
 
 
 @dataclass
