@@ -269,3 +269,17 @@ def test_a_token_in_a_probe_header_is_in_no_message(cli, isolated, receiver, db_
             "SELECT * FROM outbox").fetchall())
     for secret in (token, "wrong-token-abcdef0123"):
         assert secret not in text and secret not in kept
+
+
+def test_a_renamed_fact_keeps_what_was_reported_and_a_removed_one_leaves_nothing(cli, receiver, isolated,
+                                                                                 db_path) -> None:
+    configure(isolated, f'[notify.webhook]\nurl = "{receiver.url}"\n')
+    stale_fact(cli, "x/old")
+    cli("verify", "--due", "--notify")
+    assert len(receiver.got) == 1
+    assert cli("mv", "x/old", "x/renamed").exit_code == 0
+    cli("verify", "--due", "--notify")
+    assert len(receiver.got) == 1  # the same fact under its new id: already reported
+    assert cli("rm", "x/renamed").exit_code == 0
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT * FROM notified").fetchall() == []
