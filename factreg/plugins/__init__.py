@@ -117,6 +117,8 @@ HOOKS: dict[str, tuple[str, type, str]] = {
     "register_notifiers": ("notifiers", Notifier, "name"),
 }
 
+HOOKS_KEYS = {attr: key for attr, _, key in HOOKS.values()}
+
 _cache: dict[bool, Loaded] = {}
 
 
@@ -207,7 +209,7 @@ def _load(discover: bool) -> Loaded:
             try:
                 module = ep.load()
                 pm.register(module, name=ep.name)
-            except Exception as exc:  # noqa: BLE001 - any error of someone else's code: name it, go on
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - someone else's code: name it, go on
                 out.failures.append((f"{ep.name} ({info.distribution} {info.version})", one_line(exc)))
                 continue
             found.append((info, module))
@@ -219,8 +221,10 @@ def _load(discover: bool) -> Loaded:
                     if impl.plugin is module:
                         got: list[Any] = []
                         impl.function(**{a: got.append for a in impl.argnames if a == "register"})
-                        staged[attr] = [_checked(x, cls, key, info.name, out, staged.get(attr, [])) for x in got]
-        except Exception as exc:  # noqa: BLE001
+                        kept = staged.setdefault(attr, [])
+                        for x in got:
+                            kept.append(_checked(x, cls, key, info.name, out, kept))
+        except (Exception, SystemExit) as exc:  # noqa: BLE001
             pm.unregister(module)
             out.failures.append((f"{info.name} ({info.distribution} {info.version})", one_line(exc)))
             continue
@@ -231,8 +235,6 @@ def _load(discover: bool) -> Loaded:
         out.plugins.append(info)
     return out
 
-
-HOOKS_KEYS = {attr: key for attr, _, key in HOOKS.values()}
 
 
 def _checked(item: Any, cls: type, key: str, plugin: str, out: Loaded, staged: list[Any]) -> Any:
