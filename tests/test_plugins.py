@@ -194,3 +194,17 @@ def test_plugins_are_not_discovered_on_the_fast_paths(args, db_path, tmp_path, m
     needs = subprocess.run([sys.executable, "-m", "factreg", "plugins"], env=pinned_env(**env), capture_output=True,
                            text=True)
     assert "factreg-broken" in needs.stderr and needs.returncode == 0
+
+
+def test_a_stale_fact_of_a_plugins_kind_is_to_be_re_verified_not_re_recorded() -> None:
+    from typing import Any, cast
+
+    from factreg.publish.report import what_to_do
+
+    def stale(kind: str) -> Any:
+        return cast(Any, {"id": "h/x", "status": "stale", "status_reason": "measured 100d ago",
+                          "method": {"kind": kind}})
+
+    assert what_to_do(stale("hyperfine"), None) == "re-verify it: `factreg verify h/x`"
+    assert what_to_do(stale("probe"), None) == "re-verify it: `factreg verify h/x`"
+    assert what_to_do(stale("manual"), None).startswith("re-measure it and record a new version")
