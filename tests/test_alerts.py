@@ -283,3 +283,37 @@ def test_a_renamed_fact_keeps_what_was_reported_and_a_removed_one_leaves_nothing
     assert cli("rm", "x/renamed").exit_code == 0
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("SELECT * FROM notified").fetchall() == []
+
+
+MEMO = """\
+from pathlib import Path
+
+from factreg.plugins import Notifier, hookimpl
+
+
+def send(message, options, settings):
+    with open(options["path"], "a", encoding="utf-8") as fh:
+        fh.write(message.subject + "\\n")
+
+
+@hookimpl
+def register_notifiers(register):
+    register(Notifier("memo", "appends the subject to a file", send))
+"""
+
+
+def test_a_plugins_notifier_gets_the_message_like_a_built_in(cli, isolated, tmp_path, monkeypatch) -> None:
+    from factreg import plugins
+    from tests.test_plugins import install_fake
+
+    plugins.forget()
+    try:
+        install_fake(tmp_path / "site", monkeypatch, "factreg-memo", MEMO)
+        memo = isolated / "memo.txt"
+        configure(isolated, f'[notify.memo]\npath = "{memo}"\n')
+        stale_fact(cli, "x/old")
+        r = cli("verify", "--due", "--notify")
+        assert memo.read_text() == "factreg on testhost: 1 change(s) — 1 unverifiable\n", r.stderr
+        assert "delivered 1 message(s): memo" in r.stderr
+    finally:
+        plugins.forget()

@@ -43,9 +43,10 @@ class Verifier:
 
 @dataclass(frozen=True)
 class Importer:
-    """A result-file format `import` reads: `read(registry, paths, settings, say) -> counts`; `recognise(path)
-    -> bool` claims a file by its content (asked after the built-in formats, which `measure/resultfile.py`
-    recognises together)."""
+    """A result-file format `import` reads: a plugin's `read(registry, paths, *, settings, say, trust) -> counts`;
+    `recognise(path) -> bool` claims a file by its content (asked after the built-in formats, which
+    `measure/resultfile.py` recognises together). factreg's own readers take the options of benchmark output as
+    well (`--measured-at`, `--cond`, `--machine`, …), which `import` passes them."""
 
     name: str
     description: str
