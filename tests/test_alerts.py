@@ -317,3 +317,17 @@ def test_a_plugins_notifier_gets_the_message_like_a_built_in(cli, isolated, tmp_
         assert "delivered 1 message(s): memo" in r.stderr
     finally:
         plugins.forget()
+
+
+def test_a_message_is_redacted_before_it_is_queued() -> None:
+    """Whatever a reason quotes (a server's reply echoing the header it got), the message masks a known secret."""
+    from factreg import secrets
+    from factreg.notify import alerts
+
+    token = "tok-5f0e1d2c3b4a59687"
+    secrets.remember(token)
+    change = alerts.Change("fact:x/p", "x/p", "unverifiable", None, f"the server said: bad token {token}",
+                           f"fix the key, then `factreg verify x/p` (Authorization: Bearer {token})")
+    msg = alerts.message([change], "testhost")
+    assert token not in msg.subject + msg.text + json.dumps(msg.changes)
+    assert "x/p: unverifiable" in msg.text and secrets.MASK in msg.text
