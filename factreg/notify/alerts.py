@@ -171,9 +171,8 @@ def _deliver(registry: Registry, settings: Settings, configured: Mapping[str, Ma
     from factreg import plugins
     from factreg.registry import outbox
 
-    found = plugins.loaded().notifiers
     for item in outbox.pending(registry):
-        spec = found.get(item.notifier)
+        spec = plugins.notifier(item.notifier)
         options = configured.get(item.notifier)
         try:
             if spec is None or options is None:

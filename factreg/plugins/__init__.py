@@ -174,16 +174,25 @@ def forget() -> None:
     _cache.clear()
 
 
+def _find(attr: str, name: str) -> Any:
+    """What provides `name`: factreg's own without discovering plugins, else a plugin's (None: nothing does)."""
+    own = getattr(loaded(discover=False), attr).get(name)
+    return own if own is not None else getattr(loaded(), attr).get(name)
+
+
 def verifier(kind: str) -> Verifier | None:
-    """The verifier of a method kind: a built-in one without discovering plugins, else a plugin's."""
-    own = loaded(discover=False).verifiers.get(kind)
-    return own if own is not None else loaded().verifiers.get(kind)
+    """The verifier of a method kind (a built-in one found without discovering plugins)."""
+    return _find("verifiers", kind)  # type: ignore[no-any-return]
+
+
+def notifier(name: str) -> Notifier | None:
+    """The notifier of that name (a built-in one found without discovering plugins)."""
+    return _find("notifiers", name)  # type: ignore[no-any-return]
 
 
 def output_format(name: str) -> OutputFormat | None:
-    """The output format of that name: a built-in one without discovering plugins, else a plugin's."""
-    own = loaded(discover=False).output_formats.get(name)
-    return own if own is not None else loaded().output_formats.get(name)
+    """The output format of that name (a built-in one found without discovering plugins)."""
+    return _find("output_formats", name)  # type: ignore[no-any-return]
 
 
 def _load(discover: bool) -> Loaded:
