@@ -208,3 +208,15 @@ def test_a_stale_fact_of_a_plugins_kind_is_to_be_re_verified_not_re_recorded() -
     assert what_to_do(stale("hyperfine"), None) == "re-verify it: `factreg verify h/x`"
     assert what_to_do(stale("probe"), None) == "re-verify it: `factreg verify h/x`"
     assert what_to_do(stale("manual"), None).startswith("re-measure it and record a new version")
+
+
+def test_verify_n_sets_a_plugins_samples_field(tmp_path, monkeypatch) -> None:
+    from factreg.measure import verify as engine
+
+    install_fake(tmp_path / "site", monkeypatch, "factreg-tally", (
+        "from factreg.plugins import Verifier, hookimpl\n"
+        "@hookimpl\ndef register_verifiers(register):\n"
+        "    register(Verifier('tally', 'os:getcwd', samples_key='count'))\n"))
+    assert engine.with_n({"kind": "tally", "count": 3, "x": 1}, 7) == {"kind": "tally", "count": 7, "x": 1}
+    assert engine.with_n({"kind": "mystery", "count": 3}, 7) == {"kind": "mystery", "count": 3}
+    assert engine.with_n({"kind": "manual"}, 7) == {"kind": "manual"}

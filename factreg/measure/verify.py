@@ -208,7 +208,8 @@ MAX_N = 1000
 
 def with_n(method: Mapping[str, Any], n: int | None) -> dict[str, Any]:
     """The method with `n` samples for this run (`verify --n`): a probe's requests, llama-bench's repetitions
-    (`-r`); other kinds unchanged. Nothing but the count changes, and the stored method stays as it was."""
+    (`-r`), a plugin's `samples_key`; other kinds unchanged. Nothing but the count changes, and the stored method
+    stays as it was."""
     out = dict(method)
     if n is None:
         return out
@@ -229,6 +230,12 @@ def with_n(method: Mapping[str, Any], n: int | None) -> dict[str, Any]:
                 continue
             kept.append(a)
         out["args"] = [*kept, "-r", str(n)]
+    elif isinstance(out.get("kind"), str) and out["kind"] not in NOT_RERUNNABLE:  # a plugin's kind: its own field
+        from factreg import plugins
+
+        spec = plugins.verifier(out["kind"])
+        if spec is not None and spec.samples_key:
+            out[spec.samples_key] = n
     return out
 
 

@@ -38,6 +38,7 @@ class Verifier:
     remeasure: Ref
     measures: str = ""  # what it measures (its metrics)
     conditions: str = ""  # how its conditions are read
+    samples_key: str | None = None  # the method's field holding its number of samples (what `verify --n` sets)
     plugin: str = ""
 
 

@@ -43,7 +43,8 @@ def register_importers(register: Callable[[Any], None]) -> None:
 @hookimpl
 def register_verifiers(register: Callable[[Any], None]) -> None:
     register(Verifier(KIND, "factreg_hyperfine:remeasure", measures=f"{METRIC} (s): a command's wall-clock time",
-                      conditions="the command and hyperfine's parameters; only commands on [hyperfine] allow run"))
+                      conditions="the command and hyperfine's parameters; only commands on [hyperfine] allow run",
+                      samples_key="runs"))
 
 
 # ---------------------------------------------------------------- reading an export
