@@ -26,7 +26,8 @@ def modules() -> list[str]:
 
 
 def named_in_design() -> set[str]:
-    """Module paths the design page names: `registry/facts.py` in full, or `facts.py` in a package's list."""
+    """Module paths the design page names: `registry/facts.py` in full, or `facts.py` (or `corrections/note.py`) in a
+    package's list."""
     names: set[str] = set()
     section = None
     for line in DESIGN.splitlines():
@@ -35,11 +36,12 @@ def named_in_design() -> set[str]:
             section = heading.group(1)
         if line.startswith("## "):
             section = None
-        for name in re.findall(r"`((?:\w+/)?\w+\.py)`", line):
-            if "/" in name or section is None:
+        for name in re.findall(r"`((?:\w+/)*\w+\.py)`", line):
+            top = name.split("/")[0]
+            if section is None or ("/" in name and (top in ("tests", "bench") or (PACKAGE / top).is_dir())):
                 names.add(name)
             else:
-                names.add(f"{section}/{name}")
+                names.add(f"{section}/{name}")  # `facts.py`, or `corrections/workflow.py` in a package's list
     return names
 
 
