@@ -307,9 +307,9 @@ def import_(
     extra = conditions.parse_pairs(info_ or [], "--info")
     s, reg = open_registry(db)
     if fmt == "llama-bench":
-        from factreg.measure import llamabench
+        from factreg.measure import llamabench_facts
 
-        result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
+        result = llamabench_facts.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
                                          identity=identity, info=extra, id_prefix=id_prefix,
                                          machine=machine if machine is not None else s.hostname, say=info)
         named = "--machine" if machine is not None else (

@@ -7,8 +7,11 @@ verdict can tell a claim that is wrong from a machine that is, for now, faster o
 - probes have no control: the client's speed says nothing about the server a probe measures. Their verdicts
   are judged with the endpoint's own evidence instead (`measure/endpoint.py`), gathered by `bracket` too.
 
-Its cost is bounded: each of the two runs is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
-run's time), keeping the tests that finished — only on a machine so busy that none has, it may run on to
+A llama-bench fact's own measurement interleaves them: a control run before its first measured run and after each
+one (C M C M … C, `measure/interleave.py`), so that every run is judged beside the control runs around it.
+
+Its cost is bounded: each control run is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
+run's time — the run it follows, when interleaved), keeping the tests that finished — only on a machine so busy that none has, it may run on to
 `HARD_STOP` × that for its first one. A control that could not run is recorded with its reason and the verdict
 then says the machine could not be compared. A control is kept as the info condition `control` (compact JSON) of a fact, and in the
 `observed` conditions of a verification (both are `ALWAYS_INFO`, so a correction carries them as info).

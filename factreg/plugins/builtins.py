@@ -25,7 +25,7 @@ def register_verifiers(register: Callable[[Any], None]) -> None:
 def register_importers(register: Callable[[Any], None]) -> None:
     register(Importer("jsonl", "factreg JSONL", "factreg.registry.jsonl:import_files"))
     register(Importer("llama-bench", "llama-bench output (JSON, JSONL, CSV, Markdown, SQL, SQLite)",
-                      "factreg.measure.llamabench:import_files"))
+                      "factreg.measure.llamabench_facts:import_files"))
     register(Importer("vllm-bench", "vLLM bench serve JSON", "factreg.measure.serving_import:import_files"))
     register(Importer("aiperf", "AIPerf profile_export_aiperf.json", "factreg.measure.serving_import:import_files"))
     register(Importer("llama-benchy", "llama-benchy JSON", "factreg.measure.serving_import:import_files"))
