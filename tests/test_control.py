@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import insert
 
 from factreg.demo import standin
-from factreg.measure import control, machine
+from factreg.measure import control, machine, speed
 from factreg.measure import verify as engine
 from factreg.measure.measurement import Measurement
 from factreg.registry import facts
@@ -184,7 +184,7 @@ def test_the_control_becomes_the_facts_after_a_first_confirmed_verification(regi
     facts.record(registry, NewFact(id="testhost/tiny/tg32", metric="tg_rate", samples=BASE, identity=IDENT,
                                    method={"kind": "llama-bench", "args": ["-m", "tiny.gguf"]}))  # fmt: skip
     [f] = facts.list_facts(registry, {}, ids=["testhost/tiny/tg32"])
-    assert control.with_baseline(registry, f) == f  # nothing yet
+    assert speed.with_baseline(registry, f) == f  # nothing yet
     row = {"fact_id": f["id"], "fact_version": 1, "verified_at": "2026-11-30T11:00:00Z", "method_kind": "llama-bench",
            "samples": "[]", "diff": "{}"}  # fmt: skip
     with registry.write() as conn:
@@ -193,7 +193,7 @@ def test_the_control_becomes_the_facts_after_a_first_confirmed_verification(regi
             {**row, "verdict": "confirmed", "observed": json.dumps({control.KEY: ctl(9743)})},
             {**row, "verdict": "confirmed", "observed": json.dumps({control.KEY: ctl(7000)})},
         ])  # fmt: skip
-    got = control.with_baseline(registry, f)
+    got = speed.with_baseline(registry, f)
     assert control.of_fact(got)["value"] == 9743  # the first confirmed one: the machine agreed with the fact then
     res = engine.judge(got, measured(scaled(BASE, 2.0), 19486))
     assert res["verdict"] == "inconclusive" and res["speed_factor"] == pytest.approx(2.0)
@@ -367,6 +367,6 @@ def test_the_measured_llama_benchs_own_run_queue_delay_explains_a_slower_run():
 
 
 def test_the_wait_factor_counts_steal_and_a_side_without_it_as_unhindered():
-    assert control.wait_factor({}, {"run_wait": 0.5, "run_steal": 0.2}) == pytest.approx(0.4)
-    assert control.wait_factor({"run_wait": 0.5}, {"run_wait": 0.5}) == pytest.approx(1.0)
-    assert control.wait_factor({"run_wait": 0.1}, {}) is None
+    assert speed.wait_factor({}, {"run_wait": 0.5, "run_steal": 0.2}) == pytest.approx(0.4)
+    assert speed.wait_factor({"run_wait": 0.5}, {"run_wait": 0.5}) == pytest.approx(1.0)
+    assert speed.wait_factor({"run_wait": 0.1}, {}) is None

@@ -1,5 +1,5 @@
 """The interleaved control (measure/interleave.py): chunks, control-relative samples, pooling, and the verdicts
-`control.adjust` reaches with them. Fixed numbers, so every verdict is exact; the real llama-bench runs C M C … C
+`speed.adjust` reaches with them. Fixed numbers, so every verdict is exact; the real llama-bench runs C M C … C
 in tests/test_verify_control.py and bench/bench_confirm.py."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from factreg.measure import control, interleave, machine
+from factreg.measure import control, interleave, machine, speed
 from factreg.measure import verify as engine
 from factreg.measure.measurement import Measurement
 
@@ -30,9 +30,9 @@ def drifting(level: float, speeds: list[float], per_chunk: int, cv: float, seed:
     """Samples of a workload whose true rate is `level` × the machine's speed, the speed moving chunk by chunk."""
     rng = random.Random(seed)
     samples, chunks = [], []
-    for speed in speeds:
-        samples += [level * speed * (1 + rng.gauss(0, cv)) for _ in range(per_chunk)]
-        chunks.append((per_chunk, 9000.0 * speed))
+    for pace in speeds:
+        samples += [level * pace * (1 + rng.gauss(0, cv)) for _ in range(per_chunk)]
+        chunks.append((per_chunk, 9000.0 * pace))
     return samples, chunks
 
 
@@ -159,7 +159,7 @@ def test_a_control_lent_by_a_verification_pairs_none_of_the_facts_samples(regist
         conn.execute(insert(VERIFICATION), [{"fact_id": f["id"], "fact_version": 1, "method_kind": "llama-bench",
                                              "verified_at": "2026-11-30T11:00:00Z", "samples": "[]", "diff": "{}",
                                              "verdict": "confirmed", "observed": json.dumps({control.KEY: json.dumps(lent)})}])
-    got = control.with_baseline(registry, f)
+    got = speed.with_baseline(registry, f)
     assert control.of_fact(got)["value"] == lent["value"]
     assert interleave.KEY not in control.of_fact(got) and "parts" not in control.of_fact(got)
     new, new_chunks = drifting(8000.0, [1.0] * 4, 5, 0.02, seed=12)

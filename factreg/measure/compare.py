@@ -170,9 +170,9 @@ def warnings_for(a: FactData, b: FactData) -> list[IntegrityWarning]:
 
 def _machine_warnings(a: FactData, b: FactData) -> list[IntegrityWarning]:
     """The two facts' control measurements differ, or one has none (`measure/control.py`)."""
-    from factreg.measure import control
+    from factreg.measure import speed
 
-    return [{"code": w["code"], "message": w["message"]} for w in control.compare_warnings(a, b)]
+    return [{"code": w["code"], "message": w["message"]} for w in speed.compare_warnings(a, b)]
 
 
 def bootstrap_ci(

@@ -13,11 +13,11 @@ machine 1.4× slower a minute later — moves the measured run and its control t
 a chunk remains in the samples' own spread. The side's standard deviation is widened by the controls' own
 noise (each chunk's control error moves all of its samples alike).
 
-The raw values stay what a fact shows; `control.adjust` uses the relative comparison to decide what the raw one
+The raw values stay what a fact shows; `speed.adjust` uses the relative comparison to decide what the raw one
 cannot (docs/machine.md, "The interleaved control").
 
 Facts recorded before chunks were kept have `parts` (the control before and after the whole run): one chunk
-covering every sample. A control lent to a fact by a later verification (`control.with_baseline`) has neither:
+covering every sample. A control lent to a fact by a later verification (`speed.with_baseline`) has neither:
 its chunks belong to other samples, so nothing is paired.
 """
 

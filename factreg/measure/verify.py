@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from factreg.errors import FactregError, UsageError
-from factreg.measure import control, machine
+from factreg.measure import control, machine, speed
 from factreg.measure import judge as judging
 from factreg.measure.measurement import Measurement
 from factreg.registry import conditions as cond
@@ -335,7 +335,7 @@ def judge(
         "tolerance": tolerance,
         "message": outcome.message,
     }
-    return cast("VerifyResult", control.adjust(fact, m, dict(result), settings))
+    return cast("VerifyResult", speed.adjust(fact, m, dict(result), settings))
 
 
 def _llama_bench(kind: str, method: Mapping[str, Any], settings: Settings | None) -> Any:
@@ -458,7 +458,7 @@ def verify(
         if fact["id"] in refused:  # nothing of an untrusted method is run: no process, no request
             results[fact["id"]] = _unrunnable(fact, provenance.why_untrusted(fact))
             continue
-        fact = control.with_baseline(registry, fact)
+        fact = speed.with_baseline(registry, fact)
         method = fact.get("method")
         if not isinstance(method, dict):
             results[fact["id"]] = _unrunnable(fact, "its method is not structured data; it is never executed")
@@ -562,7 +562,7 @@ def _pool(kind: str, a: Measurement, b: Measurement) -> Measurement:
 
 
 def _refutes(result: VerifyResult) -> bool:
-    """Refuted, or refuted as measured and only explained by the machine's speed (`control.adjust`): either way
+    """Refuted, or refuted as measured and only explained by the machine's speed (`speed.adjust`): either way
     re-measured, so that one control run that moved by chance can neither refute nor excuse a fact alone."""
     return result["verdict"] == Verdict.REFUTED or result.get("as_measured") == Verdict.REFUTED
 
