@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from factreg.measure import quantiles, sweep, verify
+from factreg.measure import slo, sweep, verify
 from factreg.measure.measurement import Measurement
 
 BODY = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
@@ -29,9 +29,9 @@ def body_file(tmp_path: Path) -> str:
     return str(path)
 
 
-def g(good: int, total: int) -> quantiles.Goodput:
-    low, high = quantiles.wilson(good, total)
-    return quantiles.Goodput(good, total, low, high)
+def g(good: int, total: int) -> slo.Goodput:
+    low, high = slo.wilson(good, total)
+    return slo.Goodput(good, total, low, high)
 
 
 def test_a_capacity_is_refuted_once_the_server_degrades_below_it(cli, server, body_file) -> None:
@@ -89,7 +89,7 @@ def test_a_capacity_that_cannot_be_measured_is_not_refuted(cli, server, body_fil
     ],
 )
 def test_the_capacity_rule(recorded, levels, verdict, needle) -> None:
-    out = quantiles.verify_capacity(recorded, levels, 0.95)
+    out = slo.verify_capacity(recorded, levels, 0.95)
     assert out.verdict == verdict and needle in out.message, out.message
 
 

@@ -21,7 +21,7 @@ from factreg.demo import standin
 from factreg.errors import UsageError
 from factreg.measure import load as loading
 from factreg.measure import probe as core
-from factreg.measure import quantiles, verify
+from factreg.measure import quantiles, slo, verify
 from factreg.measure.measurement import Measurement
 from factreg.registry import metrics
 
@@ -348,7 +348,7 @@ def test_a_sweep_under_a_limit_nobody_meets_has_no_capacity(server) -> None:
 
     base = core.ProbeSpec(url=server.url("ok,first=0.05,gap=0.005,tokens=2,model=none"), body=dict(BODY), n=4,
                           warmup=0, min_uptime=0)
-    result = sweep.sweep(base, [1, 2], quantiles.parse_slos(["ttft<0.04"]), hostname="h")
+    result = sweep.sweep(base, [1, 2], slo.parse_slos(["ttft<0.04"]), hostname="h")
     assert result.capacity.level is None and "no capacity" in result.capacity.message
     assert all(lv.goodput.good == 0 and lv.goodput.missed == {"ttft<0.04": 4} for lv in result.levels)
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from factreg.errors import BadInput, FactregError, UsageError
 from factreg.measure import quantiles as Q
+from factreg.measure import slo as S
 from factreg.registry.verdicts import Verdict
 
 LOGNORMAL = sps.lognorm(s=0.5, scale=0.4)  # a TTFT-like distribution: median 0.4 s, long right tail
@@ -362,9 +363,9 @@ def test_bad_arrival_times(arrivals, words):
     ],
 )
 def test_parse_slo(text, metric, q, op, limit, canonical):
-    slo = Q.parse_slo(text)
+    slo = S.parse_slo(text)
     assert (slo.metric, slo.q, slo.op, slo.limit) == (metric, pytest.approx(q), op, limit)
-    assert slo.text == canonical and Q.parse_slo(slo.text) == slo
+    assert slo.text == canonical and S.parse_slo(slo.text) == slo
 
 
 @pytest.mark.parametrize(
@@ -385,20 +386,20 @@ def test_parse_slo(text, metric, q, op, limit, canonical):
 )
 def test_bad_slo_is_one_line_usage_error(text, words):
     with pytest.raises(UsageError) as info:
-        Q.parse_slo(text)
+        S.parse_slo(text)
     message = str(info.value)
     assert words in message and "\n" not in message and message.startswith(f"bad SLO {text!r}")
     assert isinstance(info.value, FactregError) and info.value.exit_code == 2
 
 
 def test_parse_slos_splits_commas_and_refuses_none():
-    assert [s.text for s in Q.parse_slos(["ttft:p90<0.5,itl:p99<0.08", "e2e<10"])] == [
+    assert [s.text for s in S.parse_slos(["ttft:p90<0.5,itl:p99<0.08", "e2e<10"])] == [
         "ttft:p90<0.5",
         "itl:p99<0.08",
         "e2e<10",
     ]
     with pytest.raises(UsageError, match="no SLO given"):
-        Q.parse_slos([" , "])
+        S.parse_slos([" , "])
 
 
 # --- goodput and capacity -----------------------------------------------------------------------------------
@@ -419,65 +420,65 @@ WORKED = [
 
 
 def test_goodput_worked_example():
-    slos = Q.parse_slos(["ttft<0.5,itl:max<0.08"])
-    g = Q.goodput(WORKED, slos)
+    slos = S.parse_slos(["ttft<0.5,itl:max<0.08"])
+    g = S.goodput(WORKED, slos)
     assert (g.good, g.total, g.share) == (5, 10, 0.5)
     assert g.missed == {"ttft<0.5": 4, "itl<0.08": 3}
     ci = sps.binomtest(5, 10).proportion_ci(confidence_level=0.95, method="wilson")
     assert (g.low, g.high) == (pytest.approx(ci.low, rel=1e-9), pytest.approx(ci.high, rel=1e-9))
     assert g.message == "5/10 good (50.0%, 95% [23.7–76.3%]); missed ttft<0.5: 4, itl<0.08: 3"
-    assert [Q.meets(r, slos) for r in WORKED] == [True, True, False, False, True, True, False, False, True, False]
+    assert [S.meets(r, slos) for r in WORKED] == [True, True, False, False, True, True, False, False, True, False]
 
 
 def test_goodput_itl_percentile_is_per_request():
     # itl:p50<0.08: the request's own median gap; the request with one 90 ms gap among 50 ms ones now passes.
-    g = Q.goodput(WORKED, Q.parse_slos(["ttft<0.5,itl:p50<0.08"]))
+    g = S.goodput(WORKED, S.parse_slos(["ttft<0.5,itl:p50<0.08"]))
     assert g.good == 6 and g.missed["itl:p50<0.08"] == 2  # the failed request and the 120 ms one
 
 
 @pytest.mark.parametrize("k, n", [(0, 10), (10, 10), (97, 100), (1, 3), (950, 1000)])
 def test_wilson_matches_scipy(k, n):
     ci = sps.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    assert Q.wilson(k, n) == (pytest.approx(ci.low, abs=1e-9), pytest.approx(ci.high, abs=1e-9))
+    assert S.wilson(k, n) == (pytest.approx(ci.low, abs=1e-9), pytest.approx(ci.high, abs=1e-9))
 
 
 def test_goodput_refuses_slo_no_request_measured():
     with pytest.raises(BadInput, match="no request has a 'tpot' value for SLO tpot<0.05"):
-        Q.goodput(WORKED, Q.parse_slos(["tpot<0.05"]))
+        S.goodput(WORKED, S.parse_slos(["tpot<0.05"]))
 
 
-def level(good: int, total: int = 100) -> Q.Goodput:
-    low, high = Q.wilson(good, total)
-    return Q.Goodput(good, total, low, high)
+def level(good: int, total: int = 100) -> S.Goodput:
+    low, high = S.wilson(good, total)
+    return S.Goodput(good, total, low, high)
 
 
 def test_capacity_worked_example():
     # Concurrency → goodput: 100%, 99%, 96%, 91%, 97%. Capacity 4; 16 passes above a failing 8: not counted.
     levels = {1: level(100), 2: level(99), 4: level(96), 8: level(91), 16: level(97)}
-    cap = Q.capacity(levels)
+    cap = S.capacity(levels)
     assert cap.level == 4
     assert cap.message == (
         "capacity 4: 96/100 good (96.0%, 95% [90.2–98.4%]) meets goodput ≥ 95%; level 8 does not (91.0%); "
         "not counted above a failing level: 16"
     )
-    assert Q.capacity(levels, threshold=0.9).level == 16
-    assert Q.capacity({1: level(90), 2: level(99)}).level is None
+    assert S.capacity(levels, threshold=0.9).level == 16
+    assert S.capacity({1: level(90), 2: level(99)}).level is None
 
 
 def test_capacity_bad_input():
     with pytest.raises(BadInput, match="no load levels"):
-        Q.capacity({})
+        S.capacity({})
     with pytest.raises(UsageError, match="threshold 95 must be in"):
-        Q.capacity({1: level(99)}, threshold=95)
+        S.capacity({1: level(99)}, threshold=95)
 
 
 def test_run_check_pools_observations():
     requests = [{"ttft": v} for v in exact_sample(LOGNORMAL, 200)] + [None]
     p90 = float(np.quantile(exact_sample(LOGNORMAL, 200), 0.9))
-    met = Q.run_check(Q.parse_slo(f"ttft:p90<{p90 * 1.01}"), requests)
+    met = S.run_check(S.parse_slo(f"ttft:p90<{p90 * 1.01}"), requests)
     assert met.met and met.estimate.value == pytest.approx(p90) and met.unknown == 1
-    assert not Q.run_check(Q.parse_slo(f"ttft:p90<{p90 * 0.99}"), requests).met
-    itl = Q.run_check(Q.parse_slo("itl:p50<0.05"), WORKED)
+    assert not S.run_check(S.parse_slo(f"ttft:p90<{p90 * 0.99}"), requests).met
+    itl = S.run_check(S.parse_slo("itl:p50<0.05"), WORKED)
     pooled = [g for r in WORKED if r for g in r["itl"]]
     assert itl.estimate.value == pytest.approx(np.quantile(pooled, 0.5)) and itl.met is False
     assert "p50 needs n ≥ 20" in itl.message

@@ -66,11 +66,11 @@ def sweep(
     from factreg.cli.probe import read_body, request_headers
     from factreg.errors import CouldNotVerify, UsageError
     from factreg.measure import probe as core
-    from factreg.measure import quantiles
+    from factreg.measure import slo as slo_rules
     from factreg.measure import sweep as core_sweep
 
     levels = core_sweep.parse_levels(concurrency)
-    slos = quantiles.parse_slos(slo or [])
+    slos = slo_rules.parse_slos(slo or [])
     if not 0 < threshold <= 1:
         raise UsageError("--threshold is a share in (0, 1], e.g. 0.95")
     headers = request_headers(url, header, api_key_env, record)

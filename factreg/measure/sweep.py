@@ -1,18 +1,18 @@
 """`factreg sweep`: the probe at rising concurrency, goodput under SLOs at each level, and the capacity.
 
 Each level is one probe run (`probe.probe` with `concurrency` set: identity check, warm-up, n measured requests).
-A request is good when it meets every SLO (`quantiles.meets`: its own ttft, its own itl gaps, ...); a level's
+A request is good when it meets every SLO (`slo.meets`: its own ttft, its own itl gaps, ...); a level's
 goodput is the share of good requests with its Wilson interval; the capacity is the highest level such that it and
-every lower level keep goodput ≥ the threshold (95% by default; `quantiles.capacity`). A level whose probe failed
+every lower level keep goodput ≥ the threshold (95% by default; `slo.capacity`). A level whose probe failed
 counts as goodput 0 (every request bad) with its verdict shown: an endpoint that errors at 8 streams has no
-capacity there. Each SLO is also checked on the level's pooled observations (`quantiles.run_check`), with the
+capacity there. Each SLO is also checked on the level's pooled observations (`slo.run_check`), with the
 percentile's interval and whether n supports it.
 
 Facts (`--record PREFIX`): `PREFIX/capacity` (streams), and `PREFIX/goodput_c<N>` per level (a share, its samples
 the 0/1 outcome of each request). Their method is `{"kind": "sweep", ...}`: the probe recipe, the levels, the SLOs
 and the threshold. `verify` re-runs the levels the facts need (`needed_levels`): for a capacity C, every recorded
 level up to C and the next one above; for a goodput fact, its own level. A capacity is judged by those levels'
-goodput and Wilson intervals (`quantiles.verify_capacity`: refuted when a level up to C now misses with its whole
+goodput and Wilson intervals (`slo.verify_capacity`: refuted when a level up to C now misses with its whole
 interval below the threshold).
 """
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from factreg import secrets
 from factreg.errors import UsageError
-from factreg.measure import quantiles
+from factreg.measure import slo
 from factreg.measure.probe import OK, ProbeResult, ProbeSpec, probe, spec_from_method
 
 if TYPE_CHECKING:
@@ -74,9 +74,9 @@ class Level:
 
     concurrency: int
     result: ProbeResult
-    goodput: quantiles.Goodput
+    goodput: slo.Goodput
     outcomes: list[int]  # 1 good, 0 not, per measured request (failed level: all 0)
-    checks: list[quantiles.SloCheck]
+    checks: list[slo.SloCheck]
 
     def as_json(self) -> dict[str, Any]:
         g = self.goodput
@@ -98,8 +98,8 @@ class Level:
 @dataclass
 class Sweep:
     levels: list[Level]
-    capacity: quantiles.Capacity
-    slos: list[quantiles.Slo]
+    capacity: slo.Capacity
+    slos: list[slo.Slo]
     observed: dict[str, str]
 
     @property
@@ -118,26 +118,26 @@ class Sweep:
         return dict(secrets.redact_data(data))
 
 
-def _level(concurrency: int, result: ProbeResult, slos: Sequence[quantiles.Slo]) -> Level:
+def _level(concurrency: int, result: ProbeResult, slos: Sequence[slo.Slo]) -> Level:
     if result.verdict != OK:
         n = max(1, int(result.info.get("requests_sent") or 0) or 1)
-        low, high = quantiles.wilson(0, n)
+        low, high = slo.wilson(0, n)
         missed = {f"probe {result.verdict}": n}
-        return Level(concurrency, result, quantiles.Goodput(0, n, low, high, missed), [0] * n, [])
+        return Level(concurrency, result, slo.Goodput(0, n, low, high, missed), [0] * n, [])
     values = request_values(result)
-    outcomes = [int(quantiles.meets(v, slos)) for v in values]
-    good = quantiles.goodput(values, slos)
-    checks = [quantiles.run_check(s, values) for s in slos]
+    outcomes = [int(slo.meets(v, slos)) for v in values]
+    good = slo.goodput(values, slos)
+    checks = [slo.run_check(s, values) for s in slos]
     return Level(concurrency, result, good, outcomes, checks)
 
 
 def sweep(
     base: ProbeSpec,
     levels: Sequence[int],
-    slos: Sequence[quantiles.Slo],
+    slos: Sequence[slo.Slo],
     *,
     hostname: str,
-    threshold: float = quantiles.CAPACITY_THRESHOLD,
+    threshold: float = slo.CAPACITY_THRESHOLD,
     progress: Callable[[str], None] | None = None,
     env: Mapping[str, str] | None = None,
     allowed_env: frozenset[str] | None = None,
@@ -155,11 +155,11 @@ def sweep(
         if result.verdict == OK and not observed:
             observed = {k: v for k, v in result.observed.items() if k not in ("load", "concurrency")}
         out.append(_level(c, result, slos))
-    cap = quantiles.capacity({lv.concurrency: lv.goodput for lv in out}, threshold)
+    cap = slo.capacity({lv.concurrency: lv.goodput for lv in out}, threshold)
     return Sweep(out, cap, list(slos), observed)
 
 
-def method(base: ProbeSpec, levels: Sequence[int], slos: Sequence[quantiles.Slo], threshold: float) -> dict[str, Any]:
+def method(base: ProbeSpec, levels: Sequence[int], slos: Sequence[slo.Slo], threshold: float) -> dict[str, Any]:
     recipe = {k: v for k, v in base.method().items() if k not in ("concurrency", "rate", "burstiness")}
     return {**recipe, "kind": "sweep", "levels": list(levels), "slos": [s.text for s in slos], "threshold": threshold}
 
@@ -191,7 +191,7 @@ def new_facts(result: Sweep, prefix: str, recipe: Mapping[str, Any]) -> list[New
     return out
 
 
-def _bounded_recipe(recipe: Mapping[str, Any]) -> tuple[ProbeSpec, list[int], list[quantiles.Slo], float]:
+def _bounded_recipe(recipe: Mapping[str, Any]) -> tuple[ProbeSpec, list[int], list[slo.Slo], float]:
     spec = spec_from_method({**recipe, "kind": "probe"})
     levels_raw = recipe.get("levels")
     if not isinstance(levels_raw, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in levels_raw):
@@ -200,8 +200,8 @@ def _bounded_recipe(recipe: Mapping[str, Any]) -> tuple[ProbeSpec, list[int], li
     slos_raw = recipe.get("slos")
     if not isinstance(slos_raw, list) or not all(isinstance(x, str) for x in slos_raw):
         raise UsageError("the stored sweep method's slos must be a list of strings")
-    slos = quantiles.parse_slos(slos_raw)
-    threshold = recipe.get("threshold", quantiles.CAPACITY_THRESHOLD)
+    slos = slo.parse_slos(slos_raw)
+    threshold = recipe.get("threshold", slo.CAPACITY_THRESHOLD)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise UsageError("the stored sweep method's threshold must be a share in (0, 1]")
     return spec, levels, slos, float(threshold)

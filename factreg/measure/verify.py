@@ -189,20 +189,20 @@ def _quantile_outcome(fact: FactData, m: Measurement, tolerance: float, alpha: f
 
 def _capacity_outcome(fact: FactData, m: Measurement) -> judging.Outcome | None:
     """A capacity fact re-measured by its sweep is judged by the goodput of the levels it needs
-    (`quantiles.verify_capacity`), not by comparing two level numbers; None for any other fact."""
-    from factreg.measure import quantiles
+    (`slo.verify_capacity`), not by comparing two level numbers; None for any other fact."""
+    from factreg.measure import slo
 
     if fact["metric"] != "capacity" or not m.levels:
         return None
     method = fact.get("method") or {}
-    threshold = method.get("threshold", quantiles.CAPACITY_THRESHOLD)
+    threshold = method.get("threshold", slo.CAPACITY_THRESHOLD)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-        threshold = quantiles.CAPACITY_THRESHOLD
+        threshold = slo.CAPACITY_THRESHOLD
     levels = {}
     for level, (good, total) in m.levels.items():
-        low, high = quantiles.wilson(good, total)
-        levels[level] = quantiles.Goodput(good, total, low, high)
-    return quantiles.verify_capacity(fact["value"], levels, float(threshold))
+        low, high = slo.wilson(good, total)
+        levels[level] = slo.Goodput(good, total, low, high)
+    return slo.verify_capacity(fact["value"], levels, float(threshold))
 
 
 MAX_N = 1000
