@@ -105,8 +105,9 @@ def fingerprint() -> str:
 
         h = hashlib.blake2b(digest_size=16)
         h.update(f"{SCHEMA}|{__version__}|{sys.version}".encode())
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        here = Path(__file__).parent
+        for path in sorted(here.rglob("*.py")):  # the lint's package too (factreg/docs/lint/)
+            h.update(path.relative_to(here).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         _FINGERPRINT.append(h.hexdigest())
     return _FINGERPRINT[0]
 

@@ -1,0 +1,335 @@
+"""Finding claims in a document: candidates, the rules' decisions, findings with the rule that made each."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from factreg.docs import claimmodel
+from factreg.docs.findings import Finding
+from factreg.docs.lint.context import _Context
+from factreg.docs.lint.patterns import lazy
+from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
+from factreg.docs.lint.regions import _skipped
+from factreg.docs.lint.tables import _by_column, _has_table, _header_cells
+from factreg.docs.lint.vocab import (
+    _DIGIT,
+    _END,
+    _EXTRA,
+    _LABEL_UNIT,
+    _MAGNITUDE,
+    _NUM,
+    _NUM_FIRST,
+    _PM,
+    _RELATIVE,
+    _SP,
+    Candidate,
+)
+
+_UNITS = [
+    # rates
+    ("rate", rf"(?i:tok(?:en)?s?|tks?|t){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?)(?:{_SP}|-)(?i:per|a)(?:{_SP}|-)(?i:second|sec){_END}"),  # tokens-per-second
+    ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
+    ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
+    ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
+    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
+    # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
+    (
+        "persec",
+        rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
+        rf"(?:(?i:s|secs?|seconds?){_END}|초)",
+    ),
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
+    ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
+    ("fps", rf"(?i:fps){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
+    # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
+    ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
+    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
+    ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
+    # time per token
+    ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
+    ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
+    # durations
+    ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
+    ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
+    ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
+    ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
+    ("s", r"초(?![과기반록등월석점콜소])"),
+    ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
+    ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
+    ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
+    ("d", rf"(?i:days?){_END}"),
+    # ratios and relative changes (checked further in Python: what follows decides)
+    ("ratio", r"[×✕✖]"),
+    (
+        "x",
+        rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown|the{_SP}(?:performance|speed|throughput)){_END})",
+    ),
+    ("xcap", r"(?<=\d)X(?=[.,;)]|$)"),
+    ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
+    ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
+    ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
+    ("pct", r"%"),
+]
+
+
+_UNIT_NAMES = [name for name, _ in _UNITS]
+
+
+_UNIT_ALT = "|".join(f"(?P<u{i}>{rx})" for i, (_, rx) in enumerate(_UNITS))
+
+
+_NORMAL = {
+    "rate": "tok/s",
+    "req": "req/s",
+    "mstok": "ms/tok",
+    "stok": "s/tok",
+    "ms": "ms",
+    "us": "µs",
+    "s": "s",
+    "min": "min",
+    "h": "h",
+    "d": "d",
+    "persec": "/s",
+    "fps": "fps",
+    "bw": "B/s",
+    "bits": "bit/s",
+    "flops": "FLOPS",
+    "ratio": "×",
+    "x": "×",
+    "xsp": "×",
+    "xcap": "×",
+    "times": "×",
+    "pct": "%",
+}
+
+
+_RANGE = (
+    rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP}?(?:에서|부터){_SP}?"
+    rf"|{_SP}?(?:→|->|⇒){_SP}?)"  # a before → after pair whose unit is written once: 155 → 732 chars/초
+)
+
+
+# What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
+# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
+_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
+
+
+_CLAIM = lazy(
+    rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
+    rf"(?:"
+    rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
+    rf"|"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_UNIT_ALT})"
+    rf")"
+)
+
+
+# `the 401s`, `404s`, `5xx`: HTTP status codes in the plural, not seconds (`120s` stays a duration)
+_HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 429, 500, 502, 503, 504})
+
+
+_KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
+
+
+def _candidates(
+    text: str,
+    skipped: Callable[[int, int], bool] = lambda a, b: False,
+    windows: list[tuple[int, int]] | None = None,
+    dismissed: list[Candidate] | None = None,
+) -> list[Candidate]:
+    """(start, end, value, unit, kind) of every claim and target in `text` outside the `skipped` regions; with
+    `windows` (from _windows), the patterns are only run there. With a `dismissed` list, the numbers with a unit
+    that the rules found to be neither (a name, a clock time, a size, a hypothetical, …) are appended to it, of
+    kind "dismissed" (what factreg.docs.claimmodel reads)."""
+    out: list[Candidate] = []
+    append = out.append
+    ctx = _Context(text)
+    for m in _finditer(_CLAIM, text, windows):
+        start = m.start()
+        if skipped(start, m.end()):
+            continue
+        if dismissed is not None:
+            before = len(out)
+            _claim_match(m, text, ctx, append)
+            if len(out) == before:
+                group = m.lastgroup or ""
+                dismissed.append((start, m.end(), m.group("n1"), _NORMAL.get(_KIND.get(group, ""), ""), "dismissed"))
+            continue
+        _claim_match(m, text, ctx, append)
+    for rx, rx_windows in _extra_runs(text, windows):
+        for m in _finditer(rx, text, rx_windows):
+            if skipped(m.start(), m.end()):
+                continue
+            found = ctx.extra(m, rx)
+            if found is not None:
+                out.append(found)
+            elif dismissed is not None:
+                dismissed.append((m.start(), m.end(), m.group("n1"), "", "dismissed"))
+    if "|" in text and "--" in text:
+        taken = [(c[0], c[1]) for c in out]
+        for c in _header_cells(text, skipped):
+            if not any(a < c[1] and c[0] < b for a, b in taken):
+                out.append(c)
+    out.sort()
+    # keep the first of overlapping claims (`초당 28 토큰/초` is found twice)
+    kept: list[Candidate] = []
+    for c in out:
+        if kept and c[0] < kept[-1][1]:
+            continue
+        kept.append(c)
+    kept = ctx.rows(kept)
+    return _by_column(text, kept) if kept and "|" in text and "--" in text else kept
+
+
+def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
+    """The claim or target a match of _CLAIM is, appended; nothing when it is neither."""
+    start = m.start()
+    group = m.lastgroup or ""
+    kind = _KIND.get(group)
+    if group[0] == "p" or group == "n2":  # a ± spread, with or without a unit
+        n2_end = m.end("n2")
+        value = text[start:n2_end]
+        if kind is None or kind in _RELATIVE:
+            append((start, n2_end, value, "", ctx.spread_kind(start, n2_end)))
+            return
+        end = m.end()
+        append((start, end, value, _NORMAL[kind], ctx.spread_kind(start, end)))
+        return
+    if kind is None:  # pragma: no cover - the pattern always ends with a unit here
+        return
+    u_start = m.start(group)
+    end = m.end()
+    n3_end = m.end("n3")
+    num_end = n3_end if n3_end >= 0 else m.end("n1")
+    if num_end == u_start and n3_end < 0 and kind in ("s", "x", "xcap", "h"):
+        digits = m.group("n1")
+        if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)):
+            return  # `RTX 2080s`, `3700x`, `the 401s`
+        if kind == "s" and digits.isdigit() and _PRODUCT_BEFORE.search(text, max(0, start - 20), start):
+            return  # `Vega 10s`, `Radeon 7s`: a product's name in the plural
+    if _NAME_AFTER.match(text, end):
+        return  # `-5s-Diffusers`: part of a name
+    verdict = ctx.classify(start, u_start, end, kind)
+    if verdict is None:
+        return
+    end, what = verdict
+    append((start, end, text[start:num_end], _NORMAL[kind], what))
+
+
+# `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.
+_PRODUCT_BEFORE = lazy(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
+
+
+_NAME_AFTER = lazy(r"-[A-Za-z]")
+
+
+def lint_text(
+    text: str,
+    path: str = "<text>",
+    include_code: bool = False,
+    targets: bool = False,
+    model: claimmodel.Model | None = None,
+) -> list[Finding]:
+    """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
+    settings (findings of kind "target"). With a `model` (factreg.docs.claimmodel: an experiment, not used by the
+    CLI), it may veto the rules' claims in a sentence (kind "vetoed", listed with `targets`) or add one; such
+    findings have `by == "model"`."""
+    return _lint(text, path, include_code, targets, prefilter=True, model=model)
+
+
+def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candidate] | None) -> list[Candidate]:
+    """The claims and targets the rules find in a document's text (and, with a `dismissed` list, the numbers
+    with a unit they found to be neither)."""
+    if not _DIGIT.search(text):
+        return []
+    windows: list[tuple[int, int]] | None = None
+    if prefilter:
+        windows = _windows(text)
+        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None) and not _has_table(text):
+            return []  # no line can hold a claim
+    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA) and not _has_table(text):
+        return []
+    skip, ignore_file = _skipped(text, include_code)
+    if ignore_file:
+        return []
+    # merge the regions so that one bisect tells whether a number overlaps any of them; numbers in them are
+    # dropped before their words are read
+    merged: list[list[int]] = []
+    for lo, hi in skip:
+        if merged and lo <= merged[-1][1]:
+            if hi > merged[-1][1]:
+                merged[-1][1] = hi
+        else:
+            merged.append([lo, hi])
+    starts = [lo for lo, _ in merged]
+
+    def skipped(start: int, end: int) -> bool:
+        i = bisect_right(starts, end - 1) - 1  # the last region starting before the number's end
+        return i >= 0 and merged[i][1] > start
+
+    return _candidates(text, skipped, windows, dismissed)
+
+
+def _lint(
+    text: str, path: str, include_code: bool, targets: bool, prefilter: bool, model: claimmodel.Model | None = None
+) -> list[Finding]:
+    """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
+    against)."""
+    dismissed: list[Candidate] | None = None if model is None else []
+    found = _scan(text, include_code, prefilter, dismissed)
+    decided: list[tuple[int, int, str, str, str, str]]
+    if model is not None and (found or dismissed):
+        decided = claimmodel.decide(text, found, dismissed or [], model)
+    else:
+        decided = [(*c, "rules") for c in found]
+    if not targets:
+        decided = [c for c in decided if c[4] == "claim"]
+    out: list[Finding] = []
+    line = 1
+    line_start = 0
+    last = 0
+    for start, end, value, unit, kind, by in decided:
+        newlines = text.count("\n", last, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", last, start) + 1
+        last = start
+        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit, kind, by))
+    return out
+
+
+def lint_file(path: Path | str, include_code: bool = False, targets: bool = False) -> list[Finding]:
+    """Every unsourced claim in one file; BadInput when it cannot be read as UTF-8 text."""
+    from factreg.textfile import read_text
+
+    return lint_text(read_text(path), str(path), include_code, targets)
+
+
+def lint_documents(
+    paths: Iterable[Path | str], include_code: bool = False, targets: bool = False
+) -> tuple[list[Finding], list]:  # type: ignore[type-arg]
+    """Findings under `paths` and the files that could not be read (walk.Problem), for the CLI to report."""
+    from factreg.docs import walk
+
+    findings: list[Finding] = []
+    problems: list = []  # type: ignore[type-arg]
+    for path, text in walk.documents(paths):
+        if isinstance(text, walk.Problem):
+            problems.append(text)
+            continue
+        findings.extend(lint_text(text, str(path), include_code, targets))
+    return findings, problems
+
+
+def lint_paths(paths: list[Path], include_code: bool = False, targets: bool = False) -> list[Finding]:
+    """Every unsourced claim in the Markdown files under `paths`; files that cannot be read are skipped. With
+    `targets`, the targets, limits and settings too (findings of kind "target")."""
+    return lint_documents(paths, include_code, targets)[0]
