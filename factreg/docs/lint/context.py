@@ -90,30 +90,30 @@ class _Context(_Tables):
             num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
             start = m.start()
             unit = "tok/s" if m.group("what") == "토큰" else "/s"  # 초당 40건: requests or items per second
-            return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()))
+            return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()), "FR111" if unit == "tok/s" else "FR112")
         if rx is _PREFIX_X:
             start = m.start()
             if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):
                 return None
-            return (start, m.end(), m.group("n1"), "×", "claim")
+            return (start, m.end(), m.group("n1"), "×", "claim", "FR121")
         if rx is _TEST_THEN_NUMBER:
-            return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
+            return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")
         if rx is _LABEL_UNIT:
-            return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()))
+            return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()), "FR142")
         if rx is _RTF:
-            return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()))
+            return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()), "FR143")
         if rx is _UNIT_BEFORE:
             u = m.group("u")
             unit = "FLOPS" if u.endswith("FLOPS") else "/s"
-            return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()))
+            return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), "FR113" if unit == "FLOPS" else "FR112")
         if rx is _FRACTION:
             if self._hypothetical(start):
                 return None
             end = m.end("n1")
-            return (start, end, m.group("n1"), "×", self.spread_kind(start, end))
+            return (start, end, m.group("n1"), "×", self.spread_kind(start, end), "FR121")
         if rx is _METRIC_UNIT:
             name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
             if _SETTING_WORDS.search(name.replace("_", " ")):
                 return None  # `request_timeout_seconds 30`: a setting
-            return (start, m.end(), m.group("n1"), "s" if m.group("unit") == "seconds" else "ms", "claim")
-        return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()))
+            return (start, m.end(), m.group("n1"), "s" if m.group("unit") == "seconds" else "ms", "claim", "FR144")
+        return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")

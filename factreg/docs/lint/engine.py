@@ -25,6 +25,10 @@ from factreg.docs.lint.vocab import (
     _PM,
     _RELATIVE,
     _SP,
+    FAMILY_RULE,
+    MODEL_RULE,
+    SPREAD_RULE,
+    TARGET_RULE,
     Candidate,
 )
 
@@ -145,7 +149,7 @@ def _candidates(
     windows: list[tuple[int, int]] | None = None,
     dismissed: list[Candidate] | None = None,
 ) -> list[Candidate]:
-    """(start, end, value, unit, kind) of every claim and target in `text` outside the `skipped` regions; with
+    """(start, end, value, unit, kind, rule) of every claim and target in `text` outside the `skipped` regions; with
     `windows` (from _windows), the patterns are only run there. With a `dismissed` list, the numbers with a unit
     that the rules found to be neither (a name, a clock time, a size, a hypothetical, …) are appended to it, of
     kind "dismissed" (what factreg.docs.claimmodel reads)."""
@@ -161,7 +165,7 @@ def _candidates(
             _claim_match(m, text, ctx, append)
             if len(out) == before:
                 group = m.lastgroup or ""
-                dismissed.append((start, m.end(), m.group("n1"), _NORMAL.get(_KIND.get(group, ""), ""), "dismissed"))
+                dismissed.append((start, m.end(), m.group("n1"), _NORMAL.get(_KIND.get(group, ""), ""), "dismissed", ""))
             continue
         _claim_match(m, text, ctx, append)
     for rx, rx_windows in _extra_runs(text, windows):
@@ -172,7 +176,7 @@ def _candidates(
             if found is not None:
                 out.append(found)
             elif dismissed is not None:
-                dismissed.append((m.start(), m.end(), m.group("n1"), "", "dismissed"))
+                dismissed.append((m.start(), m.end(), m.group("n1"), "", "dismissed", ""))
     if "|" in text and "--" in text:
         taken = [(c[0], c[1]) for c in out]
         for c in _header_cells(text, skipped):
@@ -186,7 +190,9 @@ def _candidates(
             continue
         kept.append(c)
     kept = ctx.rows(kept)
-    return _by_column(text, kept) if kept and "|" in text and "--" in text else kept
+    if kept and "|" in text and "--" in text:
+        kept = _by_column(text, kept)
+    return [c if c[4] != "target" else (*c[:5], TARGET_RULE) for c in kept]
 
 
 def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
@@ -198,10 +204,10 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
         n2_end = m.end("n2")
         value = text[start:n2_end]
         if kind is None or kind in _RELATIVE:
-            append((start, n2_end, value, "", ctx.spread_kind(start, n2_end)))
+            append((start, n2_end, value, "", ctx.spread_kind(start, n2_end), SPREAD_RULE))
             return
         end = m.end()
-        append((start, end, value, _NORMAL[kind], ctx.spread_kind(start, end)))
+        append((start, end, value, _NORMAL[kind], ctx.spread_kind(start, end), FAMILY_RULE[kind]))
         return
     if kind is None:  # pragma: no cover - the pattern always ends with a unit here
         return
@@ -221,7 +227,7 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
     if verdict is None:
         return
     end, what = verdict
-    append((start, end, text[start:num_end], _NORMAL[kind], what))
+    append((start, end, text[start:num_end], _NORMAL[kind], what, FAMILY_RULE[kind]))
 
 
 # `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.
@@ -237,12 +243,14 @@ def lint_text(
     include_code: bool = False,
     targets: bool = False,
     model: claimmodel.Model | None = None,
+    rules: frozenset[str] | None = None,
 ) -> list[Finding]:
     """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
-    settings (findings of kind "target"). With a `model` (factreg.docs.claimmodel: an experiment, not used by the
-    CLI), it may veto the rules' claims in a sentence (kind "vetoed", listed with `targets`) or add one; such
-    findings have `by == "model"`."""
-    return _lint(text, path, include_code, targets, prefilter=True, model=model)
+    settings (findings of kind "target"). Each finding names the rule that reports it (`rule`); with `rules`
+    (rule ids, factreg.docs.lint.rules.selected), only those rules' findings, else every rule's. With a `model`
+    (factreg.docs.claimmodel: an experiment, not used by the CLI), it may veto the rules' claims in a sentence
+    (kind "vetoed", listed with `targets`) or add one; such findings have `by == "model"`."""
+    return _lint(text, path, include_code, targets, prefilter=True, model=model, rules=rules)
 
 
 def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candidate] | None) -> list[Candidate]:
@@ -257,9 +265,10 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
             return []  # no line can hold a claim
     elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA) and not _has_table(text):
         return []
-    skip, ignore_file = _skipped(text, include_code)
-    if ignore_file:
+    regions = _skipped(text, include_code)
+    if regions.whole_file:
         return []
+    skip = regions.all
     # merge the regions so that one bisect tells whether a number overlaps any of them; numbers in them are
     # dropped before their words are read
     merged: list[list[int]] = []
@@ -275,46 +284,68 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
         i = bisect_right(starts, end - 1) - 1  # the last region starting before the number's end
         return i >= 0 and merged[i][1] > start
 
-    return _candidates(text, skipped, windows, dismissed)
+    found = _candidates(text, skipped, windows, dismissed)
+    if regions.scoped:  # `ignore[FR101]`: the rule is known only once the number is read
+        found = [c for c in found if not regions.silenced(c[0], c[5])]
+    return found
 
 
 def _lint(
-    text: str, path: str, include_code: bool, targets: bool, prefilter: bool, model: claimmodel.Model | None = None
+    text: str,
+    path: str,
+    include_code: bool,
+    targets: bool,
+    prefilter: bool,
+    model: claimmodel.Model | None = None,
+    rules: frozenset[str] | None = None,
 ) -> list[Finding]:
     """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
     against)."""
     dismissed: list[Candidate] | None = None if model is None else []
     found = _scan(text, include_code, prefilter, dismissed)
-    decided: list[tuple[int, int, str, str, str, str]]
+    decided: list[tuple[int, int, str, str, str, str, str]]  # a candidate and who decided it
     if model is not None and (found or dismissed):
-        decided = claimmodel.decide(text, found, dismissed or [], model)
+        rule_at = {c[0]: c[5] for c in found}
+        decided = [
+            (s, e, v, u, k, by, TARGET_RULE if k == "target" else rule_at.get(s, MODEL_RULE))
+            for s, e, v, u, k, by in claimmodel.decide(
+                text, [c[:5] for c in found], [c[:5] for c in dismissed or []], model
+            )
+        ]
     else:
-        decided = [(*c, "rules") for c in found]
+        decided = [(*c[:5], "rules", c[5]) for c in found]
     if not targets:
         decided = [c for c in decided if c[4] == "claim"]
+    if rules is not None:
+        decided = [c for c in decided if c[6] in rules]
     out: list[Finding] = []
     line = 1
     line_start = 0
     last = 0
-    for start, end, value, unit, kind, by in decided:
+    for start, end, value, unit, kind, by, rule in decided:
         newlines = text.count("\n", last, start)
         if newlines:
             line += newlines
             line_start = text.rfind("\n", last, start) + 1
         last = start
-        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit, kind, by))
+        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit, kind, by, rule))
     return out
 
 
-def lint_file(path: Path | str, include_code: bool = False, targets: bool = False) -> list[Finding]:
+def lint_file(
+    path: Path | str, include_code: bool = False, targets: bool = False, rules: frozenset[str] | None = None
+) -> list[Finding]:
     """Every unsourced claim in one file; BadInput when it cannot be read as UTF-8 text."""
     from factreg.textfile import read_text
 
-    return lint_text(read_text(path), str(path), include_code, targets)
+    return lint_text(read_text(path), str(path), include_code, targets, rules=rules)
 
 
 def lint_documents(
-    paths: Iterable[Path | str], include_code: bool = False, targets: bool = False
+    paths: Iterable[Path | str],
+    include_code: bool = False,
+    targets: bool = False,
+    rules: frozenset[str] | None = None,
 ) -> tuple[list[Finding], list]:  # type: ignore[type-arg]
     """Findings under `paths` and the files that could not be read (walk.Problem), for the CLI to report."""
     from factreg.docs import walk
@@ -325,11 +356,13 @@ def lint_documents(
         if isinstance(text, walk.Problem):
             problems.append(text)
             continue
-        findings.extend(lint_text(text, str(path), include_code, targets))
+        findings.extend(lint_text(text, str(path), include_code, targets, rules=rules))
     return findings, problems
 
 
-def lint_paths(paths: list[Path], include_code: bool = False, targets: bool = False) -> list[Finding]:
+def lint_paths(
+    paths: list[Path], include_code: bool = False, targets: bool = False, rules: frozenset[str] | None = None
+) -> list[Finding]:
     """Every unsourced claim in the Markdown files under `paths`; files that cannot be read are skipped. With
     `targets`, the targets, limits and settings too (findings of kind "target")."""
-    return lint_documents(paths, include_code, targets)[0]
+    return lint_documents(paths, include_code, targets, rules)[0]

@@ -29,9 +29,40 @@ _URL_SCHEME = lazy(r"[A-Za-z][A-Za-z0-9+.-]{0,15}\Z")
 _URL_REST = lazy(r"[^\s<>()\[\]\"'`]*(?:\([^\s<>()]*\)[^\s<>()\[\]\"'`]*)*")
 
 
+# `<!-- factreg: ignore -->` and its forms; `[FR101, FR122]` after the form silences only the rules named.
 _DIRECTIVE = lazy(
-    r"<!--[ \t]*factreg[ \t]*:[ \t]*(ignore-file|ignore-next-line|ignore-start|ignore-end|ignore)[ \t]*-->"
+    r"<!--[ \t]*factreg[ \t]*:[ \t]*(ignore-file|ignore-next-line|ignore-start|ignore-end|ignore)"
+    r"(?:\[[ \t]*([A-Za-z0-9, \t]*?)[ \t]*\])?[ \t]*-->"
 )
+
+# A region where only some rules are silenced: (start, end, the rule ids).
+Scoped = tuple[int, int, frozenset[str]]
+
+
+class Skipped:
+    """What is not linted in a document: regions of every rule, regions of some rules, or the whole file."""
+
+    def __init__(self) -> None:
+        self.all: list[tuple[int, int]] = []
+        self.scoped: list[Scoped] = []
+        self.whole_file = False
+
+    def add(self, lo: int, hi: int, rules: frozenset[str] | None) -> None:
+        if rules is None:
+            self.all.append((lo, hi))
+        else:
+            self.scoped.append((lo, hi, rules))
+
+    def silenced(self, pos: int, rule: str) -> bool:
+        """Whether a finding at `pos` of `rule` is silenced by a scoped directive."""
+        return any(lo <= pos < hi and rule in rules for lo, hi, rules in self.scoped)
+
+
+def _rule_ids(listed: str | None) -> frozenset[str] | None:
+    """The rule ids of a directive's `[…]` (upper-cased), or None for a directive without one (every rule)."""
+    if listed is None:
+        return None
+    return frozenset(part.strip().upper() for part in listed.split(",") if part.strip())
 
 
 def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
@@ -89,9 +120,11 @@ def _inline(
     return inline_code
 
 
-def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool]:
-    """Regions that are not linted, and whether the file asks to be ignored entirely."""
-    skip: list[tuple[int, int]] = []
+def _skipped(text: str, include_code: bool) -> Skipped:
+    """Regions that are not linted, of every rule or of the rules a directive names, and whether the file asks to
+    be ignored entirely."""
+    out = Skipped()
+    skip = out.all
     begin = markdown.front_matter_end(text)
     if begin:
         skip.append((0, begin))
@@ -106,27 +139,37 @@ def _skipped(text: str, include_code: bool) -> tuple[list[tuple[int, int]], bool
         skip.extend(code)
         skip.extend(inline_code)
     if "factreg" in text:
-        all_code = sorted(code + inline_code)
-        open_at = -1
-        for d in _DIRECTIVE.finditer(text):
-            if _inside(d.start(), all_code):
-                continue  # a directive shown as an example
-            kind = d.group(1)
-            if kind == "ignore-file":
-                return [], True
-            if kind == "ignore":
-                skip.append(_line_span(text, d.start()))
-            elif kind == "ignore-next-line":
-                nl = text.find("\n", d.end())
-                if nl != -1:
-                    skip.append(_line_span(text, nl + 1))
-            elif kind == "ignore-start":
-                if open_at < 0:
-                    open_at = d.start()
-            elif open_at >= 0:
-                skip.append((open_at, d.end()))
-                open_at = -1
-        if open_at >= 0:
-            skip.append((open_at, len(text)))
+        _directives(text, sorted(code + inline_code), out)
     skip.sort()
-    return skip, False
+    return out
+
+
+def _directives(text: str, all_code: list[tuple[int, int]], out: Skipped) -> None:
+    """The regions the `factreg: ignore` directives outside code silence, added to `out`."""
+    open_at = -1
+    open_rules: frozenset[str] | None = None
+    for d in _DIRECTIVE.finditer(text):
+        if _inside(d.start(), all_code):
+            continue  # a directive shown as an example
+        kind, rules = d.group(1), _rule_ids(d.group(2))
+        if kind == "ignore-file":
+            if rules is None:
+                out.whole_file = True
+                out.all.clear()
+                out.scoped.clear()
+                return
+            out.add(0, len(text), rules)
+        elif kind == "ignore":
+            out.add(*_line_span(text, d.start()), rules)
+        elif kind == "ignore-next-line":
+            nl = text.find("\n", d.end())
+            if nl != -1:
+                out.add(*_line_span(text, nl + 1), rules)
+        elif kind == "ignore-start":
+            if open_at < 0:
+                open_at, open_rules = d.start(), rules
+        elif open_at >= 0:
+            out.add(open_at, d.end(), open_rules)
+            open_at = -1
+    if open_at >= 0:
+        out.add(open_at, len(text), open_rules)

@@ -99,7 +99,7 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
                 if col < len(units) and (u := units[col]) is not None:
                     m = _BARE_CELL.match(cell)
                     if m is not None and not skipped(pos + m.start("n"), pos + m.end("n")):
-                        out.append((pos + m.start("n"), pos + m.end("n"), m.group("n"), u[0], u[1]))
+                        out.append((pos + m.start("n"), pos + m.end("n"), m.group("n"), u[0], u[1], "FR151"))
                 pos += len(cell) + 1
     return out
 
@@ -167,7 +167,7 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
         if i not in changes:
             out.append(c)
         elif (new_kind := changes[i]) is not None:
-            out.append((c[0], c[1], c[2], c[3], new_kind))
+            out.append((c[0], c[1], c[2], c[3], new_kind, c[5]))
     return out
 
 
@@ -206,7 +206,7 @@ class _Tables(_Relative):
                     and not _CHANGE_RX.search(text, b, text.find("|", b, hi) if "|" in text[b:hi] else hi)
                 ):
                     continue  # `| < 500ms | **150ms** | **333%** |`: how much of a target was reached, not a change
-                out.append((a, b, m.group("n"), "%", "claim"))
+                out.append((a, b, m.group("n"), "%", "claim", "FR152"))
         out.sort()
         return out
 

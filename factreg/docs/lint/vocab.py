@@ -59,7 +59,23 @@ def _line_end(text: str, pos: int) -> int:
 _RELATIVE = frozenset({"x", "xcap", "xsp", "times", "pct", "ratio"})  # what surrounds the number decides
 
 
-Candidate = tuple[int, int, str, str, str]  # start, end, value, unit, kind ("claim" or "target")
+# start, end, value, unit, kind ("claim" or "target"), rule (the id of the rule that reports it: rules/)
+Candidate = tuple[int, int, str, str, str, str]
+
+# The rule that reports a number of each unit family (a target of any family is TARGET_RULE's): the table the
+# rules in factreg.docs.lint.rules document.
+FAMILY_RULE = {
+    **dict.fromkeys(("s", "ms", "us", "min"), "FR101"),
+    **dict.fromkeys(("h", "d"), "FR102"),
+    **dict.fromkeys(("rate", "mstok", "stok"), "FR111"),
+    **dict.fromkeys(("req", "persec", "fps"), "FR112"),
+    **dict.fromkeys(("bw", "bits", "flops"), "FR113"),
+    **dict.fromkeys(("x", "xcap", "xsp", "times", "ratio"), "FR121"),
+    "pct": "FR122",
+}
+SPREAD_RULE = "FR131"  # a bare `±` spread
+TARGET_RULE = "FR201"
+MODEL_RULE = "FR901"  # a claim only factreg.docs.claimmodel (an experiment) found
 
 
 _B = r"(?<![A-Za-z])"  # an English word starts here
