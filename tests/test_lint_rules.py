@@ -1,0 +1,102 @@
+"""The lint's rules (factreg/docs/lint/rules/): the policy tests generated from each rule's own examples, the
+rule id on every finding and in every output format, `--explain`, `ignore[ID]` in every form of the ignore
+directives, rule selection (`[lint] select`/`ignore`/`preview`, `--select`, `--ignore`, `--all`), the generated
+policy page, and the lint package's modules in the wheel."""
+
+from __future__ import annotations
+
+import pytest
+
+from factreg.docs.lint import lint_text
+from factreg.docs.lint.rules import Rule, UnknownRule, all_rules, by_id, page, selected
+
+EXAMPLES = [(rule, ex) for rule in all_rules() for ex in rule.examples]
+
+
+def test_every_rule_has_a_claim_and_a_non_claim_and_a_unique_id() -> None:
+    ids = [r.id for r in all_rules()]
+    assert len(ids) == len(set(ids)) and len(ids) >= 12
+    for rule in all_rules():
+        assert rule.examples, f"{rule.id} has no example"
+        assert all(claim and other and reported for _, claim, reported, other in rule.examples), rule.id
+        assert rule.doc and rule.decision and rule.name, rule.id
+
+
+@pytest.mark.parametrize(("rule", "example"), EXAMPLES, ids=[f"{r.id}-{ex[0]}" for r, ex in EXAMPLES])
+def test_a_rule_reports_its_examples_and_not_the_sentence_of_the_same_shape(rule: Rule, example: tuple) -> None:
+    case, claim, reported, other = example
+    found = [f.text for f in lint_text(claim, targets=True) if f.rule == rule.id and f.kind == rule.kind]
+    assert reported in found, f"{rule.id} {case}: {claim!r} holds {reported!r} ({found})"
+    others = lint_text(other, targets=True)
+    assert not [f for f in others if f.rule == rule.id], f"{rule.id} {case}: {other!r} holds none"
+    if rule.kind == "claim":  # a sentence that is not a claim holds no claim of any rule
+        assert [f.text for f in others if f.kind == "claim"] == [], f"{rule.id} {case}: {other!r}"
+
+
+def test_every_finding_names_a_rule_that_exists() -> None:
+    doc = (
+        "It runs at 28 tok/s, TTFT 120 ms, 3x faster, +20% throughput, 11.9 ± 7.2, RTF 0.3, 900 GB/s, 40 req/s.\n"
+        "A training run takes 2 hours. Keep TTFT under 150 ms (target).\n"
+        "| model | decode (t/s) | change |\n|---|---|---|\n| q4 | 52.5 | -21% |\n"
+    )
+    found = lint_text(doc, targets=True)
+    known = {r.id for r in all_rules()}
+    assert found and all(f.rule in known for f in found)
+    assert {f.rule for f in found} >= {"FR101", "FR102", "FR111", "FR112", "FR113", "FR121", "FR122", "FR131"}
+    assert {f.rule for f in found if f.kind == "target"} == {"FR201"}
+
+
+def test_selection_default_all_select_and_ignore() -> None:
+    every = {r.id for r in all_rules()}
+    default = {r.id for r in all_rules() if not r.preview}
+    assert selected() == default
+    assert selected(preview=True) == every
+    assert selected(["FR1"]) == {i for i in default if i.startswith("FR1")}
+    assert selected(["FR101", "FR111"]) == {"FR101", "FR111"}
+    assert selected(None, ["FR12"]) == default - {"FR121", "FR122"}
+    assert selected(["ALL"], ["FR201"], preview=True) == every - {"FR201"}
+    for preview_rule in every - default:  # a preview rule runs when named by its full id
+        assert selected([preview_rule]) == {preview_rule}
+    with pytest.raises(UnknownRule):
+        selected(["FR999"])
+    with pytest.raises(UnknownRule):
+        selected(None, ["E501"])
+    assert by_id("fr101").id == "FR101"
+
+
+def test_lint_text_keeps_only_the_rules_asked_for() -> None:
+    doc = "TTFT 120 ms and 28 tok/s, 3x faster.\n"
+    assert [f.rule for f in lint_text(doc)] == ["FR101", "FR111", "FR121"]
+    assert [f.text for f in lint_text(doc, rules=frozenset({"FR111"}))] == ["28 tok/s"]
+
+
+IGNORE_FORMS = [
+    # (document, what stays: (text, rule))
+    ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore[FR101] -->\nTTFT 90 ms\n", [("28 tok/s", "FR111"), ("90 ms", "FR101")]),
+    ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore[fr101, FR111] -->\n", []),
+    ("<!-- factreg: ignore-next-line[FR111] -->\nTTFT 120 ms and 28 tok/s\n28 tok/s\n", [("120 ms", "FR101"), ("28 tok/s", "FR111")]),
+    (
+        "<!-- factreg: ignore-start[FR101] -->\n120 ms, 28 tok/s\n90 ms\n<!-- factreg: ignore-end -->\n80 ms\n",
+        [("28 tok/s", "FR111"), ("80 ms", "FR101")],
+    ),
+    ("<!-- factreg: ignore-file[FR111] -->\n120 ms, 28 tok/s\n\n30 tok/s and 3x faster\n", [("120 ms", "FR101"), ("3x faster", "FR121")]),
+    # the forms without a list still silence every rule
+    ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore -->\nTTFT 90 ms\n", [("90 ms", "FR101")]),
+    ("<!-- factreg: ignore-file -->\n120 ms, 28 tok/s\n", []),
+    # a directive shown as code is an example, not a directive
+    ("TTFT 120 ms `<!-- factreg: ignore[FR101] -->`\n", [("120 ms", "FR101")]),
+]
+
+
+@pytest.mark.parametrize(("doc", "kept"), IGNORE_FORMS)
+def test_ignore_with_rule_ids_silences_exactly_those_rules(doc: str, kept: list[tuple[str, str]]) -> None:
+    assert [(f.text, f.rule) for f in lint_text(doc)] == kept
+
+
+def test_the_policy_page_is_generated_from_the_rules() -> None:
+    from pathlib import Path
+
+    written = (Path(__file__).resolve().parent.parent / "docs" / "lint-rules.md").read_text(encoding="utf-8")
+    assert written == page(), "regenerate: python -m factreg.docs.lint.rules > docs/lint-rules.md"
+    for rule in all_rules():
+        assert f"## {rule.id} {rule.name}" in written
