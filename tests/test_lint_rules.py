@@ -5,10 +5,13 @@ policy page, and the lint package's modules in the wheel."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from factreg.docs.lint import lint_text
-from factreg.docs.lint.rules import Rule, UnknownRule, all_rules, by_id, page, selected
+from factreg.docs.lint.rules import Rule, UnknownRule, all_rules, by_id, explain, page, selected
 
 EXAMPLES = [(rule, ex) for rule in all_rules() for ex in rule.examples]
 
@@ -94,9 +97,82 @@ def test_ignore_with_rule_ids_silences_exactly_those_rules(doc: str, kept: list[
 
 
 def test_the_policy_page_is_generated_from_the_rules() -> None:
-    from pathlib import Path
-
     written = (Path(__file__).resolve().parent.parent / "docs" / "lint-rules.md").read_text(encoding="utf-8")
     assert written == page(), "regenerate: python -m factreg.docs.lint.rules > docs/lint-rules.md"
     for rule in all_rules():
         assert f"## {rule.id} {rule.name}" in written
+
+
+DOC = "TTFT 120 ms and 28 tok/s, 3x faster.\nKeep TTFT under 150 ms (target).\n"
+
+
+def test_cli_names_the_rule_in_text_json_github_and_sarif(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    text = cli("docs", "lint", str(tmp_path))
+    assert text.exit_code == 1
+    assert [line.split(": ", 1)[1].split(" ", 1)[0] for line in text.stdout.splitlines()] == ["FR101", "FR111", "FR121"]
+    rows = json.loads(cli("docs", "lint", "--json", "--targets", str(tmp_path)).stdout)
+    assert [(r["text"], r["rule"]) for r in rows] == [
+        ("120 ms", "FR101"),
+        ("28 tok/s", "FR111"),
+        ("3x faster", "FR121"),
+        ("150 ms", "FR201"),
+    ]
+    github = cli("docs", "lint", "--format", "github", str(tmp_path)).stdout.splitlines()
+    assert [line.split("title=", 1)[1].split("::", 1)[0] for line in github] == ["FR101", "FR111", "FR121"]
+    log = json.loads(cli("docs", "lint", "--format", "sarif", "--targets", str(tmp_path)).stdout)
+    results = log["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["FR101", "FR111", "FR121", "FR201"]
+    described = {r["id"]: r["shortDescription"]["text"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert set(described) == {"FR101", "FR111", "FR121", "FR201"} and described["FR101"].startswith("duration: ")
+
+
+def test_cli_select_ignore_and_all(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+
+    def rules(*args: str) -> list[str]:
+        return [r["rule"] for r in json.loads(cli("docs", "lint", "--json", *args, str(tmp_path)).stdout)]
+
+    assert rules() == ["FR101", "FR111", "FR121"]
+    assert rules("--select", "FR1", "--ignore", "FR12") == ["FR101", "FR111"]
+    assert rules("--select", "fr111") == ["FR111"]
+    assert rules("--all") == rules("--select", "ALL", "--all")
+    clean = cli("docs", "lint", "--ignore", "FR1", str(tmp_path))
+    assert clean.exit_code == 0 and clean.stdout == ""
+    bad = cli("docs", "lint", "--select", "FR999", str(tmp_path))
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: no lint rule 'FR999'") and bad.stdout == ""
+
+
+def test_config_select_ignore_and_preview(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / ".factreg").mkdir()
+    config = tmp_path / ".factreg" / "config.toml"
+    monkeypatch.chdir(tmp_path)
+    config.write_text('[lint]\nselect = ["FR1"]\nignore = ["FR101"]\n', encoding="utf-8")
+    assert [r["rule"] for r in json.loads(cli("docs", "lint", "--json", "a.md").stdout)] == ["FR111", "FR121"]
+    # a list on the command line replaces the file's (as ruff's --select and --ignore do)
+    assert [r["rule"] for r in json.loads(cli("docs", "lint", "--json", "--ignore", "FR12", "a.md").stdout)] == [
+        "FR101",
+        "FR111",
+    ]
+    # docs check --lint reads the same selection
+    check = cli("docs", "check", "--lint", "--json", "a.md")
+    assert [c["rule"] for c in json.loads(check.stdout)["claims"]] == ["FR111", "FR121"]
+    config.write_text('[lint]\npreview = "maybe"\n', encoding="utf-8")
+    bad = cli("docs", "lint", "a.md")
+    assert bad.exit_code == 2 and "lint.preview must be true or false" in bad.stderr
+    config.write_text('[lint]\nignore = ["XYZ"]\n', encoding="utf-8")
+    bad = cli("docs", "lint", "a.md")
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: no lint rule 'XYZ'")
+
+
+def test_cli_explain_prints_a_rules_doc_and_examples(cli) -> None:
+    run = cli("docs", "lint", "--explain", "fr143")
+    assert run.exit_code == 0
+    rule = by_id("FR143")
+    assert run.stdout == explain(rule)
+    assert run.stdout.startswith("FR143 real-time-factor\n") and rule.doc in run.stdout
+    for _, claim, reported, other in rule.examples:
+        assert claim in run.stdout and reported in run.stdout and other in run.stdout
+    bad = cli("docs", "lint", "--explain", "FR000")
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: no lint rule") and bad.stdout == ""

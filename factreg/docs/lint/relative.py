@@ -135,9 +135,18 @@ _CELL_NUMBER = lazy(
 )
 
 
+_GO_ON = -1  # _relative_form decided nothing (never a claim's end)
+
+
 class _Relative(_Durations):
     def _relative(self, start: int, u_start: int, end: int, kind: str) -> int | None:
         """The end of a ratio or percentage that is a speed-up or slow-down, or None."""
+        found = self._relative_form(start, u_start, end, kind)
+        return self._relative_noun(start, end, kind) if found == _GO_ON else found
+
+    def _relative_form(self, start: int, u_start: int, end: int, kind: str) -> int | None:
+        """What the words right at the number decide (a comparative, a baseline, a size, an aside on another
+        quantity, a share), or _GO_ON when they decide nothing."""
         text = self.text
         comp = _COMPARATIVE.match(text, end)
         if comp and kind != "pct":
@@ -174,6 +183,11 @@ class _Relative(_Durations):
             return end  # `316ms→230ms(약 27%)`: the size of the change just written
         if kind == "pct" and (_SHARE_OF_TIME_AFTER.match(text, end) or _SHARE_OF_PERF_AFTER.match(text, end)):
             return end  # `takes 10.8% of SD's training time`, `60% ~ 70% the performance of FT`: a share
+        return _GO_ON
+
+    def _relative_noun(self, start: int, end: int, kind: str) -> int | None:
+        """What the nearest noun in the number's clause decides: a performance figure or another one."""
+        text = self.text
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
         after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
         before = _after_last_number(self._before(start, 60))
@@ -214,6 +228,13 @@ class _Relative(_Durations):
             if kind != "pct" or change or signed or self._flag(start, "speed_change"):
                 return end
             return None
+        return self._relative_wide(start, end, kind, after, before, signed, change is not None)
+
+    def _relative_wide(
+        self, start: int, end: int, kind: str, after: str, before: str, signed: bool, change: bool
+    ) -> int | None:
+        """No noun in the clause decided: a change between two conditions, a table cell, or the sentence's and
+        the row label's words."""
         if kind == "pct" and signed and re.match(rf"{_SP}+(?i:from){_SP}.+{_SP}to{_SP}", after):
             return end  # `−17% from d0 to d32K`: a change between two conditions
         if kind == "pct" and (not signed or self._flag(start, "count_cell")) and self._bare_cell(start, end):
