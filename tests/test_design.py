@@ -35,7 +35,7 @@ def named_in_design() -> set[str]:
             section = heading.group(1)
         if line.startswith("## "):
             section = None
-        for name in re.findall(r"`((?:\w+/)?\w+\.py)`", line):
+        for name in re.findall(r"`((?:\w+/)*\w+\.py)`", line):
             if "/" in name or section is None:
                 names.add(name)
             else:

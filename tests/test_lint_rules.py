@@ -176,3 +176,25 @@ def test_cli_explain_prints_a_rules_doc_and_examples(cli) -> None:
         assert claim in run.stdout and reported in run.stdout and other in run.stdout
     bad = cli("docs", "lint", "--explain", "FR000")
     assert bad.exit_code == 2 and bad.stderr.startswith("Error: no lint rule") and bad.stdout == ""
+
+
+def test_importing_the_lint_compiles_no_pattern() -> None:
+    # the start-up of every command that never lints pays nothing for the lint's patterns: each is compiled on its
+    # first use (factreg.docs.lint.patterns)
+    import subprocess
+    import sys
+
+    code = (
+        "import re, sys\n"
+        "import factreg.docs.lint, factreg.docs.lint.rules\n"
+        "from factreg.docs.lint import lint_text\n"
+        "from factreg.docs.lint.patterns import Lazy\n"
+        "mods = [m for n, m in sys.modules.items() if n.startswith('factreg.docs.lint')]\n"
+        "lazy = [v for m in mods for v in vars(m).values() if isinstance(v, Lazy)]\n"
+        "print(len(lazy), sum(v._rx is not None for v in lazy))\n"
+        "lint_text('It runs at 28 tok/s.')\n"
+        "print(sum(v._rx is not None for v in lazy))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    (total, at_import), (after_use,) = (map(int, line.split()) for line in run.stdout.splitlines())
+    assert total > 150 and at_import == 0 and after_use > 0
