@@ -152,6 +152,7 @@ RULES = (
             "generator is set to (`(50 rps, 5분간)`, FR201) and settings (`capped at 30 fps`)."
         ),
         EXAMPLES_FR112,
+        preview=True,
     ),
     Rule(
         "FR113",
@@ -162,5 +163,6 @@ RULES = (
             "bandwidth of 1.1 kbps`)."
         ),
         EXAMPLES_FR113,
+        preview=True,
     ),
 )

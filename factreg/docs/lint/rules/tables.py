@@ -34,6 +34,7 @@ RULES = (
             "column of media lengths nothing."
         ),
         EXAMPLES_FR151,
+        preview=True,
     ),
     Rule(
         "FR152",
@@ -45,5 +46,6 @@ RULES = (
             "500ms | 150ms | 333% |`)."
         ),
         EXAMPLES_FR152,
+        preview=True,
     ),
 )
