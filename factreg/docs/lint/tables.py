@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 
@@ -71,37 +72,114 @@ def _tables(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]]]]:
     for sep in _TABLE_SEP.finditer(text):
         if sep.start() == 0:
             continue
-        h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
-        rows: list[tuple[int, int, bool]] = []
-        lo = sep.end() + 1
-        while lo < len(text):
-            hi = _line_end(text, lo)
-            first = text.find("|", lo, hi)
-            if first < 0:
-                break
-            rows.append((lo, hi, text[lo:first].strip() == ""))
-            lo = hi + 1
-        yield text[h_lo : sep.start() - 1], rows
+        yield from _tables_from(text, sep)
+
+
+def _tables_from(text: str, sep: re.Match[str]) -> Iterable[tuple[str, list[tuple[int, int, bool]]]]:
+    h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
+    rows: list[tuple[int, int, bool]] = []
+    lo = sep.end() + 1
+    while lo < len(text):
+        hi = _line_end(text, lo)
+        first = text.find("|", lo, hi)
+        if first < 0:
+            break
+        rows.append((lo, hi, text[lo:first].strip() == ""))
+        lo = hi + 1
+    yield text[h_lo : sep.start() - 1], rows
+
+
+# A cell of several values of one unit: `12.1/5120.4` (prompt and generation rates under `pp/tg (t/s)`).
+_MULTI_CELL = lazy(rf"[ \t*_~≈]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?/{_SP}?\d[\d,]*(?:\.\d+)?)+)[ \t*_]*$")
+
+# A heading, caption or note beside a table that names its unit: `(unit: Tokens / second)`, `단위: ms`, `Latency
+# (ms)` as a heading, `all times in seconds`.
+_CAPTION_UNIT = lazy(
+    r"(?i:\bunits?[ \t]*[:=][ \t]*|단위[ \t]*[:：][ \t]*|\b(?:times?|latenc(?:y|ies)|durations?)[^|\n]{0,30}?\bin[ \t]+|^#+[^|\n]*\()"
+    r"(?P<u>(?i:ms|msec|milliseconds?|s|secs?|seconds|tok(?:en)?s?[ \t]?/[ \t]?s(?:ec(?:ond)?)?|t/s|tokens?[ \t]per[ \t]second|"
+    r"req(?:uest)?s?[ \t]?/[ \t]?s(?:ec)?|requests[ \t]per[ \t]second)|초|밀리초|토큰/초)(?![A-Za-z])"
+)
+_CAPTION_NORMAL = {"milliseconds": "ms", "millisecond": "ms", "second": "s", "sec": "s"}
+
+
+def _cell_number(cell: str) -> re.Match[str] | None:
+    """The number a bare cell holds: one value, a range or spread, or several values (`12.1/5120.4`)."""
+    return _BARE_CELL.match(cell) or _MULTI_CELL.match(cell)
+
+
+def _caption_unit(text: str, header_lo: int, rows: list[tuple[int, int, bool]]) -> tuple[str, str] | None:
+    """(unit, kind) named by a heading, caption or note right before a table's header (the two lines above it,
+    over blank lines) or right after its last row; None when none names a time or rate unit."""
+    near: list[str] = []
+    hi = header_lo - 1
+    while hi > 0 and len(near) < 2:
+        lo = text.rfind("\n", 0, hi) + 1
+        line = text[lo:hi].strip()
+        if line:
+            near.append(line)
+        elif near:
+            break
+        hi = lo - 1
+    if rows:
+        end = rows[-1][1] + 1
+        after = text[end : _line_end(text, end)].strip() if end < len(text) else ""
+        near.append(after)
+    for line in near:
+        if len(line) > 160 or line.startswith("|"):
+            continue
+        m = _CAPTION_UNIT.search(line)
+        if m is not None and not _LINE_FLAGS["media"].search(line):
+            word = " ".join(m.group("u").lower().split())
+            units = _header_units(f"| {word} |")
+            unit = units[0][0] if units and units[0] else "tok/s" if "tok" in word else _CAPTION_NORMAL.get(word, "s")
+            return unit, "target" if _TARGET_WORDS.search(line) or _SETTING_WORDS.search(line) else "claim"
+    return None
 
 
 def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candidate]:
-    """Bare numbers in the body cells of tables whose header cell names the unit."""
+    """Bare numbers in the body cells of tables whose header cell names the unit (FR151), whose row's label does
+    (FR153: `| p50 latency (ms) | 412.5 | 398.0 |`) or whose heading, caption or note does (FR154)."""
     out: list[Candidate] = []
-    for header, rows in _tables(text):
+    for header, rows, header_lo in _tables_at(text):
         units = _header_units(header)
-        if not any(units):
-            continue
+        caption = None if any(units) else _caption_unit(text, header_lo, rows)
         for lo, hi, lead in rows:
             row = text[lo:hi]
             first = row.find("|")
+            cells = (row[first + 1 :] if lead else row).split("|")
+            label = _header_units(f"|{cells[0]}|")[0] if len(cells) > 1 else None
             pos = lo + (first + 1 if lead else 0)
-            for col, cell in enumerate((row[first + 1 :] if lead else row).split("|")):
-                if col < len(units) and (u := units[col]) is not None:
-                    m = _BARE_CELL.match(cell)
-                    if m is not None and not skipped(pos + m.start("n"), pos + m.end("n")):
-                        out.append((pos + m.start("n"), pos + m.end("n"), m.group("n"), u[0], u[1], "FR151"))
+            for col, cell in enumerate(cells):
+                found = _cell_unit(col, units, label, caption)
+                if found is not None and (m := _cell_number(cell)) is not None:
+                    a, b = pos + m.start("n"), pos + m.end("n")
+                    if not skipped(a, b):
+                        out.append((a, b, m.group("n"), found[0], found[1], found[2]))
                 pos += len(cell) + 1
     return out
+
+
+def _cell_unit(
+    col: int, units: list[tuple[str, str] | None], label: tuple[str, str] | None, caption: tuple[str, str] | None
+) -> tuple[str, str, str] | None:
+    """(unit, kind, rule) of a body cell: from its column's header, else its row's label, else the caption."""
+    if col < len(units) and (u := units[col]) is not None:
+        return (*u, "FR151")
+    if col > 0 and label is not None:
+        return (*label, "FR153")
+    if col > 0 and caption is not None and not (col < len(units) and units[col] is not None):
+        return (*caption, "FR154")
+    return None
+
+
+def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], int]]:
+    """_tables with the offset of each header row."""
+    for sep in _TABLE_SEP.finditer(text):
+        if sep.start() == 0:
+            continue
+        h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
+        for header, rows in _tables_from(text, sep):
+            yield header, rows, h_lo
 
 
 # What a table's column holds, from its header cell: a target, limit or setting (`| Target |`, `| 목표 (1.4.3) |`,

@@ -23,6 +23,30 @@ EXAMPLES_FR152 = (
     ("decorated cell", "| 응답 시간 | 300ms | 90ms | 🚀 70% |", "70%", "| 메모리 | 3GB | 1GB | 🚀 66% |"),
 )
 
+EXAMPLES_FR153 = (
+    (
+        "a row labelled by its unit",
+        "| metric | a | b |\n|---|---|---|\n| p50 latency (ms) | 412.5 | 398.0 |",
+        "398.0",
+        "| metric | a | b |\n|---|---|---|\n| weights (GB) | 412.5 | 398.0 |",
+    ),
+)
+
+EXAMPLES_FR154 = (
+    (
+        "a heading names the unit",
+        "### Latency (ms)\n| model | p50 | p99 |\n|---|---|---|\n| a | 12 | 30 |",
+        "30",
+        "### Memory (MB)\n| model | p50 | p99 |\n|---|---|---|\n| a | 12 | 30 |",
+    ),
+    (
+        "a note before the table names the unit",
+        "(unit: Tokens / second)\n\n| engine | int4 |\n|---|---|\n| vllm | 77 |",
+        "77",
+        "(unit: MB)\n\n| engine | int4 |\n|---|---|\n| vllm | 77 |",
+    ),
+)
+
 RULES = (
     Rule(
         "FR151",
@@ -46,6 +70,28 @@ RULES = (
             "500ms | 150ms | 333% |`)."
         ),
         EXAMPLES_FR152,
+        preview=True,
+    ),
+    Rule(
+        "FR153",
+        "table-row-label-unit",
+        "A bare number in a table row whose label names a time or rate unit: `| p50 latency (ms) | 412.5 | 398.0 |`.",
+        (
+            "Reads each bare number after the first cell of a row whose label names a time or rate unit (the first "
+            "number after the label is FR142's); a label naming a target or a setting makes them targets."
+        ),
+        EXAMPLES_FR153,
+    ),
+    Rule(
+        "FR154",
+        "table-caption-unit",
+        "A bare number in a table whose heading, caption or note names the unit: `(unit: Tokens / second)`, `### Latency (ms)`.",
+        (
+            "Reads the bare numbers (not the first column's) of a table whose header names no unit, when one of the two "
+            "lines above it or the line after it names a time or rate unit (`unit:`, `단위:`, `times in seconds`, a "
+            "heading ending in `(ms)`); leaves media lengths, and a caption naming a target or a setting makes them targets."
+        ),
+        EXAMPLES_FR154,
         preview=True,
     ),
 )
