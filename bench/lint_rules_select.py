@@ -14,7 +14,6 @@ Run: `python bench/lint_rules_select.py [--final]`.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
