@@ -198,3 +198,16 @@ def test_importing_the_lint_compiles_no_pattern() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     (total, at_import), (after_use,) = (map(int, line.split()) for line in run.stdout.splitlines())
     assert total > 150 and at_import == 0 and after_use > 0
+
+
+def test_docs_check_with_lint_names_the_rules_in_github_and_sarif(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    github = cli("docs", "check", "--lint", "--format", "github", str(tmp_path))
+    assert github.exit_code == 1
+    assert [line.split("title=", 1)[1].split("::", 1)[0] for line in github.stdout.splitlines()] == [
+        "FR101",
+        "FR111",
+        "FR121",
+    ]
+    log = json.loads(cli("docs", "check", "--lint", "--format", "sarif", str(tmp_path)).stdout)
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["FR101", "FR111", "FR121"]

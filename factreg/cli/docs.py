@@ -207,7 +207,9 @@ def check(
     elif out_format in ("github", "sarif"):
         emit_findings(
             out_format,
-            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems],
+            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems]
+            + _lint_findings(claims),  # with --lint, the claims under their rules' ids
+            rules=_rule_docs() if claims else None,
             properties={"existingDebt": len(debt)} if changes is not None else None,
         )
     else:
@@ -378,20 +380,7 @@ def lint(
     if out_format in ("github", "sarif"):
         emit_findings(
             out_format,
-            [
-                formats.Finding(
-                    f.rule,
-                    f"{f.rule} unsourced performance claim {f.text!r} ({_value_unit(f)})"
-                    if f.kind == "claim"
-                    else f"{f.rule} target, limit or setting {f.text!r} (not a claim)",
-                    str(f.path),
-                    f.line,
-                    f.col,
-                    "error" if f.kind == "claim" else "note",
-                    LINT_FIX if f.kind == "claim" else "",
-                )
-                for f in findings
-            ],
+            _lint_findings(findings),
             rules=_rule_docs(),
             properties={"existingDebt": debt} if changes is not None else None,
         )
@@ -553,6 +542,26 @@ def _explain(rule_id: str) -> str:
         return explain(by_id(rule_id))
     except UnknownRule as exc:
         raise UsageError(str(exc)) from None
+
+
+def _lint_findings(findings: list) -> list:  # type: ignore[type-arg]
+    """The lint's findings as formats.Finding (GitHub annotations, SARIF results), each under its rule's id."""
+    from factreg.docs import formats
+
+    return [
+        formats.Finding(
+            f.rule,
+            f"{f.rule} unsourced performance claim {f.text!r} ({_value_unit(f)})"
+            if f.kind == "claim"
+            else f"{f.rule} target, limit or setting {f.text!r} (not a claim)",
+            str(f.path),
+            f.line,
+            f.col,
+            "error" if f.kind == "claim" else "note",
+            LINT_FIX if f.kind == "claim" else "",
+        )
+        for f in findings
+    ]
 
 
 def _rule_docs() -> dict[str, str]:
