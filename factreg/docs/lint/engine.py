@@ -15,14 +15,13 @@ from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
 from factreg.docs.lint.regions import _skipped
 from factreg.docs.lint.tables import _by_column, _has_table, _header_cells
 from factreg.docs.lint.vocab import (
+    _CLAIM,
     _DIGIT,
-    _END,
     _EXTRA,
+    _HTTP_CODES,
+    _KIND,
     _LABEL_UNIT,
-    _MAGNITUDE,
-    _NUM,
-    _NUM_FIRST,
-    _PM,
+    _NORMAL,
     _RELATIVE,
     _SP,
     FAMILY_RULE,
@@ -31,116 +30,6 @@ from factreg.docs.lint.vocab import (
     TARGET_RULE,
     Candidate,
 )
-
-_UNITS = [
-    # rates
-    ("rate", rf"(?i:tok(?:en)?s?|tks?|t){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
-    ("rate", rf"(?i:tok(?:en)?s?)(?:{_SP}|-)(?i:per|a)(?:{_SP}|-)(?i:second|sec){_END}"),  # tokens-per-second
-    ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
-    ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
-    ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
-    ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
-    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
-    # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
-    (
-        "persec",
-        rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
-        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
-        rf"(?:(?i:s|secs?|seconds?){_END}|초)",
-    ),
-    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
-    ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
-    ("fps", rf"(?i:fps){_END}"),
-    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
-    # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
-    ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
-    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
-    ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
-    # time per token
-    ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
-    ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
-    # durations
-    ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
-    ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
-    ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
-    ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
-    ("s", r"초(?![과기반록등월석점콜소])"),
-    ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
-    ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
-    ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
-    ("d", rf"(?i:days?){_END}"),
-    # ratios and relative changes (checked further in Python: what follows decides)
-    ("ratio", r"[×✕✖]"),
-    (
-        "x",
-        rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown|the{_SP}(?:performance|speed|throughput)){_END})",
-    ),
-    ("xcap", r"(?<=\d)X(?=[.,;)]|$)"),
-    ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
-    ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
-    ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
-    ("pct", r"%"),
-]
-
-
-_UNIT_NAMES = [name for name, _ in _UNITS]
-
-
-_UNIT_ALT = "|".join(f"(?P<u{i}>{rx})" for i, (_, rx) in enumerate(_UNITS))
-
-
-_NORMAL = {
-    "rate": "tok/s",
-    "req": "req/s",
-    "mstok": "ms/tok",
-    "stok": "s/tok",
-    "ms": "ms",
-    "us": "µs",
-    "s": "s",
-    "min": "min",
-    "h": "h",
-    "d": "d",
-    "persec": "/s",
-    "fps": "fps",
-    "bw": "B/s",
-    "bits": "bit/s",
-    "flops": "FLOPS",
-    "ratio": "×",
-    "x": "×",
-    "xsp": "×",
-    "xcap": "×",
-    "times": "×",
-    "pct": "%",
-}
-
-
-_RANGE = (
-    rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP}?(?:에서|부터){_SP}?"
-    rf"|{_SP}?(?:→|->|⇒){_SP}?)"  # a before → after pair whose unit is written once: 155 → 732 chars/초
-)
-
-
-# What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
-# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
-_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
-
-
-_CLAIM = lazy(
-    rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
-    rf"(?:"
-    rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
-    rf"|"
-    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
-    rf"(?:{_UNIT_ALT})"
-    rf")"
-)
-
-
-# `the 401s`, `404s`, `5xx`: HTTP status codes in the plural, not seconds (`120s` stays a duration)
-_HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 429, 500, 502, 503, 504})
-
-
-_KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
 
 
 def _candidates(
