@@ -60,28 +60,16 @@ _PREFILTER_LITERALS = (
 def _windows(text: str) -> list[tuple[int, int]]:
     """Runs of consecutive lines that may hold a claim, as (start of the first line, end of the last line: the
     offset of its newline, or the end of the text)."""
-    n = len(text)
     find = text.find
     lines: dict[int, int] = {}  # start of a line -> its end
     search = _PREFILTER.search
     pos = 0
     while (m := search(text, pos)) is not None:
-        start = m.start()
-        lo = text.rfind("\n", 0, start) + 1
-        hi = find("\n", start)
-        if hi == -1:
-            hi = n
-        lines[lo] = hi
-        pos = hi + 1
+        pos = _take_line(text, m.start(), lines) + 1
     for lit in _PREFILTER_LITERALS:
         i = find(lit)
         while i != -1:
-            lo = text.rfind("\n", 0, i) + 1
-            hi = find("\n", i)
-            if hi == -1:
-                hi = n
-            lines[lo] = hi
-            i = find(lit, hi + 1)
+            i = find(lit, _take_line(text, i, lines) + 1)
     for lit in _PREFILTER_UNIT_KEYS:  # a unit before its number: `TPS 15.4`, `tps는 약 620`, `TFLOPS=6.1`
         i = find(lit)
         while i != -1:
@@ -89,26 +77,13 @@ def _windows(text: str) -> list[tuple[int, int]]:
             if not (key[-1:] in ("T", "Q", "t", "q") or key == "FLO"):
                 i = find(lit, i + len(lit))  # not one of _UNIT_BEFORE's keys (`https`, `steps`)
                 continue
-            lo = text.rfind("\n", 0, i) + 1
-            hi = find("\n", i)
-            if hi == -1:
-                hi = n
-            lines[lo] = hi
-            i = find(lit, hi + 1)
+            i = find(lit, _take_line(text, i, lines) + 1)
     digit = _DIGIT.match
     for lit in _PREFILTER_BEFORE_DIGIT:
         i = find(lit)
         while i != -1:
             after = i + len(lit)
-            if digit(text, after):
-                lo = text.rfind("\n", 0, i) + 1
-                hi = find("\n", i)
-                if hi == -1:
-                    hi = n
-                lines[lo] = hi
-                i = find(lit, hi + 1)
-            else:
-                i = find(lit, after)
+            i = find(lit, _take_line(text, i, lines) + 1) if digit(text, after) else find(lit, after)
     out: list[tuple[int, int]] = []
     for lo in sorted(lines):
         hi = lines[lo]
@@ -117,6 +92,16 @@ def _windows(text: str) -> list[tuple[int, int]]:
         else:
             out.append((lo, hi))
     return out
+
+
+def _take_line(text: str, pos: int, lines: dict[int, int]) -> int:
+    """Record the line holding `pos` in `lines` (its start -> its end) and return its end."""
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = text.find("\n", pos)
+    if hi == -1:
+        hi = len(text)
+    lines[lo] = hi
+    return hi
 
 
 def _finditer(rx: re.Pattern[str], text: str, windows: list[tuple[int, int]] | None) -> Iterable[re.Match[str]]:
