@@ -44,6 +44,7 @@ from lint_real import BUILD, document, load, ratio, run_lint  # noqa: E402
 
 from factreg.docs import lint  # noqa: E402
 from factreg.docs.claimmodel import tokens  # noqa: E402  (the words as the lint's model experiment reads them)
+from factreg.docs.lint import engine  # noqa: E402
 
 BATCHES = ("batch1", *BUILD.LATER)
 NEWEST = BUILD.NEWEST
@@ -63,7 +64,7 @@ def prepare(rows: list[dict]) -> list[dict]:
         for _ in range(line - 1):
             lo = text.index("\n", lo) + 1
         dismissed: list = []
-        found = lint._scan(text, False, True, dismissed)
+        found = engine._scan(text, False, True, dismissed)
         numbers = sorted(c for c in found + dismissed if c[0] >= lo)
         near = []
         for c in numbers:

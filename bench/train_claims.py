@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from lint_real import wilson  # noqa: E402  (the same interval as the other corpus scores)
 
 from factreg.docs import claimmodel, lint  # noqa: E402
+from factreg.docs.lint import engine  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "claims-real" / "corpus.jsonl"
 RESULTS = ROOT / "bench" / "results"
@@ -100,8 +101,8 @@ def featurise(rows: list[dict]) -> list[Row]:
     out = []
     for r in rows:
         text = r["text"] + "\n"
-        dismissed: list[lint.Candidate] = []
-        found = lint._scan(text, False, True, dismissed)
+        dismissed: list[engine.Candidate] = []
+        found = engine._scan(text, False, True, dismissed)
         spans = label_spans(text, r["spans"])
         examples = []
         for lo, hi, cands in claimmodel.groups(text, found, dismissed):
@@ -395,8 +396,8 @@ def speed(model: claimmodel.Model, n_docs: int = 2000, reps: int = 5) -> str:
         size = sum(len(d.encode("utf-8")) for d in docs)
         reached = 0
         for d in docs:
-            dismissed: list[lint.Candidate] = []
-            found = lint._scan(d, False, True, dismissed)
+            dismissed: list[engine.Candidate] = []
+            found = engine._scan(d, False, True, dismissed)
             reached += len(claimmodel.groups(d, found, dismissed))
         rules_t, model_t = [], []
         for _ in range(reps):

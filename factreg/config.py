@@ -192,10 +192,13 @@ _KEYS: dict[str, tuple[str, float, float]] = {
     "notify.smtp.timeout_s": (_NUMBER, 0, 600),
     "notify.command.argv": (_TEXTS, 0, 0),
     "notify.command.timeout_s": (_NUMBER, 0, 600),
+    "lint.select": (_TEXTS, 0, 0),
+    "lint.ignore": (_TEXTS, 0, 0),
+    "lint.preview": (_FLAG, 0, 0),
 }
 _TABLES = ("freshness", "freshness.metrics", "freshness.metrics.*", "verify", "verify.tolerance_by_metric", "docs",
            "probe", "retention", "bench", "report", "record", "notify", "notify.webhook", "notify.webhook.headers",
-           "notify.smtp", "notify.command")
+           "notify.smtp", "notify.command", "lint")
 
 
 def config_problem(data: dict[str, Any]) -> str | None:
@@ -308,6 +311,13 @@ min_uptime_s = {DEFAULT_MIN_UPTIME_S:g}
 # Raw output (a probe's per-request events, ~1 KB a request) is kept for this many newest runs of each fact and
 # its current version; older runs keep their value, spread, n, statistics and samples. `factreg prune` applies it.
 raw_runs = 5
+
+# [lint]
+# The rules of `docs lint` (docs/lint-rules.md): ids or prefixes, as ruff's `select`/`ignore`; `preview = true`
+# (or `--all`) adds the rules outside the default set.
+# select = ["FR1"]
+# ignore = ["FR122"]
+# preview = false
 
 # [bench]
 # Folders whose .gguf models `verify` may hand to llama-bench (default: the folders of models benched here).

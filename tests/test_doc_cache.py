@@ -198,7 +198,7 @@ def test_a_cache_others_can_write_is_not_used(cli, tmp_path: Path) -> None:
     with pytest.raises(dc.CacheError, match="writable by others"):
         dc.DocCache.open(folder)
     shown = cli("docs", "lint", str(doc))
-    assert shown.exit_code == 1 and shown.stdout == f"{doc}:1:12: 28 tok/s (28 tok/s)\n"
+    assert shown.exit_code == 1 and shown.stdout == f"{doc}:1:12: FR111 28 tok/s (28 tok/s)\n"
     assert "warning: document cache not used: the cache folder" in shown.stderr and "writable by others" in shown.stderr
     folder.chmod(0o700)
     (folder / dc.FILE_NAME).chmod(0o664)
@@ -223,12 +223,12 @@ def test_a_damaged_cache_is_not_used_and_damaged_results_are_linted_again(
         conn.execute("UPDATE lints SET rows = '[[1, 2'")
     calls.update(lint=0)
     again = cli("docs", "lint", str(doc))
-    assert again.stdout == f"{doc}:1:12: 28 tok/s (28 tok/s)\n" and calls["lint"] == 1
+    assert again.stdout == f"{doc}:1:12: FR111 28 tok/s (28 tok/s)\n" and calls["lint"] == 1
     (folder / dc.FILE_NAME).write_bytes(b"this is not a database" * 100)
     for name in ("docs.sqlite-wal", "docs.sqlite-shm"):
         (folder / name).unlink(missing_ok=True)
     broken = cli("docs", "lint", str(doc))
-    assert broken.exit_code == 1 and broken.stdout == f"{doc}:1:12: 28 tok/s (28 tok/s)\n"
+    assert broken.exit_code == 1 and broken.stdout == f"{doc}:1:12: FR111 28 tok/s (28 tok/s)\n"
     assert broken.stderr.count("warning: document cache not used") == 1 and "Traceback" not in broken.stderr
 
 

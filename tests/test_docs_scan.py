@@ -123,7 +123,7 @@ def test_cli_check_with_lint_fails_on_claims_alone(cli, tmp_path: Path) -> None:
     assert cli("docs", "check", str(doc)).exit_code == 0
     run = cli("docs", "check", "--lint", str(doc))
     assert run.exit_code == 1
-    assert run.stdout == f"{doc}:1:18: 28 tok/s (28 tok/s)\n"
+    assert run.stdout == f"{doc}:1:18: FR111 28 tok/s (28 tok/s)\n"
     doc.write_text("Decoding runs fast here.\n", encoding="utf-8")
     assert cli("docs", "check", "--lint", str(doc)).exit_code == 0
 
@@ -139,4 +139,4 @@ def test_jobs_must_be_positive(cli, tmp_path: Path) -> None:
 def test_json_keys_of_a_finding_are_kept(cli, tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("It runs at 28 tok/s.\n", encoding="utf-8")
     (finding,) = json.loads(cli("docs", "lint", "--json", str(tmp_path)).stdout)
-    assert list(finding) == ["path", "line", "col", "text", "value", "unit", "kind"]
+    assert list(finding) == ["path", "line", "col", "text", "value", "unit", "kind", "rule"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from factreg.docs import lint
+from factreg.docs.lint import engine, prefilter
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def both(text: str, include_code: bool = False, targets: bool = True) -> tuple[list, list]:
     return (
-        lint._lint(text, "x.md", include_code, targets, prefilter=True),
-        lint._lint(text, "x.md", include_code, targets, prefilter=False),
+        engine._lint(text, "x.md", include_code, targets, prefilter=True),
+        engine._lint(text, "x.md", include_code, targets, prefilter=False),
     )
 
 
@@ -67,7 +67,7 @@ def test_same_findings_on_documents_like_the_benchmark_trees(share: float) -> No
         filtered, full = both(text)
         assert filtered == full
         found += len(full)
-        kept = sum(hi - lo for lo, hi in lint._windows(text))
+        kept = sum(hi - lo for lo, hi in prefilter._windows(text))
         skipped_lines += kept < len(text) // 2
     assert found > 100
     assert skipped_lines == len(docs)  # the prefilter does pass over most of each document
@@ -126,5 +126,5 @@ def test_every_kind_of_claim_passes_the_prefilter(text: str) -> None:
 
 def test_lines_without_a_claim_are_passed_over() -> None:
     text = "On 2026-11-05 the team met.\n\nThe context window is 32768 tokens; 3 people, m3 server, 14:30.\n"
-    assert lint._windows(text) == []
-    assert lint._windows(text + "It runs at 28 tok/s.\n") == [(len(text), len(text) + 20)]
+    assert prefilter._windows(text) == []
+    assert prefilter._windows(text + "It runs at 28 tok/s.\n") == [(len(text), len(text) + 20)]

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from factreg.docs import lint, literals
+from factreg.docs.lint import patterns as lazy_patterns
+from factreg.docs.lint import vocab
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,11 +46,13 @@ def corpus(name: str) -> list[str]:
 
 def screened_patterns() -> dict[str, re.Pattern[str]]:
     """Every pattern the lint pre-tests: the line flags and the window searches."""
-    out = {f"flag {name}": rx for name, rx in lint._LINE_FLAGS.items()}
-    for name, value in vars(lint).items():
-        if isinstance(value, literals.Screened):
-            out[name] = value.rx
-    for rx, hint in lint._EXTRA:  # run only over the windows that hold a literal of each group
+    out = {f"flag {name}": lazy_patterns.compiled(rx) for name, rx in vocab._LINE_FLAGS.items()}
+    for module in sys.modules.values():
+        if module is not None and module.__name__.startswith("factreg.docs.lint."):
+            for name, value in vars(module).items():
+                if isinstance(value, lazy_patterns.Lazy) and value._screened:
+                    out[name] = value.compiled()
+    for rx, hint in vocab._EXTRA:  # run only over the windows that hold a literal of each group
         out[f"extra {hint}"] = rx
     return out
 

@@ -71,7 +71,7 @@ def test_try_repo_runs_docs_check_and_docs_lint(tmp_path: Path) -> None:
     assert failed.returncode == 1, failed.stdout + failed.stderr
     check_out, lint_out = failed.stdout.split("factreg docs lint", 1)
     assert "skills/SKILL.md:4:11: gamebox/a3b/tg32: refuted" in check_out
-    assert "NOTES.md:1:26: 28 tok/s (28 tok/s)" in lint_out
+    assert "NOTES.md:1:26: FR111 28 tok/s (28 tok/s)" in lint_out
     assert "3× faster" in lint_out
     assert "SKILL.md" not in lint_out  # the cited number is sourced
     assert failed.stdout.count("Failed") == 2

@@ -182,7 +182,8 @@ def check(
     with progress.bar("reading documents", None, minimum=0) as step:
         scanned = _scan(roots, no_cache, config=s.file_config, lint=with_lint, jobs=jobs, progress=step)
     docs = scanned.docs
-    claims = [f for f in scanned.findings if f.kind == "claim"]
+    rules = lint_rules(s, None, None, False) if with_lint else frozenset()
+    claims = [f for f in scanned.findings if f.kind == "claim" and f.rule in rules]
     if changes is not None:
         claims = [f for f in claims if changes.changed(f.path, f.line)]
     with clock.as_of(as_of):
@@ -206,7 +207,9 @@ def check(
     elif out_format != "text":  # github, sarif or a plugin's format
         emit_findings(
             out_format,
-            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems],
+            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems]
+            + _lint_findings(claims),  # with --lint, the claims under their rules' ids
+            rules=_rule_docs() if claims else None,
             properties={"existingDebt": len(debt)} if changes is not None else None,
         )
     else:
@@ -325,6 +328,21 @@ def lint(
     jobs: JobsOption = None,
     db: DbOption = None,
     no_cache: NoCacheOption = False,
+    select: Annotated[
+        str | None,
+        typer.Option("--select", help="Only these rules: ids or prefixes, comma-separated (FR101,FR12).", metavar="IDS"),
+    ] = None,
+    ignore: Annotated[
+        str | None,
+        typer.Option("--ignore", help="Leave out these rules: ids or prefixes, comma-separated.", metavar="IDS"),
+    ] = None,
+    every_rule: Annotated[
+        bool, typer.Option("--all", help="Also run the preview rules, outside the default set (less precise).")
+    ] = False,
+    explain: Annotated[
+        str | None,
+        typer.Option("--explain", help="Print a rule's doc, decision and examples (FR101), and exit.", metavar="ID"),
+    ] = None,
 ) -> None:
     """Find unsourced claims: measured or asserted performance (durations, rates, ratios, spreads) outside fact
     markers; targets, limits and settings are not claims.
@@ -335,7 +353,11 @@ def lint(
     """
     from factreg.docs import formats
 
+    if explain is not None:
+        emit(_explain(explain))
+        return
     s = settings(db)
+    rules = lint_rules(s, select, ignore, every_rule)
     if suggest or fix:
         if include_code or targets:
             from factreg.errors import UsageError
@@ -348,6 +370,7 @@ def lint(
     findings = _scan(
         roots, no_cache, check=False, lint=True, include_code=include_code, targets=targets, jobs=jobs
     ).findings
+    findings = [f for f in findings if f.rule in rules]
     debt = 0
     if changes is not None:
         kept = [f for f in findings if changes.changed(f.path, f.line)]
@@ -357,22 +380,8 @@ def lint(
     if out_format in ("github", "sarif"):
         emit_findings(
             out_format,
-            [
-                formats.Finding(
-                    "unsourced_claim" if f.kind == "claim" else "target",
-                    f"unsourced performance claim {f.text!r} ({_value_unit(f)})"
-                    if f.kind == "claim"
-                    else f"target, limit or setting {f.text!r} (not a claim)",
-                    str(f.path),
-                    f.line,
-                    f.col,
-                    "error" if f.kind == "claim" else "note",
-                    LINT_FIX if f.kind == "claim" else "",
-                )
-                for f in findings
-            ],
-            rules={"unsourced_claim": "a performance number that cites no fact",
-                   "target": "a target, limit or setting (never fails)"},
+            _lint_findings(findings),
+            rules=_rule_docs(),
             properties={"existingDebt": debt} if changes is not None else None,
         )
     elif out_format == "json":
@@ -505,9 +514,61 @@ def _findings_json(findings: list) -> list[dict]:  # type: ignore[type-arg]
 
 def _findings_text(findings: list) -> str:  # type: ignore[type-arg]
     return "".join(
-        f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
+        f"{f.path}:{f.line}:{f.col}: {f.rule} {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
         for f in findings
     )
+
+
+def lint_rules(conf: Settings, select: str | None, ignore: str | None, every: bool) -> frozenset[str]:
+    """The lint rules in force: `--select`/`--ignore` (else `[lint] select`/`ignore`), the preview rules with
+    `--all` or `[lint] preview = true`; UsageError for an id that names no rule."""
+    from factreg.docs.lint.rules import UnknownRule, selected
+    from factreg.errors import UsageError
+
+    chosen = [c for c in select.split(",") if c.strip()] if select is not None else conf.names("lint.select")
+    left = [c for c in ignore.split(",") if c.strip()] if ignore is not None else conf.names("lint.ignore")
+    preview = every or str(conf.get("lint.preview", "false")).strip().lower() in ("true", "1", "yes", "on")
+    try:
+        return selected(chosen or None, left, preview)
+    except UnknownRule as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _explain(rule_id: str) -> str:
+    from factreg.docs.lint.rules import UnknownRule, by_id, explain
+    from factreg.errors import UsageError
+
+    try:
+        return explain(by_id(rule_id))
+    except UnknownRule as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _lint_findings(findings: list) -> list:  # type: ignore[type-arg]
+    """The lint's findings as formats.Finding (GitHub annotations, SARIF results), each under its rule's id."""
+    from factreg.docs import formats
+
+    return [
+        formats.Finding(
+            f.rule,
+            f"{f.rule} unsourced performance claim {f.text!r} ({_value_unit(f)})"
+            if f.kind == "claim"
+            else f"{f.rule} target, limit or setting {f.text!r} (not a claim)",
+            str(f.path),
+            f.line,
+            f.col,
+            "error" if f.kind == "claim" else "note",
+            LINT_FIX if f.kind == "claim" else "",
+        )
+        for f in findings
+    ]
+
+
+def _rule_docs() -> dict[str, str]:
+    """SARIF's rule descriptions: each lint rule's one-line doc."""
+    from factreg.docs.lint.rules import all_rules
+
+    return {r.id: f"{r.name}: {r.doc}" for r in all_rules()}
 
 
 def _value_unit(f) -> str:  # type: ignore[no-untyped-def]

@@ -50,14 +50,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from factreg.docs.markers import Marker, MarkerProblem
 
-SCHEMA = 2  # PRAGMA user_version: a cache of another schema is emptied
+SCHEMA = 3  # PRAGMA user_version: a cache of another schema is emptied
 FILE_NAME = "docs.sqlite"
 RACY_NS = 2_000_000_000  # 2 s: coarser than any file system's clock factreg may meet (FAT keeps 2 s)
 PRUNE_DAYS = 30
 _BATCH = 500  # values per `IN (…)`: well under SQLite's limit of bound parameters
 
 # A finding as stored and as the scan passes it around: (line, col, text, value, unit, kind, by).
-Row = tuple[int, int, str, str, str, str, str]
+Row = tuple[int, int, str, str, str, str, str, str]
 
 _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -105,8 +105,9 @@ def fingerprint() -> str:
 
         h = hashlib.blake2b(digest_size=16)
         h.update(f"{SCHEMA}|{__version__}|{sys.version}".encode())
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        here = Path(__file__).parent
+        for path in sorted(here.rglob("*.py")):  # the lint's package too (factreg/docs/lint/)
+            h.update(path.relative_to(here).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         _FINGERPRINT.append(h.hexdigest())
     return _FINGERPRINT[0]
 
@@ -139,7 +140,7 @@ def _rows(text: str) -> list[Row] | None:
     """Stored findings, or None when they are not what the cache writes."""
     try:
         rows = json.loads(text)
-        if type(rows) is list and all(len(r) == 7 for r in rows):
+        if type(rows) is list and all(len(r) == 8 for r in rows):
             return rows  # lists, used as the tuples they were: Finding(path, *row)
     except (ValueError, TypeError):
         pass

@@ -18,3 +18,4 @@ class Finding:
     unit: str  # e.g. "tok/s", "s", "ms", "×", "min", "%", "" (a bare spread)
     kind: str = "claim"  # "claim", "target" (a target, limit or setting) or "vetoed"; only claims fail the lint
     by: str = "rules"  # "rules", or "model" when factreg.docs.claimmodel vetoed or added it
+    rule: str = ""  # the id of the rule that reports it (factreg.docs.lint.rules): "FR101", …

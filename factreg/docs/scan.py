@@ -262,7 +262,7 @@ def _scan_chunk(
 
                     lint_text = lint.lint_text
                 findings = lint_text(text, "", opts.include_code, opts.targets)
-                file_rows = made = [(f.line, f.col, f.text, f.value, f.unit, f.kind, f.by) for f in findings]
+                file_rows = made = [(f.line, f.col, f.text, f.value, f.unit, f.kind, f.by, f.rule) for f in findings]
             if file_rows or expected is not None:
                 rows[i] = file_rows
         if reader is not None:

@@ -1,0 +1,142 @@
+"""What surrounds a number in one document: its line, its clause, its sentence, and the line flags (asked once per
+line)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from factreg.docs import literals
+from factreg.docs.lint.patterns import lazy
+from factreg.docs.lint.vocab import _LINE_FLAGS, _REACH
+
+# Where a clause ends: a table cell, a sentence, a list of items (a comma), a dash between statements.
+_CLAUSE_STOP = lazy(r"\||[.!?](?:\s|$)|[;,，。]|\s[—–]\s|\n")
+
+
+# Where a sentence ends, and the abbreviations whose dot does not end one (`that e.g. improves …`).
+_SENTENCE_END = lazy(r"(?<![A-Za-z]\.[a-z])(?<!\betc)(?<!\bvs)[.?!](?:\s|$)")
+
+
+_ABBREVIATION_END = lazy(r"(?:\b[A-Za-z]\.[a-z]|\betc|\bvs)\.$")
+
+
+_NEWLINE = lazy("\n")
+
+
+_SCREENS: dict[str, literals.Screen] = {}
+
+
+def _line_screens() -> dict[str, literals.Screen]:
+    """The literal pre-tests of the line flags' patterns, worked out on first use."""
+    if not _SCREENS:
+        _SCREENS.update({name: literals.screen(rx) for name, rx in _LINE_FLAGS.items()})
+    return _SCREENS
+
+
+class _Base:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._newlines: list[int] | None = None
+        # literals.ENABLED False: every shortcut below is off (the reference they are tested against)
+        self._fast = literals.ENABLED
+        self._screens = _line_screens() if self._fast else None
+        # the line last asked about (numbers are read in order, so most questions are about the same line): its
+        # start and end, its flags and its folded text
+        self._lo = 0
+        self._hi = -1
+        self._flags: dict[str, bool] = {}
+        self._folded: str | None = None
+        self._clauses: dict[tuple[int, int], str] = {}
+
+    def _bounds(self, pos: int) -> tuple[int, int]:
+        """The whole line holding `pos`: its start, and its end (the offset of its newline or of the text's end)."""
+        if self._lo <= pos <= self._hi and self._fast:
+            return self._lo, self._hi
+        if self._newlines is None:
+            self._newlines = [m.start() for m in _NEWLINE.finditer(self.text)]
+        nl = self._newlines
+        i = bisect_right(nl, pos - 1)
+        lo = nl[i - 1] + 1 if i > 0 else 0
+        hi = nl[i] if i < len(nl) else len(self.text)
+        self._lo, self._hi, self._flags, self._folded = lo, hi, {}, None
+        return lo, hi
+
+    def _line(self, pos: int) -> tuple[int, int]:
+        """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""
+        lo, hi = self._bounds(pos)
+        return max(lo, pos - _REACH), min(hi, pos + _REACH)
+
+    def _flag(self, pos: int, name: str) -> bool:
+        """A property of the whole line holding `pos`, worked out once per line and only when asked."""
+        if self._lo <= pos <= self._hi and self._fast:  # the line last asked about (most questions): no call
+            value = self._flags.get(name)
+            if value is not None:
+                return value
+        lo, hi = self._bounds(pos)
+        value = self._flags.get(name)
+        if value is None:
+            flags = self._flags
+            if self._screens is not None and not self._may_match(lo, hi, name):
+                value = flags[name] = False  # the line holds none of the literals every match holds
+            else:
+                value = flags[name] = _LINE_FLAGS[name].search(self.text, lo, hi) is not None
+        return value
+
+    def _later(self, pos: int, name: str) -> bool:
+        """A line flag of the later classes, asked only when the line holds a literal of one of them."""
+        if self._lo <= pos <= self._hi and self._flags.get("later") is False and self._fast:
+            return False
+        return self._flag(pos, "later") and self._flag(pos, name)
+
+    def _may_match(self, lo: int, hi: int, name: str) -> bool:
+        """The pre-test of a line flag's pattern (factreg.docs.literals) on the line from `lo` to `hi`."""
+        assert self._screens is not None
+        screen = self._screens[name]
+        if screen.needs is None:
+            return True
+        folded = self._folded
+        if folded is None:
+            folded = self._folded = literals.fold(self.text[lo:hi])
+        return screen.may_match(folded)
+
+    def _before(self, start: int, limit: int = 60) -> str:
+        """The clause before a number: back to the previous cell, sentence or list item, at most `limit` chars."""
+        key = (start, -limit)
+        found = self._clauses.get(key) if self._fast else None
+        if found is not None:
+            return found
+        lo = max(self._line(start)[0], start - limit)
+        chunk = self.text[lo:start]
+        cut = 0
+        for m in _CLAUSE_STOP.finditer(chunk):
+            if m.end() < len(chunk) or m.group() in ("|", ","):
+                cut = m.end()
+        found = self._clauses[key] = chunk[cut:]
+        return found
+
+    def _after(self, end: int, limit: int = 40) -> str:
+        key = (end, limit)
+        found = self._clauses.get(key) if self._fast else None
+        if found is not None:
+            return found
+        hi = min(self._line(end)[1], end + limit)
+        chunk = self.text[end:hi]
+        m = _CLAUSE_STOP.search(chunk)
+        found = self._clauses[key] = chunk[: m.start()] if m else chunk
+        return found
+
+    def _line_text(self, pos: int) -> str:
+        lo, hi = self._line(pos)
+        return self.text[lo:hi]
+
+    def _sentence(self, start: int) -> tuple[str, str]:
+        """The sentence holding a number (at most 200 characters before it and 120 after), as (the part before
+        the number, the part from it)."""
+        lo, hi = self._line(start)
+        seg = self.text[max(lo, start - 200) : start]
+        stop = max(seg.rfind(". "), seg.rfind("? "), seg.rfind("! "))
+        if stop > 0 and seg[stop] == "." and _ABBREVIATION_END.search(seg, 0, stop + 1):
+            stop = max((m.start() for m in _SENTENCE_END.finditer(seg, 0, stop)), default=-1)  # `e.g. ` ends none
+        tail = self.text[start : min(hi, start + 120)]
+        m = _SENTENCE_END.search(tail)
+        return seg[stop + 1 :], tail[: m.start() if m else len(tail)]

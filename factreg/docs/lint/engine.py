@@ -1,0 +1,257 @@
+"""Finding claims in a document: candidates, the rules' decisions, findings with the rule that made each."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from factreg.docs import claimmodel
+from factreg.docs.findings import Finding
+from factreg.docs.lint.context import _Context
+from factreg.docs.lint.patterns import lazy
+from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
+from factreg.docs.lint.regions import _skipped
+from factreg.docs.lint.tables import _by_column, _has_table, _header_cells
+from factreg.docs.lint.vocab import (
+    _CLAIM,
+    _DIGIT,
+    _EXTRA,
+    _HTTP_CODES,
+    _KIND,
+    _LABEL_UNIT,
+    _NORMAL,
+    _RELATIVE,
+    _SP,
+    FAMILY_RULE,
+    MODEL_RULE,
+    SPREAD_RULE,
+    TARGET_RULE,
+    Candidate,
+)
+
+
+def _candidates(
+    text: str,
+    skipped: Callable[[int, int], bool] = lambda a, b: False,
+    windows: list[tuple[int, int]] | None = None,
+    dismissed: list[Candidate] | None = None,
+) -> list[Candidate]:
+    """(start, end, value, unit, kind, rule) of every claim and target in `text` outside the `skipped` regions; with
+    `windows` (from _windows), the patterns are only run there. With a `dismissed` list, the numbers with a unit
+    that the rules found to be neither (a name, a clock time, a size, a hypothetical, …) are appended to it, of
+    kind "dismissed" (what factreg.docs.claimmodel reads)."""
+    out: list[Candidate] = []
+    append = out.append
+    ctx = _Context(text)
+    for m in _finditer(_CLAIM, text, windows):
+        start = m.start()
+        if skipped(start, m.end()):
+            continue
+        if dismissed is not None:
+            before = len(out)
+            _claim_match(m, text, ctx, append)
+            if len(out) == before:
+                group = m.lastgroup or ""
+                dismissed.append((start, m.end(), m.group("n1"), _NORMAL.get(_KIND.get(group, ""), ""), "dismissed", ""))
+            continue
+        _claim_match(m, text, ctx, append)
+    for rx, rx_windows in _extra_runs(text, windows):
+        for m in _finditer(rx, text, rx_windows):
+            if skipped(m.start(), m.end()):
+                continue
+            found = ctx.extra(m, rx)
+            if found is not None:
+                out.append(found)
+            elif dismissed is not None:
+                dismissed.append((m.start(), m.end(), m.group("n1"), "", "dismissed", ""))
+    if "|" in text and "--" in text:
+        taken = [(c[0], c[1]) for c in out]
+        for c in _header_cells(text, skipped):
+            if not any(a < c[1] and c[0] < b for a, b in taken):
+                out.append(c)
+    out.sort()
+    # keep the first of overlapping claims (`초당 28 토큰/초` is found twice)
+    kept: list[Candidate] = []
+    for c in out:
+        if kept and c[0] < kept[-1][1]:
+            continue
+        kept.append(c)
+    kept = ctx.rows(kept)
+    if kept and "|" in text and "--" in text:
+        kept = _by_column(text, kept)
+    return [c if c[4] != "target" else (*c[:5], TARGET_RULE) for c in kept]
+
+
+def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
+    """The claim or target a match of _CLAIM is, appended; nothing when it is neither."""
+    start = m.start()
+    group = m.lastgroup or ""
+    kind = _KIND.get(group)
+    if group[0] == "p" or group == "n2":  # a ± spread, with or without a unit
+        n2_end = m.end("n2")
+        value = text[start:n2_end]
+        if kind is None or kind in _RELATIVE:
+            append((start, n2_end, value, "", ctx.spread_kind(start, n2_end), SPREAD_RULE))
+            return
+        end = m.end()
+        append((start, end, value, _NORMAL[kind], ctx.spread_kind(start, end), FAMILY_RULE[kind]))
+        return
+    if kind is None:  # pragma: no cover - the pattern always ends with a unit here
+        return
+    u_start = m.start(group)
+    end = m.end()
+    n3_end = m.end("n3")
+    num_end = n3_end if n3_end >= 0 else m.end("n1")
+    if num_end == u_start and n3_end < 0 and kind in ("s", "x", "xcap", "h"):
+        digits = m.group("n1")
+        if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)):
+            return  # `RTX 2080s`, `3700x`, `the 401s`
+        if kind == "s" and digits.isdigit() and _PRODUCT_BEFORE.search(text, max(0, start - 20), start):
+            return  # `Vega 10s`, `Radeon 7s`: a product's name in the plural
+    if _NAME_AFTER.match(text, end):
+        return  # `-5s-Diffusers`: part of a name
+    verdict = ctx.classify(start, u_start, end, kind)
+    if verdict is None:
+        return
+    end, what = verdict
+    append((start, end, text[start:num_end], _NORMAL[kind], what, FAMILY_RULE[kind]))
+
+
+# `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.
+_PRODUCT_BEFORE = lazy(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
+
+
+_NAME_AFTER = lazy(r"-[A-Za-z]")
+
+
+def lint_text(
+    text: str,
+    path: str = "<text>",
+    include_code: bool = False,
+    targets: bool = False,
+    model: claimmodel.Model | None = None,
+    rules: frozenset[str] | None = None,
+) -> list[Finding]:
+    """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
+    settings (findings of kind "target"). Each finding names the rule that reports it (`rule`); with `rules`
+    (rule ids, factreg.docs.lint.rules.selected), only those rules' findings, else every rule's. With a `model`
+    (factreg.docs.claimmodel: an experiment, not used by the CLI), it may veto the rules' claims in a sentence
+    (kind "vetoed", listed with `targets`) or add one; such findings have `by == "model"`."""
+    return _lint(text, path, include_code, targets, prefilter=True, model=model, rules=rules)
+
+
+def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candidate] | None) -> list[Candidate]:
+    """The claims and targets the rules find in a document's text (and, with a `dismissed` list, the numbers
+    with a unit they found to be neither)."""
+    if not _DIGIT.search(text):
+        return []
+    windows: list[tuple[int, int]] | None = None
+    if prefilter:
+        windows = _windows(text)
+        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None) and not _has_table(text):
+            return []  # no line can hold a claim
+    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA) and not _has_table(text):
+        return []
+    regions = _skipped(text, include_code)
+    if regions.whole_file:
+        return []
+    skip = regions.all
+    # merge the regions so that one bisect tells whether a number overlaps any of them; numbers in them are
+    # dropped before their words are read
+    merged: list[list[int]] = []
+    for lo, hi in skip:
+        if merged and lo <= merged[-1][1]:
+            if hi > merged[-1][1]:
+                merged[-1][1] = hi
+        else:
+            merged.append([lo, hi])
+    starts = [lo for lo, _ in merged]
+
+    def skipped(start: int, end: int) -> bool:
+        i = bisect_right(starts, end - 1) - 1  # the last region starting before the number's end
+        return i >= 0 and merged[i][1] > start
+
+    found = _candidates(text, skipped, windows, dismissed)
+    if regions.scoped:  # `ignore[FR101]`: the rule is known only once the number is read
+        found = [c for c in found if not regions.silenced(c[0], c[5])]
+    return found
+
+
+def _lint(
+    text: str,
+    path: str,
+    include_code: bool,
+    targets: bool,
+    prefilter: bool,
+    model: claimmodel.Model | None = None,
+    rules: frozenset[str] | None = None,
+) -> list[Finding]:
+    """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
+    against)."""
+    dismissed: list[Candidate] | None = None if model is None else []
+    found = _scan(text, include_code, prefilter, dismissed)
+    decided: list[tuple[int, int, str, str, str, str, str]]  # a candidate and who decided it
+    if model is not None and (found or dismissed):
+        rule_at = {c[0]: c[5] for c in found}
+        decided = [
+            (s, e, v, u, k, by, TARGET_RULE if k == "target" else rule_at.get(s, MODEL_RULE))
+            for s, e, v, u, k, by in claimmodel.decide(
+                text, [c[:5] for c in found], [c[:5] for c in dismissed or []], model
+            )
+        ]
+    else:
+        decided = [(*c[:5], "rules", c[5]) for c in found]
+    if not targets:
+        decided = [c for c in decided if c[4] == "claim"]
+    if rules is not None:
+        decided = [c for c in decided if c[6] in rules]
+    out: list[Finding] = []
+    line = 1
+    line_start = 0
+    last = 0
+    for start, end, value, unit, kind, by, rule in decided:
+        newlines = text.count("\n", last, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", last, start) + 1
+        last = start
+        out.append(Finding(path, line, start - line_start + 1, text[start:end], value, unit, kind, by, rule))
+    return out
+
+
+def lint_file(
+    path: Path | str, include_code: bool = False, targets: bool = False, rules: frozenset[str] | None = None
+) -> list[Finding]:
+    """Every unsourced claim in one file; BadInput when it cannot be read as UTF-8 text."""
+    from factreg.textfile import read_text
+
+    return lint_text(read_text(path), str(path), include_code, targets, rules=rules)
+
+
+def lint_documents(
+    paths: Iterable[Path | str],
+    include_code: bool = False,
+    targets: bool = False,
+    rules: frozenset[str] | None = None,
+) -> tuple[list[Finding], list]:  # type: ignore[type-arg]
+    """Findings under `paths` and the files that could not be read (walk.Problem), for the CLI to report."""
+    from factreg.docs import walk
+
+    findings: list[Finding] = []
+    problems: list = []  # type: ignore[type-arg]
+    for path, text in walk.documents(paths):
+        if isinstance(text, walk.Problem):
+            problems.append(text)
+            continue
+        findings.extend(lint_text(text, str(path), include_code, targets, rules=rules))
+    return findings, problems
+
+
+def lint_paths(
+    paths: list[Path], include_code: bool = False, targets: bool = False, rules: frozenset[str] | None = None
+) -> list[Finding]:
+    """Every unsourced claim in the Markdown files under `paths`; files that cannot be read are skipped. With
+    `targets`, the targets, limits and settings too (findings of kind "target")."""
+    return lint_documents(paths, include_code, targets, rules)[0]

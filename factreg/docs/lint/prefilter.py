@@ -1,0 +1,162 @@
+"""Where a claim can be: one cheap pattern whose matches hold every line on which a claim can be found, and the
+windows of lines the full patterns then run over."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from factreg.docs import literals
+from factreg.docs.lint.patterns import lazy
+from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _SP
+
+# Where a claim can be: one cheap pattern whose matches hold every line on which _CLAIM or an extra pattern (but
+# _LABEL_UNIT, whose match may span lines: it is always searched in the whole text) can match. A claim's number is
+# a whole run of digits, commas and dots (_NEXT keeps any of them from following the first number; the second
+# number of a range is followed by a unit) that ends in a digit and starts at one that does not follow a letter,
+# digit or one of `_.:#@$\\` (_NUM_FIRST; the second number of a range follows its separator). It is followed by an
+# optional `+`, `**` or `__`, up to two spaces and the start of a unit: the first two characters of one of _UNITS,
+# case-insensitively (a few longer for `tokens`, which prose often counts), a sign or a syllable; or by a `±`
+# spread, or by `-second`. The extra patterns need a digit before `pp`/`tg` (`8000pp`), or `초당`, or `pp`, `tg`,
+# `x` or `×` before a digit (`pp512 560`, `x2.88`: found with str.find, as these letters are too common to start a
+# regular expression's search at each of them). A line without any of these cannot hold a claim, so the full
+# patterns only run over the lines that have one (tests/test_lint_prefilter.py shows the findings are the same
+# with and without it).
+_UNIT_START = (
+    rf"(?i:ch|d[oa]|f[ipl]|g[ibf]|h[or]|i[tm]|k[ib]|li|m[sib0-9]|op|p[paf]|q[up]|r[eop]|s[eat]|us|wo|x[fsq]"
+    rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
+    rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페]"
+)
+
+
+_PREFILTER = lazy(
+    # Every match starts with a digit, and the pattern with `\d` (not with an alternation), so that `re` skips to
+    # the next digit in C instead of trying the pattern at every character (twice as fast); `초당` is found with
+    # str.find (_PREFILTER_LITERALS).
+    rf"\d(?:"
+    # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
+    rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
+    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdfghiklmopqrstuwx])|[µμ%×✕✖토마밀초분시배기테페])(?:{_UNIT_START})"
+    rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh])|/[s\d])"  # `/[s\d]`: `16.7/sec`, `1/3 the speed`
+    r"|pp|tg)"
+)
+
+
+_PREFILTER_BEFORE_DIGIT = ("pp", "tg", "x", "×")
+
+
+_PREFILTER_UNIT_KEYS = ("PS", "ps")  # the ends of _UNIT_BEFORE's keys: `TPS`, `qps`, `TFLOPS`
+
+
+_PREFILTER_LITERALS = (
+    "초당",
+    "_seconds",
+    "_milliseconds",
+    "RTF",
+    "factor",
+)  # `_seconds`: a metric's name holding its unit
+
+
+def _windows(text: str) -> list[tuple[int, int]]:
+    """Runs of consecutive lines that may hold a claim, as (start of the first line, end of the last line: the
+    offset of its newline, or the end of the text)."""
+    find = text.find
+    lines: dict[int, int] = {}  # start of a line -> its end
+    search = _PREFILTER.search
+    pos = 0
+    while (m := search(text, pos)) is not None:
+        pos = _take_line(text, m.start(), lines) + 1
+    for lit in _PREFILTER_LITERALS:
+        i = find(lit)
+        while i != -1:
+            i = find(lit, _take_line(text, i, lines) + 1)
+    for lit in _PREFILTER_UNIT_KEYS:  # a unit before its number: `TPS 15.4`, `tps는 약 620`, `TFLOPS=6.1`
+        i = find(lit)
+        while i != -1:
+            key = text[max(0, i - 3) : i]
+            if not (key[-1:] in ("T", "Q", "t", "q") or key == "FLO"):
+                i = find(lit, i + len(lit))  # not one of _UNIT_BEFORE's keys (`https`, `steps`)
+                continue
+            i = find(lit, _take_line(text, i, lines) + 1)
+    digit = _DIGIT.match
+    for lit in _PREFILTER_BEFORE_DIGIT:
+        i = find(lit)
+        while i != -1:
+            after = i + len(lit)
+            i = find(lit, _take_line(text, i, lines) + 1) if digit(text, after) else find(lit, after)
+    out: list[tuple[int, int]] = []
+    for lo in sorted(lines):
+        hi = lines[lo]
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _take_line(text: str, pos: int, lines: dict[int, int]) -> int:
+    """Record the line holding `pos` in `lines` (its start -> its end) and return its end."""
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = text.find("\n", pos)
+    if hi == -1:
+        hi = len(text)
+    lines[lo] = hi
+    return hi
+
+
+def _finditer(rx: re.Pattern[str], text: str, windows: list[tuple[int, int]] | None) -> Iterable[re.Match[str]]:
+    """`rx.finditer(text)`, restricted to the `windows` (None: the whole text). The same matches, for a pattern
+    whose matches never hold a newline: the search runs from each window's first line start (where a search over
+    the whole text is too, as no match crosses a line) and stops two characters past its last newline, so that
+    `$` and look-aheads see what they see in the whole text."""
+    if windows is None:
+        yield from rx.finditer(text)
+        return
+    n = len(text)
+    for lo, hi in windows:
+        for m in rx.finditer(text, lo, min(n, hi + 2)):
+            if m.start() >= hi:
+                break
+            yield m
+
+
+def _extra_runs(
+    text: str, windows: list[tuple[int, int]] | None
+) -> list[tuple[re.Pattern[str], list[tuple[int, int]] | None]]:
+    """The extra patterns whose hint is in the text, each with where to run it. Shortcuts (off with
+    literals.ENABLED = False): a pattern listed under two hints runs once (the second run finds the same matches,
+    dropped as overlaps), and only over the windows that hold a literal of each group its every match holds."""
+    if not literals.ENABLED:
+        return [(rx, None if rx is _LABEL_UNIT else windows) for rx, hint in _EXTRA if hint in text]
+    runs: list[tuple[re.Pattern[str], list[tuple[int, int]] | None]] = []
+    folded: list[str] | None = None
+    for rx, hints in _extra_hints().items():
+        if not any(hint in text for hint in hints):
+            continue
+        if rx is _LABEL_UNIT or windows is None:
+            runs.append((rx, None if rx is _LABEL_UNIT else windows))
+            continue
+        if folded is None:  # a match holds no newline: its literals are in its window
+            folded = [literals.fold(text[lo:hi]) for lo, hi in windows]
+        screen = _EXTRA_SCREENS[rx]
+        runs.append((rx, [w for w, f in zip(windows, folded, strict=True) if screen.may_match_all(f)]))
+    return runs
+
+
+_EXTRA_SCREENS: dict[re.Pattern[str], literals.Screen] = {}
+
+
+_EXTRA_HINTS: dict[re.Pattern[str], tuple[str, ...]] = {}
+
+
+def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
+    """Each extra pattern once, with its hints; their pre-tests in _EXTRA_SCREENS (worked out on first use)."""
+    if _EXTRA_HINTS:
+        return _EXTRA_HINTS
+    hints: dict[re.Pattern[str], tuple[str, ...]] = {}
+    for rx, hint in _EXTRA:
+        hints[rx] = (*hints.get(rx, ()), hint)
+    if not _EXTRA_SCREENS:
+        _EXTRA_SCREENS.update({rx: literals.screen(rx) for rx in hints})
+    _EXTRA_HINTS.update(hints)
+    return hints

@@ -1,0 +1,168 @@
+"""Rules of rates: tokens, requests and items per second, bandwidth and compute (reading: factreg/docs/lint/context.py)."""
+
+from __future__ import annotations
+
+from factreg.docs.lint.rules import Rule
+
+EXAMPLES_FR111 = (
+    (
+        "example about an indefinite system",
+        "For example, our server returns 60 tokens per second.",
+        "60 tokens per second",
+        "For example, a server could return 60 tokens per second.",
+    ),
+    (
+        "indefinite system as subject",
+        "Our model generates 120 tokens/s on the test box.",
+        "120 tokens/s",
+        "A model generating 120 tokens/s writes a page in a few seconds.",
+    ),
+    (
+        "rubric word after a parenthesis",
+        "Decode ran at (60+ tokens/sec) on the M2.",
+        "60+ tokens/sec",
+        "Decode speed (60+ tokens/sec) feels instant.",
+    ),
+    ("tokens per day", "one node serves 250M tokens/day", "250M tokens/day", "one node stores 250M tokens"),
+    ("Korean rate noun after 초당", "초당 토큰 생성 속도가 14토큰이다.", "초당 토큰 생성 속도가 14토큰", "초당 토큰 생성 속도가 중요하다, 14토큰짜리 프롬프트라도."),
+    (
+        "people's reading speed",
+        "The 3B model streams about 6 tokens per second.",
+        "6 tokens per second",
+        "A typical reading speed is about 6 tokens per second.",
+    ),
+    ("per second with a bound", "이 칩은 초당 80개 이상의 토큰을 생성한다.", "초당 80개 이상의 토큰", "이 칩은 80개 이상의 토큰을 생성한다."),
+    (
+        "barrier",
+        "Our build broke the 40 tok/s barrier on a Pi 5",
+        "40 tok/s",
+        "Try to break the 40 tok/s barrier on a Pi 5",
+    ),
+    (
+        "tokens-per-second",
+        "The command runs at about 140 tokens-per-second on an M2.",
+        "140 tokens-per-second",
+        "The command runs about 140 tokens-per-page on an M2.",
+    ),
+    (
+        "Korean formal declarative after a bound",
+        "CPU만으로 돌리면 초당 토큰 생성 속도가 8토큰 이하가 나오는 경우가 많습니다.",
+        "초당 토큰 생성 속도가 8토큰",
+        "CPU만으로 돌릴 때 초당 토큰 생성 속도는 8토큰 이하로 맞춰야 합니다.",
+    ),
+    (
+        "modal of another clause",
+        "The old build would crash often; it ran at 12 tok/s on the same card.",
+        "12 tok/s",
+        "With a larger batch the old build would run at 12 tok/s on the same card.",
+    ),
+    ("past of keeping", "부하 중에도 초당 80토큰을 유지했음", "초당 80토큰", "부하 중에도 초당 80토큰을 유지해야 함"),
+)
+
+EXAMPLES_FR112 = (
+    ("set value", "웹캠 파이프라인은 24fps로 돌았다", "24fps", "카메라 드라이버에 24fps를 요청한다"),
+    (
+        "capped value",
+        "the demo renders at 48 fps on a laptop",
+        "48 fps",
+        "the demo is capped at 48 fps on a laptop",
+    ),
+    ("lower bound on a rate", "부하 테스트에서 처리량은 250 req/s", "250 req/s", "| **처리량** | > 250 req/s | 부하 테스트 |"),
+    ("items per second", "처리량이 초당 40건에서 120건으로 늘었다", "초당 40건", "처리량 단위는 건이며 40건마다 집계한다"),
+    (
+        "aside that is hypothetical",
+        "The new build showed 45 tps on the same card (we checked twice).",
+        "45 tps",
+        "The new build might show 45 tps on the same card.",
+    ),
+    ("lower-case tps", "the patched kernel runs at 31 tps", "31 tps", "the patched kernel runs 31 threads"),
+    (
+        "magnitude before a rate",
+        "the gateway handles 12K req/s at peak",
+        "12K req/s",
+        "the gateway holds 12K requests at peak",
+    ),
+    (
+        "example described",
+        "The run held 12 requests per second for an hour.",
+        "12 requests per second",
+        "This example demonstrates load testing at 12 requests per second.",
+    ),
+    (
+        "QPS after a number",
+        "Benchmark 결과: Actix(210,450 QPS) > Axum(198,300 QPS)",
+        "210,450 QPS",
+        "Benchmark 결과: Actix(210,450 connections) > Axum(198,300 connections)",
+    ),
+    (
+        "if you need",
+        "we serve search at 8,000 req/s on two nodes",
+        "8,000 req/s",
+        "If you need to serve search at 8,000 req/s, tune the defaults.",
+    ),
+    ("rate key before the number", "> 즉, 현재 한계 tps는 약 780 정도", "780", "> 즉, 현재 tps 서버는 약 780 대"),
+    ("bare per second", "처리량도 21.5/sec", "21.5/sec", "처리량도 21.5/page"),
+    ("load rate beside a test's length", "부하 테스트 결과 처리량은 850 rps였다.", "850 rps", "부하 테스트 (80 rps, 10분간)"),
+    (
+        "magnitude before a rate key",
+        "The proxy sustains 40K qps on one node.",
+        "40K qps",
+        "The proxy keeps 40K connections open on one node.",
+    ),
+    (
+        "aim as the subject",
+        "Our build now runs inference on the board at 45fps.",
+        "45fps",
+        "The goal is to be able to run inference on the board at 45fps with camera input.",
+    ),
+)
+
+EXAMPLES_FR113 = (
+        ("TFlops in mixed case", "the fused kernel reaches 2.4 TFlops", "2.4 TFlops", "the fused kernel uses 2.4 GB"),
+        ("Korean FLOPS", "이 보드는 2 페타플롭의 연산 성능을 낸다", "2 페타플롭", "이 보드는 2 페이지의 설명서를 낸다"),
+        ("bandwidth in G/s", "The board reads memory at ~120G/s.", "120G/s", "The board has ~120G of memory."),
+        (
+            "bit rate",
+            "iperf3 between the two nodes reports 9.2 Gbits/sec.",
+            "9.2 Gbits/sec",
+            "The podcast audio is encoded at 128 kbps.",
+        ),
+    ("a codec's bit rate", "the bus moves 900 GB/s here", "900 GB/s", "the codec audio bandwidth of 1.1 kbps"),
+)
+
+RULES = (
+    Rule(
+        "FR111",
+        "token-rate",
+        "A token rate or time per token: `28 tok/s`, `초당 28토큰`, `25 ms/token`, `10 to 29 tokens max per second`.",
+        (
+            "Reads tokens per second in its English and Korean forms (`t/s`, `tg/s`, `tokens per second`, `토큰/초`, "
+            "`초당 N토큰`) and time per token; leaves people's reading speed (`human reading speed is 4–7 tokens per "
+            "second`) and hypotheticals."
+        ),
+        EXAMPLES_FR111,
+    ),
+    Rule(
+        "FR112",
+        "item-rate",
+        "Requests, items or frames per second: `250 req/s`, `40 it/s`, `50K qps`, `초당 40건`, `60 fps`.",
+        (
+            "Reads per-second rates of other things (`req/s`, `RPS`, `QPS`, `TPS`, `it/s`, `files/sec`, `/s`, "
+            "`fps`, a rate's key before its number: `TPS 15.4`); leaves the frame rate of a video, a rate a load "
+            "generator is set to (`(50 rps, 5분간)`, FR201) and settings (`capped at 30 fps`)."
+        ),
+        EXAMPLES_FR112,
+        preview=True,
+    ),
+    Rule(
+        "FR113",
+        "bandwidth-compute",
+        "Bandwidth, bit rates and compute rates: `900 GB/s`, `4.68 Gbits/sec`, `6.1 TFLOPS`.",
+        (
+            "Reads bytes and bits per second and FLOPS/TOPS; leaves a codec's bit rate on an audio line (`a "
+            "bandwidth of 1.1 kbps`)."
+        ),
+        EXAMPLES_FR113,
+        preview=True,
+    ),
+)

@@ -1,0 +1,216 @@
+"""Rules of relative changes: ratios and percentages (reading: factreg/docs/lint/relative.py)."""
+
+from __future__ import annotations
+
+from factreg.docs.lint.rules import Rule
+
+EXAMPLES_FR121 = (
+    ("size after a ratio", "새 버전은 이전보다 6배 빠른 디코딩을 보여준다", "6배", "새 버전은 이전보다 6배 큰 컨텍스트를 지원한다"),
+    (
+        "people's work after a comparative",
+        "3x faster decoding with the new kernel",
+        "3x faster",
+        "3x faster development with the new SDK",
+    ),
+    ("scale factor", "upsampling is 2x faster on the GPU", "2x faster", "upsampling uses a 2x factor"),
+    ("enlarged image", "디코더가 1.5x 만큼 빨라졌다", "1.5x", "1.5x 만큼 확대된 이미지를 만든다"),
+    ("appropriate value", "임계값을 적절히 조정해 2.5배 빨라졌다", "2.5배", "실시간 채팅에는 **0.5~1초**가 적절하다"),
+    (
+        "context window",
+        "Decode is 4x faster than before.",
+        "4x faster",
+        "Supports up to 128K tokens of context, 4x more than before.",
+    ),
+    ("quoted example then a condition", "새 인덱스로 검색이 3배 빨라졌다.", "3배", "“검색이 3배 빨라진다”면 품질이 조금 떨어져도 괜찮다."),
+    ("Korean productivity and size", "새 엔진은 디코딩이 3배 빠르다.", "3배", "새 도구로 생산성이 3배 차이 난다."),
+    (
+        "price ratio",
+        "Paying for the H100 gave 4x faster decoding.",
+        "4x faster",
+        "It is not worth paying 4x more for the H100.",
+    ),
+    (
+        "capital X before the performance",
+        "the new card has 3X the performance of the old one",
+        "3X",
+        "the new card has 3X the memory of the old one",
+    ),
+    ("kept as a fact, not a target", "정확도는 그대로 유지되며 디코딩 시간은 2배 단축된다.", "2배", "정확도와 디코딩 시간 2배 단축을 함께 유지해야 한다."),
+    ("Korean traffic and computation", "새 경로로 조회 지연이 3배 줄었다.", "3배", "새 경로로 트래픽이 3배 줄었다."),
+    ("price and frequency", "새 커널은 디코딩이 4배 빠르다", "4배", "새 요금제는 입력 토큰 가격이 4배 인하됐다"),
+    ("endurance", "새 드라이버로 3배 더 빠르게 추론한다", "3배", "배터리 교체 없이 3배 더 오래 버틸 수 있다"),
+    ("aside on a size", "**INT4**: 210 tok/s (3배 향상)", "3배", "**INT4**: 18GB (3배 절감)"),
+    ("aside on a score", "**디코딩**: 41 tok/s (기존 대비 2배)", "2배", "**KMMLU**: 71.5% (기존 대비 2배)"),
+    (
+        "budget as a product tier",
+        "The CPU is 9x slower than the budget 4060 Ti.",
+        "9x slower",
+        "The CPU is 9x slower than the budget.",
+    ),
+    (
+        "perception in the clause",
+        "A 4x lift on the new kernel, measured on decode.",
+        "4x",
+        "A 4x lift feels like a different machine.",
+    ),
+    (
+        "x real time",
+        "batched inference reaches 45x REAL TIME speed",
+        "45x",
+        "batched inference runs on 45x RTX boxes",
+    ),
+    (
+        "fraction of a speed",
+        "I am getting 1/4 the speed on the new driver, why?",
+        "1/4",
+        "I am getting 1/4 the pages on the new driver, why?",
+    ),
+    (
+        "guesses asked as questions",
+        "It ran 3x faster? Yes: 3x on decode.",
+        "3x",
+        "How much faster would it run? 3x? 6x?",
+    ),
+    ("expected bound", "실측 결과: 배치 모드가 3배 이상 빠름", "3배", "예상 결과: 배치 모드가 3배 이상 빠름"),
+    ("aware is not perception", "메모리 계층을 인식하는 알고리즘으로 어텐션을 3배 빠르게 계산한다", "3배", "사용자가 지연을 인식하는 시간은 3초 안팎이어야 한다"),
+)
+
+EXAMPLES_FR122 = (
+    ("target words of another clause", "프루닝은 디코딩 시간을 35% 줄이고 메모리 요구 사항도 낮춘다", "35%", "디코딩 시간을 35% 줄이는 것이 목표이다"),
+    (
+        "metric after a percentage",
+        "beats the baseline by 14% on decode throughput",
+        "14%",
+        "beats the baseline by 14% on human preference",
+    ),
+    (
+        "share of a time",
+        "the fused kernel needs only 40% of the old prefill time",
+        "40%",
+        "only 40% of the old prompts were kept",
+    ),
+    (
+        "share of a speed ceiling",
+        "decode reaches 65% of the bandwidth ceiling",
+        "65%",
+        "memory use reaches 65% of the ceiling",
+    ),
+    ("aside in parentheses", "a 25% (at batch 8) decode speedup", "25%", "a 25% (at batch 8) memory saving"),
+    ("count of tokens", "토큰 생성 속도 30% 향상", "30%", "요약 단계: 토큰 수 30% 감소 → TTFT 개선"),
+    ("shrink as a change", "추론 시간을 25% 축소했다", "25%", "썸네일을 25% 축소된 크기로 저장한다"),
+    ("downtime and sessions", "응답 시간 40% 감소", "40%", "장애 시간 40% 감소"),
+    ("session time", "**평균 응답 시간**: 2.1초 (기존 3.0초 대비 30% 감소)", "30%", "**평균 세션 시간**: 21분 (기존 16분 대비 30% 증가)"),
+    ("development speed", "**추론 속도**: **300% 향상**", "300%", "**개발 속도**: **300% 향상**"),
+    ("meeting time", "빌드 시간 30% 단축", "30%", "회의 시간 30% 단축"),
+    ("Korean rate words", "| 응답 시간 | -25% |", "25%", "| 이탈률 | -25% |"),
+    (
+        "Korean connective before a target word",
+        "캐시로 처리량을 30% 증가시켜 지연을 낮게 유지했다.",
+        "30%",
+        "캐시로 처리량을 30% 증가시키는 것이 목표이다.",
+    ),
+    ("signed percentage alone", "Vulkan: +7.5%", "7.5%", "Vulkan: 7.5%"),
+    (
+        "change of speed without a noun",
+        "The nightly has regressed by 9.2%",
+        "9.2%",
+        "The nightly has grown by 9.2%",
+    ),
+    ("signed percentage in a cell", "| kernel B | 3,410 | **+18%** |", "18%", "| platforms | 4개 | **+18%** |"),
+    (
+        "issue tag before a change",
+        "[Bug] v2.3 on H100 has regressed by 11%",
+        "11%",
+        "[Bug] v2.3 on H100 has grown by 11%",
+    ),
+    (
+        "long context as a condition",
+        "Decode speed on long context is 30% lower than before.",
+        "30%",
+        "The context window of the new model is 30% lower than before.",
+    ),
+    ("head noun of a compound", "이번 릴리스로 65%의 추론 지연 감소를 얻었다.", "65%", "이번 릴리스로 65%의 추론 비용 절감을 얻었다."),
+    ("percentage after a change of times", "p50 412ms→301ms(약 27%)", "27%", "모델 412MB→301MB(약 27%)"),
+    ("change of a count", "첫 렌더링 시간 62% 감소 (4.1초 → 1.6초)", "62%", "초기 로드 쿼리 62% 감소 (21 → 8)"),
+    (
+        "quality benchmark",
+        "compared to the first model: decode (+31%), prefill (+12%)",
+        "31%",
+        "compared to the first model: MMLU (+31%), GSM8K (+12%)",
+    ),
+    (
+        "frames as a count",
+        "| 렌더링 | 40 ms | 12 ms | **-70%** |",
+        "70%",
+        "| 프레임 드랍 | 40 frames | 12 frames | **-70%** |",
+    ),
+    (
+        "if there is",
+        "The PR improves decode performance by 3%.",
+        "3%",
+        "If there is a PR that improves performance by 3% but adds 900 lines, I may reject it.",
+    ),
+    (
+        "RTF as a noun of speed",
+        "INT8 gives a 25% improvement in RTF on the CPU.",
+        "25%",
+        "INT8 gives a 25% improvement in WER on the CPU.",
+    ),
+    (
+        "memory bandwidth",
+        "the new card has about 40% more memory bandwidth than the old one",
+        "40%",
+        "the new card has about 40% more memory than the old one",
+    ),
+    (
+        "abbreviation inside a sentence",
+        "The PR e.g. improves decode performance by 4% on the old card.",
+        "4%",
+        "If there is a PR that e.g. improves performance by 4% but adds 800 lines, I may reject it.",
+    ),
+    (
+        "Korean reduces as a verb",
+        "캐싱은 긴 프롬프트에서 지연 시간을 최대 70%까지 줄입니다.",
+        "70%",
+        "캐싱은 긴 프롬프트에서 코드를 최대 70%까지 줄 단위로 나눈다.",
+    ),
+    (
+        "Korean modal of fast",
+        "C++이 약간 더 빠를 수 있지만, 실제 프로젝트에서는 차이는 4% 미만입니다.",
+        "4%",
+        "C++이 약간 더 클 수 있지만, 실제 프로젝트에서는 차이는 4% 미만입니다.",
+    ),
+    ("change of a counted pair", "응답 시간: 200ms → 50ms (-75%)", "75%", "동시 처리 가능 요청: 20 → 80 (+300%)"),
+    (
+        "share of a speed",
+        "In my test the new kernel reaches only 60% the performance of the old one.",
+        "60%",
+        "In my test the new kernel uses only 60% of the memory of the old one.",
+    ),
+)
+
+RULES = (
+    Rule(
+        "FR121",
+        "speed-ratio",
+        "A speed-up or slow-down as a ratio: `3.1× slower`, `28x faster`, `4.1배 향상`, `x2.88`, `1/3 the speed`.",
+        (
+            "Reads a ratio (`×`, `x`, `times`, `배`, a fraction of a speed or time) when a comparative follows or "
+            "the nearest noun is a performance one; leaves memory, size, cost, quality, counts, context windows, "
+            "prices, what people do faster (`10배 빠른 개발`), hardware counts (`2 × RTX 2080`) and guesses asked "
+            "(`2x? 5x?`)."
+        ),
+        EXAMPLES_FR121,
+    ),
+    Rule(
+        "FR122",
+        "percent-change",
+        "A percent change of a performance figure: `+20% throughput`, `TTFT 50% 감소`, `regressed by 14%`.",
+        (
+            "Reads a percentage when it is a change (a sign, a change word, a comparative) of a performance noun, "
+            "or a share of a time or of a speed ceiling; leaves percentages of memory, size, cost, accuracy and "
+            "counts, quality kept (`85% 성능 유지`), and shares of a target reached."
+        ),
+        EXAMPLES_FR122,
+    ),
+)

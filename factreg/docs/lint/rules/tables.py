@@ -1,0 +1,97 @@
+"""Rules of tables: units in the header row, percentages in rows of measured times (reading: factreg/docs/lint/tables.py)."""
+
+from __future__ import annotations
+
+from factreg.docs.lint.rules import Rule
+
+EXAMPLES_FR151 = (
+    (
+        "a column of rates",
+        "| model | decode (t/s) |\n|---|---|\n| q4 | 52.5 |",
+        "52.5",
+        "| model | weights (GB) |\n|---|---|\n| q4 | 52.5 |",
+    ),
+    (
+        "a column of goals",
+        "| model | decode (t/s) |\n|---|---|\n| q4 | 31.2 |",
+        "31.2",
+        "| model | goal decode (t/s) |\n|---|---|\n| q4 | 31.2 |",
+    ),
+)
+
+EXAMPLES_FR152 = (
+    ("decorated cell", "| 응답 시간 | 300ms | 90ms | 🚀 70% |", "70%", "| 메모리 | 3GB | 1GB | 🚀 66% |"),
+)
+
+EXAMPLES_FR153 = (
+    (
+        "a row labelled by its unit",
+        "| metric | a | b |\n|---|---|---|\n| p50 latency (ms) | 412.5 | 398.0 |",
+        "398.0",
+        "| metric | a | b |\n|---|---|---|\n| weights (GB) | 412.5 | 398.0 |",
+    ),
+)
+
+EXAMPLES_FR154 = (
+    (
+        "a heading names the unit",
+        "### Latency (ms)\n| model | p50 | p99 |\n|---|---|---|\n| a | 12 | 30 |",
+        "30",
+        "### Memory (MB)\n| model | p50 | p99 |\n|---|---|---|\n| a | 12 | 30 |",
+    ),
+    (
+        "a note before the table names the unit",
+        "(unit: Tokens / second)\n\n| engine | int4 |\n|---|---|\n| vllm | 77 |",
+        "77",
+        "(unit: MB)\n\n| engine | int4 |\n|---|---|\n| vllm | 77 |",
+    ),
+)
+
+RULES = (
+    Rule(
+        "FR151",
+        "table-header-unit",
+        "A bare number in a table column whose header names a time or rate unit: `| pp512 (t/s) |` over `| 1234.5 |`.",
+        (
+            "Reads each bare number (emphasis, `~`, ranges and spreads allowed) in a column whose header cell "
+            "names a time or rate unit; a column headed by a target, limit or setting holds targets (FR201), a "
+            "column of media lengths nothing."
+        ),
+        EXAMPLES_FR151,
+        preview=True,
+    ),
+    Rule(
+        "FR152",
+        "table-row-percent",
+        "A percentage alone in a table cell of a row of measured times: `| 120 ms | 95 ms | -21% |`.",
+        (
+            "Reads percentages in their own cell (or with a sign or change word) in a row that holds a measured "
+            "time or rate; leaves rows labelled by a non-performance noun and the share of a target reached (`| < "
+            "500ms | 150ms | 333% |`)."
+        ),
+        EXAMPLES_FR152,
+        preview=True,
+    ),
+    Rule(
+        "FR153",
+        "table-row-label-unit",
+        "A bare number in a table row whose label names a time or rate unit: `| p50 latency (ms) | 412.5 | 398.0 |`.",
+        (
+            "Reads each bare number after the first cell of a row whose label names a time or rate unit (the first "
+            "number after the label is FR142's); a label naming a target or a setting makes them targets."
+        ),
+        EXAMPLES_FR153,
+    ),
+    Rule(
+        "FR154",
+        "table-caption-unit",
+        "A bare number in a table whose heading, caption or note names the unit: `(unit: Tokens / second)`, `### Latency (ms)`.",
+        (
+            "Reads the bare numbers (not the first column's) of a table whose header names no unit, when one of the two "
+            "lines above it or the line after it names a time or rate unit (`unit:`, `단위:`, `times in seconds`, a "
+            "heading ending in `(ms)`); leaves media lengths, and a caption naming a target or a setting makes them targets."
+        ),
+        EXAMPLES_FR154,
+        preview=True,
+    ),
+)

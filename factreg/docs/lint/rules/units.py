@@ -1,0 +1,90 @@
+"""Rules of units written elsewhere than after the number: spreads, test names, labels, metric names."""
+
+from __future__ import annotations
+
+from factreg.docs.lint.rules import Rule
+
+EXAMPLES_FR131 = (
+    ("a spread without a unit", "median of 5 runs: 11.9 ± 7.2", "11.9 ± 7.2", "median of 5 runs: `11.9 ± 7.2`"),
+)
+
+EXAMPLES_FR141 = (
+    ("numbers after a test name", "pp512 560 -> 180", "560 -> 180", "we ran pp512 and tg32 on it"),
+    (
+        "prompt and generation rates",
+        "tg128 with 8000pp / 400tg t/s",
+        "8000pp / 400tg t/s",
+        "tg128 with `8000pp / 400tg t/s`",
+    ),
+)
+
+EXAMPLES_FR142 = (
+        ("unit in a row label", "| Decode latency (ms) | 31.5 | 29.8 |", "31.5", "| Decode batch (n) | 31 | 29 |"),
+    ("a label of a size", "Benchmark duration (s): 19.08", "19.08", "Model size (GB): 19.08"),
+)
+
+EXAMPLES_FR143 = (
+    (
+        "real-time factor",
+        "Whisper small ran at RTF 0.31 on the laptop.",
+        "0.31",
+        "Whisper small ran at 0.31 on the laptop.",
+    ),
+)
+
+EXAMPLES_FR144 = (
+        ("metric name holding its unit", "decode_latency_seconds_sum 0.482", "0.482", "request_timeout_seconds 30"),
+    ("a setting named in seconds", "ttft_seconds_sum 0.11", "0.11", "request_timeout_seconds 30"),
+)
+
+RULES = (
+    Rule(
+        "FR131",
+        "spread",
+        "A value with a spread and no unit of its own: `11.9 ± 7.2`.",
+        (
+            "Reads `±`, `+/-` spreads: a measured value with its variation; a spread with a unit is its unit's "
+            "rule's. Leaves spreads inside code, and targets (FR201)."
+        ),
+        EXAMPLES_FR131,
+    ),
+    Rule(
+        "FR141",
+        "test-name-rate",
+        "A rate whose unit is written by a test name or elsewhere on the line: `pp512 560 -> 180`, `8000pp / 400tg t/s`.",
+        (
+            "Reads the numbers after llama-bench test names (`pp512`, `tg128`) and `Npp / Mtg t/s`; leaves test "
+            "names alone (`tg32`)."
+        ),
+        EXAMPLES_FR141,
+    ),
+    Rule(
+        "FR142",
+        "label-unit",
+        "A number after a label holding its unit: `Benchmark duration (s): 19.08`, `| Latency (ms) | 22.68 |`.",
+        (
+            "Reads the first number after a label whose parenthesis names a time or rate unit; leaves labels of "
+            "sizes and counts."
+        ),
+        EXAMPLES_FR142,
+    ),
+    Rule(
+        "FR143",
+        "real-time-factor",
+        "A real-time factor: `RTF 0.25`, `real-time factor: 0.3`.",
+        (
+            "Reads `RTF` or `real-time factor` before a number; leaves other uses of `factor`."
+        ),
+        EXAMPLES_FR143,
+    ),
+    Rule(
+        "FR144",
+        "metric-name-unit",
+        "A metric whose name holds its unit: `ttft_seconds_sum 0.11`.",
+        (
+            "Reads Prometheus-style metrics named `…_seconds`/`…_milliseconds` and their value; leaves settings "
+            "so named (`request_timeout_seconds 30`)."
+        ),
+        EXAMPLES_FR144,
+    ),
+)

@@ -1,0 +1,305 @@
+"""Tables: units in a header row, a row's label or a caption or note beside the table; what a column holds."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
+
+from factreg.docs.lint.patterns import lazy
+from factreg.docs.lint.relative import _Relative
+from factreg.docs.lint.vocab import (
+    _CHANGE_RX,
+    _LEX,
+    _LINE_FLAGS,
+    _NUM,
+    _PM,
+    _SETTING_WORDS,
+    _SIGN_BEFORE,
+    _SP,
+    _TARGET_WORDS,
+    Candidate,
+    _last,
+    _line_end,
+)
+
+# Tables whose unit is in the header row: `| model | pp512 (t/s) |` over `| 7B Q4 | 1234.5 |`. The whole text is
+# read (not only the prefilter's windows: a body row holding bare numbers has no unit of its own).
+_TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
+
+
+_HEADER_UNIT = lazy(
+    r"(?:^|(?<=[\s(\[/,]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec)?|t/s|tg/s|pp/s|"
+    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|secs?|seconds|mins?|"
+    r"minutes)|초|밀리초|토큰/초)(?=$|[\s)\],])"
+    r"|\((?P<s>s)\)"
+)
+
+
+_HEADER_NORMAL = {"ms": "ms", "msec": "ms", "밀리초": "ms", "sec": "s", "secs": "s", "seconds": "s", "초": "s"}
+
+
+_HEADER_NORMAL |= {"min": "min", "mins": "min", "minutes": "min", "ms/tok": "ms/tok", "ms/token": "ms/tok"}
+
+
+_HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "it/s": "/s"}
+
+
+_BARE_CELL = lazy(
+    rf"[ \t*_~≈]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)[ \t*_]*$"
+)
+
+
+def _header_units(header: str) -> list[tuple[str, str] | None]:
+    """For each cell of a table's header row, (unit, kind) when the cell names a time or rate unit, else None; the
+    kind is `target` when the cell names a target, a limit or a setting."""
+    out: list[tuple[str, str] | None] = []
+    for cell in header.strip().strip("|").split("|"):
+        m = _HEADER_UNIT.search(cell)
+        if m is None or _LINE_FLAGS["media"].search(cell):
+            out.append(None)
+            continue
+        word = (m.group("u") or "s").lower()
+        unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
+        setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
+        out.append((unit, "target" if setting else "claim"))
+    return out
+
+
+def _tables(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]]]]:
+    """Each table of `text`: its header row (the row above a `|---|` separator) and its body rows as (start, end,
+    whether the row starts with a pipe, so that its first cell follows it), up to the first line without a pipe."""
+    for sep in _TABLE_SEP.finditer(text):
+        if sep.start() == 0:
+            continue
+        yield from _tables_from(text, sep)
+
+
+def _tables_from(text: str, sep: re.Match[str]) -> Iterable[tuple[str, list[tuple[int, int, bool]]]]:
+    h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
+    rows: list[tuple[int, int, bool]] = []
+    lo = sep.end() + 1
+    while lo < len(text):
+        hi = _line_end(text, lo)
+        first = text.find("|", lo, hi)
+        if first < 0:
+            break
+        rows.append((lo, hi, text[lo:first].strip() == ""))
+        lo = hi + 1
+    yield text[h_lo : sep.start() - 1], rows
+
+
+# A cell of several values of one unit: `12.1/5120.4` (prompt and generation rates under `pp/tg (t/s)`).
+_MULTI_CELL = lazy(rf"[ \t*_~≈]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?/{_SP}?\d[\d,]*(?:\.\d+)?)+)[ \t*_]*$")
+
+# A heading, caption or note beside a table that names its unit: `(unit: Tokens / second)`, `단위: ms`, `Latency
+# (ms)` as a heading, `all times in seconds`.
+_CAPTION_UNIT = lazy(
+    r"(?i:\bunits?[ \t]*[:=][ \t]*|단위[ \t]*[:：][ \t]*|\b(?:times?|latenc(?:y|ies)|durations?)[^|\n]{0,30}?\bin[ \t]+|^#+[^|\n]*\()"
+    r"(?P<u>(?i:ms|msec|milliseconds?|s|secs?|seconds|tok(?:en)?s?[ \t]?/[ \t]?s(?:ec(?:ond)?)?|t/s|tokens?[ \t]per[ \t]second|"
+    r"req(?:uest)?s?[ \t]?/[ \t]?s(?:ec)?|requests[ \t]per[ \t]second)|초|밀리초|토큰/초)(?![A-Za-z])"
+)
+_CAPTION_NORMAL = {"milliseconds": "ms", "millisecond": "ms", "second": "s", "sec": "s"}
+
+
+def _cell_number(cell: str) -> re.Match[str] | None:
+    """The number a bare cell holds: one value, a range or spread, or several values (`12.1/5120.4`)."""
+    return _BARE_CELL.match(cell) or _MULTI_CELL.match(cell)
+
+
+def _caption_unit(text: str, header_lo: int, rows: list[tuple[int, int, bool]]) -> tuple[str, str] | None:
+    """(unit, kind) named by a heading, caption or note right before a table's header (the two lines above it,
+    over blank lines) or right after its last row; None when none names a time or rate unit."""
+    near: list[str] = []
+    hi = header_lo - 1
+    while hi > 0 and len(near) < 2:
+        lo = text.rfind("\n", 0, hi) + 1
+        line = text[lo:hi].strip()
+        if line:
+            near.append(line)
+        elif near:
+            break
+        hi = lo - 1
+    if rows:
+        end = rows[-1][1] + 1
+        after = text[end : _line_end(text, end)].strip() if end < len(text) else ""
+        near.append(after)
+    for line in near:
+        if len(line) > 160 or line.startswith("|"):
+            continue
+        m = _CAPTION_UNIT.search(line)
+        if m is not None and not _LINE_FLAGS["media"].search(line):
+            word = " ".join(m.group("u").lower().split())
+            units = _header_units(f"| {word} |")
+            unit = units[0][0] if units and units[0] else "tok/s" if "tok" in word else _CAPTION_NORMAL.get(word, "s")
+            return unit, "target" if _TARGET_WORDS.search(line) or _SETTING_WORDS.search(line) else "claim"
+    return None
+
+
+def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candidate]:
+    """Bare numbers in the body cells of tables whose header cell names the unit (FR151), whose row's label does
+    (FR153: `| p50 latency (ms) | 412.5 | 398.0 |`) or whose heading, caption or note does (FR154)."""
+    out: list[Candidate] = []
+    for header, rows, header_lo in _tables_at(text):
+        units = _header_units(header)
+        caption = None if any(units) else _caption_unit(text, header_lo, rows)
+        for lo, hi, lead in rows:
+            row = text[lo:hi]
+            first = row.find("|")
+            cells = (row[first + 1 :] if lead else row).split("|")
+            label = _header_units(f"|{cells[0]}|")[0] if len(cells) > 1 else None
+            pos = lo + (first + 1 if lead else 0)
+            for col, cell in enumerate(cells):
+                found = _cell_unit(col, units, label, caption)
+                if found is not None and (m := _cell_number(cell)) is not None:
+                    a, b = pos + m.start("n"), pos + m.end("n")
+                    if not skipped(a, b):
+                        out.append((a, b, m.group("n"), found[0], found[1], found[2]))
+                pos += len(cell) + 1
+    return out
+
+
+def _cell_unit(
+    col: int, units: list[tuple[str, str] | None], label: tuple[str, str] | None, caption: tuple[str, str] | None
+) -> tuple[str, str, str] | None:
+    """(unit, kind, rule) of a body cell: from its column's header, else its row's label, else the caption."""
+    if col < len(units) and (u := units[col]) is not None:
+        return (*u, "FR151")
+    if col > 0 and label is not None:
+        return (*label, "FR153")
+    if col > 0 and caption is not None and not (col < len(units) and units[col] is not None):
+        return (*caption, "FR154")
+    return None
+
+
+def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], int]]:
+    """_tables with the offset of each header row."""
+    for sep in _TABLE_SEP.finditer(text):
+        if sep.start() == 0:
+            continue
+        h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
+        for header, rows in _tables_from(text, sep):
+            yield header, rows, h_lo
+
+
+# What a table's column holds, from its header cell: a target, limit or setting (`| Target |`, `| 목표 (1.4.3) |`,
+# `| 알람 임계값 |`, `| TTL |`, `| 권장 타임아웃 |`, warning levels), or a figure that is not performance (memory,
+# accuracy, size, a share of the total, cost: `| 메모리 사용량 |` over `50-75% 감소`, `| 비중 |` over `72%`).
+_TARGET_COLUMN = lazy(
+    r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
+    r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?)\b)"
+    r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료"
+)
+
+
+_REACHED_COLUMN = lazy(r"(?i:\b(?:achieved|reached|met|actual)\b)|달성|결과|실측")  # `| 목표 달성 |`: a result
+
+
+_OTHER_COLUMN = lazy(
+    r"(?i:\b(?:memory|vram|ram|accuracy|mmlu|perplexity|ppl|size|compression|share|resources?|params?|parameters|"
+    r"hit[ _-]?rate|cost|price|pricing|spread|quality|wer|f1)\b)"
+    r"|메모리|정확도|크기|압축|비중|점유율|리소스|자원|파라미터|매개변수|적중률|비용|가격|요금|품질"
+)
+
+
+_NOT_PERFORMANCE_UNITS = frozenset({"%", "×"})  # what a memory or accuracy column's ratios and percentages are
+
+
+def _column_kinds(header: str) -> list[str | None]:
+    """For each cell of a table's header row: `target` for a target, limit or setting column, `other` for a column
+    of figures that are not performance, else None."""
+    out: list[str | None] = []
+    for cell in header.strip().strip("|").split("|"):
+        if _TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell):
+            out.append("target")
+        elif _OTHER_COLUMN.search(cell) and not _HEADER_UNIT.search(cell):
+            out.append("other")
+        else:
+            out.append(None)
+    return out
+
+
+def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
+    """`found` with the claims in target columns made targets, and ratios and percentages in columns of other
+    figures dropped (see _column_kinds); the header is the row above a table's separator row."""
+    changes: dict[int, str | None] = {}  # index in found -> new kind, or None to drop
+    for header, rows in _tables(text):
+        kinds = _column_kinds(header)
+        if not any(kinds) or not rows:
+            continue
+        i = bisect_left(found, (rows[0][0],))
+        for lo, hi, lead in rows:
+            while i < len(found) and found[i][0] < hi:
+                start, unit, kind = found[i][0], found[i][3], found[i][4]
+                col = text.count("|", lo, start) - (1 if lead else 0)
+                what = kinds[col] if 0 <= col < len(kinds) else None
+                if what == "target" and kind == "claim":
+                    changes[i] = "target"
+                elif what == "other" and unit in _NOT_PERFORMANCE_UNITS:
+                    changes[i] = None
+                i += 1
+    if not changes:
+        return found
+    out: list[Candidate] = []
+    for i, c in enumerate(found):
+        if i not in changes:
+            out.append(c)
+        elif (new_kind := changes[i]) is not None:
+            out.append((c[0], c[1], c[2], c[3], new_kind, c[5]))
+    return out
+
+
+_TIME_UNITS = frozenset({"s", "ms", "min", "us", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps"})
+
+
+class _Tables(_Relative):
+    def rows(self, found: list[Candidate]) -> list[Candidate]:
+        """Percentages alone in a table cell are claims when their row holds a measured time or rate."""
+        if "|" not in self.text or "%" not in self.text:
+            return found
+        text = self.text
+        out = list(found)
+        lines_with_times: set[int] = set()
+        for c in found:
+            if c[4] == "claim" and (c[3] in _TIME_UNITS or c[3] == "×"):
+                lines_with_times.add(text.rfind("\n", 0, c[0]) + 1)
+        if not lines_with_times:
+            return found
+        taken = [(c[0], c[1]) for c in found]
+        for lo in lines_with_times:
+            hi = _line_end(text, lo)
+            for m in _PCT_CELL.finditer(text, lo, hi):
+                a, b = m.start("n"), m.end("n") + 1
+                if any(x < b and a < y for x, y in taken):
+                    continue
+                row_label = text[lo:hi].strip("| ").split("|", 1)[0]
+                last = _last(_LEX, row_label)
+                if last is not None and last.lastgroup == "nonperf":
+                    continue
+                if self._target(a, b):
+                    continue
+                if (
+                    _TARGET_ROW.search(text, max(lo, a - 120), min(hi, b + 40))  # the row around the cell
+                    and not _SIGN_BEFORE.search(text, max(lo, a - 3), a)
+                    and not _CHANGE_RX.search(text, b, text.find("|", b, hi) if "|" in text[b:hi] else hi)
+                ):
+                    continue  # `| < 500ms | **150ms** | **333%** |`: how much of a target was reached, not a change
+                out.append((a, b, m.group("n"), "%", "claim", "FR152"))
+        out.sort()
+        return out
+
+
+# A row holding a target: a bound alone in a cell (`| < 500ms |`), or words of a target reached (`✅ 목표 달성`).
+_TARGET_ROW = lazy(r"\|\s*(?:\*\*)?\s*(?:[<≤]|(?i:under|below)\s)|목표|달성|(?i:target)")
+
+
+# A percentage in a row of measured times: its own cell, or with a sign or a change word (`PG +8%`, `(20%)`).
+_PCT_CELL = lazy(
+    rf"(?:(?<=\|)|(?<=\()|(?<=[+−-])|(?<=\*\*))(?:\*\*|__|~|{_SP}|🚀|⚡|📈|📉|🔥|⬇️|⬆️|↓|↑)*(?P<n>{_NUM}(?:{_SP}?[~–-]{_SP}?{_NUM})?)%"
+    rf"(?=(?:\*\*|__|{_SP}|⬇️|⬆️|↓|↑|⚡|빠름|개선|감소|향상|단축|\)|\([^)|]*\))*\|)"
+)
+
+
+def _has_table(text: str) -> bool:
+    """Whether the text holds a table (its header's unit may make bare numbers below it claims)."""
+    return "|" in text and "--" in text and _TABLE_SEP.search(text) is not None

@@ -1,0 +1,267 @@
+"""Targets, limits, bounds and requirements: numbers that say what should be, not what was measured."""
+
+from __future__ import annotations
+
+import re
+
+from factreg.docs.lint.hypotheticals import _Hypotheticals
+from factreg.docs.lint.patterns import lazy, screened
+from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, _RUBRIC, _SP, _TARGET_WORDS, _past
+
+# A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
+_BOUND_BEFORE = lazy(
+    rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)|{_B}(?i:sub)[-‑]?){_SP}*$"
+)
+
+
+_BOUND_AFTER = lazy(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b|이상)")
+
+
+# A sentence whose subject is its aim: `The goal is to run … at 60fps`, `Our target is …`, `My aim here was …`.
+_GOAL_SUBJECT = lazy(
+    rf"(?:^|[.:;!?]\s+)\W*(?i:the|our|my|their|his|her|one|main|primary|first|end)?{_SP}*"
+    rf"(?:(?i:main|primary|end|ultimate){_SP}+)?"
+    rf"(?i:goals?|aims?|targets?|objectives?){_SP}+(?:(?i:here|now|then){_SP}+)?(?i:is|are|was|were){_E}"
+)
+
+
+# A threshold in a condition or a filter, a value compared with: `requests where TTFB was greater than 2 seconds`,
+# `if … does not respond within 100 s` (`if the reply takes longer than 2.5 s, …` says how long replies take).
+_CONDITION_BEFORE = lazy(
+    rf"{_B}(?i:if|where|whenever|unless){_E}[^.;:!?\n]{{0,70}}?{_B}(?i:(?:greater|higher|lower){_SP}+than|within|"
+    rf"exceeds?|exceeding|above|below|beyond){_SP}*$"
+)
+
+
+# `if … takes longer than 30 seconds, … fails`: a condition whose outcome is a failure sets a limit.
+_LONGER_BEFORE = lazy(rf"(?i:longer|more){_SP}+(?i:than){_SP}*$")
+
+
+_CONDITION_BEFORE_WORD = lazy(rf"{_B}(?i:if|when|whenever|once){_E}")
+
+
+_FAILS_AFTER = lazy(
+    rf"{_B}(?i:fail\w*|terminat\w*|abort\w*|kill\w*|cancel\w*|times?{_SP}out|timed{_SP}out|errors?{_SP}out|gives?{_SP}up){_E}"
+)
+
+
+# The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
+_COMPARED_BEFORE = lazy(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
+
+
+# A sentence that ends by naming what it says as an aim or a criterion: `… 것이 목표입니다`, `… 기준으로 한다`.
+_TARGET_END = lazy(
+    r"(?:목표|기준|요구\s?사항|권장\s?사항)(?:이다|입니다|다|예요|이에요|로\s?한다|으로\s?한다|로\s?합니다|으로\s?합니다)"
+    r"\s*[.!]?\s*$"
+)
+
+
+# A Korean sentence ending in an imperative gives an instruction, not a report: `… 피드백을 제공하세요.` (not a pointer
+# to a text: `… 향상시킬 수 있는지 알아보세요`)
+_IMPERATIVE_END = lazy(r"(?<!알아보)(?<!살펴보)(?<!확인하)(?<!참고하)(?:세요|십시오|하라)\s*[.!]?\s*$")
+
+
+# An example opened before the number in the same aside: `(e.g., p99 TTFT < 1 s)`, `(예: < 200ms)`.
+_EXAMPLE_OPEN = lazy(r"\((?:e\.g\.|for example|예:|예시:|ex\))[^()]*$", re.IGNORECASE)
+
+
+_LABEL = lazy(r"^\s*(?:[-*+>]\s+)?([^:|\d]{1,24}):")
+
+
+_UPPER_BEFORE = lazy(rf"(?:<|≤|<=){_SP}*$")
+
+
+_UPPER_AFTER = lazy(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b)")
+
+
+def _declarative(after: str) -> bool:
+    """Whether a Korean clause ends in the plain present declarative (`끝난다`, `돌아온다`, `걸린다`): a statement
+    of fact about the system, not a limit it must keep (`이하다`, `이하로 유지해야 한다` are caught before)."""
+    m = re.search(r"([\uac00-\ud7a3])다(?:[.!]|\s*$)", after)
+    if m is None:
+        return False
+    syllable = ord(m.group(1)) - 0xAC00
+    return syllable % 28 == 4 or m.group(1) == "는"  # a final ㄴ (`난`, `온`, `린`), or `-는다`
+
+
+# A bound stated as what is, with a copula or a noun ending: `차이는 5% 미만입니다`, `1분 이내로 완료됨`, `… 쿼리이긴 하니깐`.
+_COPULA_FACT = lazy(r"(?:입니다|습니다|이다|이었|였다|됨|이긴)(?![가-힣])")
+
+
+_ALLOWANCE_BEFORE = lazy(r"수\s?있는\s?(?:시간|최대|한도)")
+
+
+_CAPABLE = lazy(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were|ran|got){_E}".replace("{_E}", _E))
+
+
+# A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
+_SET_VERB_AFTER = lazy(
+    rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|수정|추출)"
+    # the old value of a change: `5초에서 12초로 변경`, `30s -> 120s`
+    rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정|수정)"
+)
+
+
+_SET_VERB_BEFORE = lazy(
+    rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+(?:to|at)|capped{_SP}+at|limit(?:ed)?{_SP}+to)"
+    rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
+)
+
+
+# A lower bound on a rate, where more is better: `> 100 req/s` (`10배 이상 증가` is a change that was seen).
+_LOWER_BEFORE = lazy(rf"(?:>|≥|>=){_SP}*$")
+
+
+_LOWER_AFTER = lazy(rf"(?:\*\*|__)?{_SP}*(?:이상|초과)")
+
+
+_MORE_IS_BETTER = lazy(r"/|(?i:fps|tps|rps|qps|flops|tops)")
+
+
+# What makes a Korean bound a measured result: a statistic of runs (`< 50ms (평균)`), a speed said to be fast
+# (`**빠른 장애 조치**: 30초 이내`), the result of a test or benchmark (`테스트 결과, … 1초 미만의`).
+_STAT_AFTER = lazy(
+    rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내)?{_SP}*\({_SP}*(?:평균|중앙값|(?i:avg|average|mean|median)){_SP}*\)"
+)
+
+
+_FAST_OR_MEASURED = lazy(
+    r"빠른|빠르|빠름|빨라|신속|⚡|(?:테스트|측정|실험|벤치마크)\s?결과|벤치마크|실측|(?i:fast|quick|benchmark|measured)"
+)
+
+
+# `keep ITL under 50 ms`, `to keep it below 2 s`: an instruction or an aim (`latency stays under 1 s` is a fact)
+_KEEP = lazy(rf"(?:^|[:*-]|{_B}(?i:to|must|should|please|and|we|you)){_SP}*(?i:keep){_E}")
+
+
+_FEELS = lazy(rf"(?i:feels?){_E}")
+
+
+_EXPECTED_LABEL = lazy(r"\s*(?:[-*+>]\s+|\d+\.\s+)?(?:\*\*)?(?:예상|기대|(?i:expected))[^:：\n]{0,12}[:：]")
+
+
+_PERCEPTION_ASIDE = lazy(
+    rf"(?:\*\*)?{_SP}*\([^()\n]{{0,30}}(?:느끼|느껴|느낌|체감|(?i:feels?|perceiv\w*|notice)){_E}"
+)
+
+
+# A verdict alone as a line's label: `양호: 1~3초`, `개선 필요: 5초 ~` (a rubric's row, not a measurement).
+_RUBRIC_LABEL = lazy(r"^\s*(?:[-*+>]\s+)?(?:\*\*)?([A-Za-z가-힣 ]{1,20}?)(?:\*\*)?\s*[:：]\s*(?:\*\*)?[~약]?\s*$")
+
+
+# `--duration 30s`, `-t 10s`: the value of a command-line option
+_OPTION_BEFORE = lazy(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
+
+
+class _Targets(_Hypotheticals):
+    def _target(self, start: int, end: int) -> bool:
+        """Whether a number is a target, limit, threshold or requirement rather than a measurement."""
+        if self._flag(start, "unchecked"):
+            return True
+        before = self._before(start, 40)
+        after = self._after(end, 30).split("(", 1)[0]  # a parenthesis after the number speaks of another
+        after = _CONJUNCTION.split(after, 1)[0]  # `시간을 85% 줄이고 메모리 요구 사항을`: another clause's words
+        if _SET_VERB_AFTER.match(self.text, end) or _SET_VERB_BEFORE.search(before):
+            return True  # a value asked for or set
+        if _OPTION_BEFORE.search(self.text, max(0, start - 30), start):
+            return True  # `--duration 30s`: a command-line option
+        if _COMPARED_BEFORE.search(self.text, max(0, start - 16), start) and _CONDITION_BEFORE.search(
+            self._before(start, 90)
+        ):
+            return True  # a threshold in a condition
+        if (
+            _LONGER_BEFORE.search(self.text, max(0, start - 16), start)
+            and _CONDITION_BEFORE_WORD.search(self._before(start, 90))
+            and _FAILS_AFTER.search(self._sentence(start)[1])
+        ):
+            return True  # `if the process takes longer than 30 seconds, the coroutine fails`: a limit
+        achieved = self._flag(start, "achieved")
+        words = self._flag(start, "target_words")
+        if words and _TARGET_WORDS.search(before[-16:]):
+            return True  # `(목표: 2s 이하)`, `target is 500ms`, `Targets: P95 … ≤ 800ms`
+        if words and not achieved:
+            if _TARGET_WORDS.search(before) or _TARGET_WORDS.search(after):
+                return True
+            lo = self.text.rfind("\n", max(0, start - _REACH), start) + 1
+            label = _LABEL.match(self.text, lo, start)
+            if label and _TARGET_WORDS.search(label.group(1)) and label.end() <= start:
+                return True  # `**성능 목표**: … (예: 300초 -> 100초 미만)`, `Targets: …, 200 RPS sustained`
+        bound = _BOUND_BEFORE.search(before) is not None or _BOUND_AFTER.match(self.text, end) is not None
+        if self._flag(start, "rubric") and (
+            bound or re.search(r"^\s*[A-Za-z ]+:\s*$", before) or _RUBRIC.match(after.strip(" )*_:+"))
+        ):
+            return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
+        label = _RUBRIC_LABEL.match(before)
+        if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
+            return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
+        later = self._flag(start, "later")  # one pre-test of the later classes' words for the line
+        if _FEELS.match(after.strip(" )*_")) or (
+            later and self._flag(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])
+        ):
+            return True  # `(100+ tokens/sec) feels fast`, `a 4x lift feels like …`: a perception
+        if bound and _KEEP.search(before):
+            return True  # `keep ITL under 50 ms`
+        if bound and _EXPECTED_LABEL.match(self.text, self._bounds(start)[0]):
+            return True  # `예상 결과: 배치 모드가 2배 이상 빠름`: a bound on what is expected
+        if self.text.find("(", end, end + 6) != -1 and _PERCEPTION_ASIDE.match(self.text, end):
+            return True  # `**즉시 반응**: 0-100ms (사용자가 지연을 느끼지 않음)`: how people perceive it
+        if words and not achieved and _GOAL_SUBJECT.search(self._sentence(start)[0]):
+            return True  # `The goal is to be able to run … at 60fps`: the sentence names its aim first
+        if bound and not achieved:
+            s_before, s_after = self._sentence(start)
+            if (words and _TARGET_WORDS.search(s_before + s_after)) or _EXAMPLE_OPEN.search(s_before):
+                # a bound in a sentence about targets, or in an example: `targets … (e.g., p99 TTFT < 1 s)`
+                return True
+        if later and self._flag(start, "imperative") and _IMPERATIVE_END.search(self._sentence(start)[1]):
+            return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
+        if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
+            return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
+        if bound and not achieved:
+            return self._bound_is_target(start, end)
+        if bound and achieved and _BOUND_CELL.search(self.text, max(0, start - 12), start):
+            # `| < 50ms | 38ms | 132% | ✅ 초과 달성 |`: the bound is the target the next cell's result met
+            unit_end = self.text.find("|", end, self._line(end)[1])
+            return unit_end >= 0 and _LATER_RESULT.match(self.text, unit_end) is not None
+        return False
+
+    def _copula_fact(self, start: int, after: str) -> bool:
+        """A bound said to be what is (`… 5% 미만입니다`, `1분 이내로 완료됨`), not an allowance (`달릴 수 있는 시간은 1초
+        이내입니다`)."""
+        return _COPULA_FACT.search(after) is not None and _ALLOWANCE_BEFORE.search(self._before(start, 40)) is None
+
+    def _bound_is_target(self, start: int, end: int) -> bool:
+        """A bound (`< 200ms`, `500ms 이하`) with nothing saying it was reached: in Korean notes, a limit."""
+        if not self._flag(start, "hangul"):
+            return False
+        text = self.text
+        upper = _UPPER_BEFORE.search(text, max(0, start - 4), start) or _UPPER_AFTER.match(text, end)
+        if upper is None and _MORE_IS_BETTER.search(text, start, end):
+            upper = _LOWER_BEFORE.search(text, max(0, start - 4), start) or _LOWER_AFTER.match(text, end)
+        if upper is None:
+            return False
+        after = self._after(end, 40)
+        if _CAPABLE.search(after) is not None or _declarative(after) or _past(after) or self._copula_fact(start, after):
+            return False
+        before = self._before(start, 40)
+        if "(" in before and (_CAPABLE.search(before) is not None or _past(before)):
+            return False  # `초당 1200건을 처리했다 (> 1000 req/s)`: an aside to a fact
+        if _STAT_AFTER.match(text, end):
+            return False  # `< 50ms (평균)`: the average of what was measured
+        lo = text.rfind("\n", max(0, start - _REACH), start) + 1
+        return _FAST_OR_MEASURED.search(text, lo, start) is None and _FAST_OR_MEASURED.search(after) is None
+
+
+# A bound alone in its cell, with a measured number in a later cell: the target column of a target-vs-result table.
+_BOUND_CELL = lazy(rf"\|(?:\*\*|{_SP})*(?:[<≤]=?){_SP}*$")
+
+
+_LATER_RESULT = lazy(rf"(?:\*\*|{_SP})*\|[^|\n]*\d")
+
+
+_BOUND_BEFORE = screened(_BOUND_BEFORE)
+
+
+_CAPABLE = screened(_CAPABLE)
+
+
+_KEEP = screened(_KEEP)

@@ -1,0 +1,525 @@
+"""The lint's vocabulary: the units a claim can have, the claim pattern built from their table, the words that
+say what a number is of, and the line flags — every alternation built once from its table, compiled on first use."""
+
+from __future__ import annotations
+
+import re
+
+from factreg.docs.lint.patterns import lazy, screened
+
+_SP = r"[ \t\u00a0\u2009\u202f]"  # one space (never a newline: a claim stays on one line)
+
+
+# A number; the look-behind (after the first digit, so the search can skip to digits fast) keeps numbers that are
+# part of a word, version, address or clock time out: `tg32`, `b6012`, `A3B`, `v1.2`, `02:30`, `:8080`.
+_NUM_FIRST = r"\d(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)\d*(?:,\d{3})*(?:\.\d+)?"
+
+
+_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+
+
+_END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)
+
+
+_PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
+
+
+# A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
+_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/|[qrt]ps{_END}))"
+
+
+# Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.
+_PER_SECOND = lazy(
+    rf"초당{_SP}?(?:(?:토큰{_SP}?)?(?:생성{_SP}?|처리{_SP}?)?(?:속도|처리량)(?:가|는|이|은)?{_SP}?)?"
+    rf"(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
+    rf"{_SP}?(?:개{_SP}?(?:(?:이상|이하|정도|가량|남짓|넘는){_SP}?)?의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지)"
+)
+
+
+_DIGIT = lazy(r"\d")
+
+
+_KO_COMPARATIVE = lazy(
+    rf"{_SP}?(?:더{_SP}?)?(?:빠르|빨라|빠른|빨리|느리|느려|느린|늦|향상|개선|단축|줄|감소|증가|저하)"
+)
+
+
+_PCT_OTHER = lazy(
+    rf"{_SP}?(?i:lower|higher|less|more){_SP}(?i:latency|throughput|ttft|decode|decoding)|"
+    rf"{_SP}?(?i:improvement|regression|speed-?up|slow-?down)"
+)
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset of the newline ending the line at `pos` (or the end of the text)."""
+    nl = text.find("\n", pos)
+    return len(text) if nl == -1 else nl
+
+
+_RELATIVE = frozenset({"x", "xcap", "xsp", "times", "pct", "ratio"})  # what surrounds the number decides
+
+
+# start, end, value, unit, kind ("claim" or "target"), rule (the id of the rule that reports it: rules/)
+Candidate = tuple[int, int, str, str, str, str]
+
+# The rule that reports a number of each unit family (a target of any family is TARGET_RULE's): the table the
+# rules in factreg.docs.lint.rules document.
+FAMILY_RULE = {
+    **dict.fromkeys(("s", "ms", "us", "min"), "FR101"),
+    **dict.fromkeys(("h", "d"), "FR102"),
+    **dict.fromkeys(("rate", "mstok", "stok"), "FR111"),
+    **dict.fromkeys(("req", "persec", "fps"), "FR112"),
+    **dict.fromkeys(("bw", "bits", "flops"), "FR113"),
+    **dict.fromkeys(("x", "xcap", "xsp", "times", "ratio"), "FR121"),
+    "pct": "FR122",
+}
+SPREAD_RULE = "FR131"  # a bare `±` spread
+TARGET_RULE = "FR201"
+MODEL_RULE = "FR901"  # a claim only factreg.docs.claimmodel (an experiment) found
+
+
+_B = r"(?<![A-Za-z])"  # an English word starts here
+
+
+_E = r"(?![A-Za-z])"  # and ends here
+
+
+# Performance nouns and verbs: a ratio or a percentage near one of these is a speed-up or slow-down.
+_PERF = (
+    rf"{_B}(?i:speed(?:s|ed)?(?:[- ]?up)?|fast(?:er|est)?|slow(?:er|ed|s)?|quick(?:er)?|perf(?:ormance)?|"
+    rf"throughput|latency|latencies|ttft|ttfb|tpot|itl|inference|decod\w*|prefill\w*|pp|tg|"
+    rf"token[- ]generation|generation|prompt processing|runtime|run time|wall[- ]clock|duration|delay|"
+    rf"build(?:s|ing)?|compil\w*|execution|response|load(?:ing)? time|startup|start-up|accelerat\w*|"
+    rf"time|times|it/s|t/s|tok/s|tokens/s|tps|rps|outperform\w*|surpass\w*|rtf|real-?time{_SP}factor|bandwidth){_E}"
+    r"|속도|성능|처리량|처리 속도|대역폭|응답|지연|레이턴시|추론|빌드|컴파일|로딩|로드|실행|변환|번역|처리|가속|"
+    r"시간|빠르|빨라|빠름|빠른|빨리|빠를|느리|느려|느림|느린|느릴|늦|프리필|디코딩|디코드|첫 토큰|토큰 생성|첫 음성|"
+    r"TTFT|TPS|RPS|FPS|fps|CPS"
+)
+
+
+# Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
+_NONPERF = (
+    rf"{_B}(?i:memory(?!{_SP}+bandwidth)|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
+    rf"cheaper|price|pricier|expensive|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
+    rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
+    rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
+    rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
+    rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|"
+    # quality benchmarks and error rates: `MMLU (+23%)`
+    rf"mmlu|gsm8k|c-?eval|bbh|humaneval|hellaswag|truthfulqa|winogrande|wer|cer|bleu|perplexity|ppl|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
+    r"|메모리|크기|용량|공간|비용|가격|비싸|비싼|인하|빈도|영향력|오래\s?버티|버틸|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
+    r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|개입|(?:통합\s?)?사이클|리드)\s?시간|"
+    r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
+    r"코드|라인|줄(?![이어였었일인임여입])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
+    r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
+    r"호출|필요|증가로|완료|진행률|생산성|사이즈|[가-힣]{1,3}(?<!비)[률율](?![가-힣])|토큰(?:을|를|이)?\s?(?:사용|소비)"
+)
+
+
+_CHANGE = (
+    rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
+    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|behind|loses?|cut|cuts|higher|lower|better|worse|savings?|difference|"
+    rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up|on{_SP}the{_SP}table){_E}"
+    r"|향상|개선|단축|축소|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
+)
+
+
+_LEX = lazy(rf"(?P<nonperf>{_NONPERF})|(?P<perf>{_PERF})")
+
+
+_CHANGE_RX = lazy(_CHANGE)
+
+
+_ASIDE = lazy(r"\([^()\n]{0,60}\)")
+
+
+_CONJUNCTION = lazy(
+    rf"{_SP}(?i:and|but|while|whereas|with){_SP}|하고{_SP}|하며{_SP}|고{_SP}|며{_SP}|시켜{_SP}|하여{_SP}|해서{_SP}"
+)
+
+
+def _last(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of `rx` in `text`, or None."""
+    found = None
+    for found in rx.finditer(text):  # noqa: B007 - the loop keeps the last one
+        pass
+    return found
+
+
+# A measured time or rate somewhere on the line (a percentage change with no noun then speaks of it).
+_TIMED = lazy(r"\d\s?(?:ms|s|sec|seconds|초|분|tok/s|t/s|tokens/s)(?![A-Za-z])")
+
+
+_SIGN_BEFORE = lazy(r"[+−-]\s?$")
+
+
+# Targets, limits and requirements: a number in such a clause is not a measurement.
+_TARGET_WORDS = lazy(
+    rf"{_B}(?i:targets?|goals?|slos?|slas?|requirements?|required|thresholds?|criteria|barriers?|floor|"
+    rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
+    rf"perception|considered|feature{_SP}requests?){_E}"
+    # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
+    rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
+    rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
+    r"|목표|요구|기준치|한도|권장|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
+    r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+)
+
+
+_ACHIEVED = lazy(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured|breaks|broke|broken|crossed|surpassed)")
+
+
+def _past(after: str) -> bool:
+    """Whether a Korean clause holds a syllable ending in ㅆ (`빨라졌다`, `줄었음`): a past tense, a fact (not `있어야`,
+    `하겠다`)."""
+    return any(0xAC00 <= ord(c) <= 0xD7A3 and (ord(c) - 0xAC00) % 28 == 20 and c not in "있겠" for c in after)
+
+
+_HANGUL = lazy(r"[\uac00-\ud7a3]")
+
+
+_UNCHECKED = lazy(r"(?m)^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[ \]")
+
+
+_FEELS_LATER = lazy(rf"{_B}(?i:feels?){_SP}+(?i:like|as|fast|slow|instant\w*|snappy|sluggish|seamless){_E}")
+
+
+_RUBRIC = lazy(
+    rf"{_B}(?i:good|poor|excellent|acceptable|painful|great|fair|bad|okay|needs improvement|usable|unusable|"
+    rf"suitable|appropriate|essential|ideal){_E}"
+    r"|양호|우수|보통|좋음|나쁨|미흡|불량|개선\s?필요|허용\s?가능|위험|경고"
+)
+
+
+# A duration that is a setting rather than a measurement (besides the existing _SETTING_BEFORE/_SETTING_AFTER).
+_SETTING_WORDS = lazy(
+    rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
+    rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
+    rf"retention|grace{_SP}period|idle|inactiv\w*|(?:minimum|maximum|min|max|default){_SP}+value|"
+    rf"(?:released|freed|unloaded|evicted){_SP}+after|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
+    # `Keep loaded for 5 minutes`: how long something is kept
+    rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
+    r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
+    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
+    r"유효\s?기간|만료\s?시간"
+)
+
+
+_SETTING_LABEL = lazy(  # `duration: 600초`, a configuration key naming a duration
+    r"(?m)(?:^\s*(?:[-*+]\s+|#+\s+)?|[,;]\s*)[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
+)
+
+
+# A table row of a parameter and its value, said to be a setting: `| Frame Duration | 20 ms | 일반적인 WebRTC 설정 |`,
+# `| Duration | 테스트 시간 | 300초 = 5분 |`.
+_SETTING_ROW = lazy(
+    r"(?m)^\s*\|\s*(?:\*\*)?[A-Za-z _-]*(?i:duration|timeout|interval|delay|ttl|period)(?:\*\*)?\s*\|"
+    r"(?:[^|\n]*\|)*?[^|\n]*(?:테스트 시간|설정|기본값|(?i:setting|settings|default|config\w*))(?:\*\*)?\s*\|"
+)
+
+
+# A configuration key naming a time that is set, anywhere in the sentence: `Adjust initialDelaySeconds …: 120s for 7B
+# models`, `failureThreshold: 50 # … 30s …`, `Raised 30s -> 120s …; see IDLE_TIMEOUT_FLOOR_SECS`.
+_CONFIG_KEY = lazy(
+    r"(?<![A-Za-z0-9_])(?:[a-z]+(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval|Threshold|Ttl|TTL|KeepAlive)[A-Za-z]*"
+    r"|(?:initial|start|retry|backoff|reconnect)Delay[A-Za-z]*|(?:[A-Z][a-z]+)*(?:Timeout|Period|Interval)[A-Za-z]*"
+    r"|[A-Za-z]+(?:_[A-Za-z]+)*_(?:TIMEOUT|DELAY|PERIOD|INTERVAL|timeout|delay|period|interval)"
+    r"(?:_[A-Za-z]+)*)(?![A-Za-z0-9_])"
+)
+
+
+# A duration in a load test's configuration, beside its load (`vuser 500, duration 30s`, `150 VU, 2분 30초`,
+# `360개 동시 연결, 60초 동안`, `c=1, 60s`): how long the test ran, as set.
+_LOAD_COUNT = lazy(
+    r"(?i:\bvusers?|\bvus?\b|\bc=|concurrency)\s*[=:]?\s*\d|\d\s*(?i:vus?\b|vusers?|concurrent\b)|\d\s?개(?:의)?\s?(?:동시\s?연결|connection)"
+)
+
+
+# How long people take to answer one another: `Human conversation response: ~200ms`, `사람 간의 자연스러운 대화에서
+# 응답까지 걸리는 시간은 평균 200ms`.
+_HUMAN_TIME_BEFORE = lazy(
+    rf"{_B}(?i:human|people's|person's){_SP}+(?:(?i:conversation(?:al)?|reaction|turn-taking){_E})|사람\s?간|사람(?:들)?의\s?(?:반응|대화)"
+)
+
+
+# Time spent by people, not by a system: workshops, study plans, set-up steps (minutes and hours only).
+_HUMAN = lazy(
+    # English words as prose, not inside a path (`samples/session03/`)
+    r"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
+    r"difficulty|study|agenda|read)(?![A-Za-z0-9_/])"
+    r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
+    r"개입|환경\s?설정|"
+    r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
+    r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼|"
+    r"기다리는\s?데|기다리느라|멍하니|(?i:waiting for (?:the|a|my|our) |staring at)"
+)
+
+
+_SYSTEM_WORK = lazy(
+    r"빌드|컴파일|테스트 실행|추론|학습|훈련|변환|번역|다운로드|로딩|완료\s?대기|(?i:build|compile|inference|training)"
+)
+
+
+_ELAPSED_LINE = lazy(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
+
+
+_HYPOTHETICAL = lazy(
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say"
+    # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
+    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
+    # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|"
+    rf"application|customer){_E}(?!{_SP}+(?i:like|such))"
+    # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
+    rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+you{_SP}+(?:need|want|have|plan){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
+    rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
+    r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|어떤\s?(?:서버|시스템|모델|API)"
+    # a supposition, said with the hortative or the conditional of saying (`… 1분과 2분이라 하자`, `… 작업이 존재한다고
+    # 생각하자`, `일 8시간 개발이라고 하면`), and a concession on a number (`평균 응답시간이 10ms여도`)
+    r"|(?:[라다]고|(?<=[가-힣A-Za-z0-9*])라)\s?(?:생각|가정)?(?:하자|치자|하면|치면)|(?<=[0-9A-Za-z초분])(?:이어도|여도)(?![가-힣])"
+)
+
+
+# Numbers whose unit is written elsewhere:
+# `8000pp / 400tg t/s`: llama-bench test names glued to their numbers, the rate after the last.
+_PPTG = lazy(rf"(?<![\w.])(?P<n1>{_NUM})(?:pp|tg)(?:{_SP}?/{_SP}?{_NUM}(?:pp|tg))*{_SP}?(?i:t/s|tok/s|tokens/s)")
+
+
+# `pp512 560 -> 180`: a test name, then its rate(s) without a unit.
+_TEST_THEN_NUMBER = lazy(rf"(?<![\w])(?:pp|tg)\d+{_SP}+(?P<n1>{_NUM})(?:{_SP}*(?:->|→){_SP}*{_NUM})?(?![\w.%/])")
+
+
+# `Benchmark duration (s): 19.08`, `Request throughput (req/s): 46.13`: the unit in a label before a colon.
+_LABEL_UNIT = lazy(
+    r"\((?:[^()\n|│]{1,40}?,[ \t]*)?(?:s|ms|sec|secs|seconds|ms/tok|tok/s|tokens/s|t/s|req/s|requests/s)\)"
+    r"(?:\*\*)?\s*[:|│]?\s*(?:\*\*)?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"(?![\w.])"
+)
+
+
+# A rate's unit written before its number, as a key or a label: `TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`,
+# `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
+_UNIT_BEFORE = lazy(
+    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|TFLOPS|GFLOPS)"
+    rf"(?:\*\*)?{_SP}?(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST})"
+    rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
+)
+
+
+# A fraction of a speed or a time: `1/3 the speed`, `about 1/2 of the inference time`.
+_FRACTION = lazy(
+    rf"(?P<n1>{_NUM_FIRST}/\d{{1,2}})(?:{_SP}+(?i:of))?(?:{_SP}+(?i:the|its|their))?(?:{_SP}+[\w-]+)?{_SP}+"
+    rf"(?i:speed|time|throughput|latency|performance){_E}"
+)
+
+
+# `x2.88`: a ratio written with the sign first.
+_PREFIX_X = lazy(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
+
+
+# `ttft_latency_seconds_sum 0.113`, `…_seconds{op="match"} 3.4e-06`: a metric whose name holds its unit.
+_METRIC_UNIT = lazy(
+    rf"(?<=[A-Za-z0-9])_(?P<unit>seconds|milliseconds)(?:_(?:sum|max|avg|mean))?(?:\{{[^{{}}\n]{{0,200}}\}})?[ \t]+"
+    rf"(?P<n1>{_NUM}(?:[eE][+-]?\d+)?)(?![\w.])"
+)
+
+
+# `RTF 0.25`, `(RTF = 0.082)`, `real-time factor: 0.3`: a real-time factor, the unit's name before the number.
+_RTF = lazy(
+    rf"(?<![\w])(?:RTF|(?i:real-?time{_SP}factor)){_SP}*(?:[:=~≈]{_SP}*)?~?(?P<n1>\d+(?:\.\d+)?)(?![\w.%])"
+)
+
+
+_EXTRA = (
+    (_RTF, "RTF"),
+    (_RTF, "factor"),
+    (_PER_SECOND, "초당"),
+    (_METRIC_UNIT, "_seconds"),
+    (_METRIC_UNIT, "_milliseconds"),
+    (_PPTG, "/s"),
+    (_TEST_THEN_NUMBER, "p"),
+    (_TEST_THEN_NUMBER, "tg"),
+    (_LABEL_UNIT, ")"),
+    (_PREFIX_X, "x"),
+    (_PREFIX_X, "×"),
+    (_UNIT_BEFORE, ""),  # no hint: its lines are the prefilter's (_PREFILTER_UNIT_KEYS), its windows pre-tested
+    (_FRACTION, "/"),
+)
+
+
+# Words that make a change a change of speed, whatever noun is near: `regressed by 14%`, `sits 5% behind`.
+_SPEED_CHANGE = lazy(
+    rf"{_B}(?i:regress\w*|behind|ahead{_SP}of|loses?{_SP}to|lost{_SP}to|beats?|faster|slower|speed-?ups?|slow-?downs?|"
+    rf"uplift){_E}|빨라|느려|빠르|느리|빠를|느릴"
+)
+
+
+_LINE_FLAGS = {
+    "speed_change": _SPEED_CHANGE,
+    # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
+    "count_cell": lazy(
+        r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms|frames))[ \t*]*\|"
+    ),
+    "unchecked": _UNCHECKED,
+    "achieved": _ACHIEVED,
+    "rubric": _RUBRIC,
+    "hangul": _HANGUL,
+    "video": lazy(r"(?i:video|t2v|i2v|frames|export|frame_rate|hz|비디오|영상)"),
+    "elapsed": _ELAPSED_LINE,
+    "human": _HUMAN,
+    "system_work": _SYSTEM_WORK,
+    "setting_label": _SETTING_LABEL,
+    "config_key": _CONFIG_KEY,
+    "human_time": _HUMAN_TIME_BEFORE,
+    "feels": _FEELS_LATER,
+    "imperative": lazy(r"세요|십시오|하라"),
+    # any of the five above: one pre-test per line for the later classes' checks (see _Context._later)
+    "later": lazy(
+        rf"{_CONFIG_KEY.pattern}|{_LOAD_COUNT.pattern}|{_HUMAN_TIME_BEFORE.pattern}|{_FEELS_LATER.pattern}"
+        r"|세요|십시오|하라"
+    ),
+    "load": _LOAD_COUNT,
+    "setting_row": _SETTING_ROW,
+    "timed": _TIMED,
+    "target_words": _TARGET_WORDS,
+    "hypothetical": lazy(
+        rf"{_HYPOTHETICAL.pattern}|[\"“]|(?i:an?){_SP}+(?i:model|system|server|llm|gpu){_E}"
+        rf"|\((?i:e\.g|for{_SP}example|for{_SP}instance)"
+    ),
+    "media": lazy(
+        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture|khz)"
+        r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트|영화"
+    ),
+    "setting_words": lazy(
+        rf"{_SETTING_WORDS.pattern}|\(|(?i:time-?out|interval|ttl|expiry|keep-?alive|overlap|hop|stride|warm-?up|ramp-?up|"
+        rf"grace{_SP}period|period|plateau)|플래토"
+    ),
+}
+
+
+_REACH = 300  # how far around a number its line is read
+
+
+_TARGET_WORDS = screened(_TARGET_WORDS)
+
+
+_SETTING_WORDS = screened(_SETTING_WORDS)
+
+
+_HYPOTHETICAL = screened(_HYPOTHETICAL)
+
+
+_CHANGE_RX = screened(_CHANGE_RX)
+
+
+# The units a claim can have (each alternation built once from this table) and the claim pattern.
+_UNITS = [
+    # rates
+    ("rate", rf"(?i:tok(?:en)?s?|tks?|t){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?)(?:{_SP}|-)(?i:per|a)(?:{_SP}|-)(?i:second|sec){_END}"),  # tokens-per-second
+    ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
+    ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
+    ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
+    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
+    # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
+    (
+        "persec",
+        rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
+        rf"(?:(?i:s|secs?|seconds?){_END}|초)",
+    ),
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
+    ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
+    ("fps", rf"(?i:fps){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
+    # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
+    ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
+    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
+    ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
+    # time per token
+    ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
+    ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
+    # durations
+    ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
+    ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
+    ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
+    ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
+    ("s", r"초(?![과기반록등월석점콜소])"),
+    ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
+    ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
+    ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
+    ("d", rf"(?i:days?){_END}"),
+    # ratios and relative changes (checked further in Python: what follows decides)
+    ("ratio", r"[×✕✖]"),
+    (
+        "x",
+        rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown|the{_SP}(?:performance|speed|throughput)){_END})",
+    ),
+    ("xcap", r"(?<=\d)X(?=[.,;)]|$)"),
+    ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
+    ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
+    ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
+    ("pct", r"%"),
+]
+
+
+_UNIT_NAMES = [name for name, _ in _UNITS]
+
+
+_UNIT_ALT = "|".join(f"(?P<u{i}>{rx})" for i, (_, rx) in enumerate(_UNITS))
+
+
+_NORMAL = {
+    "rate": "tok/s",
+    "req": "req/s",
+    "mstok": "ms/tok",
+    "stok": "s/tok",
+    "ms": "ms",
+    "us": "µs",
+    "s": "s",
+    "min": "min",
+    "h": "h",
+    "d": "d",
+    "persec": "/s",
+    "fps": "fps",
+    "bw": "B/s",
+    "bits": "bit/s",
+    "flops": "FLOPS",
+    "ratio": "×",
+    "x": "×",
+    "xsp": "×",
+    "xcap": "×",
+    "times": "×",
+    "pct": "%",
+}
+
+
+_RANGE = (
+    rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP}?(?:에서|부터){_SP}?"
+    rf"|{_SP}?(?:→|->|⇒){_SP}?)"  # a before → after pair whose unit is written once: 155 → 732 chars/초
+)
+
+
+# What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
+# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
+_NEXT = r"(?=[ \t\u00a0\u2009\u202f]{0,2}[^ \t\n\u00a0\u2009\u202f0-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
+
+
+_CLAIM = lazy(
+    rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
+    rf"(?:"
+    rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
+    rf"|"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_UNIT_ALT})"
+    rf")"
+)
+
+
+# `the 401s`, `404s`, `5xx`: HTTP status codes in the plural, not seconds (`120s` stays a duration)
+_HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 429, 500, 502, 503, 504})
+
+
+_KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}

@@ -1,0 +1,220 @@
+"""The lint's rules (factreg/docs/lint/rules/): the policy tests generated from each rule's own examples, the
+rule id on every finding and in every output format, `--explain`, `ignore[ID]` in every form of the ignore
+directives, rule selection (`[lint] select`/`ignore`/`preview`, `--select`, `--ignore`, `--all`), the generated
+policy page, and the lint package's modules in the wheel."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from factreg.docs.lint import lint_text
+from factreg.docs.lint.rules import Rule, UnknownRule, all_rules, by_id, explain, page, selected
+
+EXAMPLES = [(rule, ex) for rule in all_rules() for ex in rule.examples]
+
+
+def test_every_rule_has_a_claim_and_a_non_claim_and_a_unique_id() -> None:
+    ids = [r.id for r in all_rules()]
+    assert len(ids) == len(set(ids)) and len(ids) >= 12
+    for rule in all_rules():
+        assert rule.examples, f"{rule.id} has no example"
+        assert all(claim and other and reported for _, claim, reported, other in rule.examples), rule.id
+        assert rule.doc and rule.decision and rule.name, rule.id
+
+
+@pytest.mark.parametrize(("rule", "example"), EXAMPLES, ids=[f"{r.id}-{ex[0]}" for r, ex in EXAMPLES])
+def test_a_rule_reports_its_examples_and_not_the_sentence_of_the_same_shape(rule: Rule, example: tuple) -> None:
+    case, claim, reported, other = example
+    found = [f.text for f in lint_text(claim, targets=True) if f.rule == rule.id and f.kind == rule.kind]
+    assert reported in found, f"{rule.id} {case}: {claim!r} holds {reported!r} ({found})"
+    others = lint_text(other, targets=True)
+    assert not [f for f in others if f.rule == rule.id], f"{rule.id} {case}: {other!r} holds none"
+    if rule.kind == "claim":  # a sentence that is not a claim holds no claim of any rule
+        assert [f.text for f in others if f.kind == "claim"] == [], f"{rule.id} {case}: {other!r}"
+
+
+def test_every_finding_names_a_rule_that_exists() -> None:
+    doc = (
+        "It runs at 28 tok/s, TTFT 120 ms, 3x faster, +20% throughput, 11.9 ± 7.2, RTF 0.3, 900 GB/s, 40 req/s.\n"
+        "A training run takes 2 hours. Keep TTFT under 150 ms (target).\n"
+        "| model | decode (t/s) | change |\n|---|---|---|\n| q4 | 52.5 | -21% |\n"
+    )
+    found = lint_text(doc, targets=True)
+    known = {r.id for r in all_rules()}
+    assert found and all(f.rule in known for f in found)
+    assert {f.rule for f in found} >= {"FR101", "FR102", "FR111", "FR112", "FR113", "FR121", "FR122", "FR131"}
+    assert {f.rule for f in found if f.kind == "target"} == {"FR201"}
+
+
+def test_selection_default_all_select_and_ignore() -> None:
+    every = {r.id for r in all_rules()}
+    default = {r.id for r in all_rules() if not r.preview}
+    assert selected() == default
+    assert selected(preview=True) == every
+    assert selected(["FR1"]) == {i for i in default if i.startswith("FR1")}
+    assert selected(["FR101", "FR111"]) == {"FR101", "FR111"}
+    assert selected(None, ["FR12"]) == default - {"FR121", "FR122"}
+    assert selected(["ALL"], ["FR201"], preview=True) == every - {"FR201"}
+    for preview_rule in every - default:  # a preview rule runs when named by its full id
+        assert selected([preview_rule]) == {preview_rule}
+    with pytest.raises(UnknownRule):
+        selected(["FR999"])
+    with pytest.raises(UnknownRule):
+        selected(None, ["E501"])
+    assert by_id("fr101").id == "FR101"
+
+
+def test_lint_text_keeps_only_the_rules_asked_for() -> None:
+    doc = "TTFT 120 ms and 28 tok/s, 3x faster.\n"
+    assert [f.rule for f in lint_text(doc)] == ["FR101", "FR111", "FR121"]
+    assert [f.text for f in lint_text(doc, rules=frozenset({"FR111"}))] == ["28 tok/s"]
+
+
+IGNORE_FORMS = [
+    # (document, what stays: (text, rule))
+    ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore[FR101] -->\nTTFT 90 ms\n", [("28 tok/s", "FR111"), ("90 ms", "FR101")]),
+    ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore[fr101, FR111] -->\n", []),
+    ("<!-- factreg: ignore-next-line[FR111] -->\nTTFT 120 ms and 28 tok/s\n28 tok/s\n", [("120 ms", "FR101"), ("28 tok/s", "FR111")]),
+    (
+        "<!-- factreg: ignore-start[FR101] -->\n120 ms, 28 tok/s\n90 ms\n<!-- factreg: ignore-end -->\n80 ms\n",
+        [("28 tok/s", "FR111"), ("80 ms", "FR101")],
+    ),
+    ("<!-- factreg: ignore-file[FR111] -->\n120 ms, 28 tok/s\n\n30 tok/s and 3x faster\n", [("120 ms", "FR101"), ("3x faster", "FR121")]),
+    # the forms without a list still silence every rule
+    ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore -->\nTTFT 90 ms\n", [("90 ms", "FR101")]),
+    ("<!-- factreg: ignore-file -->\n120 ms, 28 tok/s\n", []),
+    # a directive shown as code is an example, not a directive
+    ("TTFT 120 ms `<!-- factreg: ignore[FR101] -->`\n", [("120 ms", "FR101")]),
+]
+
+
+@pytest.mark.parametrize(("doc", "kept"), IGNORE_FORMS)
+def test_ignore_with_rule_ids_silences_exactly_those_rules(doc: str, kept: list[tuple[str, str]]) -> None:
+    assert [(f.text, f.rule) for f in lint_text(doc)] == kept
+
+
+def test_the_policy_page_is_generated_from_the_rules() -> None:
+    written = (Path(__file__).resolve().parent.parent / "docs" / "lint-rules.md").read_text(encoding="utf-8")
+    assert written == page(), "regenerate: python -m factreg.docs.lint.rules > docs/lint-rules.md"
+    for rule in all_rules():
+        assert f"## {rule.id} {rule.name}" in written
+
+
+DOC = "TTFT 120 ms and 28 tok/s, 3x faster.\nKeep TTFT under 150 ms (target).\n"
+
+
+def test_cli_names_the_rule_in_text_json_github_and_sarif(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    text = cli("docs", "lint", str(tmp_path))
+    assert text.exit_code == 1
+    assert [line.split(": ", 1)[1].split(" ", 1)[0] for line in text.stdout.splitlines()] == ["FR101", "FR111", "FR121"]
+    rows = json.loads(cli("docs", "lint", "--json", "--targets", str(tmp_path)).stdout)
+    assert [(r["text"], r["rule"]) for r in rows] == [
+        ("120 ms", "FR101"),
+        ("28 tok/s", "FR111"),
+        ("3x faster", "FR121"),
+        ("150 ms", "FR201"),
+    ]
+    github = cli("docs", "lint", "--format", "github", str(tmp_path)).stdout.splitlines()
+    assert [line.split("title=", 1)[1].split("::", 1)[0] for line in github] == ["FR101", "FR111", "FR121"]
+    log = json.loads(cli("docs", "lint", "--format", "sarif", "--targets", str(tmp_path)).stdout)
+    results = log["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["FR101", "FR111", "FR121", "FR201"]
+    described = {r["id"]: r["shortDescription"]["text"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert set(described) == {"FR101", "FR111", "FR121", "FR201"} and described["FR101"].startswith("duration: ")
+
+
+def test_cli_select_ignore_and_all(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+
+    def rules(*args: str) -> list[str]:
+        return [r["rule"] for r in json.loads(cli("docs", "lint", "--json", *args, str(tmp_path)).stdout)]
+
+    assert rules() == ["FR101", "FR111", "FR121"]
+    assert rules("--select", "FR1", "--ignore", "FR12") == ["FR101", "FR111"]
+    assert rules("--select", "fr111") == ["FR111"]
+    assert rules("--all") == rules("--select", "ALL", "--all")
+    clean = cli("docs", "lint", "--ignore", "FR1", str(tmp_path))
+    assert clean.exit_code == 0 and clean.stdout == ""
+    bad = cli("docs", "lint", "--select", "FR999", str(tmp_path))
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: no lint rule 'FR999'") and bad.stdout == ""
+
+
+def test_config_select_ignore_and_preview(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / ".factreg").mkdir()
+    config = tmp_path / ".factreg" / "config.toml"
+    monkeypatch.chdir(tmp_path)
+    config.write_text('[lint]\nselect = ["FR1"]\nignore = ["FR101"]\n', encoding="utf-8")
+    assert [r["rule"] for r in json.loads(cli("docs", "lint", "--json", "a.md").stdout)] == ["FR111", "FR121"]
+    # a list on the command line replaces the file's (as ruff's --select and --ignore do)
+    assert [r["rule"] for r in json.loads(cli("docs", "lint", "--json", "--ignore", "FR12", "a.md").stdout)] == [
+        "FR101",
+        "FR111",
+    ]
+    # docs check --lint reads the same selection
+    check = cli("docs", "check", "--lint", "--json", "a.md")
+    assert [c["rule"] for c in json.loads(check.stdout)["claims"]] == ["FR111", "FR121"]
+    config.write_text('[lint]\npreview = "maybe"\n', encoding="utf-8")
+    bad = cli("docs", "lint", "a.md")
+    assert bad.exit_code == 2 and "lint.preview must be true or false" in bad.stderr
+    config.write_text('[lint]\nignore = ["XYZ"]\n', encoding="utf-8")
+    bad = cli("docs", "lint", "a.md")
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: no lint rule 'XYZ'")
+
+
+def test_cli_explain_prints_a_rules_doc_and_examples(cli) -> None:
+    run = cli("docs", "lint", "--explain", "fr143")
+    assert run.exit_code == 0
+    rule = by_id("FR143")
+    assert run.stdout == explain(rule)
+    assert run.stdout.startswith("FR143 real-time-factor\n") and rule.doc in run.stdout
+    for _, claim, reported, other in rule.examples:
+        assert claim in run.stdout and reported in run.stdout and other in run.stdout
+    bad = cli("docs", "lint", "--explain", "FR000")
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: no lint rule") and bad.stdout == ""
+
+
+def test_importing_the_lint_compiles_no_pattern() -> None:
+    # the start-up of every command that never lints pays nothing for the lint's patterns: each is compiled on its
+    # first use (factreg.docs.lint.patterns)
+    import subprocess
+    import sys
+
+    code = (
+        "import re, sys\n"
+        "import factreg.docs.lint, factreg.docs.lint.rules\n"
+        "from factreg.docs.lint import lint_text\n"
+        "from factreg.docs.lint.patterns import Lazy\n"
+        "mods = [m for n, m in sys.modules.items() if n.startswith('factreg.docs.lint')]\n"
+        "lazy = [v for m in mods for v in vars(m).values() if isinstance(v, Lazy)]\n"
+        "print(len(lazy), sum(v._rx is not None for v in lazy))\n"
+        "lint_text('It runs at 28 tok/s.')\n"
+        "print(sum(v._rx is not None for v in lazy))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    (total, at_import), (after_use,) = (map(int, line.split()) for line in run.stdout.splitlines())
+    assert total > 150 and at_import == 0 and after_use > 0
+
+
+def test_docs_check_with_lint_names_the_rules_in_github_and_sarif(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    github = cli("docs", "check", "--lint", "--format", "github", str(tmp_path))
+    assert github.exit_code == 1
+    assert [line.split("title=", 1)[1].split("::", 1)[0] for line in github.stdout.splitlines()] == [
+        "FR101",
+        "FR111",
+        "FR121",
+    ]
+    log = json.loads(cli("docs", "check", "--lint", "--format", "sarif", str(tmp_path)).stdout)
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["FR101", "FR111", "FR121"]
+
+
+def test_no_module_of_the_lint_package_is_over_600_lines() -> None:
+    # the 2,247-line module was split by family; complexity is kept by ruff (C901, max 25, pyproject.toml)
+    package = Path(__file__).resolve().parent.parent / "factreg" / "docs" / "lint"
+    sizes = {p.relative_to(package).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in package.rglob("*.py")}
+    assert len(sizes) >= 15 and max(sizes.values()) <= 600, sizes
