@@ -143,7 +143,7 @@ def _load_config_file(path: Path) -> dict[str, Any]:
     problem = config_problem(loaded)
     if problem:
         raise ConfigError(f"config file {path}: {problem}")
-    return loaded
+    return dict(loaded)
 
 
 # A configuration is a few hundred bytes; one of megabytes (400,000 tables: 10 s and 450 MB for every command) is

@@ -216,15 +216,14 @@ _RULES: tuple[tuple[Callable[[str, str], bool], Callable[[str], str]], ...] = (
 _PASSES = 8  # each changing pass masks at least one more credential; real text settles in one or two
 
 
-def redact(text: Any) -> str:
+def redact(value: Any) -> str:
     """`text` (made a string) with remembered secrets, credentials and API keys masked as `***`."""
-    if not isinstance(text, str):
-        text = str(text)
+    text: str = value if isinstance(value, str) else str(value)
     if len(text) < 4:
         return text
-    for value in _known_sorted:
-        if value in text:
-            text = text.replace(value, MASK)
+    for known in _known_sorted:
+        if known in text:
+            text = text.replace(known, MASK)
     low = text.lower()
     # A mask can open a word boundary that a rule (an earlier one, or the same) looks for: `AKIA…ghp_…` masked
     # becomes `***ghp_…`. So the rules run again until nothing changes, which also makes masking twice a no-op.

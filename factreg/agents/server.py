@@ -10,7 +10,7 @@ recorded since it started.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from factreg import secrets
 from factreg.agents.tools import Tools
@@ -26,6 +26,8 @@ INSTRUCTIONS = (
     "get_fact or cite returns. Never cite a fact whose status is not fresh or aging, or that is flagged cold or "
     "few_samples; compare values only when metric and identity conditions match."
 )
+
+T = TypeVar("T")
 
 
 def build(open_registry: Callable[[bool], tuple[Settings, Registry]], allow_write: bool = False) -> Any:
@@ -43,7 +45,7 @@ def build(open_registry: Callable[[bool], tuple[Settings, Registry]], allow_writ
         s, reg = open_registry(False)
         return Tools(reg, s)
 
-    def guarded(call: Callable[[], Any]) -> Any:
+    def guarded(call: Callable[[], T]) -> T:
         try:
             return call()
         except FactregError as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from factreg import secrets
 from factreg.docs import check as chk
@@ -85,7 +85,7 @@ class Tools:
             if all(w in hay for w in words):
                 out.append(_summary(f))
         limit = max(1, min(int(limit), MAX_RESULTS))
-        return secrets.redact_data({"facts": out[:limit], "total": len(out)})
+        return _redacted({"facts": out[:limit], "total": len(out)})
 
     def get_fact(self, fact_id: str) -> dict[str, Any]:
         """One fact: value, spread, n, interval, conditions, status with its reason, history, the marker to cite."""
@@ -120,7 +120,7 @@ class Tools:
             ],
             "cite": self._advice(fact, index),
         }
-        return secrets.redact_data(out)
+        return _redacted(out)
 
     def check_text(self, text: str) -> dict[str, Any]:
         """A snippet about to be written: its unsourced claims with the facts that could back them, and its
@@ -147,7 +147,7 @@ class Tools:
             if fact is not None:
                 item["current"] = self._advice(fact, index)
             citations.append(item)
-        return secrets.redact_data({
+        return _redacted({
             "unsourced": unsourced,
             "citations": citations,
             "markers": len(found),
@@ -162,7 +162,7 @@ class Tools:
         if fact is None:
             raise NotFound(f"no fact {fact_id!r} in the registry")
         chk.live_fact(fact, index)  # a broken supersede chain is an error here
-        return secrets.redact_data(self._advice(fact, index, format, asof))
+        return _redacted(self._advice(fact, index, format, asof))
 
     def status(self) -> dict[str, Any]:
         """How many facts are in each status, and those a document should not rely on, with the reason."""
@@ -175,7 +175,7 @@ class Tools:
              "superseded_by": f.get("superseded_by")}
             for f in facts if f["status"] not in sg.CITABLE_STATUSES
         ]
-        return secrets.redact_data({"total": len(facts), "counts": dict(sorted(counts.items())),
+        return _redacted({"total": len(facts), "counts": dict(sorted(counts.items())),
                                     "do_not_rely_on": problems})
 
     def llms_txt(self) -> str:
@@ -214,7 +214,7 @@ class Tools:
         )
         factmod.build_rows(made)  # validate before touching the database
         data = factmod.record(self.registry, made, min_uptime_s)
-        return secrets.redact_data(_summary(data) | {"version": data.get("version")})
+        return _redacted(_summary(data) | {"version": data.get("version")})
 
 
 def _summary(f: Mapping[str, Any]) -> dict[str, Any]:
@@ -250,3 +250,8 @@ def _cite_advice(
     out["why_not"] = sg.why_not_citable(target)
     out["citable"] = out["why_not"] is None
     return out
+
+
+def _redacted(data: dict[str, Any]) -> dict[str, Any]:
+    """A tool's answer with every string redacted (`secrets.redact_data` keeps its shape)."""
+    return cast("dict[str, Any]", secrets.redact_data(data))

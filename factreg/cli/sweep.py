@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -104,7 +104,7 @@ def sweep(
         raise CouldNotVerify(f"no level could be measured: {result.levels[0].result.message}")
 
 
-def _print(data: dict) -> None:
+def _print(data: dict[str, Any]) -> None:
     out = console()
     table = make_table()
     for col in ("streams", "verdict", "goodput", "95% interval", *data["slos"]):

@@ -39,7 +39,7 @@ def free_port() -> int:
 
 @dataclass
 class LlamaServer:
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     port: int
     model: Path
     log: Path

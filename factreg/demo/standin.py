@@ -282,7 +282,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.server.inflight -= 1
                 self.server.active.remove(record)
 
-    def _saturate(self, params: dict[str, Any], t0: float, record: dict) -> None:
+    def _saturate(self, params: dict[str, Any], t0: float, record: dict[str, Any]) -> None:
         """`slowat=N`: a server that holds up to N−1 streams and falls over at N. The request decides when its
         first token is due (`first`, default 0.05 s): if N or more streams were in flight at any moment since it
         arrived, its first token comes at `slowfirst` instead. Deciding then, not on arrival, lets the streams a
@@ -322,7 +322,7 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 time.sleep(remaining)
 
-    def _stream(self, mode: str, p: dict[str, Any], body: dict, t0: float, index: int, record: dict) -> None:
+    def _stream(self, mode: str, p: dict[str, Any], body: dict[str, Any], t0: float, index: int, record: dict[str, Any]) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
@@ -340,7 +340,7 @@ class Handler(BaseHTTPRequestHandler):
             "system_fingerprint": p["fp"],
         }
 
-        def event(delta: dict | None = None, finish: str | None = None, extra: dict | None = None) -> bytes:
+        def event(delta: dict[str, Any] | None = None, finish: str | None = None, extra: dict[str, Any] | None = None) -> bytes:
             choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
             return b"data: " + json.dumps({**base, "choices": choices, **(extra or {})}).encode() + b"\n\n"
 

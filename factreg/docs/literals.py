@@ -24,8 +24,8 @@ try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
     from re import _parser as _p  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _p  # type: ignore[no-redef]
+    import sre_constants as _c
+    import sre_parse as _p
 
 # False: no pre-test anywhere (the reference the pre-tests are tested against, tests/test_lint_speed_equivalence.py).
 ENABLED = True

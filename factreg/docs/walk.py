@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,7 +80,7 @@ def _walk_dir(
     root: Path,
     root_st: os.stat_result,
     seen_dirs: set[tuple[int, int]],
-    add_file,  # type: ignore[no-untyped-def]
+    add_file: Callable[[Path, os.stat_result], None],
     problems: list[Problem],
 ) -> None:
     seen_dirs.add((root_st.st_dev, root_st.st_ino))

@@ -79,7 +79,7 @@ def stamp_of(ancillary: Iterable[tuple[int, int, bytes]]) -> int | None:
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
             sec, nsec = _TIMESPEC.unpack(data[: _TIMESPEC.size])
-            return sec * 1_000_000_000 + nsec
+            return int(sec) * 1_000_000_000 + int(nsec)
     return None
 
 

@@ -300,33 +300,33 @@ def judge(
     if m.failure:
         verdict = m.failure if m.failure in FAILURES else Verdict.ERROR
         base["new"] = {"value": None, "spread": None, "n": None}
-        return {**base, "verdict": verdict, "message": m.message or verdict}
+        return cast("VerifyResult", {**base, "verdict": verdict, "message": m.message or verdict})
     ident = fact["conditions"]["identity"]
     shared = [k for k in m.observed if k in ident]
     changed = cond.diff(ident, m.observed, keys=shared)
     if changed:
-        return {
+        return cast("VerifyResult", {
             **base,
             "verdict": Verdict.CONDITIONS_CHANGED,
             "diff": changed,
             "message": judging.condition_message(changed),
-        }
+        })
     new = judging.new_side(m.samples, m.value, m.spread, m.n)
     if new is None:
-        return {**base, "verdict": Verdict.ERROR, "message": "the verifier returned no value"}
+        return cast("VerifyResult", {**base, "verdict": Verdict.ERROR, "message": "the verifier returned no value"})
     if m.value is None:
         base["new"]["value"] = new.mean
     capacity = _capacity_outcome(fact, m)
     if capacity is not None:  # levels judged against fixed SLOs: the machine's control does not rescale them
-        return {**base, "verdict": capacity.verdict, "p_value": None, "rel_diff": None, "needed_n": None,
-                "message": capacity.message}
+        return cast("VerifyResult", {**base, "verdict": capacity.verdict, "p_value": None, "rel_diff": None,
+                                     "needed_n": None, "message": capacity.message})
     tolerance = judging.tolerance_for(fact, settings)
     if alpha is None:
         alpha = float(settings.get("verify.alpha", judging.DEFAULT_ALPHA)) if settings is not None else 0.05
     outcome = _quantile_outcome(fact, m, tolerance, alpha)
     if outcome is None:
         outcome = judging.compare(judging.old_side(fact), new, tolerance, alpha, unit=fact["unit"])
-    result: VerifyResult = {
+    result = cast("VerifyResult", {
         **base,
         "verdict": outcome.verdict,
         "p_value": outcome.p_value,
@@ -334,7 +334,7 @@ def judge(
         "needed_n": outcome.needed_n,
         "tolerance": tolerance,
         "message": outcome.message,
-    }
+    })
     return cast("VerifyResult", speed.adjust(fact, m, dict(result), settings))
 
 

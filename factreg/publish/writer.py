@@ -184,7 +184,7 @@ def commit(contents: Mapping[Path, Content], message: str, repo_dir: Path | None
             if not committed:
                 _catch_up_index(repo, head, wanted)
                 return None
-            sha = repo.git.rev_parse("HEAD")
+            sha = str(repo.git.rev_parse("HEAD"))
             parents = repo.git.rev_list("--parents", "-n", "1", sha).split()[1:]
             if parents != ([head] if head is not None else []):
                 # HEAD moved between reading it and committing: the commit would undo someone else's work.

@@ -97,6 +97,7 @@ quality and speed, against Apache Otava on the same series: bench/results/change
 from __future__ import annotations
 
 import math
+from typing import Any
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -164,7 +165,7 @@ class Change:
                  for k, (old, new) in self.conditions_changed.items()]
         return redact(line + ", when " + ", ".join(parts))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {
             "index": self.index,

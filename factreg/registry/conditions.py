@@ -54,7 +54,7 @@ def split(identity: Mapping[str, Any], info: Mapping[str, Any]) -> tuple[dict[st
     return ident, inf
 
 
-def diff(old: Mapping[str, str], new: Mapping[str, str], keys: Iterable[str] | None = None) -> dict[str, list]:
+def diff(old: Mapping[str, str], new: Mapping[str, str], keys: Iterable[str] | None = None) -> dict[str, list[str | None]]:
     """Keys whose values differ: key → [old, new] (None where absent). Only `keys` when given."""
     names = set(keys) if keys is not None else set(old) | set(new)
     return {k: [old.get(k), new.get(k)] for k in sorted(names) if old.get(k) != new.get(k)}

@@ -6,6 +6,7 @@ Kept free of scipy so that reading and recording stay fast to start; tests check
 from __future__ import annotations
 
 import math
+from typing import Any
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -114,7 +115,7 @@ class Summary:
     cv: float | None
     ci95: tuple[float, float] | None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "mean": self.mean,
             "median": self.median,

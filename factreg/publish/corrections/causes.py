@@ -103,7 +103,7 @@ def comparison_facts(registry: Registry, config: Mapping[str, Any], *facts: Mapp
 def _lower_is_better(fact: Mapping[str, Any]) -> bool | None:
     direction = fact.get("direction")
     if direction in ("lower", "higher"):
-        return direction == "lower"
+        return bool(direction == "lower")
     unit = str(fact.get("unit") or "")
     if unit in TIME_UNITS:
         return True
