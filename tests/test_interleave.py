@@ -165,3 +165,28 @@ def test_a_control_lent_by_a_verification_pairs_none_of_the_facts_samples(regist
     new, new_chunks = drifting(8000.0, [1.0] * 4, 5, 0.02, seed=12)
     res = engine.judge(got, measured(new, new_chunks))
     assert "relative" not in res and res["speed_factor"] is not None
+
+
+def _with(chunks: list, **extra: float) -> str:
+    return json.dumps({**ctl_data(chunks), **extra})
+
+
+def test_a_busier_machine_never_refutes_as_slower_what_its_control_did_not_follow():
+    # Beside three busy processes SmolLM2's tg16 ran 2–3.8× slower while the tiny control slowed only 1.2–1.4×:
+    # relative to the control it looks 2× slower, but the measured runs themselves waited on a run-queue.
+    old, old_chunks = drifting(50.0, [1.0] * 4, 5, 0.02, seed=13)
+    new, _ = drifting(50.0 / 3, [1.0] * 4, 5, 0.02, seed=14)
+    now_chunks = [(5, 9000.0 / 1.3)] * 4
+    f = fact(old, old_chunks)
+    f["conditions"]["info"][control.KEY] = _with(old_chunks, run_wait=0.05)
+    busy = measured(new, now_chunks)
+    busy.observed[control.KEY] = _with(now_chunks, run_wait=0.6)
+    res = engine.judge(f, busy)
+    assert res["relative"]["verdict"] == "refuted" and res["verdict"] == "inconclusive", res["message"]
+    assert "the measured runs waited on a run-queue more than when the fact was recorded: 60%" in res["message"]
+    quiet = measured(new, now_chunks)
+    quiet.observed[control.KEY] = _with(now_chunks, run_wait=0.06)  # the runs themselves waited as they did
+    assert engine.judge(f, quiet)["verdict"] == "refuted"
+    faster = measured([x * 9 for x in new], now_chunks)  # 3× faster than the fact: co-runners do not explain that
+    faster.observed[control.KEY] = _with(now_chunks, run_wait=0.6)
+    assert engine.judge(f, faster)["verdict"] == "refuted"

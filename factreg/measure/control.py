@@ -80,7 +80,6 @@ class Control:
     run_wait: float | None = None  # the share of its runnable time the measured run waited on a run-queue
     run_steal: float | None = None  # the machine's steal share over the measured run
     chunks: list[list[float]] = field(default_factory=list)  # interleaved: [n, control, rel_se] per measured run
-    cpu_s: float = 0.0  # CPU seconds of the control runs themselves (their CPU share: cpu_s / seconds)
 
     @property
     def value(self) -> float | None:
@@ -95,7 +94,6 @@ class Control:
             seconds=self.seconds + other.seconds,
             error=None if (self.samples and other.samples) or not errors else "; ".join(dict.fromkeys(errors)),
             server_ms=[*self.server_ms, *other.server_ms], parts=[*self.parts, *other.parts],
-            cpu_s=self.cpu_s + other.cpu_s,
         )  # fmt: skip
 
     def as_data(self, run_s: float | None = None) -> dict[str, Any]:
@@ -119,8 +117,6 @@ class Control:
             data["run_steal"] = round(self.run_steal, 4)
         if self.chunks:
             data[interleave.KEY] = self.chunks
-        if self.cpu_s > 0 and self.seconds > 0:
-            data["cpu_share"] = round(self.cpu_s / self.seconds, 3)
         return data
 
 
@@ -177,7 +173,6 @@ def run_llama(exe: Path | None, method_args: Sequence[str], settings: Settings |
     args, spec = llama_spec(method_args)
     ctl = Control("llama-bench-tiny", spec, "tok/s")
     started = time.monotonic()
-    cpu0 = _children_cpu_s()
     try:
         model = ensure_model(settings)
         if exe is None:
@@ -193,7 +188,6 @@ def run_llama(exe: Path | None, method_args: Sequence[str], settings: Settings |
     except Exception as exc:  # noqa: BLE001 - a control never fails a measurement
         ctl.error = f"{type(exc).__name__}: {exc}"
     ctl.seconds = time.monotonic() - started
-    ctl.cpu_s = _children_cpu_s() - cpu0
     return ctl
 
 

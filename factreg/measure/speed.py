@@ -81,17 +81,6 @@ def share_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | Non
     return None
 
 
-def unseen_share(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
-    """What an interleaved control cannot see: how much more CPU the measured runs got relative to the control
-    runs beside them, now than then — (run share / control share) now ÷ the same then. None unless all four
-    were recorded. (A machine-wide change of load moves both shares and cancels.)"""
-    values = [side.get(key) for side in (then, now) for key in ("run_cpu_share", "cpu_share")]
-    if not all(isinstance(v, (int, float)) and v > 0 for v in values):
-        return None
-    run_then, ctl_then, run_now, ctl_now = (float(v) for v in values if isinstance(v, (int, float)))
-    return (run_now / ctl_now) / (run_then / ctl_then)
-
-
 def wait_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
     """How much more of the CPU it wanted the measured run got now than then, from its own run-queue delay and
     the steal over it: (1 − wait now)(1 − steal now) / ((1 − wait then)(1 − steal then)); a side that did not
@@ -207,11 +196,8 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     paired = None if new is None else interleave.compare(fact, m.samples, then, now, tolerance,
                                                          tracking_gap(f, tolerance), alpha)  # fmt: skip
     if paired is not None and new is not None:
-        unseen = unseen_share(then, now)  # the measured runs' CPU share relative to their controls' share
-        own = [] if unseen is None or not moved(unseen, tolerance) else [(Factor(unseen, 0.0, None), (
-            f"the measured runs got {unseen:.2f}× the CPU share, relative to the control runs beside them, that "
-            "they had when the fact was recorded"))]
-        return _decide_paired(fact, result, paired, own, moved(f, tolerance) and significant, (then, now),
+        contended = _contention(then, now, waited, tolerance)
+        return _decide_paired(fact, result, paired, contended, moved(f, tolerance) and significant, (then, now),
                               tolerance, alpha, load)  # fmt: skip
     if not candidates or new is None or (verdict == Verdict.CONFIRMED and not significant):
         how = "held its speed" if held else f"ran {describe(f)}, within the control's own noise"
@@ -265,6 +251,20 @@ def tracking_gap(factor: float, tolerance: float) -> float:
     return max(tolerance, min(tolerance + TRACKING * abs(math.log(factor)), MAX_GAP))
 
 
+def _contention(
+    then: Mapping[str, Any], now: Mapping[str, Any], waited: float | None, tolerance: float
+) -> tuple[float, str] | None:
+    """The measured runs' own evidence of other processes, when it moved beyond the tolerance: (the share of the
+    CPU they wanted that they got now ÷ then, the words), from their run-queue delay and the steal."""
+    if waited is None or not moved(waited, tolerance):
+        return None
+    how = "more" if waited < 1 else "less"
+    return waited, (f"the measured runs waited on a run-queue {how} than when the fact was recorded: "
+                    f"{now.get('run_wait', 0) * 100:.0f}% of their runnable time (then "
+                    f"{(then.get('run_wait') or 0) * 100:.0f}%)"
+                    + (f", steal {now['run_steal'] * 100:.0f}%" if now.get("run_steal") else ""))
+
+
 def _own_share(
     then: Mapping[str, Any], now: Mapping[str, Any], share: float | None, waited: float | None, tolerance: float
 ) -> list[tuple[Factor, str]]:
@@ -283,20 +283,21 @@ def _own_share(
 
 
 def _decide_paired(
-    fact: FactData, result: dict[str, Any], paired: interleave.Paired, own: list[tuple[Factor, str]],
+    fact: FactData, result: dict[str, Any], paired: interleave.Paired, contended: tuple[float, str] | None,
     machine_moved: bool, controls: tuple[Mapping[str, Any], Mapping[str, Any]], tolerance: float, alpha: float,
     load: str,
 ) -> dict[str, Any]:
     """The verdict when both sides were measured with the interleaved control (`measure/interleave.py`): each
     sample relative to the control runs around it, so the machine's drift between runs cancels.
 
-    - refuted: relative to the control it refutes (as measured it need not: drift can hide a difference), and
-      neither the measured run's own CPU share nor its run-queue delay, both unseen by the control, explains it;
+    - refuted: relative to the control it refutes (as measured it need not: drift can hide a difference), unless
+      the measured runs waited on a run-queue more (or less) than when the fact was recorded and the difference
+      goes the same way: other processes competed with them, and what that does to memory and caches follows
+      neither the control nor the run queue in proportion — a busier machine never refutes as slower;
     - confirmed: relative to the control it is equivalent and the machine runs as it did (its control did not
       move significantly beyond the tolerance) — or as measured it is equivalent and relative to the control it
       does not refute;
     - inconclusive otherwise, naming what limits it."""
-    from factreg.measure import judge as judging
     from factreg.registry.verdicts import Verdict
 
     verdict, pv = result["verdict"], paired.verdict
@@ -310,12 +311,10 @@ def _decide_paired(
     said = f"relative to the interleaved control: {rel.message}; {machine_text}"
     tail = f"; {load}" if load else ""
     if pv == Verdict.REFUTED:
-        for cand, why in own:  # what the control cannot see may still account for it
-            scaled = scaled_side(paired.new, cand.value, fact.get("direction"))
-            again = judging.compare(paired.old, scaled, allowed_gap(cand, tolerance), alpha)
-            if again.verdict != Verdict.REFUTED:
-                return _amend(result, Verdict.INCONCLUSIVE, f"{said}; but {why}: scaled by it, the measurement "
-                              f"agrees (as measured: {raw}){tail}", None)  # fmt: skip
+        worse = (rel.rel_diff or 0) < 0 if fact.get("direction") != "lower" else (rel.rel_diff or 0) > 0
+        if contended is not None and (contended[0] < 1) == worse:  # what the control cannot see: co-runners
+            return _amend(result, Verdict.INCONCLUSIVE, f"{said}; but {contended[1]}, so the difference may be "
+                          f"theirs (as measured: {raw}){tail}", None)  # fmt: skip
         if verdict == Verdict.CONFIRMED:
             return _amend(result, Verdict.INCONCLUSIVE, f"as measured it agrees, but {said} (as measured: {raw})"
                           f"{tail}", None)  # fmt: skip
