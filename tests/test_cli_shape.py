@@ -317,7 +317,7 @@ def test_a_command_built_alone_has_the_same_help_as_in_the_whole_command_line() 
     from factreg import cli
 
     runner = CliRunner()
-    for path, cmd in _commands(_root()):
+    for path, _cmd in _commands(_root()):
         if not path:
             continue
         alone = cli.build((cli.MODULES[path[0]],))

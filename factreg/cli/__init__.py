@@ -135,17 +135,23 @@ class _Plain:
             return value
         if ann is bool and isinstance(value, bool):
             return value
-        if getattr(ann, "__origin__", None) is list and ann.__args__ == (str,) and isinstance(value, (list, tuple)) \
-                and all(isinstance(v, str) for v in value):
-            return list(value)
-        path = self.descriptor.is_path and isinstance(ann, type) and issubclass(ann, Path)
-        if path and isinstance(value, (str, Path)):
-            from typer._param_types import coerce_cli_path
-
-            return coerce_cli_path(Path(value), info, path_type=ann, param=param, ctx=ctx)
+        if getattr(ann, "__origin__", None) is list and isinstance(value, (list, tuple)):
+            if ann.__args__ == (str,) and all(isinstance(v, str) for v in value):
+                return list(value)
+            if ann.__args__ == (Path,) and all(isinstance(v, (str, Path)) for v in value):
+                return [self._path(v, Path, param, ctx) for v in value]
+        if self.descriptor.is_path and ann is Path and isinstance(value, (str, Path)):
+            return self._path(value, ann, param, ctx)
         from typer._coercion import build_runtime_param
 
         return build_runtime_param(self.descriptor).coerce(value, param=param, ctx=ctx)
+
+
+    def _path(self, value: str | Path, ann: type, param: Any, ctx: Any) -> Any:
+        from typer._param_types import coerce_cli_path  # what typer's own path coercion calls
+
+        info = self.descriptor.parameter_info
+        return coerce_cli_path(Path(value), info, path_type=info.path_type or ann, param=param, ctx=ctx)
 
 
 def _plain_coercion(param: Any) -> None:

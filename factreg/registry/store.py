@@ -55,6 +55,34 @@ def sqlite_file(url: str) -> str:
     return unquote(path.split("?", 1)[0])
 
 
+def applied_count(url: str) -> int | None:
+    """How many migrations a registry has applied (read with sqlite3 for a SQLite file); None when there is no
+    registry there yet or it cannot be read."""
+    try:
+        if url.startswith("sqlite:///"):
+            path = sqlite_file(url)
+            if not Path(path).is_file():
+                return None
+            conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+            try:
+                return int(conn.execute("SELECT count(*) FROM factreg_migration").fetchone()[0])
+            finally:
+                conn.close()
+        return len(Registry(url, create=False).applied_migrations())
+    except Exception:  # noqa: BLE001 - a version line must print whatever the registry's state
+        return None
+
+
+def version_line(url: str) -> tuple[str, int | None]:
+    """`factreg X, schema N (registry: M applied)` and M (None: no registry at `url` yet)."""
+    import factreg
+    from factreg.registry.migrations import NAMES
+
+    applied = applied_count(url)
+    schema = f"schema {len(NAMES)}" + (f" (registry: {applied} applied)" if applied is not None else "")
+    return f"factreg {factreg.__version__}, {schema}", applied
+
+
 def newer_schema(applied: Sequence[str]) -> None:
     """ConfigError when the registry holds migrations this factreg does not know (written by a newer factreg)."""
     from factreg.registry.migrations import NAMES
