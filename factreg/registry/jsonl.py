@@ -176,7 +176,11 @@ def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, An
             raise BadInput(f"{name}:{lineno}: nested more than {MAX_DEPTH} levels deep") from None
         if not isinstance(obj, dict):
             raise BadInput(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-        problem = _unstorable(obj) if _may_be_unstorable(line) else None
+        problem = None
+        if _may_hold_surrogate(line):
+            problem = _unstorable(obj)
+        elif line.count("[") + line.count("{") > MAX_DEPTH and _too_deep(obj):
+            problem = f"nested more than {MAX_DEPTH} levels deep"
         if problem:
             raise BadInput(f"{name}:{lineno}: {problem}")
         out.append((lineno, obj))
@@ -186,18 +190,28 @@ def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, An
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _may_be_unstorable(line: str) -> bool:
-    """Whether a line's parsed value needs `_unstorable`'s walk: it can nest deeper than MAX_DEPTH only with more
-    than MAX_DEPTH brackets, and hold a lone surrogate only from a `\\uD800`-`\\uDFFF` escape or a surrogate in the
-    text itself (a fact line of an export has neither: reading 10,000 of them skips 10,000 walks)."""
-    if line.count("[") + line.count("{") > MAX_DEPTH:
-        return True
+def _may_hold_surrogate(line: str) -> bool:
+    """Whether a line's parsed value may hold a lone surrogate (and needs `_unstorable`'s walk of every string): only
+    from a `\\uD800`-`\\uDFFF` escape or a surrogate in the text itself (a fact line of an export has neither)."""
     if "\\u" in line and _SURROGATE_ESCAPE.search(line):
         return True
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
         return True
+    return False
+
+
+def _too_deep(obj: Any) -> bool:
+    """Whether a parsed value nests more than MAX_DEPTH levels: a walk of its containers only (a fact line holds
+    thousands of brackets, inside its verifications' JSON text too, but nests a few levels)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node)
+                     if isinstance(v, (dict, list)))
     return False
 
 
@@ -361,6 +375,7 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
 
 
 _VERDICTS = frozenset({*(v.value for v in Verdict), "skipped"})
+_EMPTY: dict[Any, Any] = {"{}": {}, "[]": []}  # what most verifications hold, read without the JSON parser
 
 
 def _verification_problem(verif: Mapping[str, Any], versions: Mapping[int, VersionRow]) -> str | None:
@@ -394,7 +409,7 @@ def _verification_problem(verif: Mapping[str, Any], versions: Mapping[int, Versi
         if text is None:
             continue
         try:
-            value = json.loads(text) if isinstance(text, str) else None
+            value = (_EMPTY[text] if text in _EMPTY else json.loads(text)) if isinstance(text, str) else None
         except ValueError:
             value = None
         if not isinstance(value, kind):
