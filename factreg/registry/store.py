@@ -83,6 +83,17 @@ def version_line(url: str) -> tuple[str, int | None]:
     return f"factreg {factreg.__version__}, {schema}", applied
 
 
+def schema_stamp() -> int:
+    """This factreg's schema as a number for SQLite's `PRAGMA user_version` (31 bits of a digest of its migrations'
+    names): a registry stamped with it needs no migration check; any other value (0: never stamped, another
+    factreg's) means the migrations table is read."""
+    import zlib
+
+    from factreg.registry.migrations import NAMES
+
+    return zlib.crc32("\n".join(NAMES).encode()) & 0x7FFFFFFF or 1
+
+
 def newer_schema(applied: Sequence[str]) -> None:
     """ConfigError when the registry holds migrations this factreg does not know (written by a newer factreg)."""
     from factreg.registry.migrations import NAMES
@@ -159,18 +170,38 @@ class Registry:
         return engine
 
     def _up_to_date(self) -> bool:
-        """Whether every migration is applied (checked without SQLAlchemy for SQLite)."""
+        """Whether every migration is applied (checked without SQLAlchemy for SQLite): once per schema, the
+        registry's `PRAGMA user_version` holds this factreg's `schema_stamp()` and nothing else is read."""
         if not self.is_sqlite or self.sqlite_path == ":memory:":
             return False
         from factreg.registry.migrations import NAMES
 
+        stamp = schema_stamp()
         try:
-            rows = self.query("SELECT name FROM factreg_migration")
-        except ConfigError:
+            with self.reader() as conn:
+                if conn.execute("PRAGMA user_version").fetchone()[0] == stamp:
+                    return True
+                applied = [r["name"] for r in rows(conn, "SELECT name FROM factreg_migration")]
+        except (ConfigError, sqlite3.Error):
             return False  # no bookkeeping table yet (or unusable: migrate() will say why)
-        applied = [r["name"] for r in rows]
         newer_schema(applied)
-        return set(NAMES) <= set(applied)
+        if not set(NAMES) <= set(applied):
+            return False
+        self._stamp(stamp)  # a registry migrated before the stamp was kept
+        return True
+
+    def _stamp(self, stamp: int) -> None:
+        """Note in the SQLite file that its schema is this factreg's: never waits for a lock, never fails a read."""
+        if self.read_only_folder:
+            return
+        try:
+            con = sqlite3.connect(self.sqlite_path or "", timeout=0, isolation_level=None)
+            try:
+                con.execute(f"PRAGMA user_version = {int(stamp)}")
+            finally:
+                con.close()
+        except sqlite3.Error:
+            pass
 
     @property
     def read_only_folder(self) -> bool:
@@ -311,6 +342,9 @@ class Registry:
                 conn.execute(text("INSERT INTO factreg_migration (name, applied_at) VALUES (:n, :t)"),
                              {"n": name, "t": clock.iso()})
             applied.append(name)
+        if self.is_sqlite and self.sqlite_path != ":memory:" and migrations is None:
+            with self.write() as conn:
+                conn.exec_driver_sql(f"PRAGMA user_version = {schema_stamp()}")
         return applied
 
     def integrity_check(self) -> str:
