@@ -216,8 +216,9 @@ ORDER = ("facts", "registry", "verify", "probe", "sweep", "status", "changes", "
          "completion")
 
 
-def build(modules: tuple[str, ...] = ORDER) -> typer.Typer:
-    """The command line with the commands of these modules of factreg/cli (all of them: the whole of it)."""
+def build(modules: tuple[str, ...] = ORDER, only: str | None = None) -> typer.Typer:
+    """The command line with the commands of these modules of factreg/cli (all of them: the whole of it), or of
+    those only the command (or group) named `only`."""
     import importlib
 
     app = typer.Typer(
@@ -233,6 +234,9 @@ def build(modules: tuple[str, ...] = ORDER) -> typer.Typer:
     )
     for name in modules:
         importlib.import_module(f"factreg.cli.{name}").register(app)
+    if only is not None:  # typer turns every registered function's signature into options: only the one named
+        app.registered_commands = [c for c in app.registered_commands if c.name == only]
+        app.registered_groups = [g for g in app.registered_groups if g.name == only]
     app.callback(invoke_without_command=True)(root)
     return app
 
@@ -291,5 +295,6 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """The entry point: only the named command's module is built (the whole command line for help or a typo)."""
-    module = MODULES.get(command_word(sys.argv[1:]) or "")
-    build((module,) if module else ORDER)()
+    word = command_word(sys.argv[1:]) or ""
+    module = MODULES.get(word)
+    build((module,), only=word)() if module else build()()
