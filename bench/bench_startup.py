@@ -4,7 +4,9 @@ beside (`sqlite-utils`, `llm`, from their own virtualenv: --peers DIR, default /
 import time of each command goes (`python -X importtime`, by top-level package).
 
 Each round runs every command once, in an order rotated each round, so that the machine's load falls on all of them
-alike; the table gives medians. `--quick`: 3 rounds instead of 7."""
+alike; the table gives medians. Every factreg command is also run with the code of another revision
+(`--before=REV`, default: where this branch left main) as `python -m factreg` with that tree first on the path.
+`--quick`: 3 rounds instead of 7."""
 
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_changes import before_tree  # noqa: E402
 from bench_core import make_records  # noqa: E402
-from common import BIN, machine, write_section  # noqa: E402
+from common import BIN, ROOT, machine, write_section  # noqa: E402
 
 FACT = "gamebox/model-000000/tg32"
 MINIMAL_TYPER = '''import typer
@@ -37,7 +40,10 @@ app()
 
 
 def run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """CPU seconds (user + system, this child only) and wall seconds of one run of `cmd`."""
+    """CPU seconds (user + system, this child only) and wall seconds of one run of `cmd` (a `PYTHONPATH=…` first
+    word is put in the environment)."""
+    if cmd[0].startswith("PYTHONPATH="):
+        env, cmd = {**env, "PYTHONPATH": cmd[0].split("=", 1)[1]}, cmd[1:]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -64,8 +70,11 @@ def main() -> None:
     peers = Path(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--peers=")), "/tmp/peers-venv/bin"))
     fr = str(BIN / "factreg")
     py = sys.executable
+    base = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], capture_output=True, text=True)
+    rev = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--before=")), base.stdout.strip()[:10])
     work = Path(tempfile.mkdtemp(prefix="factreg-startup-"))
     try:
+        before = before_tree(rev, work) if rev else None
         db = work / "registry.db"
         env = {**os.environ, "FACTREG_DB": str(db), "FACTREG_NOW": "2026-11-02T00:00:00Z", "NO_COLOR": "1",
                "LLM_USER_PATH": str(work / "llm")}
@@ -108,6 +117,9 @@ def main() -> None:
                 ("llm --version", [str(llm), "--version"], None, None),
                 ("llm --help", [str(llm), "--help"], None, None),
             ]
+        if before is not None:
+            cases += [(f"{name} [before]", [f"PYTHONPATH={before}", py, "-m", "factreg", *cmd[1:]], None, None)
+                      for name, cmd, _, _ in cases if name.startswith("factreg")]
         for _, cmd, _, _ in cases:  # warm the page cache and the .pyc files once, not timed
             run(cmd, env, work)
         cpu: dict[str, list[float]] = defaultdict(list)
@@ -127,19 +139,24 @@ def main() -> None:
                  f"figures are medians of CPU (user + system of the process) and wall time. Load average "
                  f"{load0[0]:.2f} before, {load1[0]:.2f} after (2 cores, shared). A registry of 1,000 facts "
                  "(SQLite), the editable install; peers from their own virtualenv.", "",
-                 "| command | CPU median (s) | wall median (s) | × `python -c pass` | target | peer (CPU) | |",
-                 "|---|---|---|---|---|---|---|"]
+                 f"| command | CPU median (s) | wall median (s) | × `python -c pass` | before ({rev}) CPU (s) | "
+                 "before / now | target | peer (CPU) | target; peer |",
+                 "|---|---|---|---|---|---|---|---|---|"]
         minimal = med.get("minimal typer app --help")
         for name, _, target, peer in cases:
+            if name.endswith(" [before]"):
+                continue
+            was = med.get(f"{name} [before]")
             c, w = med[name], statistics.median(wall[name])
             goal = target
             if name == "factreg --help" and minimal is not None:
                 goal = max(target or 0, minimal + 0.05)
             peer_cpu = med.get(peer) if peer else None
-            ok = "—"
-            if goal is not None:
-                ok = "met" if c <= goal and (peer_cpu is None or c <= peer_cpu) else "**missed**"
+            ok = "—" if goal is None else "met" if c <= goal else "**missed**"
+            if peer_cpu is not None:
+                ok += "; ≤ peer" if c <= peer_cpu else f"; {c / peer_cpu:.2f}× the peer"
             lines.append(f"| {name} | {c:.3f} | {w:.3f} | {c / floor:.1f}× | "
+                         f"{'—' if was is None else f'{was:.3f} | {was / c:.1f}×'}{' | —' if was is None else ''} | "
                          f"{'—' if goal is None else f'≤ {goal:.2f}'} | "
                          f"{'—' if peer_cpu is None else f'{peer_cpu:.3f} ({peer})'} | {ok} |")
         lines += ["", "Where the import time goes (one run with `-X importtime`, self time summed by top-level "
@@ -148,7 +165,11 @@ def main() -> None:
         for name, cmd, _, _ in cases:
             if not name.startswith("factreg"):
                 continue
-            full = [py, "-m", "factreg", *cmd[1:]]
+            full = [py, "-m", "factreg", *cmd[1:]] if not cmd[0].startswith("PYTHONPATH") else cmd[1:]
+            if cmd[0].startswith("PYTHONPATH"):
+                env = {**env, "PYTHONPATH": cmd[0].split("=", 1)[1]}
+            else:
+                env.pop("PYTHONPATH", None)
             by = imports(full, env, work)
             top = ", ".join(f"{k} {v:.0f}" for k, v in by[:3])
             lines.append(f"| {name} | {top} | {sum(v for _, v in by):.0f} |")

@@ -162,3 +162,20 @@ def test_read_commands_import_no_heavy_library_and_run_no_program(args, allowed,
     assert code in ("0", "1"), (argv, r.stderr)  # 1: docs check / lint found what the documents hold
     assert [m for m in loaded.split(",") if m and m not in allowed] == [], f"{argv} imported {loaded}"
     assert spawned == "", f"{argv} started {spawned}"
+
+
+def test_record_writes_a_sqlite_registry_without_sqlalchemy(db_path, tmp_path, monkeypatch):
+    """`record` writes its version with sqlite3 (`Registry.write_lean`): SQLAlchemy only for a registry's first
+    write (its keys), never for the next."""
+    monkeypatch.setenv("FACTREG_DB", str(db_path))
+    args = ["record", "gamebox/a3b/tg1", "-m", "tg_rate", "--samples", "20,21,22", "-c", "machine=gamebox", "-q"]
+    for k in range(2):
+        r = subprocess.run([sys.executable, "-c", GUARD, *args], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0 and r.stdout.splitlines()[0] == "0", r.stderr
+        if k == 1:
+            assert "sqlalchemy" not in r.stdout.splitlines()[1], r.stdout
+    import sqlite3
+
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT count(*) FROM fact_version WHERE fact_id = 'gamebox/a3b/tg1'").fetchone()[0] == 2
+    con.close()

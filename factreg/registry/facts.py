@@ -411,7 +411,7 @@ def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_U
         write_versions(conn, [rows])
         prune_raw(registry, conn, [rows["version"]["fact_id"]])
 
-    registry.write_retrying(work)
+    registry.write_lean(work)  # plain SQL all through: no SQLAlchemy to import for one version
     return get(registry, rows["version"]["fact_id"])
 
 

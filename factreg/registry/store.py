@@ -290,6 +290,41 @@ class Registry:
                 time.sleep(0.01 * (attempt + 1))
         return None
 
+    def write_lean(self, work, attempts: int = 8):  # type: ignore[no-untyped-def]
+        """`write_retrying` on a SQLite file through sqlite3 (`SqliteWriter`): the same transaction (BEGIN IMMEDIATE,
+        foreign keys, WAL) without importing SQLAlchemy, for the writes whose SQL is their own (`factreg record`).
+        Elsewhere (PostgreSQL, memory, a read-only folder) it is `write_retrying`."""
+        if not self.is_sqlite or self.sqlite_path in (None, ":memory:") or self.read_only_folder:
+            return self.write_retrying(work, attempts)
+        for attempt in range(attempts):
+            try:
+                con = self._sqlite_connect()
+                try:
+                    con.execute("PRAGMA foreign_keys = ON")
+                    if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        con.execute("PRAGMA journal_mode = WAL")
+                    con.execute("PRAGMA synchronous = NORMAL")
+                    con.execute("BEGIN IMMEDIATE")
+                    try:
+                        out = work(SqliteWriter(con))
+                    except BaseException:
+                        if con.in_transaction:
+                            con.execute("ROLLBACK")
+                        raise
+                    con.execute("COMMIT")
+                    return out
+                finally:
+                    con.close()
+            except sqlite3.IntegrityError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+            except sqlite3.OperationalError as exc:
+                raise ConfigError(f"cannot use the registry at {redact_url(self.url)}: {exc}") from None
+            except sqlite3.DatabaseError as exc:
+                raise ConfigError(f"the registry at {redact_url(self.url)} is not usable: {exc}") from None
+        return None
+
     @contextmanager
     def _guard(self) -> Iterator[None]:
         from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
@@ -359,8 +394,36 @@ class Registry:
         self.engine.dispose()
 
 
+class _SqliteDialect:
+    name = "sqlite"
+    paramstyle = "qmark"
+
+
+class SqliteWriter:
+    """A sqlite3 connection in a write transaction (`Registry.write_lean`) answering the part of SQLAlchemy's
+    `Connection` that the lean writes use: `exec_driver_sql`, `execute` of a `text()` clause (its SQL's `:name`
+    parameters are sqlite3's own), `dialect.name` and `dialect.paramstyle`; `rows` and `tuples` read through it."""
+
+    dialect = _SqliteDialect()
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    def exec_driver_sql(self, sql: str, params: Any = None) -> sqlite3.Cursor:
+        if isinstance(params, list):
+            return self.con.executemany(sql, params)
+        return self.con.execute(sql, params or ())
+
+    def execute(self, clause: Any, params: Any = None) -> sqlite3.Cursor:
+        if isinstance(params, list):
+            return self.con.executemany(str(clause), params)
+        return self.con.execute(str(clause), params or {})
+
+
 def rows(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Rows of a read query as dicts, on a sqlite3 connection or a SQLAlchemy one alike."""
+    if isinstance(conn, SqliteWriter):
+        conn = conn.con
     if isinstance(conn, sqlite3.Connection):
         return [dict(r) for r in conn.execute(sql, dict(params or {}))]
     from sqlalchemy import text
@@ -371,6 +434,8 @@ def rows(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[d
 def tuples(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
     """Rows of a read query as tuples, in the order of its columns: `rows` without building a dict per row, for
     the queries that read a million rows."""
+    if isinstance(conn, SqliteWriter):
+        conn = conn.con
     if isinstance(conn, sqlite3.Connection):
         cur = conn.cursor()
         cur.row_factory = None
