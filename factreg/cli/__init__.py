@@ -210,10 +210,10 @@ MODULES: dict[str, str] = {
     "probe": "probe", "sweep": "sweep", "status": "status", "changes": "changes", "docs": "docs",
     "compare": "decisions", "decision": "decisions", "correct": "decisions", "retract": "decisions",
     "report": "decisions",
-    "demo": "demo", "cite": "agents", "mcp": "agents", "completion": "completion",
+    "demo": "demo", "cite": "agents", "mcp": "agents", "completion": "completion", "plugins": "plugins",
 }
 ORDER = ("facts", "registry", "verify", "probe", "sweep", "status", "changes", "docs", "decisions", "demo", "agents",
-         "completion")
+         "completion", "plugins")
 
 
 def build(modules: tuple[str, ...] = ORDER, only: str | None = None) -> typer.Typer:
