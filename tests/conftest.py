@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,40 @@ def pytest_configure(config: pytest.Config) -> None:
         traveller = time_machine.travel(travel, tick=True)
         traveller.start()
         config.add_cleanup(traveller.stop)
+
+
+@pytest.fixture(autouse=True)
+def _note_what_asks_the_date(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """With `FACTREG_TEST_DATES_USED=FILE`, the tests that judge by factreg's clock (`now()` for an age, `today()`,
+    `since()`: anything but the stamp `iso()` writes), or start a program (which reads FACTREG_NOW), are named in
+    FILE, one a line: what the date re-runs of tests/test_clock.py run at the second later date. A test that does
+    neither cannot see the date."""
+    path = os.environ.get("FACTREG_TEST_DATES_USED")
+    if not path:
+        yield
+        return
+    import subprocess
+
+    from factreg import clock
+
+    asked: list[bool] = []
+    real_now, real_init = clock.now, subprocess.Popen.__init__
+
+    def now():  # type: ignore[no-untyped-def]
+        if sys._getframe(1).f_code.co_name != "iso":  # a time stamped on what is written judges nothing
+            asked.append(True)
+        return real_now()
+
+    def started(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(True)
+        return real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(clock, "now", now)
+    monkeypatch.setattr(subprocess.Popen, "__init__", started)
+    yield
+    if asked:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(request.node.nodeid + "\n")
 
 
 @pytest.fixture

@@ -101,3 +101,11 @@ def score(rows: list[dict]) -> Score:
         if len(tp) != len(preds) or len(found) != len(labels):
             s.errors.append({"text": text, "want": row["claims"], "got": [text[a:b] for a, b in preds]})
     return s
+
+
+def sample(items: list, every: int = 4) -> list:
+    """Every `every`-th item (all of them with FACTREG_FULL_CORPUS=1): the equivalence tests compare the lint's fast
+    and reference paths on a quarter of each corpus; bench/lint_equivalence.py runs them on the whole."""
+    import os
+
+    return list(items) if os.environ.get("FACTREG_FULL_CORPUS") == "1" else list(items)[::every]

@@ -143,6 +143,7 @@ def test_registry_from_a_newer_schema_is_one_clear_line(cli, db_path):
     con = sqlite3.connect(db_path)
     con.execute("INSERT INTO factreg_migration (name, applied_at) VALUES ('m999_from_the_future', '2030-01-01')")
     con.commit()
+    con.execute("PRAGMA user_version = 12345")  # the newer factreg's stamp of its schema (registry/store.py)
     for args in (["list"], ["show", "a/b"], ["export"], ["status"], ["record", "a/c", "-m", "ttft", "--value", "1"]):
         r = cli(*args)
         assert r.exit_code == 2, (args, r.stdout, r.stderr)

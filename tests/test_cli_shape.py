@@ -290,3 +290,38 @@ def _terminal_console(width: int):  # type: ignore[no-untyped-def]
         return out
 
     return make
+
+
+def test_each_command_module_registers_exactly_the_commands_mapped_to_it() -> None:
+    """`main()` builds only the module MODULES names for a command: the map must match what each module registers."""
+    from factreg import cli
+
+    every = set()
+    for module in cli.ORDER:
+        names = set(typer.main.get_command(cli.build((module,))).commands)  # type: ignore[attr-defined]
+        assert names == {c for c, m in cli.MODULES.items() if m == module}, module
+        every |= names
+    assert every == set(_root().commands) == set(panels.PANELS)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("args", [["--version"], ["list", "--db", "x.db", "--limit", "2"], ["--db", "x.db", "show"],
+                                  ["--db=x.db", "docs", "lint"], ["-q", "--", "list"], ["--json"], ["nosuch"]])
+def test_the_command_word_skips_global_options_and_their_values(args) -> None:
+    from factreg.cli import command_word
+
+    expected = {"list": "list", "show": "show", "docs": "docs", "nosuch": "nosuch"}
+    assert command_word(args) == next((expected[a] for a in args if a in expected and "--" not in args), None)
+
+
+def test_a_command_built_alone_has_the_same_help_as_in_the_whole_command_line() -> None:
+    from factreg import cli
+
+    runner = CliRunner()
+    for path, _cmd in _commands(_root()):
+        if not path:
+            continue
+        alone = cli.build((cli.MODULES[path[0]],), only=path[0])
+        for where in (app, alone):
+            assert runner.invoke(where, [*path, "--help"], terminal_width=100).exit_code == 0
+        assert runner.invoke(alone, [*path, "--help"], terminal_width=100).stdout == \
+            runner.invoke(app, [*path, "--help"], terminal_width=100).stdout, path

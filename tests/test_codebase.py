@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer.main
 
 from factreg.cli import app
@@ -98,3 +99,83 @@ def test_read_commands_on_a_registry_with_decisions_do_not_import_sqlalchemy(db_
             assert loaded == "factreg.publish.decisions", f"{args}: {loaded}"
         else:
             assert "sqlalchemy" not in loaded, f"{args}: {loaded}"
+
+
+GUARD = """
+import contextlib, io, subprocess, sys
+spawned = []
+_init = subprocess.Popen.__init__
+def _noted(self, args, *a, **k):
+    spawned.append(str(args))
+    return _init(self, args, *a, **k)
+subprocess.Popen.__init__ = _noted
+from factreg.__main__ import main
+sys.argv = ['factreg', *sys.argv[1:]]
+code = 0
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code or 0
+heavy = ('sqlalchemy', 'sqlmodel', 'httpx', 'jinja2', 'rich', 'git', 'pydantic', 'typer')
+print(code)
+print(','.join(m for m in heavy if m in sys.modules))
+print(';'.join(spawned))
+"""
+FACT = "gamebox/a3b/tg0"
+TABLES = ("rich", "typer")  # a table on stdout is rich's to lay out
+NO_TABLE = ("typer",)
+
+
+@pytest.mark.parametrize(("args", "allowed"), [
+    (["--version"], ()),  # answered before the command line: not even typer
+    (["--db", "{db}", "--version"], ()),
+    (["--help"], ("typer",)),
+    (["show", FACT], TABLES),
+    (["list", "--limit", "20"], TABLES),
+    (["history", FACT], TABLES),
+    (["status"], NO_TABLE),
+    (["status", "--json"], NO_TABLE),
+    (["cite", FACT], NO_TABLE),
+    (["changes"], NO_TABLE),
+    (["docs", "check", "doc.md"], NO_TABLE),
+    (["docs", "lint", "doc.md"], NO_TABLE),
+    (["docs", "lint", "plain.md"], NO_TABLE),
+])
+def test_read_commands_import_no_heavy_library_and_run_no_program(args, allowed, db_path, tmp_path, monkeypatch):
+    """The read paths (the real entry point, output piped) load neither SQLAlchemy, SQLModel, httpx, jinja2, git nor
+    pydantic, nor rich unless they print a table, and start no other program; `--version` not even typer."""
+    from factreg.registry import facts
+    from factreg.registry.store import Registry
+
+    reg = Registry(f"sqlite:///{db_path}")
+    facts.record_many(reg, [facts.NewFact(id=f"gamebox/a3b/tg{k}", metric="tg_rate", samples=[20.0 + k, 21.0, 22.0],
+                                          identity={"machine": "gamebox"}) for k in range(3)])
+    reg.close()
+    (tmp_path / "doc.md").write_text(f"Decode is 12 tok/s.\n\n<!-- fact: {FACT} -->x<!-- /fact -->\n")
+    (tmp_path / "plain.md").write_text("# Notes\n\nNo numbers here.\n")
+    monkeypatch.setenv("FACTREG_DB", str(db_path))
+    argv = [a.format(db=db_path) for a in args]
+    r = subprocess.run([sys.executable, "-c", GUARD, *argv], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    code, loaded, spawned = (r.stdout.splitlines() + ["", "", ""])[:3]
+    assert code in ("0", "1"), (argv, r.stderr)  # 1: docs check / lint found what the documents hold
+    assert [m for m in loaded.split(",") if m and m not in allowed] == [], f"{argv} imported {loaded}"
+    assert spawned == "", f"{argv} started {spawned}"
+
+
+def test_record_writes_a_sqlite_registry_without_sqlalchemy(db_path, tmp_path, monkeypatch):
+    """`record` writes its version with sqlite3 (`Registry.write_lean`): SQLAlchemy only for a registry's first
+    write (its keys), never for the next."""
+    monkeypatch.setenv("FACTREG_DB", str(db_path))
+    args = ["record", "gamebox/a3b/tg1", "-m", "tg_rate", "--samples", "20,21,22", "-c", "machine=gamebox", "-q"]
+    for k in range(2):
+        r = subprocess.run([sys.executable, "-c", GUARD, *args], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0 and r.stdout.splitlines()[0] == "0", r.stderr
+        if k == 1:
+            assert "sqlalchemy" not in r.stdout.splitlines()[1], r.stdout
+    import sqlite3
+
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT count(*) FROM fact_version WHERE fact_id = 'gamebox/a3b/tg1'").fetchone()[0] == 2
+    con.close()

@@ -18,6 +18,7 @@ import pytest
 from factreg.docs import lint, literals
 from factreg.docs.lint import patterns as lazy_patterns
 from factreg.docs.lint import vocab
+from tests.lint_support import sample
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,10 +142,11 @@ def test_same_findings_on_random_text() -> None:
 def test_same_findings_on_the_corpora(name: str, include_code: bool, targets: bool) -> None:
     sentences = corpus(name)
     assert len(sentences) > 300
+    sentences = sample(sentences)  # the whole corpus: bench/lint_equivalence.py
     n = sum(len(same(text + "\n", include_code, targets)) for text in sentences)
-    assert n > 200
+    assert n > 50
     for sep in ("\n\n", "\n", " | ", "\n- "):
-        assert len(same(sep.join(sentences), include_code, targets)) > 200
+        assert len(same(sep.join(sentences), include_code, targets)) > 50
 
 
 @pytest.mark.parametrize("share", [0.03, 0.27])

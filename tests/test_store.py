@@ -72,3 +72,26 @@ def test_same_id_twice_in_one_batch_makes_two_versions(registry):
 
 def test_integrity_check(registry):
     assert registry.integrity_check() == "ok"
+
+
+def test_the_schema_is_checked_once_then_known_from_the_files_stamp(tmp_path) -> None:
+    """Migrations are checked once per schema: a migrated registry carries `PRAGMA user_version` = the schema's
+    stamp, and a registry stamped so is not asked for its migrations table again; one migrated before the stamp
+    (user_version 0) is checked through the table once, then stamped."""
+    import sqlite3
+
+    from factreg.registry.store import Registry, schema_stamp
+
+    path = tmp_path / "r.db"
+    Registry(f"sqlite:///{path}").close()
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == schema_stamp() != 0
+    con.execute("PRAGMA user_version = 0")  # as a registry migrated before the stamp was kept
+    con.commit()
+    Registry(f"sqlite:///{path}").close()
+    assert con.execute("PRAGMA user_version").fetchone()[0] == schema_stamp()
+    con.execute("ALTER TABLE factreg_migration RENAME TO moved")  # the stamp alone answers now
+    con.commit()
+    Registry(f"sqlite:///{path}", migrate=True).close()
+    assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'factreg_migration'").fetchone()[0] == 0
+    con.close()

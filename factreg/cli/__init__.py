@@ -1,32 +1,22 @@
-"""The command line: a thin layer that parses, calls the core and prints."""
+"""The command line: a thin layer that parses, calls the core and prints.
+
+`main()` builds only the command group a command line names (`MODULES`): `factreg show ID` turns the functions of
+cli/facts.py into Click commands, not those of every module, and imports no other command's module. `app`, the
+whole command line (help, the reference, the tests), is built on first use."""
 
 from __future__ import annotations
 
 import copy
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer import _click as click  # typer's own Click: the classes its commands are made of
 from typer.core import TyperArgument, TyperGroup
 
-from factreg.cli import (
-    agents,
-    changes,
-    completion,
-    decisions,
-    demo,
-    docs,
-    facts,
-    panels,
-    plugins,
-    probe,
-    registry,
-    status,
-    sweep,
-    verify,
-)
+from factreg.cli import panels
 from factreg.cli.common import GLOBAL
 from factreg.errors import EXIT_INTERNAL, FactregError
 
@@ -53,6 +43,9 @@ class GuardedGroup(TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         own = {p.name: p for p in self.params if p.name}
+        for param in self.params:
+            _plain_coercion(param)
+        _plain_help(self)
         for name, cmd in self.commands.items():
             cmd.rich_help_panel = panels.PANELS.get(name)  # type: ignore[attr-defined]
             _shape(cmd, own)
@@ -99,11 +92,13 @@ def _shape(cmd: Any, root: dict[str, Any]) -> None:
     ones, hidden: they are described once, in `factreg --help`)."""
     for sub in getattr(cmd, "commands", {}).values():
         _shape(sub, root)
+    _plain_help(cmd)
     if getattr(cmd, "commands", None) is not None:
         return
     names = set()
     for param in cmd.params:
         names.update(param.opts)
+        _plain_coercion(param)
         if param.param_type_name == "argument":
             if type(param) is TyperArgument:
                 param.__class__ = _Argument
@@ -119,6 +114,66 @@ def _shape(cmd: Any, root: dict[str, Any]) -> None:
             extra = copy.copy(root[name])
             extra.hidden, extra.expose_value, extra.callback = True, False, _global_option(name)
             cmd.params.append(extra)
+
+
+class _Plain:
+    """A parameter's value as typer's own coercion gives it for the plain shapes of factreg's options (text, a flag,
+    a `parser=`, a list of text, a path), without building a pydantic TypeAdapter per parameter (pydantic's import
+    alone was a third of a read command's CPU). Any other value takes typer's coercion."""
+
+    def __init__(self, param: Any, descriptor: Any) -> None:
+        self.param, self.descriptor = param, descriptor
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        info, ann = self.descriptor.parameter_info, self.descriptor.annotation
+        multi = param.multiple or param.nargs == -1
+        if value is None:
+            return () if multi else None
+        if info.parser is not None and not multi:
+            return info.parser(value)
+        if ann is str and isinstance(value, str):
+            return value
+        if ann is bool and isinstance(value, bool):
+            return value
+        if getattr(ann, "__origin__", None) is list and isinstance(value, (list, tuple)):
+            if ann.__args__ == (str,) and all(isinstance(v, str) for v in value):
+                return list(value)
+            if ann.__args__ == (Path,) and all(isinstance(v, (str, Path)) for v in value):
+                return [self._path(v, Path, param, ctx) for v in value]
+        if self.descriptor.is_path and ann is Path and isinstance(value, (str, Path)):
+            return self._path(value, ann, param, ctx)
+        from typer._coercion import build_runtime_param
+
+        return build_runtime_param(self.descriptor).coerce(value, param=param, ctx=ctx)
+
+
+    def _path(self, value: str | Path, ann: type, param: Any, ctx: Any) -> Any:
+        from typer._param_types import coerce_cli_path  # what typer's own path coercion calls
+
+        info = self.descriptor.parameter_info
+        return coerce_cli_path(Path(value), info, path_type=info.path_type or ann, param=param, ctx=ctx)
+
+
+def _plain_coercion(param: Any) -> None:
+    """Give a parameter the plain coercion (`_Plain`) when typer coerces it lazily (typer ≥ 0.25; else nothing)."""
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or getattr(param, "_runtime_param", False) is not None or descriptor.is_file \
+            or descriptor.is_choice or descriptor.is_ranged or descriptor.is_tuple or descriptor.is_datetime:
+        return
+    param._runtime_param = _Plain(param, descriptor)
+
+
+def _plain_help(cmd: Any) -> None:
+    """The `--help` option typer makes on first use, given the plain coercion too."""
+    made = cmd.get_help_option
+
+    def get_help_option(ctx: Any) -> Any:
+        option = made(ctx)
+        if option is not None:
+            _plain_coercion(option)
+        return option
+
+    cmd.get_help_option = get_help_option
 
 
 def internal_error(exc: BaseException) -> None:
@@ -146,24 +201,46 @@ def internal_error(exc: BaseException) -> None:
     print(visible(redact(f"Error: internal error: {what} ({where})")), file=sys.stderr)
 
 
-app = typer.Typer(
-    name="factreg",
-    cls=GuardedGroup,
-    help="A registry of performance facts for local LLM servers: every number with its conditions, re-verified.\n\n"
-    "The options below are accepted before the command and after it (`factreg --db X list`, `factreg list --db X`); "
-    "NO_COLOR is honoured.",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-for module in (facts, registry, verify, probe, sweep, status, changes, docs, decisions, demo, agents, completion,
-               plugins):
-    module.register(app)
+# command -> the module of factreg/cli that registers it (tests/test_cli_shape.py holds it to the modules)
+MODULES: dict[str, str] = {
+    "record": "facts", "show": "facts", "list": "facts", "history": "facts", "rm": "facts", "mv": "facts",
+    "init": "registry", "env": "registry", "metrics": "registry", "export": "registry", "import": "registry",
+    "method": "registry", "prune": "registry",
+    "bench": "verify", "verify": "verify",
+    "probe": "probe", "sweep": "sweep", "status": "status", "changes": "changes", "docs": "docs",
+    "compare": "decisions", "decision": "decisions", "correct": "decisions", "retract": "decisions",
+    "report": "decisions",
+    "demo": "demo", "cite": "agents", "mcp": "agents", "completion": "completion", "plugins": "plugins",
+}
+ORDER = ("facts", "registry", "verify", "probe", "sweep", "status", "changes", "docs", "decisions", "demo", "agents",
+         "completion", "plugins")
 
 
-@app.callback(invoke_without_command=True)
+def build(modules: tuple[str, ...] = ORDER, only: str | None = None) -> typer.Typer:
+    """The command line with the commands of these modules of factreg/cli (all of them: the whole of it), or of
+    those only the command (or group) named `only`."""
+    import importlib
+
+    app = typer.Typer(
+        name="factreg",
+        cls=GuardedGroup,
+        help="A registry of performance facts for local LLM servers: every number with its conditions, "
+        "re-verified.\n\nThe options below are accepted before the command and after it (`factreg --db X list`, "
+        "`factreg list --db X`); NO_COLOR is honoured.",
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    for name in modules:
+        importlib.import_module(f"factreg.cli.{name}").register(app)
+    if only is not None:  # typer turns every registered function's signature into options: only the one named
+        app.registered_commands = [c for c in app.registered_commands if c.name == only]
+        app.registered_groups = [g for g in app.registered_groups if g.name == only]
+    app.callback(invoke_without_command=True)(root)
+    return app
+
+
 def root(
     ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", help="Print the version of factreg and of the registry's "
@@ -185,6 +262,7 @@ def root(
 ) -> None:
     GLOBAL.db, GLOBAL.json, GLOBAL.jsonl, GLOBAL.quiet, GLOBAL.color = db, json_out, jsonl, quiet, color
     if version:
+        from factreg.cli import registry
         from factreg.cli.common import handles_errors
 
         handles_errors(registry.version)(verbose=verbose, db=db)
@@ -194,5 +272,29 @@ def root(
         raise typer.Exit(0)
 
 
+def command_word(args: list[str]) -> str | None:
+    """The command a command line names (its first word that is not a global option or its value), or None."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--db":
+            i += 2
+            continue
+        if word == "--" or not word.startswith("-"):
+            return None if word == "--" else word
+        i += 1
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole command line, built once on first use
+        globals()["app"] = whole = build()
+        return whole
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main() -> None:
-    app()
+    """The entry point: only the named command's module is built (the whole command line for help or a typo)."""
+    word = command_word(sys.argv[1:]) or ""
+    module = MODULES.get(word)
+    build((module,), only=word)() if module else build()()

@@ -396,6 +396,11 @@ def fit_line(whole: str, rest: str, width: int | None) -> str:
 
 def terminal_width() -> int | None:
     """The terminal's width when stdout is one, else None (piped: whole lines)."""
+    import os
+
+    forced = GLOBAL.color is True or any(os.environ.get(v) for v in ("FORCE_COLOR", "TTY_COMPATIBLE"))
+    if not forced and not sys.stdout.isatty():
+        return None  # piped: no need to load rich to learn it
     out = console()
     return out.width if out.is_terminal else None
 

@@ -124,43 +124,17 @@ def env(json_out: JsonFlag = False, db: DbOption = None) -> None:
 def version(verbose: bool = False, db: str | None = None) -> None:
     """`factreg --version`: factreg's version, the schema it knows and, when a registry is found, the migrations
     applied to it; with --verbose also where the registry is and the llama.cpp build found."""
-    import factreg
     from factreg import config
-    from factreg.registry.migrations import NAMES
+    from factreg.registry.store import version_line
 
     s = config.resolve(db)
-    applied = _applied_count(s.db_url)
-    schema = f"schema {len(NAMES)}"
-    if applied is not None:
-        schema += f" (registry: {applied} applied)"
-    print(f"factreg {factreg.__version__}, {schema}")
+    line, applied = version_line(s.db_url)
+    print(line)
     if verbose:
         print(f"registry: {s.redacted_db_url()} ({s.db_source}{'' if applied is not None else ', not created yet'})")
         print(f"python: {sys.version.split()[0]}")
         path = _llama_bench_or_none()
         print(f"llama.cpp: {_llama_build(path) if path else 'llama-bench not found'}" + (f" ({path})" if path else ""))
-
-
-def _applied_count(url: str) -> int | None:
-    """How many migrations a registry has applied; None when there is no registry there yet."""
-    import sqlite3
-    from urllib.parse import quote
-
-    from factreg.registry.store import Registry, sqlite_file
-
-    try:
-        if url.startswith("sqlite:///"):
-            path = sqlite_file(url)
-            if not Path(path).is_file():
-                return None
-            conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
-            try:
-                return int(conn.execute("SELECT count(*) FROM factreg_migration").fetchone()[0])
-            finally:
-                conn.close()
-        return len(Registry(url, create=False).applied_migrations())
-    except Exception:  # noqa: BLE001 - a version line must print whatever the registry's state
-        return None
 
 
 def _llama_build(path: str) -> str:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factreg.docs import lint, markdown
+from factreg.docs import markdown
 from factreg.docs import markers as mk
 from factreg.errors import UsageError
 from factreg.registry import display
@@ -42,6 +42,7 @@ from factreg.registry.metrics import VOCABULARY
 from factreg.registry.verdicts import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
+    from factreg.docs import lint
     from factreg.registry.types import FactData
 
 # Statuses a marker may cite (docs check passes on them); flags that make a fact too weak to cite unasked.
@@ -284,6 +285,8 @@ def _offset(text: str, line: int, col: int, starts: list[int]) -> int:
 def suggest_text(text: str, facts: Iterable[FactData], path: str = "<text>", limit: int = 5) -> list[Suggestion]:
     """For each unsourced claim of `text`, the facts that could back it (best first, at most `limit`), and the one
     `--fix` would cite."""
+    from factreg.docs import lint  # its rules compiled only when a document is read for claims
+
     findings = [f for f in lint.lint_text(text, path) if f.kind == "claim"]
     if not findings:
         return []

@@ -18,7 +18,7 @@ from factreg.registry import conditions as cond
 from factreg.registry import freshness, provenance, series, stats
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import check_value, get_metric, missing_required
-from factreg.registry.store import Registry, collect_unreadable, in_list, note_unreadable, rows
+from factreg.registry.store import Registry, collect_unreadable, in_list, note_unreadable, rows, tuples
 from factreg.registry.types import (
     STAT_COLUMNS,
     SUMMARY_COLUMNS,
@@ -258,16 +258,15 @@ def _chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
 
 
 def current_versions(conn: Connection, ids: Sequence[str], lock: bool = False) -> dict[str, int]:
-    """id → current version for those of `ids` that exist (rows locked for update when asked)."""
-    from sqlalchemy import select
-
-    FACT = __getattr__("FACT")
+    """id → current version for those of `ids` that exist (rows locked for update when asked; SQLite's writer holds
+    the whole database already). Plain SQL: a write need not import the table models."""
+    sqlite = isinstance(conn, sqlite3.Connection) or conn.dialect.name == "sqlite"
     out: dict[str, int] = {}
     for part in _chunks(sorted(set(ids))):
-        q = select(FACT.c.id, FACT.c.current_version).where(FACT.c.id.in_(list(part)))
-        if lock:
-            q = q.with_for_update()
-        out.update({fid: ver for fid, ver in conn.execute(q)})
+        clause, params = in_list("id", list(part))
+        sql = f"SELECT id, current_version FROM fact WHERE id IN {clause}" + ("" if sqlite or not lock
+                                                                               else " FOR UPDATE")
+        out.update({fid: ver for fid, ver in tuples(conn, sql, params)})
     return out
 
 
@@ -419,7 +418,7 @@ def record(registry: Registry, new: NewFact, min_uptime_s: float = DEFAULT_MIN_U
         write_versions(conn, [rows])
         prune_raw(registry, conn, [rows["version"]["fact_id"]])
 
-    registry.write_retrying(work)
+    registry.write_lean(work)  # plain SQL all through: no SQLAlchemy to import for one version
     return get(registry, rows["version"]["fact_id"])
 
 

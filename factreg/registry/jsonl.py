@@ -46,7 +46,7 @@ from factreg.registry.facts import (
 from factreg.registry.ids import check_id, check_slug
 from factreg.registry.models import Correction, Decision, DecisionCite
 from factreg.registry.provenance import IMPORTED, ensure_keys, tag
-from factreg.registry.store import Registry, note_unreadable
+from factreg.registry.store import Registry, in_list, note_unreadable, tuples
 from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
 from factreg.registry.verdicts import Verdict
 from factreg.secrets import redact
@@ -176,7 +176,11 @@ def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, An
             raise BadInput(f"{name}:{lineno}: nested more than {MAX_DEPTH} levels deep") from None
         if not isinstance(obj, dict):
             raise BadInput(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-        problem = _unstorable(obj) if _may_be_unstorable(line) else None
+        problem = None
+        if _may_hold_surrogate(line):
+            problem = _unstorable(obj)
+        elif line.count("[") + line.count("{") > MAX_DEPTH and _too_deep(obj):
+            problem = f"nested more than {MAX_DEPTH} levels deep"
         if problem:
             raise BadInput(f"{name}:{lineno}: {problem}")
         out.append((lineno, obj))
@@ -186,18 +190,28 @@ def parse_text(text: str, name: str = "<input>") -> list[tuple[int, dict[str, An
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _may_be_unstorable(line: str) -> bool:
-    """Whether a line's parsed value needs `_unstorable`'s walk: it can nest deeper than MAX_DEPTH only with more
-    than MAX_DEPTH brackets, and hold a lone surrogate only from a `\\uD800`-`\\uDFFF` escape or a surrogate in the
-    text itself (a fact line of an export has neither: reading 10,000 of them skips 10,000 walks)."""
-    if line.count("[") + line.count("{") > MAX_DEPTH:
-        return True
+def _may_hold_surrogate(line: str) -> bool:
+    """Whether a line's parsed value may hold a lone surrogate (and needs `_unstorable`'s walk of every string): only
+    from a `\\uD800`-`\\uDFFF` escape or a surrogate in the text itself (a fact line of an export has neither)."""
     if "\\u" in line and _SURROGATE_ESCAPE.search(line):
         return True
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
         return True
+    return False
+
+
+def _too_deep(obj: Any) -> bool:
+    """Whether a parsed value nests more than MAX_DEPTH levels: a walk of its containers only (a fact line holds
+    thousands of brackets, inside its verifications' JSON text too, but nests a few levels)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node)
+                     if isinstance(v, (dict, list)))
     return False
 
 
@@ -361,6 +375,7 @@ def _fact_rows(obj: Mapping[str, Any]) -> _FactRows:
 
 
 _VERDICTS = frozenset({*(v.value for v in Verdict), "skipped"})
+_EMPTY: dict[Any, Any] = {"{}": {}, "[]": []}  # what most verifications hold, read without the JSON parser
 
 
 def _verification_problem(verif: Mapping[str, Any], versions: Mapping[int, VersionRow]) -> str | None:
@@ -394,7 +409,7 @@ def _verification_problem(verif: Mapping[str, Any], versions: Mapping[int, Versi
         if text is None:
             continue
         try:
-            value = json.loads(text) if isinstance(text, str) else None
+            value = (_EMPTY[text] if text in _EMPTY else json.loads(text)) if isinstance(text, str) else None
         except ValueError:
             value = None
         if not isinstance(value, kind):
@@ -411,44 +426,54 @@ def _verification_problem(verif: Mapping[str, Any], versions: Mapping[int, Versi
     return None
 
 
-def import_lines(registry: Registry, lines: Iterable[tuple[Any, ...]], name: str = "<input>",
-                 min_uptime_s: float = DEFAULT_MIN_UPTIME_S, *, trust: bool = False) -> dict[str, int]:
+def import_lines(registry: Registry, lines: Iterable[tuple[Any, ...]] | Callable[[], Iterable[tuple[Any, ...]]],
+                 name: str = "<input>", min_uptime_s: float = DEFAULT_MIN_UPTIME_S, *,
+                 trust: bool = False) -> dict[str, int]:
     """Import parsed lines (`(lineno, obj)`, or `(lineno, obj, source file)`) in one transaction; nothing is
     written when any line is bad.
+
+    Fact lines are written as they come, _BATCH points at a time, in that transaction: a million verification points
+    are never held at once. `lines` may be a function returning them afresh (read again if the write is retried).
 
     Imported methods are data: a record line's version is marked imported from its file and untrusted; a fact
     line keeps the provenance and tag it carries (valid only in the registry that exported it). With `trust`,
     this registry tags every imported method as trusted."""
-    records: list[Prepared] = []
-    full: list[_FactRows] = []
-    decisions: list[Mapping[str, Any]] = []
-    corrections: list[Mapping[str, Any]] = []
-    for item in lines:
-        lineno, obj = item[0], item[1]
-        source = item[2] if len(item) > 2 else Path(name).name
-        kind = obj.get("kind", "record")
-        try:
-            if kind == "record":
-                new = record_line(obj)
-                new.origin, new.source, new.trusted = IMPORTED, source, trust
-                records.append(build_rows(new, min_uptime_s))
-            elif kind == "fact":
-                if not isinstance(obj.get("versions"), list) or not isinstance(obj.get("id"), str):
-                    raise UsageError("a fact line needs 'id' and a list of 'versions'")
-                full.append(_fact_rows(obj))
-            elif kind == "decision":
-                decisions.append(_decision_line(_required(obj, DECISION, "decision")))
-            elif kind == "correction":
-                corrections.append(_correction_line(_required(obj, CORRECTION, "correction")))
-            else:
-                raise UsageError(f"unknown kind {kind!r}")
-        except UsageError as exc:
-            raise BadInput(f"{name}:{lineno}: {exc.message}") from None
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise BadInput(f"{name}:{lineno}: malformed {kind} line ({type(exc).__name__}: {exc})") from None
 
     def work(conn: Connection) -> dict[str, int]:
         counts = {"facts": 0, "versions": 0, "skipped": 0, "verifications": 0, "decisions": 0, "corrections": 0}
+        records: list[Prepared] = []
+        full: list[_FactRows] = []
+        decisions: list[Mapping[str, Any]] = []
+        corrections: list[Mapping[str, Any]] = []
+        held = 0
+        for item in lines() if callable(lines) else lines:
+            lineno, obj = item[0], item[1]
+            source = item[2] if len(item) > 2 else Path(name).name
+            kind = obj.get("kind", "record")
+            try:
+                if kind == "record":
+                    new = record_line(obj)
+                    new.origin, new.source, new.trusted = IMPORTED, source, trust
+                    records.append(build_rows(new, min_uptime_s))
+                elif kind == "fact":
+                    if not isinstance(obj.get("versions"), list) or not isinstance(obj.get("id"), str):
+                        raise UsageError("a fact line needs 'id' and a list of 'versions'")
+                    rows_ = _fact_rows(obj)
+                    full.append(rows_)
+                    held += len(rows_["verifs"]) + len(rows_["samples"]) + 1
+                elif kind == "decision":
+                    decisions.append(_decision_line(_required(obj, DECISION, "decision")))
+                elif kind == "correction":
+                    corrections.append(_correction_line(_required(obj, CORRECTION, "correction")))
+                else:
+                    raise UsageError(f"unknown kind {kind!r}")
+            except UsageError as exc:
+                raise BadInput(f"{name}:{lineno}: {exc.message}") from None
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise BadInput(f"{name}:{lineno}: malformed {kind} line ({type(exc).__name__}: {exc})") from None
+            if held >= _BATCH:
+                _import_full(conn, full, counts, name, trust)
+                full, held = [], 0
         _import_full(conn, full, counts, name, trust)
         if records:
             write_versions(conn, records)
@@ -465,6 +490,10 @@ def import_lines(registry: Registry, lines: Iterable[tuple[Any, ...]], name: str
     except DBAPIError as exc:  # a value the database refuses (wrong type, a constraint): the whole batch is refused
         raise BadInput(f"{name}: the registry refused a line ({str(exc.orig or exc).splitlines()[0]}); "
                        "nothing imported") from None
+
+
+# Rows of fact lines (verifications, samples, a fact) held before they are written, in the import's transaction.
+_BATCH = 50_000
 
 
 def _required(obj: Mapping[str, Any], table: Any, kind: str) -> Mapping[str, Any]:
@@ -649,7 +678,11 @@ def _import_full(conn: Connection, full: list[_FactRows], counts: dict[str, int]
     # The latest measured is current, as for any write; a new fact of one version can only be at that version.
     settle_current(conn, [f["fact"]["id"] for f in full if f["fact"]["id"] in existing or len(f["versions"]) > 1])
     if verifs:
-        taken = {pk for (pk,) in conn.execute(select(VERIFICATION.c.pk))}
+        given = sorted({r["pk"] for r in verifs if isinstance(r.get("pk"), int)})
+        taken: set[Any] = set()
+        for i in range(0, len(given), 500):  # the numbers this batch names that are taken, not every number
+            clause, params = in_list("pk", given[i:i + 500])
+            taken.update(pk for (pk,) in tuples(conn, f"SELECT pk FROM verification WHERE pk IN {clause}", params))
         numbered, unnumbered = [], []
         for r in verifs:
             if r.get("pk") is None or r["pk"] in taken:  # no number: the database gives one (NULL fails on PostgreSQL)
@@ -690,9 +723,13 @@ def import_files(registry: Registry, paths: list[Path], min_uptime_s: float = DE
                  progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None) -> dict[str, int]:
     """Import JSONL files, all in one transaction (`trust`: this registry trusts their methods). `progress`, when
     given, wraps the parsed lines (and their count) in an iterable that reports how far the import is."""
-    lines: list[tuple[int, Mapping[str, Any], str]] = []
     name = ", ".join(str(p) for p in paths)
-    for path in paths:
-        lines.extend((n, o, Path(path).name) for n, o in read_lines(path))
-    return import_lines(registry, progress(lines, len(lines)) if progress else lines, name, min_uptime_s,
-                        trust=trust)
+
+    def lines() -> Iterator[tuple[int, Mapping[str, Any], str]]:
+        for path in paths:  # one file's parsed lines held at a time
+            yield from ((n, o, Path(path).name) for n, o in read_lines(path))
+
+    if progress is None:
+        return import_lines(registry, lines, name, min_uptime_s, trust=trust)
+    total = sum(sum(1 for line in read_text(p).split("\n") if line.strip()) for p in paths)
+    return import_lines(registry, lambda: progress(lines(), total), name, min_uptime_s, trust=trust)

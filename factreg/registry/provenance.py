@@ -94,11 +94,11 @@ def _meta(conn: Any) -> dict[str, str]:
 
 def ensure_keys(conn: Any) -> tuple[str, bytes]:
     """(registry id, trust key) in a write transaction, created on first use (a lost race retries the write)."""
-    from sqlalchemy import text
-
     meta = _meta(conn)
     for name in (ID_KEY, TRUST_KEY):
         if name not in meta:
+            from sqlalchemy import text  # once per registry: its first write
+
             meta[name] = random.token_hex(16 if name == ID_KEY else 32)
             conn.execute(text("INSERT INTO registry_meta (name, value) VALUES (:n, :v)"), {"n": name, "v": meta[name]})
     return meta[ID_KEY], bytes.fromhex(meta[TRUST_KEY])

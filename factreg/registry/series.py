@@ -258,15 +258,21 @@ def find_changes(registry: Any, ids: Sequence[str] = (), since: str | None = Non
     changes.change_points([], min_segment=min_segment, alpha=alpha)  # validate the parameters first
     start = clock.iso(clock.since(since, "--since")) if since else None
     wanted = [check_id(i) for i in dict.fromkeys(ids)]
-    with registry.reader() as conn:
-        found = load(conn, wanted or with_history(conn, 2 * min_segment), samples=False)
-    missing = [i for i in wanted if i not in found]
-    if missing:
-        raise NotFound(f"no fact {missing[0]!r} in the registry")
     out: list[dict[str, Any]] = []
-    for fid in sorted(found):
-        s = found[fid]
-        for c in s.detect(min_segment=min_segment, alpha=alpha):
-            if start is None or clock.iso(clock.parse(c.at_after)) >= start:
-                out.append(change_data(s, c))
+    missing: list[str] = []
+    with registry.reader() as conn:  # one snapshot; the series read and judged _STREAM facts at a time, then dropped
+        for part in _chunks(sorted(wanted or with_history(conn, 2 * min_segment)), _STREAM):
+            found = load(conn, part, samples=False)
+            missing += [i for i in part if i not in found]
+            for fid in part if not missing else ():
+                s = found[fid]
+                for c in s.detect(min_segment=min_segment, alpha=alpha):
+                    if start is None or clock.iso(clock.parse(c.at_after)) >= start:
+                        out.append(change_data(s, c))
+    if missing:
+        raise NotFound(f"no fact {sorted(missing, key=wanted.index)[0]!r} in the registry")
     return out
+
+
+# Facts whose series `find_changes` holds at once: 10,000 facts of 100 points each are read in five parts.
+_STREAM = _WHOLE_TABLES

@@ -55,6 +55,45 @@ def sqlite_file(url: str) -> str:
     return unquote(path.split("?", 1)[0])
 
 
+def applied_count(url: str) -> int | None:
+    """How many migrations a registry has applied (read with sqlite3 for a SQLite file); None when there is no
+    registry there yet or it cannot be read."""
+    try:
+        if url.startswith("sqlite:///"):
+            path = sqlite_file(url)
+            if not Path(path).is_file():
+                return None
+            conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+            try:
+                return int(conn.execute("SELECT count(*) FROM factreg_migration").fetchone()[0])
+            finally:
+                conn.close()
+        return len(Registry(url, create=False).applied_migrations())
+    except Exception:  # noqa: BLE001 - a version line must print whatever the registry's state
+        return None
+
+
+def version_line(url: str) -> tuple[str, int | None]:
+    """`factreg X, schema N (registry: M applied)` and M (None: no registry at `url` yet)."""
+    import factreg
+    from factreg.registry.migrations import NAMES
+
+    applied = applied_count(url)
+    schema = f"schema {len(NAMES)}" + (f" (registry: {applied} applied)" if applied is not None else "")
+    return f"factreg {factreg.__version__}, {schema}", applied
+
+
+def schema_stamp() -> int:
+    """This factreg's schema as a number for SQLite's `PRAGMA user_version` (31 bits of a digest of its migrations'
+    names): a registry stamped with it needs no migration check; any other value (0: never stamped, another
+    factreg's) means the migrations table is read."""
+    import zlib
+
+    from factreg.registry.migrations import NAMES
+
+    return zlib.crc32("\n".join(NAMES).encode()) & 0x7FFFFFFF or 1
+
+
 def newer_schema(applied: Sequence[str]) -> None:
     """ConfigError when the registry holds migrations this factreg does not know (written by a newer factreg)."""
     from factreg.registry.migrations import NAMES
@@ -131,18 +170,38 @@ class Registry:
         return engine
 
     def _up_to_date(self) -> bool:
-        """Whether every migration is applied (checked without SQLAlchemy for SQLite)."""
+        """Whether every migration is applied (checked without SQLAlchemy for SQLite): once per schema, the
+        registry's `PRAGMA user_version` holds this factreg's `schema_stamp()` and nothing else is read."""
         if not self.is_sqlite or self.sqlite_path == ":memory:":
             return False
         from factreg.registry.migrations import NAMES
 
+        stamp = schema_stamp()
         try:
-            rows = self.query("SELECT name FROM factreg_migration")
-        except ConfigError:
+            with self.reader() as conn:
+                if conn.execute("PRAGMA user_version").fetchone()[0] == stamp:
+                    return True
+                applied = [r["name"] for r in rows(conn, "SELECT name FROM factreg_migration")]
+        except (ConfigError, sqlite3.Error):
             return False  # no bookkeeping table yet (or unusable: migrate() will say why)
-        applied = [r["name"] for r in rows]
         newer_schema(applied)
-        return set(NAMES) <= set(applied)
+        if not set(NAMES) <= set(applied):
+            return False
+        self._stamp(stamp)  # a registry migrated before the stamp was kept
+        return True
+
+    def _stamp(self, stamp: int) -> None:
+        """Note in the SQLite file that its schema is this factreg's: never waits for a lock, never fails a read."""
+        if self.read_only_folder:
+            return
+        try:
+            con = sqlite3.connect(self.sqlite_path or "", timeout=0, isolation_level=None)
+            try:
+                con.execute(f"PRAGMA user_version = {int(stamp)}")
+            finally:
+                con.close()
+        except sqlite3.Error:
+            pass
 
     @property
     def read_only_folder(self) -> bool:
@@ -231,6 +290,41 @@ class Registry:
                 time.sleep(0.01 * (attempt + 1))
         return None
 
+    def write_lean(self, work, attempts: int = 8):  # type: ignore[no-untyped-def]
+        """`write_retrying` on a SQLite file through sqlite3 (`SqliteWriter`): the same transaction (BEGIN IMMEDIATE,
+        foreign keys, WAL) without importing SQLAlchemy, for the writes whose SQL is their own (`factreg record`).
+        Elsewhere (PostgreSQL, memory, a read-only folder) it is `write_retrying`."""
+        if not self.is_sqlite or self.sqlite_path in (None, ":memory:") or self.read_only_folder:
+            return self.write_retrying(work, attempts)
+        for attempt in range(attempts):
+            try:
+                con = self._sqlite_connect()
+                try:
+                    con.execute("PRAGMA foreign_keys = ON")
+                    if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        con.execute("PRAGMA journal_mode = WAL")
+                    con.execute("PRAGMA synchronous = NORMAL")
+                    con.execute("BEGIN IMMEDIATE")
+                    try:
+                        out = work(SqliteWriter(con))
+                    except BaseException:
+                        if con.in_transaction:
+                            con.execute("ROLLBACK")
+                        raise
+                    con.execute("COMMIT")
+                    return out
+                finally:
+                    con.close()
+            except sqlite3.IntegrityError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+            except sqlite3.OperationalError as exc:
+                raise ConfigError(f"cannot use the registry at {redact_url(self.url)}: {exc}") from None
+            except sqlite3.DatabaseError as exc:
+                raise ConfigError(f"the registry at {redact_url(self.url)} is not usable: {exc}") from None
+        return None
+
     @contextmanager
     def _guard(self) -> Iterator[None]:
         from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
@@ -283,6 +377,9 @@ class Registry:
                 conn.execute(text("INSERT INTO factreg_migration (name, applied_at) VALUES (:n, :t)"),
                              {"n": name, "t": clock.iso()})
             applied.append(name)
+        if self.is_sqlite and self.sqlite_path != ":memory:" and migrations is None:
+            with self.write() as conn:
+                conn.exec_driver_sql(f"PRAGMA user_version = {schema_stamp()}")
         return applied
 
     def integrity_check(self) -> str:
@@ -297,8 +394,36 @@ class Registry:
         self.engine.dispose()
 
 
+class _SqliteDialect:
+    name = "sqlite"
+    paramstyle = "qmark"
+
+
+class SqliteWriter:
+    """A sqlite3 connection in a write transaction (`Registry.write_lean`) answering the part of SQLAlchemy's
+    `Connection` that the lean writes use: `exec_driver_sql`, `execute` of a `text()` clause (its SQL's `:name`
+    parameters are sqlite3's own), `dialect.name` and `dialect.paramstyle`; `rows` and `tuples` read through it."""
+
+    dialect = _SqliteDialect()
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    def exec_driver_sql(self, sql: str, params: Any = None) -> sqlite3.Cursor:
+        if isinstance(params, list):
+            return self.con.executemany(sql, params)
+        return self.con.execute(sql, params or ())
+
+    def execute(self, clause: Any, params: Any = None) -> sqlite3.Cursor:
+        if isinstance(params, list):
+            return self.con.executemany(str(clause), params)
+        return self.con.execute(str(clause), params or {})
+
+
 def rows(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Rows of a read query as dicts, on a sqlite3 connection or a SQLAlchemy one alike."""
+    if isinstance(conn, SqliteWriter):
+        conn = conn.con
     if isinstance(conn, sqlite3.Connection):
         return [dict(r) for r in conn.execute(sql, dict(params or {}))]
     from sqlalchemy import text
@@ -309,6 +434,8 @@ def rows(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[d
 def tuples(conn: Any, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
     """Rows of a read query as tuples, in the order of its columns: `rows` without building a dict per row, for
     the queries that read a million rows."""
+    if isinstance(conn, SqliteWriter):
+        conn = conn.con
     if isinstance(conn, sqlite3.Connection):
         cur = conn.cursor()
         cur.row_factory = None
