@@ -97,10 +97,10 @@ quality and speed, against Apache Otava on the same series: bench/results/change
 from __future__ import annotations
 
 import math
-from typing import Any
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from factreg.errors import BadInput
 from factreg.registry import conditions

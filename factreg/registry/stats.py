@@ -6,10 +6,10 @@ Kept free of scipy so that reading and recording stay fast to start; tests check
 from __future__ import annotations
 
 import math
-from typing import Any
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 FEW_SAMPLES = 5
 HIGH_CV = 0.20
