@@ -110,7 +110,7 @@ def run_real(demo: Any, real: Any) -> None:
     demo.run("verify", *ids, label="live_real_verify")
     demo.say()
     demo.say("   llama-server on the same file, probed with a real request in English and in Korean:")
-    with llamaserver.llama_server(live, model=real.path, threads=2, ctx=1024, extra=realmodel.SERVER_ARGS) as server:
+    with llamaserver.llama_server(live, model=real.path, threads=1, ctx=1024, extra=realmodel.SERVER_ARGS) as server:
         for lang, prompt in PROMPTS.items():
             body = live / f"smollm2-{lang}.json"
             body.write_text(json.dumps(real_body(prompt), ensure_ascii=False), encoding="utf-8")
