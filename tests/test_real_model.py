@@ -23,6 +23,7 @@ import pytest
 
 from factreg.demo import llamaserver, realmodel
 from factreg.demo.live import PROMPTS
+from tests.llamabench_support import busy_processes
 from tests.real_model_support import body, write_body
 
 pytestmark = [pytest.mark.llama, pytest.mark.real_model]
@@ -128,22 +129,7 @@ def test_bench_then_verify_is_not_refuted_five_times_in_five(cli, real_model) ->
 @pytest.fixture
 def three_busy_processes(tmp_path: Path):  # type: ignore[no-untyped-def]
     """Three CPU-bound processes named `burn` (a shell loop) on a 2-core machine; started by the test."""
-    burn = tmp_path / "burn"
-    burn.symlink_to("/bin/sh")
-    procs: list[subprocess.Popen] = []
-
-    def start() -> None:
-        procs.extend(subprocess.Popen([str(burn), "-c", "while :; do :; done"]) for _ in range(3))
-
-    def stop() -> None:
-        while procs:
-            p = procs.pop()
-            p.kill()
-            p.wait()
-
-    start.stop = stop  # type: ignore[attr-defined]
-    yield start
-    stop()
+    yield from busy_processes(tmp_path, 3)
 
 
 def test_three_busy_processes_do_not_refute_it_and_the_control_says_why(cli, real_model, three_busy_processes):
