@@ -43,6 +43,8 @@ def main() -> None:
 
     rows = []
     started = time.monotonic()
+    opts.out.parent.mkdir(exist_ok=True)
+    opts.out.with_suffix(".jsonl").write_text("", encoding="utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         model = write_tiny_model(Path(tmp) / "tiny.gguf")
         for cycle in range(opts.cycles):
@@ -68,7 +70,7 @@ def main() -> None:
             reg.close()
             time.sleep(opts.gap)
             out = {"cycle": cycle, "fact_n": fact["n"], "fact_flags": fact["flags"],
-                   "precision": fact["conditions"]["info"].get("precision")}  # fmt: skip
+                   "precision": fact["conditions"]["info"].get("precision"), "load1": os.getloadavg()[0]}  # fmt: skip
             for name, fid in (("true", fact["id"]), ("claim +20%", "benchhost/claim")):
                 t = time.monotonic()
                 res = factreg("verify", fid, "--json", env=env, cwd=work)
@@ -78,14 +80,15 @@ def main() -> None:
                 except ValueError:
                     v = {"verdict": f"exit {res.returncode}", "message": res.stderr[-300:]}
                 out[name] = {"verdict": v["verdict"], "message": v.get("message"), "seconds": round(took, 2),
-                             "sequential": v.get("sequential")}  # fmt: skip
+                             "sequential": v.get("sequential"), "decided_by": v.get("decided_by"),
+                             "relative": (v.get("relative") or {}).get("verdict")}  # fmt: skip
             rows.append(out)
+            with opts.out.with_suffix(".jsonl").open("a", encoding="utf-8") as log:  # as it goes: a long run
+                log.write(json.dumps(out) + "\n")
             print(f"cycle {cycle}: true {out['true']['verdict']}, claim {out['claim +20%']['verdict']}, "
                   f"fact n={fact['n']} {fact['flags']}", file=sys.stderr)  # fmt: skip
             time.sleep(max(0.0, opts.every - (time.monotonic() - t0)))
     wall = time.monotonic() - started
-    opts.out.parent.mkdir(exist_ok=True)
-    opts.out.with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     true = Counter(r["true"]["verdict"] for r in rows)
     claim = Counter(r["claim +20%"]["verdict"] for r in rows)
     lines = [
@@ -101,11 +104,14 @@ def main() -> None:
     for name, c in (("the fact as measured", true), ("a claim 20% above it", claim)):
         other = sum(v for k, v in c.items() if k not in ("confirmed", "inconclusive", "refuted"))
         lines.append(f"| {name} | {c['confirmed']} | {c['inconclusive']} | {c['refuted']} | {other} |")
-    lines += ["", "| cycle | fact n | flags | verify (s) | verdict | looks | claim +20% |", "|---:|---:|---|---:|---|---:|---|"]
+    lines += ["", "| cycle | load | fact n | flags | verify (s) | spent / budget (s) | verdict | looks | claim +20% |",
+              "|---:|---:|---:|---|---:|---|---|---:|---|"]
     for r in rows:
-        looks = (r["true"].get("sequential") or {}).get("looks")
-        lines.append(f"| {r['cycle']} | {r['fact_n']} | {', '.join(r['fact_flags']) or '—'} | {r['true']['seconds']} "
-                     f"| {r['true']['verdict']} | {looks} | {r['claim +20%']['verdict']} |")
+        seq = r["true"].get("sequential") or {}
+        lines.append(f"| {r['cycle']} | {r['load1']:.1f} | {r['fact_n']} | {', '.join(r['fact_flags']) or '—'} "
+                     f"| {r['true']['seconds']} | {seq.get('spent_s')} / {seq.get('budget_s')} "
+                     f"| {r['true']['verdict']}{' (relative)' if r['true'].get('decided_by') else ''} "
+                     f"| {seq.get('looks')} | {r['claim +20%']['verdict']} |")
     opts.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(opts.out)
 

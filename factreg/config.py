@@ -183,9 +183,25 @@ _KEYS: dict[str, tuple[str, float, float]] = {
     "verify.budget": (_NUMBER, 0, 1000),
     "record.precision": (_NUMBER, 0, 1),
     "record.budget": (_NUMBER, 0, 1000),
+    "notify.webhook.url": (_TEXT, 0, 0),
+    "notify.webhook.url_env": (_TEXT, 0, 0),
+    "notify.webhook.allow_env": (_TEXTS, 0, 0),
+    "notify.webhook.timeout_s": (_NUMBER, 0, 600),
+    "notify.smtp.host": (_TEXT, 0, 0),
+    "notify.smtp.port": (_WHOLE, 1, 65535),
+    "notify.smtp.from": (_TEXT, 0, 0),
+    "notify.smtp.to": (_TEXTS, 0, 0),
+    "notify.smtp.username_env": (_TEXT, 0, 0),
+    "notify.smtp.password_env": (_TEXT, 0, 0),
+    "notify.smtp.starttls": (_FLAG, 0, 0),
+    "notify.smtp.cafile": (_TEXT, 0, 0),
+    "notify.smtp.timeout_s": (_NUMBER, 0, 600),
+    "notify.command.argv": (_TEXTS, 0, 0),
+    "notify.command.timeout_s": (_NUMBER, 0, 600),
 }
 _TABLES = ("freshness", "freshness.metrics", "freshness.metrics.*", "verify", "verify.tolerance_by_metric", "docs",
-           "probe", "retention", "bench", "report", "record")
+           "probe", "retention", "bench", "report", "record", "notify", "notify.webhook", "notify.webhook.headers",
+           "notify.smtp", "notify.command")
 
 
 def config_problem(data: dict[str, Any]) -> str | None:

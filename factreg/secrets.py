@@ -213,6 +213,9 @@ _RULES: tuple[tuple[Callable[[str, str], bool], Callable[[str], str]], ...] = (
 )  # fmt: skip
 
 
+_PASSES = 8  # each changing pass masks at least one more credential; real text settles in one or two
+
+
 def redact(text: Any) -> str:
     """`text` (made a string) with remembered secrets, credentials and API keys masked as `***`."""
     if not isinstance(text, str):
@@ -223,11 +226,17 @@ def redact(text: Any) -> str:
         if value in text:
             text = text.replace(value, MASK)
     low = text.lower()
-    for gate, apply in _RULES:
-        if gate(text, low):
-            masked = apply(text)
-            if masked != text:  # a mask can open a word boundary a later rule's gate looks for: look again
-                text, low = masked, masked.lower()
+    # A mask can open a word boundary that a rule (an earlier one, or the same) looks for: `AKIA…ghp_…` masked
+    # becomes `***ghp_…`. So the rules run again until nothing changes, which also makes masking twice a no-op.
+    for _ in range(_PASSES):
+        before = text
+        for gate, apply in _RULES:
+            if gate(text, low):
+                masked = apply(text)
+                if masked != text:
+                    text, low = masked, masked.lower()
+        if text == before:
+            break
     return text
 
 

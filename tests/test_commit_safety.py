@@ -128,17 +128,17 @@ def test_a_correction_recorded_by_an_interrupted_run_is_finished_by_running_it_a
                                                                                     monkeypatch):
     """Killed after the registry transaction, before the files (simulated here by a failing write with the
     rollback disabled): the same command finishes it; once finished, running it again changes nothing."""
-    monkeypatch.setattr(corrections, "undo", lambda *a, **k: None)
-    real = corrections.publish_files
+    monkeypatch.setattr(corrections.workflow, "undo", lambda *a, **k: None)
+    real = corrections.transaction.publish_files
 
     def killed(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(corrections, "publish_files", killed)
+    monkeypatch.setattr(corrections.transaction, "publish_files", killed)
     with pytest.raises(KeyboardInterrupt):
         corrections.correct(registry, __import__("factreg.config", fromlist=["resolve"]).resolve(),
                             "night/35b-a3b/e2e", by="day/35b-a3b/e2e", commit=True)
-    monkeypatch.setattr(corrections, "publish_files", real)
+    monkeypatch.setattr(corrections.transaction, "publish_files", real)
     recorded = facts.get(registry, "night/35b-a3b/e2e")  # the correction's version of the same id is current
     assert recorded["version"] == 2 and recorded["note"] == "corrected by day/35b-a3b/e2e@v1"
     r = cli("correct", "night/35b-a3b/e2e", "--by", "day/35b-a3b/e2e", "--commit", "--json")

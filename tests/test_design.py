@@ -14,8 +14,8 @@ PACKAGE = ROOT / "factreg"
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
 
 # Import levels, bottom up (docs/design.md, "Module map"): a module imports only from its level or below.
-LEVELS = {"errors": 0, "fmt": 0, "clock": 0, "jsontext": 0, "terminal": 0, "config": 1, "secrets": 1, "atomic": 1, "textfile": 1,
-          "registry": 2, "docs": 3, "publish": 4, "measure": 5, "demo": 5, "agents": 5, "cli": 6, "templates": 0,
+LEVELS = {"errors": 0, "fmt": 0, "clock": 0, "jsontext": 0, "terminal": 0, "config": 1, "secrets": 1, "atomic": 1, "textfile": 1, "plugins": 1,
+          "registry": 2, "docs": 3, "publish": 4, "measure": 5, "demo": 5, "agents": 5, "notify": 5, "cli": 6, "templates": 0,
           "casestudy": 0, "__init__": 0, "__main__": 7, "complete": 7}
 
 
@@ -26,7 +26,8 @@ def modules() -> list[str]:
 
 
 def named_in_design() -> set[str]:
-    """Module paths the design page names: `registry/facts.py` in full, or `facts.py` in a package's list."""
+    """Module paths the design page names: `registry/facts.py` in full, or `facts.py` (or `corrections/note.py`) in a
+    package's list."""
     names: set[str] = set()
     section = None
     for line in DESIGN.splitlines():
@@ -35,11 +36,12 @@ def named_in_design() -> set[str]:
             section = heading.group(1)
         if line.startswith("## "):
             section = None
-        for name in re.findall(r"`((?:\w+/)?\w+\.py)`", line):
-            if "/" in name or section is None:
+        for name in re.findall(r"`((?:\w+/)*\w+\.py)`", line):
+            top = name.split("/")[0]
+            if section is None or ("/" in name and (top in ("tests", "bench") or (PACKAGE / top).is_dir())):
                 names.add(name)
             else:
-                names.add(f"{section}/{name}")
+                names.add(f"{section}/{name}")  # `facts.py`, or `corrections/workflow.py` in a package's list
     return names
 
 

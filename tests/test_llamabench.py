@@ -15,6 +15,8 @@ from sqlalchemy import select
 
 from factreg.errors import CouldNotVerify, UsageError
 from factreg.measure import llamabench as lb
+from factreg.measure import llamabench_args as lba
+from factreg.measure import llamabench_facts as lbf
 from factreg.measure import llamabench_output as lbo
 from tests.llamabench_support import DATA, llama_bench, real_llama_bench, tiny_model  # noqa: F401
 
@@ -56,9 +58,9 @@ def test_new_json_fields_value_by_value():
     assert pp.samples_ts == [144.0, 140.0, 136.0, 142.0, 138.0] and pp.n == 5
     assert (tg.n_prompt, tg.n_gen, tg.avg_ts, tg.stddev_ts) == (0, 32, 11.9, 7.197222)
     assert tg.samples_ts == [4.0, 6.0, 11.0, 18.5, 20.0]
-    assert lb.test_name(pp) == "pp512" and lb.test_name(tg) == "tg32"
-    assert lb.metric_of(pp) == "pp_rate" and lb.metric_of(tg) == "tg_rate"
-    ident, info = lb.split_conditions(tg)
+    assert lbf.test_name(pp) == "pp512" and lbf.test_name(tg) == "tg32"
+    assert lbf.metric_of(pp) == "pp_rate" and lbf.metric_of(tg) == "tg_rate"
+    ident, info = lbf.split_conditions(tg)
     assert ident["build_commit"] == "1a2b3c4" and ident["build_number"] == "6500"
     assert ident["load_mode"] == "mmap" and "use_mmap" not in ident
     assert ident["flash_attn"] == "1" and ident["n_cpu_moe"] == "30" and ident["n_gpu_layers"] == "99"
@@ -83,7 +85,7 @@ def test_old_json_fields_value_by_value():
         1.0,
         [29.0, 28.0, 27.0],
     )
-    ident, info = lb.split_conditions(tg)
+    ident, info = lbf.split_conditions(tg)
     # use_mmap instead of load_mode, bool flash_attn, no n_depth (means 0), no n_cpu_moe.
     assert ident["use_mmap"] == "1" and "load_mode" not in ident
     assert ident["flash_attn"] == "1"
@@ -114,9 +116,9 @@ def test_csv_and_sqlite_new_fields(name, tmp_path):
             want["stddev_ts"],
         )
         assert r.samples_ts == [] and r.n is None  # CSV and SQL carry no samples
-    ident_csv, info_csv = lb.split_conditions(tg)
+    ident_csv, info_csv = lbf.split_conditions(tg)
     _, (_, tg_json) = lbo.read_file(DATA / "new.json")
-    ident_json, info_json = lb.split_conditions(tg_json)
+    ident_json, info_json = lbf.split_conditions(tg_json)
     # The same run in another format gives the same identity conditions (bools as 1/0 everywhere).
     assert ident_csv == ident_json
     assert info_csv["repack"] == info_json["repack"] == "1"
@@ -127,34 +129,34 @@ def test_csv_and_sqlite_old_fields(name, tmp_path):
     path = DATA / name if name.endswith(".csv") else sqlite_from(DATA / name, tmp_path)
     _, [tg] = lbo.read_file(path)
     assert (tg.n_prompt, tg.n_gen, tg.n_depth, tg.avg_ts, tg.stddev_ts) == (0, 32, 0, 28.0, 1.0)
-    ident, _ = lb.split_conditions(tg)
+    ident, _ = lbf.split_conditions(tg)
     _, [tg_json] = lbo.read_file(DATA / "old.json")
-    assert ident == lb.split_conditions(tg_json)[0]
+    assert ident == lbf.split_conditions(tg_json)[0]
     assert ident["use_mmap"] == "1" and ident["flash_attn"] == "1"
 
 
 def test_markdown_new_table():
     fmt, results = lbo.read_file(DATA / "new.md")
     assert fmt == "md"
-    got = [(lb.test_name(r), lb.metric_of(r), r.avg_ts, r.stddev_ts, r.n, r.samples_ts) for r in results]
+    got = [(lbf.test_name(r), lbf.metric_of(r), r.avg_ts, r.stddev_ts, r.n, r.samples_ts) for r in results]
     assert got == [
         ("pp512", "pp_rate", 140.0, 4.0, None, []),
         ("tg32", "tg_rate", 11.9, 7.2, None, []),
         ("pp512+tg128", "pptg_rate", 35.25, 1.5, None, []),
         ("tg32 @ d4096", "tg_rate", 9.1, 0.8, None, []),
     ]
-    ident, info = lb.split_conditions(results[3])
+    ident, info = lbf.split_conditions(results[3])
     assert ident["n_depth"] == "4096" and ident["build_commit"] == "1a2b3c4" and ident["build_number"] == "6500"
     assert ident["model_type"] == "qwen3moe 30B.A3B Q4_K - Medium" and ident["backends"] == "CUDA"
     assert ident["n_gpu_layers"] == "99" and ident["flash_attn"] == "1" and ident["n_cpu_moe"] == "30"
     assert info["model_size_text"] == "20.50 GiB" and info["model_params_text"] == "35.00 B"
-    assert lb.test_slug(results[2]) == "pp512-tg128" and lb.test_slug(results[3]) == "tg32-d4096"
+    assert lbf.test_slug(results[2]) == "pp512-tg128" and lbf.test_slug(results[3]) == "tg32-d4096"
 
 
 def test_markdown_old_table():
     _, [tg] = lbo.read_file(DATA / "old.md")
-    assert (lb.test_name(tg), tg.avg_ts, tg.stddev_ts) == ("tg32", 28.0, 1.0)
-    ident, _ = lb.split_conditions(tg)
+    assert (lbf.test_name(tg), tg.avg_ts, tg.stddev_ts) == ("tg32", 28.0, 1.0)
+    ident, _ = lbf.split_conditions(tg)
     assert ident["build_commit"] == "8cf427ff" and ident["flash_attn"] == "1"
 
 
@@ -411,17 +413,17 @@ def test_model_hash_is_cached_by_path_size_and_mtime(tmp_path):
     model = tmp_path / "m.gguf"
     model.write_bytes(b"abc" * 1000)
     cache = tmp_path / "cache.json"
-    size, sha = lb.model_sha256(model, cache)
+    size, sha = lba.model_sha256(model, cache)
     assert (size, sha) == (3000, hashlib.sha256(b"abc" * 1000).hexdigest())
     # A cached entry with the same size and mtime is trusted without reading the file again.
     data = json.loads(cache.read_text())
     data[str(model.resolve())]["sha256"] = "cached"
     cache.write_text(json.dumps(data))
-    assert lb.model_sha256(model, cache) == (3000, "cached")
+    assert lba.model_sha256(model, cache) == (3000, "cached")
     # Touching the file (new mtime) makes it hash again.
     st = model.stat()
     os.utime(model, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-    assert lb.model_sha256(model, cache)[1] == sha
+    assert lba.model_sha256(model, cache)[1] == sha
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "md", "sql"])
@@ -442,7 +444,7 @@ def test_real_output_of_every_format_imports(cli, isolated, llama_bench, tiny_mo
         path.write_bytes(out)
     found, results = lbo.read_file(path)
     assert found == ("sqlite" if fmt == "sql" else fmt)
-    assert [lb.test_name(r) for r in results] == ["pp8", "tg4"]
+    assert [lbf.test_name(r) for r in results] == ["pp8", "tg4"]
     assert all(r.avg_ts > 0 for r in results)
     if fmt in ("json", "jsonl"):
         assert all(len(r.samples_ts) == 2 for r in results)

@@ -128,16 +128,16 @@ def test_a_failed_commit_takes_the_retraction_back(cli, project, registry):
 
 
 def test_an_interrupted_retraction_is_finished_by_running_it_again(cli, project, registry, monkeypatch):
-    monkeypatch.setattr(corrections, "_undo_retraction", lambda *a, **k: None)
-    real = corrections.publish_files
+    monkeypatch.setattr(corrections.retraction, "_undo_retraction", lambda *a, **k: None)
+    real = corrections.transaction.publish_files
 
     def killed(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(corrections, "publish_files", killed)
+    monkeypatch.setattr(corrections.transaction, "publish_files", killed)
     with pytest.raises(KeyboardInterrupt):
         corrections.retract(registry, resolve(), WRONG, because=BECAUSE)
-    monkeypatch.setattr(corrections, "publish_files", real)
+    monkeypatch.setattr(corrections.transaction, "publish_files", real)
     assert facts.get(registry, WRONG)["status"] == "retracted" and not (project / NOTE).exists()
     r = cli("retract", WRONG, "--because", BECAUSE, "--json")
     assert r.exit_code == 0, r.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from factreg import secrets
@@ -158,13 +158,19 @@ FRAGMENTS = [
 
 
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=12).map("".join))
+@example("AKIAABCDEFGHIJKLMNOPghp_github_pat_")  # the mask opens the boundary `ghp_…` needs: masked twice
+@example("AKIAABCDEFGHIJKLMNOPkey=hunter2xyz")  # … and the one an earlier rule (`key=`) needs
 @settings(max_examples=400, deadline=None)
 def test_the_shortcuts_never_skip_text_a_rule_would_mask(text: str) -> None:
     ungated = text
     for value in secrets._known_sorted:  # secrets other tests remembered in this process are masked first too
         ungated = ungated.replace(value, secrets.MASK)
-    for _, apply in secrets._RULES:
-        ungated = apply(ungated)
+    for _ in range(secrets._PASSES):  # every rule, ungated, until nothing changes
+        before = ungated
+        for _, apply in secrets._RULES:
+            ungated = apply(ungated)
+        if ungated == before:
+            break
     out = secrets.redact(text)
     assert out == ungated  # each rule's gate only skips text the rule leaves as it is
     if not secrets._may_hold_credential(text) and not any(v in text for v in secrets._known_sorted):

@@ -111,6 +111,7 @@ def test_a_verify_result_has_the_keys_its_type_names_in_the_printed_order(seeded
                             "speed_factor", "resolve", "recorded", "verification"]  # no control on either side: no speed or CPU-share
     # factor; inconclusive (three samples against three): what would resolve it
     assert set(judged) == keys_of(engine.VerifyResult, "scaled", "as_measured", "cpu_share_factor",  # when the machine moved
+                                  "relative", "decided_by",  # both sides measured with the interleaved control
                                   "server", "excused_by", "denied",  # a probe's server
                                   "sequential")  # the looks of verify's batches (a verdict by --against has none)
     assert set(judged["old"]) == set(judged["new"]) == keys_of(engine.Values)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from factreg.measure import control, machine
+from factreg.measure import control, interleave, machine
 from factreg.registry import facts
 from factreg.registry.facts import VERIFICATION, NewFact
 from tests.llamabench_support import busy_processes, llama_bench, tiny_model, verify_until  # noqa: F401
@@ -43,8 +43,13 @@ def test_bench_records_the_machine_state_and_a_control_as_info(benched):
     assert ident["machine"] == "testhost"  # the host name stays the identity condition it was
     ctl = control.parse(info[control.KEY])
     assert ctl["kind"] == "llama-bench-tiny" and ctl["spec"]["threads"] == "1" and ctl["value"] > 0
-    assert len(ctl["samples"]) >= 2 * control.TINY_REPS and len(ctl["parts"]) == 2  # before and after the run
-    assert ctl["seconds"] <= 2 * control.budget_for(ctl["run_s"]) + 0.2  # stopped at its budget, or below it
+    # Interleaved: a control run before the first measured run and after each one (C M C M … C), each chunk
+    # with its sample count beside the control value around it.
+    chunks = ctl[interleave.KEY]
+    assert len(ctl["parts"]) == len(chunks) + 1 and len(ctl["samples"]) >= len(ctl["parts"]) * control.TINY_REPS
+    assert sum(n for n, _c, _se in chunks) == len(benched["samples"])
+    assert interleave.relative(benched["samples"], ctl, "higher") is not None
+    assert ctl["seconds"] <= len(ctl["parts"]) * control.budget_for(ctl["run_s"]) + 0.2  # each stopped at its budget
     state = machine.parse(info[machine.KEY])
     assert "load1" in state and state["ncpu"] >= 1
 

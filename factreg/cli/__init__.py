@@ -20,6 +20,7 @@ from factreg.cli import (
     docs,
     facts,
     panels,
+    plugins,
     probe,
     registry,
     status,
@@ -157,7 +158,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-for module in (facts, registry, verify, probe, sweep, status, changes, docs, decisions, demo, agents, completion):
+for module in (facts, registry, verify, probe, sweep, status, changes, docs, decisions, demo, agents, completion,
+               plugins):
     module.register(app)
 
 

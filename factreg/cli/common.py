@@ -262,13 +262,18 @@ FormatOption = Annotated[
 
 
 def emit_findings(fmt: str, findings: Any, rules: Any = None, properties: Any = None) -> None:
-    """Findings (factreg.docs.formats.Finding) on stdout as GitHub workflow commands or a SARIF log."""
-    from factreg.docs import formats
+    """Findings (factreg.docs.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
+    a plugin's), text or JSON as the format produces."""
+    from factreg import plugins
+    from factreg.errors import UsageError
 
-    if fmt == "github":
-        emit(formats.github(findings))
+    spec = plugins.output_format(fmt)
+    if spec is None or spec.render is None:
+        raise UsageError(f"--format {fmt} has no renderer for findings")
+    if spec.produces == "json":
+        emit_json(plugins.load(spec.render)(findings, rules, properties))
     else:
-        emit_json(formats.sarif(findings, rules, properties))
+        emit(plugins.load(spec.render)(findings, rules, properties))
 
 
 # `list`, `status` and `history`: which rows, in which order, with which columns.

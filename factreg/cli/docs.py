@@ -203,7 +203,7 @@ def check(
                 **({"claims": _findings_json(claims)} if with_lint else {}),
             }
         )
-    elif out_format in ("github", "sarif"):
+    elif out_format != "text":  # github, sarif or a plugin's format
         emit_findings(
             out_format,
             [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems],

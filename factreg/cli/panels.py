@@ -38,6 +38,7 @@ PANELS: dict[str, str] = {
     "init": SETUP,
     "env": SETUP,
     "metrics": SETUP,
+    "plugins": SETUP,
     "export": SETUP,
     "prune": SETUP,
     "demo": SETUP,

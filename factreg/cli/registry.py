@@ -252,8 +252,8 @@ def prune(
 @handles_errors
 def import_(
     files: Annotated[list[str], typer.Argument(
-        metavar="[FORMAT] FILE...", help="Files to import; FORMAT is jsonl, llama-bench, vllm-bench, aiperf or "
-        "llama-benchy (default: recognised from each file's content, and said).")],
+        metavar="[FORMAT] FILE...", help="Files to import; FORMAT is jsonl, llama-bench, vllm-bench, aiperf, "
+        "llama-benchy or a plugin's format (default: recognised from each file's content, and said).")],
     measured_at: Annotated[str | None, typer.Option(
         "--measured-at", help="Benchmark output: when the run was made (ISO-8601), for output without its own date "
         "(llama-bench Markdown tables, old CSV; a result file without date); required for those.")] = None,
@@ -276,13 +276,15 @@ def import_(
 ) -> None:
     """Import facts: JSONL (an export, or record lines), llama-bench output (JSON, JSONL, CSV, SQL text, a SQLite
     database, or documents with Markdown tables), or the result files of other serving benchmarks (`vllm bench serve
-    --save-result` JSON, AIPerf's profile_export_aiperf.json, llama-benchy's JSON; docs/import.md). The format is
-    recognised from each file's content and said on stderr; `import FORMAT FILE...` names it instead."""
+    --save-result` JSON, AIPerf's profile_export_aiperf.json, llama-benchy's JSON; docs/import.md), or a format an
+    installed plugin reads (`factreg plugins`). The format is recognised from each file's content and said on
+    stderr; `import FORMAT FILE...` names it instead."""
     from factreg.errors import UsageError
     from factreg.registry import conditions
 
     fmt: str | None = None
-    if files and files[0] in IMPORT_FORMATS:
+    if files and (files[0] in IMPORT_FORMATS or (len(files) > 1 and not Path(files[0]).exists()
+                                                  and _plugin_importer(files[0]))):
         fmt, files = files[0], files[1:]
     if not files:
         raise UsageError("give at least one file to import")
@@ -297,7 +299,7 @@ def import_(
              if v]
     if fmt not in BENCH_FORMATS and given:
         raise UsageError(f"{given[0]} is for benchmark output (`import llama-bench FILE`, `import vllm-bench FILE`, "
-                         "...); a JSONL line carries its own fields")
+                         "...); a JSONL line or a plugin's format carries its own fields")
     if machine is not None and fmt != "llama-bench":
         raise UsageError("--machine is for llama-bench output; the other formats name their facts by what they "
                          "measured")
@@ -305,9 +307,9 @@ def import_(
     extra = conditions.parse_pairs(info_ or [], "--info")
     s, reg = open_registry(db)
     if fmt == "llama-bench":
-        from factreg.measure import llamabench
+        from factreg.measure import llamabench_facts
 
-        result = llamabench.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
+        result = llamabench_facts.import_files(reg, paths, min_uptime_s=min_uptime(s), measured_at=measured_at,
                                          identity=identity, info=extra, id_prefix=id_prefix,
                                          machine=machine if machine is not None else s.hostname, say=info)
         named = "--machine" if machine is not None else (
@@ -315,6 +317,11 @@ def import_(
         info(f"machine {machine or s.hostname} (from {named}): the facts' machine condition"
              + (f", ids {machine or s.hostname}/<model>/<test>" if id_prefix is None else "")
              + ("; --machine NAME if the benchmark ran elsewhere" if machine is None else ""))
+    elif fmt not in IMPORT_FORMATS:  # a plugin's format: its importer reads the files and records the facts
+        from factreg import plugins
+
+        importer = plugins.loaded().importers[fmt]
+        result = plugins.load(importer.read)(reg, paths, settings=s, say=info, trust=trust)
     elif fmt in BENCH_FORMATS:
         from factreg.measure import serving_import
 
@@ -339,6 +346,13 @@ def import_(
         return
     info("".join(f"{line}; " for line in said)
          + "Imported: " + ", ".join(f"{v} {k}" for k, v in result.items() if not isinstance(v, list) and v))
+
+
+def _plugin_importer(name: str) -> bool:
+    """Whether an installed plugin reads the format of this name (`import FORMAT FILE...`)."""
+    from factreg import plugins
+
+    return name in plugins.loaded().importers
 
 
 def _recognised(paths: list[Path], said: list[str]) -> str:

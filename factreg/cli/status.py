@@ -102,7 +102,7 @@ def status(
     elif json_out:
         emit_json({"facts": [with_machine(f) for f in facts], "summary": summary,
                    "decisions_needing_review": review})
-    elif out_format in ("github", "sarif"):
+    elif out_format != "text":  # github, sarif or a plugin's format
         emit_findings(out_format, _findings(facts, review, fail_on))
     elif columns and facts:
         print_table(facts, chosen)

@@ -112,6 +112,13 @@ def verify(
     fail_on: Annotated[list[str] | None, typer.Option(
         "--fail-on", metavar="VERDICT", help="Also exit 1 on this verdict: inconclusive, or skipped (a fact "
         "without a method). Default: [verify] fail_on in the config.", show_default=False)] = None,
+    notify: Annotated[bool, typer.Option(
+        "--notify", help="Then send one message to the [notify] channels listing what changed since the last "
+        "message (refuted, shifted, stale, conditions_changed, unverifiable, repeatedly inconclusive, decisions "
+        "needing review), with the commands to act; an undelivered one is retried by the next run. A failing "
+        "channel changes neither the exit code nor the records.")] = False,
+    notify_always: Annotated[bool, typer.Option(
+        "--notify-always", help="As --notify, and send a message even when nothing changed.")] = False,
     json_out: JsonFlag = False,
     db: DbOption = None,
     fmt: FormatOption = None,
@@ -130,6 +137,11 @@ def verify(
     if fail_on is None:
         also = engine.fail_on(s.get("verify.fail_on"))
     s.extra_allow_env = tuple(check_env_name(v, "--api-key-env") for v in api_key_env or [])
+    notify = notify or notify_always
+    if notify:
+        from factreg.notify import alerts
+
+        alerts.channels(s)  # no notifier configured: said before anything runs
     if due:
         from factreg.measure import due as due_run
         from factreg.registry.freshness import parse_duration
@@ -145,6 +157,7 @@ def verify(
             if ran.results:
                 _print_results(ran.results)
             console().print("\n".join(due_run.summary_lines(ran)), markup=False)
+        _alert(reg, s, notify, notify_always)
         code = engine.exit_code(ran.results, also)
         if code:
             raise typer.Exit(code)
@@ -159,6 +172,7 @@ def verify(
         results = [engine.against(reg, s, fact, facts.get(reg, against, config=s.file_config))]
         emit_json(results) if json_out else _print_results(results) if out_format == "text" else _emit_results(
             out_format, results)
+        _alert(reg, s, notify, notify_always)
         code = engine.exit_code(results, also)
         if code:
             raise typer.Exit(code)
@@ -170,6 +184,7 @@ def verify(
             emit_json([])
         elif out_format != "text":
             _emit_results(out_format, [])
+        _alert(reg, s, notify, notify_always)
         return
     from factreg.registry.freshness import parse_duration
 
@@ -181,6 +196,7 @@ def verify(
         _emit_results(out_format, results)
     else:
         _print_results(results)
+    _alert(reg, s, notify, notify_always)
     code = engine.exit_code(results, also)
     if code:
         raise typer.Exit(code)
@@ -197,6 +213,22 @@ def _emit_results(out_format: str, results: list[VerifyResult]) -> None:
                 level="error" if r["verdict"] in FINDINGS else "warning")
         for r in results if r["verdict"] != "confirmed"
     ])
+
+
+def _alert(reg: Registry, s: Settings, notify: bool, always: bool) -> None:
+    """`--notify`: what changed since the last message, sent; lines on stderr, never an exit code of its own."""
+    if not notify:
+        return
+    from factreg.notify import alerts
+
+    try:
+        lines = alerts.run(reg, s, always=always).lines()
+    except Exception as exc:  # noqa: BLE001 - alerts never change the run's outcome
+        from factreg.plugins import one_line
+
+        lines = [f"notify: could not report the changes ({one_line(exc)}); the verdicts above stand"]
+    for line in lines:
+        info(line)
 
 
 def _check_due(due: bool, selected: bool) -> None:

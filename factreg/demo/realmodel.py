@@ -42,7 +42,7 @@ class RealModel:
 
 
 def _sha256(path: Path) -> str:
-    from factreg.measure.llamabench import model_sha256
+    from factreg.measure.llamabench_args import model_sha256
 
     return model_sha256(path)[1]  # the digest bench records (cached by path, size and mtime)
 

@@ -45,8 +45,12 @@ def choose(fmt: str | None, json_flag: bool) -> str:
     if fmt is None:
         return "json" if json_flag else "text"
     fmt = fmt.strip().lower()
-    if fmt not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if fmt not in FORMATS:  # a plugin's format, else refused (plugins are looked for only now)
+        from factreg import plugins
+
+        if plugins.output_format(fmt) is None:
+            known = ", ".join(plugins.loaded().output_formats)
+            raise UsageError(f"--format must be one of {known}, got {fmt!r}")
     if json_flag and fmt != "json":
         raise UsageError(f"--json is --format json: give one of them, not --json with --format {fmt}")
     return fmt
@@ -65,8 +69,10 @@ def escape_property(text: str) -> str:
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 
 
-def github(findings: Iterable[Finding]) -> str:
-    """One workflow command per finding (annotations on the pull request's changed files)."""
+def github(findings: Iterable[Finding], rules: Mapping[str, str] | None = None,
+           properties: Mapping[str, Any] | None = None) -> str:
+    """One workflow command per finding (annotations on the pull request's changed files); a renderer's `rules`
+    and `properties` (SARIF's) have no place in them."""
     lines = []
     for f in findings:
         props: list[tuple[str, str]] = []

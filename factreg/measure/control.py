@@ -7,8 +7,11 @@ verdict can tell a claim that is wrong from a machine that is, for now, faster o
 - probes have no control: the client's speed says nothing about the server a probe measures. Their verdicts
   are judged with the endpoint's own evidence instead (`measure/endpoint.py`), gathered by `bracket` too.
 
-Its cost is bounded: each of the two runs is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
-run's time), keeping the tests that finished — only on a machine so busy that none has, it may run on to
+A llama-bench fact's own measurement interleaves them: a control run before its first measured run and after each
+one (C M C M … C, `measure/interleave.py`), so that every run is judged beside the control runs around it.
+
+Its cost is bounded: each control run is stopped after half of max(`BUDGET_S`, `BUDGET_SHARE` × the measured
+run's time — the run it follows, when interleaved), keeping the tests that finished — only on a machine so busy that none has, it may run on to
 `HARD_STOP` × that for its first one. A control that could not run is recorded with its reason and the verdict
 then says the machine could not be compared. A control is kept as the info condition `control` (compact JSON) of a fact, and in the
 `observed` conditions of a verification (both are `ALWAYS_INFO`, so a correction carries them as info).
@@ -38,7 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from factreg import fmt
 from factreg.errors import FactregError
-from factreg.measure import machine, sched
+from factreg.measure import interleave, machine, sched
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -88,6 +91,8 @@ class Control:
     run_cpu_share: float | None = None  # CPU seconds of the measured run's processes per second of its wall time
     run_wait: float | None = None  # the share of its runnable time the measured run waited on a run-queue
     run_steal: float | None = None  # the machine's steal share over the measured run
+    chunks: list[list[float]] = field(default_factory=list)  # interleaved: [n, control, rel_se] per measured run
+    cpu_s: float = 0.0  # CPU seconds of the control runs themselves (their CPU share: cpu_s / seconds)
 
     @property
     def value(self) -> float | None:
@@ -102,6 +107,7 @@ class Control:
             seconds=self.seconds + other.seconds,
             error=None if (self.samples and other.samples) or not errors else "; ".join(dict.fromkeys(errors)),
             server_ms=[*self.server_ms, *other.server_ms], parts=[*self.parts, *other.parts],
+            cpu_s=self.cpu_s + other.cpu_s,
         )  # fmt: skip
 
     def as_data(self, run_s: float | None = None) -> dict[str, Any]:
@@ -123,6 +129,10 @@ class Control:
             data["run_wait"] = round(self.run_wait, 4)
         if self.run_steal is not None:
             data["run_steal"] = round(self.run_steal, 4)
+        if self.chunks:
+            data[interleave.KEY] = self.chunks
+        if self.cpu_s > 0 and self.seconds > 0:
+            data["cpu_share"] = round(self.cpu_s / self.seconds, 3)
         return data
 
 
@@ -179,6 +189,7 @@ def run_llama(exe: Path | None, method_args: Sequence[str], settings: Settings |
     args, spec = llama_spec(method_args)
     ctl = Control("llama-bench-tiny", spec, "tok/s")
     started = time.monotonic()
+    cpu0 = _children_cpu_s()
     try:
         model = ensure_model(settings)
         if exe is None:
@@ -194,6 +205,7 @@ def run_llama(exe: Path | None, method_args: Sequence[str], settings: Settings |
     except Exception as exc:  # noqa: BLE001 - a control never fails a measurement
         ctl.error = f"{type(exc).__name__}: {exc}"
     ctl.seconds = time.monotonic() - started
+    ctl.cpu_s = _children_cpu_s() - cpu0
     return ctl
 
 
@@ -291,7 +303,7 @@ def bracket(
     method: Mapping[str, Any], settings: Settings | None, fn: Callable[[], T], expected_run_s: float | None = None,
     llama_bench: Path | None = None, server_ms: Callable[[T], float | None] | None = None,
     spans: Callable[[T], list[tuple[float, float]]] | None = None, headers: Mapping[str, str] | None = None,
-    watch_server: bool = True,
+    watch_server: bool = True, chunked: Callable[[Callable[[int], None]], T] | None = None,
 ) -> tuple[T, Bracketed]:
     """Run `fn` watched; (fn's result, what was seen). Exceptions of `fn` pass through; the control, the machine
     state and the endpoint's evidence never raise.
@@ -301,7 +313,10 @@ def bracket(
       requests as (start, end) on the monotonic clock, `server_ms(result)` the identity request's time; with
       `watch_server` False (a method that will be refused) nothing is watched and nothing is sent;
     - a llama-bench run: the tiny-model control before and after it, the measured llama-bench's own run-queue
-      delay and CPU share while it ran, and the steal over the run."""
+      delay and CPU share while it ran, and the steal over the run;
+    - `chunked`: the same measurement as `fn`, of several runs, called with `mark(n)`, which it calls after each
+      measured run of `n` samples (per test): a control run follows every one (C M C M … C), and the control
+      keeps each run's `chunks` (`measure/interleave.py`); `fn` is what runs when no control does."""
     if method.get("kind") == "probe":
         if not watch_server:
             return fn(), Bracketed({}, None, 0.0)
@@ -309,22 +324,60 @@ def bracket(
     run = runner(method, settings, llama_bench) if _enabled(settings) else None
     watch = machine.Watch().start()
     before = run(budget_for(expected_run_s)) if run else None
-    cpu0 = _children_cpu_s()
     own = sched.watch_children().start() if method.get("kind") == "llama-bench" else None
-    started = time.monotonic()
-    result = fn()
-    run_s = time.monotonic() - started
-    usage = own.stop() if own is not None else None
-    cpu = _children_cpu_s() - cpu0
-    after = run(budget_for(run_s)) if run else None
+    ctl: Control | None
+    if chunked is not None and run is not None and before is not None:
+        result, ctl, run_s, cpu = _interleaved(chunked, run, before)
+        usage = own.stop() if own is not None else None
+    else:
+        cpu0 = _children_cpu_s()
+        started = time.monotonic()
+        result = fn()
+        run_s = time.monotonic() - started
+        usage = own.stop() if own is not None else None
+        cpu = _children_cpu_s() - cpu0
+        after = run(budget_for(run_s)) if run else None
+        ctl = before.merge(after) if before is not None and after is not None else None
     state = watch.stop()
-    ctl = before.merge(after) if before is not None and after is not None else None
     if ctl is not None and method.get("kind") == "llama-bench" and run_s > 0 and cpu > 0:
         ctl.run_cpu_share = cpu / run_s  # how much CPU the measured llama-bench got while it ran
     if ctl is not None and usage is not None and usage.readable:
         ctl.run_wait = usage.runnable_wait  # the share of its runnable time it waited for a CPU
         ctl.run_steal = usage.steal
     return result, Bracketed(state, ctl, run_s)
+
+
+def _interleaved(
+    chunked: Callable[[Callable[[int], None]], T], run: Callable[[float], Control], before: Control
+) -> tuple[T, Control, float, float]:
+    """C M C M … C: `chunked` measures, calling `mark(n)` after each measured run; a control run follows each.
+    (its result, the merged control with its chunks, the measured runs' time, their CPU seconds). The time and
+    CPU are the measured runs' alone (the control runs between them are not counted)."""
+    controls = [before]
+    sizes: list[int] = []
+    clock = {"run_s": 0.0, "cpu": 0.0, "started": time.monotonic(), "cpu0": _children_cpu_s()}
+
+    def mark(n: int) -> None:
+        took = time.monotonic() - clock["started"]
+        clock["run_s"] += took
+        clock["cpu"] += _children_cpu_s() - clock["cpu0"]
+        sizes.append(n)
+        controls.append(run(budget_for(took)))
+        clock["started"], clock["cpu0"] = time.monotonic(), _children_cpu_s()
+
+    result = chunked(mark)
+    if not sizes:  # it never marked: one run, bracketed as usual
+        clock["run_s"] = time.monotonic() - clock["started"]
+        clock["cpu"] = _children_cpu_s() - clock["cpu0"]
+        controls.append(run(budget_for(clock["run_s"])))
+    ctl = controls[0]
+    for later in controls[1:]:
+        ctl = ctl.merge(later)
+    runs = [(statistics.fmean(c.samples), interleave.run_se(c.samples)) if c.samples else None for c in controls]
+    chunks = [interleave.around(runs[i], runs[i + 1], n) for i, n in enumerate(sizes)]
+    if chunks and all(c is not None for c in chunks):
+        ctl.chunks = [c.as_data() for c in chunks if c is not None]
+    return result, ctl, clock["run_s"], clock["cpu"]
 
 
 def _bracket_probe(
@@ -424,6 +477,17 @@ def share_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | Non
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0 and b > 0:
         return float(b) / float(a)
     return None
+
+
+def unseen_share(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
+    """What an interleaved control cannot see: how much more CPU the measured runs got relative to the control
+    runs beside them, now than then — (run share / control share) now ÷ the same then. None unless all four
+    were recorded. (A machine-wide change of load moves both shares and cancels.)"""
+    values = [side.get(key) for side in (then, now) for key in ("run_cpu_share", "cpu_share")]
+    if not all(isinstance(v, (int, float)) and v > 0 for v in values):
+        return None
+    run_then, ctl_then, run_now, ctl_now = (float(v) for v in values if isinstance(v, (int, float)))
+    return (run_now / ctl_now) / (run_then / ctl_then)
 
 
 def wait_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> float | None:
@@ -531,19 +595,22 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     if not held:
         candidates.append((factor, f"the machine ran {describe(f)} than when the fact was recorded: "
                                    f"{control_text(then, now)}"))
-    if share is not None and moved(share, tolerance) and verdict == Verdict.REFUTED:
-        candidates.append((Factor(share, 0.0, None),
-                           ("the machine held its speed, but " if held else "")
-                           + f"the measured run got {share:.2f}× the CPU share it had when the fact was recorded "
-                           f"({then['run_cpu_share']:.2f} → {now['run_cpu_share']:.2f} CPU-seconds per second; "
-                           f"{control_text(then, now)})"))
     waited = wait_factor(then, now)
-    if waited is not None and moved(waited, tolerance) and verdict == Verdict.REFUTED:
-        candidates.append((Factor(waited, 0.0, None),
-                           f"the measured llama-bench waited on a run-queue {now.get('run_wait', 0) * 100:.0f}% of its "
-                           f"runnable time (when the fact was recorded: {(then.get('run_wait') or 0) * 100:.0f}%)"
-                           + (f", steal {now['run_steal'] * 100:.0f}%" if now.get("run_steal") else "")))
+    own = _own_share(then, now, share, waited, tolerance)
+    if verdict == Verdict.REFUTED:
+        prefix = "the machine held its speed, but " if held else ""
+        candidates += [(cand, f"{prefix}{why}; {control_text(then, now)}" if i == 0 else why)
+                       for i, (cand, why) in enumerate(own)]  # fmt: skip
     significant = factor.p_value is not None and factor.p_value < alpha
+    paired = None if new is None else interleave.compare(fact, m.samples, then, now, tolerance,
+                                                         tracking_gap(f, tolerance), alpha)  # fmt: skip
+    if paired is not None and new is not None:
+        unseen = unseen_share(then, now)  # the measured runs' CPU share relative to their controls' share
+        own = [] if unseen is None or not moved(unseen, tolerance) else [(Factor(unseen, 0.0, None), (
+            f"the measured runs got {unseen:.2f}× the CPU share, relative to the control runs beside them, that "
+            "they had when the fact was recorded"))]
+        return _decide_paired(fact, result, paired, own, moved(f, tolerance) and significant, (then, now),
+                              tolerance, alpha, load)  # fmt: skip
     if not candidates or new is None or (verdict == Verdict.CONFIRMED and not significant):
         how = "held its speed" if held else f"ran {describe(f)}, within the control's own noise"
         result["message"] += f"; the machine {how} ({control_text(then, now)}, ×{f:.2f})" + (
@@ -588,6 +655,102 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     return result
 
 
+def tracking_gap(factor: float, tolerance: float) -> float:
+    """How far a control-relative measurement may lie from the fact before it refutes it: the tolerance widened
+    by how imperfectly the measured workload follows a change of the control's speed."""
+    import math
+
+    return max(tolerance, min(tolerance + TRACKING * abs(math.log(factor)), MAX_GAP))
+
+
+def _own_share(
+    then: Mapping[str, Any], now: Mapping[str, Any], share: float | None, waited: float | None, tolerance: float
+) -> list[tuple[Factor, str]]:
+    """What the control cannot see: the measured run's own CPU share and run-queue delay, when they moved."""
+    out = []
+    if share is not None and moved(share, tolerance):
+        out.append((Factor(share, 0.0, None),
+                    f"the measured run got {share:.2f}× the CPU share it had when the fact was recorded "
+                    f"({then['run_cpu_share']:.2f} → {now['run_cpu_share']:.2f} CPU-seconds per second)"))
+    if waited is not None and moved(waited, tolerance):
+        out.append((Factor(waited, 0.0, None),
+                    f"the measured llama-bench waited on a run-queue {now.get('run_wait', 0) * 100:.0f}% of its "
+                    f"runnable time (when the fact was recorded: {(then.get('run_wait') or 0) * 100:.0f}%)"
+                    + (f", steal {now['run_steal'] * 100:.0f}%" if now.get("run_steal") else "")))
+    return out
+
+
+def _decide_paired(
+    fact: FactData, result: dict[str, Any], paired: interleave.Paired, own: list[tuple[Factor, str]],
+    machine_moved: bool, controls: tuple[Mapping[str, Any], Mapping[str, Any]], tolerance: float, alpha: float,
+    load: str,
+) -> dict[str, Any]:
+    """The verdict when both sides were measured with the interleaved control (`measure/interleave.py`): each
+    sample relative to the control runs around it, so the machine's drift between runs cancels.
+
+    - refuted: relative to the control it refutes (as measured it need not: drift can hide a difference), and
+      neither the measured run's own CPU share nor its run-queue delay, both unseen by the control, explains it;
+    - confirmed: relative to the control it is equivalent and the machine runs as it did (its control did not
+      move significantly beyond the tolerance) — or as measured it is equivalent and relative to the control it
+      does not refute;
+    - inconclusive otherwise, naming what limits it."""
+    from factreg.measure import judge as judging
+    from factreg.registry.verdicts import Verdict
+
+    verdict, pv = result["verdict"], paired.verdict
+    rel = paired.outcome
+    result["relative"] = paired.as_json()
+    raw = result["message"]
+    f = float(result["speed_factor"])
+    held = not moved(f, tolerance)
+    machine_text = (f"the machine held its speed ({control_text(*controls)}, ×{f:.2f})" if held else
+                    f"the machine ran {describe(f)} than when the fact was recorded ({control_text(*controls)})")
+    said = f"relative to the interleaved control: {rel.message}; {machine_text}"
+    tail = f"; {load}" if load else ""
+    if pv == Verdict.REFUTED:
+        for cand, why in own:  # what the control cannot see may still account for it
+            scaled = scaled_side(paired.new, cand.value, fact.get("direction"))
+            again = judging.compare(paired.old, scaled, allowed_gap(cand, tolerance), alpha)
+            if again.verdict != Verdict.REFUTED:
+                return _amend(result, Verdict.INCONCLUSIVE, f"{said}; but {why}: scaled by it, the measurement "
+                              f"agrees (as measured: {raw}){tail}", None)  # fmt: skip
+        if verdict == Verdict.CONFIRMED:
+            return _amend(result, Verdict.INCONCLUSIVE, f"as measured it agrees, but {said} (as measured: {raw})"
+                          f"{tail}", None)  # fmt: skip
+        if verdict == Verdict.REFUTED:
+            result["message"] = f"{raw}; {said}{tail}"
+            return result
+        return _amend(result, Verdict.REFUTED, f"{said} (as measured: {raw}){tail}", None)
+    if verdict == Verdict.REFUTED:
+        return _amend(result, Verdict.INCONCLUSIVE, f"{said}: the machine's change between runs accounts for the "
+                      f"difference (as measured: {raw}){tail}", rel.needed_n)  # fmt: skip
+    if pv == Verdict.CONFIRMED and verdict == Verdict.INCONCLUSIVE:
+        if machine_moved:
+            return _amend(result, Verdict.INCONCLUSIVE, f"{said}, so the fact's value itself is not shown (as "
+                          f"measured: {raw}) — verify again when it runs as it did{tail}", None)  # fmt: skip
+        return _amend(result, Verdict.CONFIRMED, f"{said} (as measured: {raw}){tail}", None)
+    if verdict == Verdict.INCONCLUSIVE:
+        result["message"] = f"{raw}; {said}{tail}"
+        if rel.needed_n is not None:
+            result["needed_n"] = rel.needed_n if result.get("needed_n") is None else min(result["needed_n"],
+                                                                                          rel.needed_n)
+        elif result.get("needed_n") is not None and "too imprecise" in rel.message:
+            result["needed_n"] = None  # relative to the control only the fact's own imprecision limits it
+        return result
+    result["message"] = f"{raw}; {said}{tail}"
+    return result
+
+
+def _amend(result: dict[str, Any], verdict: str, message: str, needed_n: int | None) -> dict[str, Any]:
+    """The verdict the control-relative comparison reached, keeping the statistics' own as `as_measured`."""
+    result["as_measured"] = str(result["verdict"])
+    result["verdict"] = verdict
+    result["message"] = message
+    result["needed_n"] = needed_n
+    result["decided_by"] = "control-relative"
+    return result
+
+
 def compare_warnings(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, str]]:
     """`compare`'s warnings about the machine: the two facts' controls differ beyond the default tolerance, or
     only one has a control, or they ran different workloads (nothing when neither has a control)."""
@@ -622,6 +785,8 @@ def with_baseline(registry: Registry, fact: FactData) -> FactData:
     )
     for row in found:
         ctl = parse((json.loads(row["observed"] or "{}") or {}).get(KEY))
+        for key in ("parts", interleave.KEY):  # they pair the verification's own samples, not the fact's
+            ctl.pop(key, None)
         if ctl.get("value"):
             info = {**fact["conditions"]["info"], KEY: json.dumps(ctl, sort_keys=True, separators=(",", ":"))}
             return {**fact, "conditions": {**fact["conditions"], "info": info}}

@@ -74,7 +74,7 @@ def due_facts(registry: Registry, settings: Settings,
     found = [f for f in facts.list_facts(registry, settings.file_config, ids=wanted)
              if due(f["status"], f["status_reason"]) and not f.get("ended_at")]
     found.sort(key=lambda f: (DUE.index(f["status"]) if f["status"] in DUE else 0, f["measured_at"], f["id"]))
-    runnable = [f for f in found if isinstance(f.get("method"), dict) and f["method"].get("kind") in engine.VERIFIERS]
+    runnable = [f for f in found if engine.rerunnable(f)]
     ids = {f["id"] for f in runnable}
     return runnable, [f for f in found if f["id"] not in ids]
 

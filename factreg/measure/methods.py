@@ -77,9 +77,9 @@ def bench_select(fact: Mapping[str, Any], args: Sequence[str]) -> dict[str, str]
 def bench_method(args: Sequence[str]) -> dict[str, Any]:
     """A llama-bench method from `--bench -- ARGS`, checked as `bench` checks them (allow-listed arguments, a GGUF
     model that exists, made absolute); nothing is run."""
-    from factreg.measure import llamabench
+    from factreg.measure import llamabench_args, llamabench_facts
 
-    return llamabench.method_for(llamabench.checked_args(args))
+    return llamabench_facts.method_for(llamabench_args.checked_args(args))
 
 
 def attach(registry: Any, fact_ids: Sequence[str], method: Mapping[str, Any], min_uptime_s: float) -> list[str]:

@@ -447,7 +447,7 @@ def _run(
 def _model_file(path: str, result: ProbeResult) -> None:
     """The served file's SHA-256 as an identity condition (cached as llama-bench's is), and a warning when the
     server's own /props names another file (compared as text: a reply never makes factreg read a path)."""
-    from factreg.measure.llamabench import model_sha256
+    from factreg.measure.llamabench_args import model_sha256
 
     size, sha = model_sha256(path)
     result.observed["model_sha256"] = sha

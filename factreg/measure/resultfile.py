@@ -4,7 +4,8 @@ factreg JSONL (an export, or record lines), llama-bench output (JSON, JSONL, CSV
 SQLite database), `vllm bench serve --save-result` JSON, AIPerf's profile_export_aiperf.json and llama-benchy's
 JSON. Each tool's signature lives with its reader (`llamabench_output.sniff` and `is_result`,
 `serving_import.SIGNATURES`, `registry/jsonl.is_line`); this module only asks them, in an order where no two can
-claim one file. A file none of them claims is refused with one line naming the formats factreg knows.
+claim one file. A file none of them claims is offered to the importers of installed plugins (`recognise(path)`,
+factreg/plugins/), and refused with one line naming the formats factreg and its plugins know when none claims it.
 """
 
 from __future__ import annotations
@@ -12,26 +13,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg import textfile
 from factreg.errors import BadInput
 
-# The formats `import` names, in the order of `factreg import FORMAT FILE`, and how a message names each.
-KNOWN = {
-    "jsonl": "factreg JSONL",
-    "llama-bench": "llama-bench output (JSON, JSONL, CSV, Markdown, SQL, SQLite)",
-    "vllm-bench": "vLLM bench serve JSON",
-    "aiperf": "AIPerf profile_export_aiperf.json",
-    "llama-benchy": "llama-benchy JSON",
-}
+if TYPE_CHECKING:
+    from factreg import plugins
+
 HEAD_BYTES = 1 << 20  # how much of a file the first look reads (a JSON document is read whole when it must be)
 SQLITE = b"SQLite format 3\0"
 
 
 @dataclass(frozen=True)
 class Recognised:
-    """A file's format (a KNOWN key) and, for llama-bench output, which of its formats (`json`, `md`, …)."""
+    """A file's format (an importer's name) and, for llama-bench output, which of its formats (`json`, `md`, …)."""
 
     format: str
     variant: str | None = None
@@ -40,14 +36,26 @@ class Recognised:
         """`llama-bench output (JSON)`, `factreg JSONL`."""
         if self.format == "llama-bench":
             return f"llama-bench output ({(self.variant or '').upper() if self.variant != 'md' else 'Markdown'})"
-        return KNOWN[self.format]
+        names = known()
+        return names[self.format] if self.format in names else known(discover=True)[self.format]
+
+
+def known(discover: bool = False) -> dict[str, str]:
+    """The formats `import` names (the built-ins', and with `discover` the plugins'), and how a message names each."""
+    from factreg import plugins
+
+    return {name: i.description for name, i in plugins.loaded(discover).importers.items()}
+
+
+class Unrecognised(BadInput):
+    """No reader claims the file."""
 
 
 def unknown(path: Path | str, why: str = "") -> BadInput:
     """The one line for a file no reader claims."""
-    names = "; ".join(KNOWN.values())
-    return BadInput(f"{path}: not a format factreg recognises{f' ({why})' if why else ''}; it reads {names} — name "
-                    f"one to be sure: factreg import {'|'.join(KNOWN)} FILE")
+    names = known(discover=True)
+    return Unrecognised(f"{path}: not a format factreg recognises{f' ({why})' if why else ''}; it reads "
+                        f"{'; '.join(names.values())} — name one to be sure: factreg import {'|'.join(names)} FILE")
 
 
 def _head(path: Path) -> bytes:
@@ -68,6 +76,29 @@ def _one_object(line: str) -> dict[str, Any] | None:
 
 def recognise(path: Path) -> Recognised:
     """The format of `path` by its content; BadInput (one line naming the known formats) when no reader claims it."""
+    try:
+        return _builtin(path)
+    except Unrecognised:
+        from factreg import plugins
+
+        for name, importer in plugins.loaded().importers.items():
+            if importer.recognise is not None and _claims(importer.recognise, path):
+                return Recognised(name)
+        raise
+
+
+def _claims(recognise: plugins.Ref, path: Path) -> bool:
+    """Whether a plugin's recogniser claims the file; one that raises claims nothing."""
+    from factreg import plugins
+
+    try:
+        return bool(plugins.load(recognise)(path))
+    except Exception:  # noqa: BLE001 - a plugin's bug must not stop the others from being asked
+        return False
+
+
+def _builtin(path: Path) -> Recognised:
+    """The built-in format of `path`, asked of each reader's signature in an order where no two claim one file."""
     from factreg.measure import llamabench_output as lbo
     from factreg.measure import serving_import
     from factreg.registry import jsonl

@@ -1,6 +1,7 @@
 """Re-verifying facts: group facts by method, call each method's verifier once, decide and record verdicts.
 
-A verifier is chosen by method kind (`load_verifier`, the kinds in VERIFIERS); each is
+A verifier is chosen by method kind (`load_verifier`: the kinds the loaded plugins register, factreg's own
+`llama-bench`, `probe` and `sweep` among them, `factreg/plugins/`); each is
 `remeasure(method: dict, facts: list[FactData], settings: Settings) -> dict[str, Measurement]`, where `facts`
 share `method` apart from its "select" key. Methods of kind `manual`, `derived` and `imported` cannot be re-run
 and are reported as skipped (an imported one with how to give it a method). A stored method is data: nothing in
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from factreg.registry.store import Registry
     from factreg.registry.types import FactData, VerificationRow
 
-VERIFIERS = ("llama-bench", "probe", "sweep")  # the method kinds factreg can re-run; nothing else is ever run
 NOT_RERUNNABLE = ("manual", "derived", "imported")
 SKIPPED = "skipped"
 
@@ -90,6 +90,8 @@ class VerifyResult(_Compared):
     speed_factor: NotRequired[float | None]
     cpu_share_factor: NotRequired[float | None]  # the measured run's CPU share now / then (llama-bench)
     as_measured: NotRequired[str]  # the statistics' verdict, when the machine's speed changed it
+    relative: NotRequired[dict[str, Any]]  # relative to the interleaved control (measure/interleave.py)
+    decided_by: NotRequired[str]  # "control-relative" when that comparison set the verdict
     scaled: NotRequired[dict[str, Any]]
     machine: NotRequired[dict[str, Any]]
     control: NotRequired[dict[str, Any]]
@@ -108,20 +110,28 @@ def method_key(method: Mapping[str, Any]) -> str:
 
 
 def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
-    """The `remeasure` function for a method kind (only the known ones; imported here, as they import this)."""
-    if kind == "llama-bench":
-        from factreg.measure import llamabench
+    """The `remeasure` function of the plugin (factreg's own included) that provides a method kind; UsageError
+    for a kind that no installed plugin provides (never guessed, nothing run)."""
+    from factreg import plugins
 
-        return llamabench.remeasure
-    if kind == "probe":
-        from factreg.measure import probe
+    found = plugins.verifier(kind)
+    if found is None:
+        raise UsageError(no_verifier(kind))
+    return plugins.load(found.remeasure)
 
-        return probe.remeasure
-    if kind == "sweep":
-        from factreg.measure import sweep
 
-        return sweep.remeasure
-    raise UsageError(f"no verifier for method kind {kind!r}")
+def no_verifier(kind: Any) -> str:
+    """Why a method kind is not run: no installed plugin provides it."""
+    return f"no verifier for method kind {str(kind)[:40]!r}: no installed plugin provides it (`factreg plugins`)"
+
+
+def rerunnable(fact: Mapping[str, Any]) -> bool:
+    """Whether a fact's method is of a kind some loaded plugin can re-run (its trust is checked apart)."""
+    from factreg import plugins
+
+    method = fact.get("method")
+    kind = method.get("kind") if isinstance(method, dict) else None
+    return isinstance(kind, str) and kind not in NOT_RERUNNABLE and plugins.verifier(kind) is not None
 
 
 def select_facts(
@@ -200,7 +210,8 @@ MAX_N = 1000
 
 def with_n(method: Mapping[str, Any], n: int | None) -> dict[str, Any]:
     """The method with `n` samples for this run (`verify --n`): a probe's requests, llama-bench's repetitions
-    (`-r`); other kinds unchanged. Nothing but the count changes, and the stored method stays as it was."""
+    (`-r`), a plugin's `samples_key`; other kinds unchanged. Nothing but the count changes, and the stored method
+    stays as it was."""
     out = dict(method)
     if n is None:
         return out
@@ -221,6 +232,12 @@ def with_n(method: Mapping[str, Any], n: int | None) -> dict[str, Any]:
                 continue
             kept.append(a)
         out["args"] = [*kept, "-r", str(n)]
+    elif isinstance(out.get("kind"), str) and out["kind"] not in NOT_RERUNNABLE:  # a plugin's kind: its own field
+        from factreg import plugins
+
+        spec = plugins.verifier(out["kind"])
+        if spec is not None and spec.samples_key:
+            out[spec.samples_key] = n
     return out
 
 
@@ -430,7 +447,7 @@ def verify(
     """
     results: dict[str, VerifyResult] = {}
     groups: dict[tuple[str, str], list[FactData]] = {}
-    runnable = [f for f in fact_list if isinstance(f.get("method"), dict) and f["method"].get("kind") in VERIFIERS]
+    runnable = [f for f in fact_list if rerunnable(f)]
     vouched = provenance.trusted(registry, runnable)
     untrusted = [f for f in runnable if (f["id"], f["version"]) not in vouched]
     if untrusted and trust_imported:  # the user trusts them now: tagged, so later runs need no flag
@@ -450,8 +467,8 @@ def verify(
         if kind in NOT_RERUNNABLE:
             results[fact["id"]] = {**_unrunnable(fact, not_rerunnable_message(fact, str(kind))), "verdict": SKIPPED}
             continue
-        if kind not in VERIFIERS:
-            results[fact["id"]] = _unrunnable(fact, f"no verifier for method kind {kind!r}")
+        if not rerunnable(fact):
+            results[fact["id"]] = _unrunnable(fact, no_verifier(kind))
             continue
         groups.setdefault((str(kind), method_key(method)), []).append(fact)
 
@@ -532,8 +549,15 @@ def _pool(kind: str, a: Measurement, b: Measurement) -> Measurement:
         return b
     xs = [*a.samples, *b.samples]
     value = statistics.fmean(xs) if kind == "llama-bench" else statistics.median(xs)
+    observed = dict(b.observed)
+    if control.KEY in a.observed and control.KEY in b.observed:  # both batches' controls, each beside its samples
+        from factreg.measure import interleave
+
+        both = interleave.pooled(control.parse(a.observed[control.KEY]), len(a.samples),
+                                 control.parse(b.observed[control.KEY]), len(b.samples))
+        observed[control.KEY] = json.dumps(both, sort_keys=True, separators=(",", ":"))
     return Measurement(samples=xs, value=value, spread=statistics.stdev(xs) if len(xs) > 1 else None, n=len(xs),
-                       observed=dict(b.observed), message=b.message, raw=b.raw,
+                       observed=observed, message=b.message, raw=b.raw,
                        flags=list(dict.fromkeys([*a.flags, *b.flags])))  # fmt: skip
 
 
@@ -550,6 +574,8 @@ def _steady(first: VerifyResult, second: VerifyResult, attempt: int) -> VerifyRe
     re-runs that disagree with each other by X% cannot refute a fact by less than tolerance + X%.
     """
     r1, r2 = first.get("rel_diff"), second.get("rel_diff")
+    if first.get("relative") and second.get("relative"):  # relative to the interleaved control, drift cancels
+        r1, r2 = first["relative"].get("rel_diff"), second["relative"].get("rel_diff")
     tol = second.get("tolerance", DEFAULT_TOLERANCE)
     if r1 is None or r2 is None:
         second["message"] += f" (reproduced in {attempt + 2} runs)"

@@ -360,8 +360,10 @@ def what_to_do(fact: FactData, last_verification: LastVerification | None) -> st
             f"the measurement could not be made: fix the endpoint or credentials, then `factreg verify {fid}`; "
             "documents citing it may point at a dead service"
         )
-    if kind in ("llama-bench", "probe", "sweep"):
-        return f"re-verify it: `factreg verify {fid}`"
+    from factreg.registry.facts import METHOD_KINDS
+
+    if kind in ("llama-bench", "probe", "sweep") or (isinstance(kind, str) and kind not in METHOD_KINDS):
+        return f"re-verify it: `factreg verify {fid}`"  # (a kind not factreg's own is a plugin's)
     return f"re-measure it and record a new version: `factreg record {fid} …`"
 
 

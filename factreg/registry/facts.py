@@ -58,6 +58,13 @@ def __getattr__(name: str) -> Any:
 METHOD_KINDS = ("manual", "llama-bench", "probe", "sweep", "derived", "imported")
 
 
+def _plugin_kind(kind: Any) -> bool:
+    """Whether an installed plugin provides this method kind (plugins are looked for only for a kind not factreg's)."""
+    from factreg import plugins
+
+    return isinstance(kind, str) and plugins.verifier(kind) is not None
+
+
 @dataclass
 class NewFact:
     """What a caller knows about one measurement; `build_rows` turns it into registry rows."""
@@ -177,7 +184,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
     ):
         raise UsageError("--warn-after cannot be longer than --error-after")
     method = dict(new.method or {"kind": "manual"})
-    if method.get("kind") not in METHOD_KINDS:
+    if method.get("kind") not in METHOD_KINDS and not _plugin_kind(method.get("kind")):
         raise UsageError(f"unknown method kind {method.get('kind')!r}")
     identity, info = cond.split(new.identity, new.info)
     measured_at = clock.iso(clock.parse(new.measured_at, "--measured-at")) if new.measured_at else clock.iso()

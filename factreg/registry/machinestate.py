@@ -71,6 +71,9 @@ def control_summary(ctl: Any) -> str:
                                       f"{c['seconds']:g} s" if isinstance(c.get("seconds"), (int, float)) else None)
                      if x)
     text = f"{shown} {c.get('unit') or ''}".rstrip() + (f" ({what})" if what else "")
+    chunks = c.get("chunks")
+    if isinstance(chunks, list) and chunks:
+        text += f", interleaved with {len(chunks)} measured run{'s' if len(chunks) > 1 else ''}"
     health = [float(x) for x in c.get("server_ms") or [] if isinstance(x, (int, float))]
     if health:
         text += f"; server 1-token request {statistics.median(health):.1f} ms"

@@ -246,6 +246,34 @@ def m005_decision_drivers(conn: Connection) -> None:
     _run(conn, M005_DECISION_DRIVERS)
 
 
+# ---------------------------------------------------------------- m006_notifications (frozen)
+
+M006_NOTIFICATIONS = (
+    """CREATE TABLE notified (
+    subject VARCHAR NOT NULL,
+    state VARCHAR NOT NULL,
+    noted_at VARCHAR NOT NULL,
+    PRIMARY KEY (subject)
+)""",
+    """CREATE TABLE outbox (
+    pk {serial} NOT NULL,
+    notifier VARCHAR NOT NULL,
+    created_at VARCHAR NOT NULL,
+    subject VARCHAR NOT NULL,
+    body VARCHAR NOT NULL,
+    attempts INTEGER NOT NULL,
+    last_error VARCHAR,
+    PRIMARY KEY (pk)
+)""",
+)
+
+
+def m006_notifications(conn: Connection) -> None:
+    """Alerts: the state of each fact and decision as last reported (`verify --notify`), and the messages not yet
+    delivered, retried by the next run."""
+    _run(conn, M006_NOTIFICATIONS)
+
+
 # Append only: a released migration is never edited, renamed or reordered.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m001_core", m001_core),
@@ -253,6 +281,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m003_corrections", m003_corrections),
     ("m004_provenance", m004_provenance),
     ("m005_decision_drivers", m005_decision_drivers),
+    ("m006_notifications", m006_notifications),
 ]
 
 NAMES = [name for name, _ in MIGRATIONS]

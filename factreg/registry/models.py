@@ -164,6 +164,28 @@ class RegistryMeta(SQLModel, table=True):
     value: str
 
 
+class Notified(SQLModel, table=True):
+    """What `verify --notify` last reported of a fact (`fact:ID`) or decision (`decision:N`): its alert state."""
+
+    __tablename__ = "notified"
+    subject: str = Field(primary_key=True)
+    state: str
+    noted_at: str
+
+
+class Outbox(SQLModel, table=True):
+    """A message one notifier has not delivered yet (secrets redacted): retried by the next `verify --notify`."""
+
+    __tablename__ = "outbox"
+    pk: int | None = Field(default=None, primary_key=True)
+    notifier: str
+    created_at: str
+    subject: str
+    body: str
+    attempts: int
+    last_error: str | None = None
+
+
 class Migration(SQLModel, table=True):
     """Bookkeeping: one row per applied migration, written in the migration's own transaction."""
 

@@ -96,6 +96,7 @@ def remove(conn: Any, fact_id: str) -> dict[str, int]:
     conn.execute(text("UPDATE fact SET superseded_by = NULL, superseded_at = NULL, supersede_reason = NULL "
                       "WHERE superseded_by = :id"), p)
     conn.execute(text("DELETE FROM fact WHERE id = :id"), p)
+    conn.execute(text("DELETE FROM notified WHERE subject = :s"), {"s": f"fact:{fact_id}"})  # what alerts reported
     return gone
 
 
@@ -161,4 +162,7 @@ def rename(conn: Any, old: str, new: str) -> dict[str, int]:
                                        p).rowcount
     moved["correction"] += conn.execute(text("UPDATE correction SET new_fact_id = :new WHERE new_fact_id = :old"),
                                         p).rowcount
+    conn.execute(text("DELETE FROM notified WHERE subject = :new"), {"new": f"fact:{new}"})  # what alerts reported
+    conn.execute(text("UPDATE notified SET subject = :new WHERE subject = :old"),
+                 {"new": f"fact:{new}", "old": f"fact:{old}"})
     return moved

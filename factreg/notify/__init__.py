@@ -1,0 +1,1 @@
+"""Alerts: what changed since the last message (`alerts.py`) and the channels that carry it (`channels.py`)."""

@@ -1,0 +1,167 @@
+"""The interleaved control (measure/interleave.py): chunks, control-relative samples, pooling, and the verdicts
+`control.adjust` reaches with them. Fixed numbers, so every verdict is exact; the real llama-bench runs C M C … C
+in tests/test_verify_control.py and bench/bench_confirm.py."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from factreg.measure import control, interleave, machine
+from factreg.measure import verify as engine
+from factreg.measure.measurement import Measurement
+
+SPEC = {"model": control.TINY_NAME, "threads": "1", "workload": "tiny tg64"}
+IDENT = {"machine": "testhost", "model_filename": "tiny.gguf", "n_threads": "1"}
+
+
+def ctl_data(chunks: list[tuple[int, float]], se: float = 0.01) -> dict:
+    """A control condition of interleaved runs: (samples in the chunk, control value around it)."""
+    values = [c for _n, c in chunks]
+    return {"kind": "llama-bench-tiny", "spec": SPEC, "unit": "tok/s", "value": sum(values) / len(values),
+            "samples": [v for v in values for _ in range(4)], "parts": values,
+            interleave.KEY: [[n, c, se] for n, c in chunks]}  # fmt: skip
+
+
+def drifting(level: float, speeds: list[float], per_chunk: int, cv: float, seed: int) -> tuple[list[float], list]:
+    """Samples of a workload whose true rate is `level` × the machine's speed, the speed moving chunk by chunk."""
+    rng = random.Random(seed)
+    samples, chunks = [], []
+    for speed in speeds:
+        samples += [level * speed * (1 + rng.gauss(0, cv)) for _ in range(per_chunk)]
+        chunks.append((per_chunk, 9000.0 * speed))
+    return samples, chunks
+
+
+def fact(samples: list[float], chunks: list, direction: str = "higher") -> dict:
+    info = {control.KEY: json.dumps(ctl_data(chunks))}
+    return {"id": "testhost/tiny/tg32", "version": 1, "metric": "tg_rate", "unit": "tok/s", "direction": direction,
+            "value": sum(samples) / len(samples), "spread": None, "n": len(samples), "samples": list(samples),
+            "tolerance": None, "conditions": {"identity": dict(IDENT), "info": info}}  # fmt: skip
+
+
+def measured(samples: list[float], chunks: list) -> Measurement:
+    observed = {**IDENT, control.KEY: json.dumps(ctl_data(chunks)),
+                machine.KEY: machine.as_condition({"load1": 1.0, "ncpu": 2})}  # fmt: skip
+    return Measurement(samples=list(samples), observed=observed)
+
+
+def test_chunks_of_reads_explicit_chunks_the_old_before_after_pair_and_nothing_else():
+    data = ctl_data([(5, 9000.0), (5, 8000.0)])
+    assert [c.n for c in interleave.chunks_of(data, 10)] == [5, 5]
+    assert [c.n for c in interleave.chunks_of(data, 5)] == [5]  # a last run that was not pooled is dropped
+    assert interleave.chunks_of(data, 7) is None  # chunks that do not add up to the samples pair nothing
+    old = {"samples": [9000.0, 9100.0, 8900.0, 9050.0], "parts": [9000.0, 8100.0], "value": 9000.0}
+    [one] = interleave.chunks_of(old, 12)  # recorded before chunks were kept: one chunk, the geometric mean
+    assert one.n == 12 and one.control == pytest.approx(math.sqrt(9000.0 * 8100.0))
+    assert interleave.chunks_of({"samples": [9000.0], "value": 9000.0}, 5) is None  # borrowed: no parts
+    assert interleave.chunks_of({interleave.KEY: [[5, -1, 0.01]]}, 5) is None
+    assert interleave.chunks_of({interleave.KEY: [["5", 9000, 0.01]]}, 5) is None
+
+
+def test_relative_samples_divide_a_rate_and_multiply_a_latency_by_their_own_chunks_control():
+    data = ctl_data([(2, 10.0), (2, 20.0)])
+    assert interleave.relative([100.0, 110.0, 200.0, 220.0], data, "higher") == [10.0, 11.0, 10.0, 11.0]
+    assert interleave.relative([1.0, 1.1, 0.5, 0.55], data, "lower") == [10.0, 11.0, 10.0, 11.0]
+    assert interleave.relative([1.0, 2.0, 3.0], data, "higher") is None
+
+
+def test_the_relative_side_is_widened_by_the_controls_own_noise():
+    samples = [100.0, 101.0, 99.0, 100.0]
+    quiet = interleave.side(samples, {interleave.KEY: [[4, 10.0, 0.0]]}, "higher")
+    noisy = interleave.side(samples, {interleave.KEY: [[4, 10.0, 0.05]]}, "higher")
+    assert quiet is not None and noisy is not None and quiet.mean == noisy.mean == pytest.approx(10.0)
+    assert quiet.sd == pytest.approx(0.08165, rel=1e-3)
+    # the control's 5% error moves the whole chunk: SE of the mean ≥ 5% of it, whatever the samples' spread
+    assert noisy.sd / math.sqrt(noisy.n) >= 0.05 * noisy.mean
+
+
+def test_two_verification_batches_pool_their_controls_each_beside_its_samples():
+    a = {**ctl_data([(3, 9000.0)]), "run_s": 1.0}
+    b = {"kind": "llama-bench-tiny", "samples": [6000.0, 6100.0], "parts": [6000.0, 6100.0], "run_s": 2.0}
+    both = interleave.pooled(a, 3, b, 4)
+    assert [c[:2] for c in both[interleave.KEY]] == [[3, 9000.0], [4, pytest.approx(math.sqrt(6000 * 6100), 1e-3)]]
+    assert both["run_s"] == 2.0 and len(both["samples"]) == 4 + 2
+    pooled = engine._pool("llama-bench", measured([1.0, 2.0, 3.0], [(3, 9000.0)]),
+                          measured([4.0, 5.0], [(2, 4500.0)]))  # fmt: skip
+    assert interleave.relative(pooled.samples, control.parse(pooled.observed[control.KEY]), "higher") == \
+        pytest.approx([1 / 9000, 2 / 9000, 3 / 9000, 4 / 4500, 5 / 4500])  # fmt: skip
+
+
+SPEEDS_THEN = [1.0, 0.6, 1.3, 0.75]  # the machine's speed moving run by run: raw values spread ~30%
+SPEEDS_NOW = [0.7, 1.25, 0.8, 1.1]
+
+
+def test_drift_between_runs_cancels_and_a_true_fact_is_confirmed():
+    old, old_chunks = drifting(8000.0, SPEEDS_THEN, 3, 0.02, seed=1)
+    new, new_chunks = drifting(8000.0, SPEEDS_NOW, 3, 0.02, seed=2)
+    res = engine.judge(fact(old, old_chunks), measured(new, new_chunks))
+    assert res["as_measured"] == "inconclusive"  # as measured, the drift keeps it from a decision
+    assert res["verdict"] == "confirmed" and res["decided_by"] == "control-relative"
+    assert res["relative"]["verdict"] == "confirmed" and abs(res["relative"]["rel_diff"]) < 0.03
+    assert res["message"].startswith("relative to the interleaved control:") and "held its speed" in res["message"]
+
+
+def test_a_claim_twenty_percent_above_the_real_rate_is_refuted_through_the_drift():
+    old, old_chunks = drifting(8000.0, SPEEDS_THEN, 3, 0.02, seed=3)
+    new, new_chunks = drifting(8000.0, SPEEDS_NOW, 3, 0.02, seed=4)
+    claim = [x * 1.2 for x in old]  # the same runs, their samples 20% higher: a claim above the real rate
+    res = engine.judge(fact(claim, old_chunks), measured(new, new_chunks))
+    assert res["verdict"] == "refuted", res["message"]
+    assert res["relative"]["rel_diff"] == pytest.approx(-1 / 6, abs=0.03)
+
+
+def test_a_machine_that_slowed_for_good_is_never_confirmed_by_its_control():
+    # Everything on the machine runs 1.6× slower now: relative to the control the fact holds, but its value does
+    # not — what a user reads in the doc is 8,000 tok/s and the machine gives 5,000.
+    old, old_chunks = drifting(8000.0, [1.0, 1.02, 0.98, 1.0], 5, 0.02, seed=5)
+    new, new_chunks = drifting(8000.0, [0.62, 0.63, 0.61, 0.625], 5, 0.02, seed=6)
+    res = engine.judge(fact(old, old_chunks), measured(new, new_chunks))
+    assert res["verdict"] == "inconclusive" and res["as_measured"] == "refuted"
+    assert res["relative"]["verdict"] == "confirmed"
+    assert "1.6× slower" in res["message"]
+
+
+def test_a_confirmation_as_measured_is_withdrawn_when_relative_to_the_control_it_refutes():
+    old, old_chunks = drifting(8000.0, [1.0] * 4, 5, 0.01, seed=7)
+    new, _ = drifting(8000.0, [1.0] * 4, 5, 0.01, seed=8)
+    now_chunks = [(5, 9000.0 * 0.7)] * 4  # the control ran 30% slower around runs that did not slow at all
+    res = engine.judge(fact(old, old_chunks), measured(new, now_chunks))
+    assert res["as_measured"] == "confirmed" and res["verdict"] == "inconclusive"
+    assert res["relative"]["verdict"] == "refuted"
+
+
+def test_a_fact_whose_own_relative_interval_is_wide_says_so_and_asks_for_no_new_samples():
+    rng = random.Random(9)
+    old = [8000.0 * (1 + rng.gauss(0, 0.25)) for _ in range(5)]  # -r 5 at CV 25%
+    new, new_chunks = drifting(8000.0, [1.0] * 6, 10, 0.02, seed=10)
+    res = engine.judge(fact(old, [(5, 9000.0)]), measured(new, new_chunks))
+    assert res["verdict"] == "inconclusive"
+    assert "the fact itself is too imprecise to confirm" in res["message"]
+    assert res["needed_n"] is None and "re-record the fact" in (engine.resolution(res) or "")
+
+
+def test_a_control_lent_by_a_verification_pairs_none_of_the_facts_samples(registry):
+    from sqlalchemy import insert
+
+    from factreg.registry import facts
+    from factreg.registry.facts import VERIFICATION, NewFact
+
+    old, _ = drifting(8000.0, [1.0] * 4, 5, 0.02, seed=11)
+    facts.record(registry, NewFact(id="testhost/tiny/tg32", metric="tg_rate", samples=old, identity=IDENT,
+                                   method={"kind": "llama-bench", "args": ["-m", "tiny.gguf"]}))  # fmt: skip
+    [f] = facts.list_facts(registry, {}, ids=["testhost/tiny/tg32"])
+    lent = ctl_data([(10, 9000.0), (10, 4000.0)])  # the verification's own runs, as many samples as the fact
+    with registry.write() as conn:
+        conn.execute(insert(VERIFICATION), [{"fact_id": f["id"], "fact_version": 1, "method_kind": "llama-bench",
+                                             "verified_at": "2026-11-30T11:00:00Z", "samples": "[]", "diff": "{}",
+                                             "verdict": "confirmed", "observed": json.dumps({control.KEY: json.dumps(lent)})}])
+    got = control.with_baseline(registry, f)
+    assert control.of_fact(got)["value"] == lent["value"]
+    assert interleave.KEY not in control.of_fact(got) and "parts" not in control.of_fact(got)
+    new, new_chunks = drifting(8000.0, [1.0] * 4, 5, 0.02, seed=12)
+    res = engine.judge(got, measured(new, new_chunks))
+    assert "relative" not in res and res["speed_factor"] is not None
