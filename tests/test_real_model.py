@@ -132,6 +132,11 @@ def three_busy_processes(tmp_path: Path):  # type: ignore[no-untyped-def]
     yield from busy_processes(tmp_path, 3)
 
 
+# Open (issue 34): merged with main's interleaved control (measure/control.py, "a share the control could not see is
+# judged relative to it"), this test fails in some runs: SmolLM2's tg16 at -t 1 ran 3.8× slower beside three busy
+# processes (56.4 → 14.7 tok/s) while the tiny control between its runs ran 1.3–1.4× slower, and verify refuted the
+# fact as slower, reproduced. Before that merge it passed in every run (the measured run's own CPU share explained
+# it). It asserts what the issue asks; the control has to meet it.
 def test_three_busy_processes_do_not_refute_it_and_the_control_says_why(cli, real_model, three_busy_processes):
     # Busy processes only slow a run down: a refutation saying the model got SLOWER is the control failing its job
     # and fails at once. One saying it got FASTER means the fact's own run was disturbed: benched again (≤ 2×).
