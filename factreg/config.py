@@ -70,6 +70,12 @@ def hostname() -> str:
     return os.environ.get("FACTREG_HOSTNAME") or socket.gethostname()
 
 
+def model_file() -> str | None:
+    """The model file FACTREG_MODEL names for the live demo and the real-model tests (default: SmolLM2 from its
+    wheel, `demo/realmodel.py`), or None."""
+    return os.environ.get("FACTREG_MODEL") or None
+
+
 @dataclass
 class Settings:
     """Everything factreg resolved about where it works, and why."""

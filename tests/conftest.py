@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from factreg.cli import app
 from factreg.registry.store import Registry
 
-pytest_plugins = ["tests.pg_support"]  # the throwaway PostgreSQL server (pg_server, pg_url)
+pytest_plugins = ["tests.pg_support", "tests.real_model_support"]  # PostgreSQL (pg_url); the real model
 
 # The tests' "now": fixed, so no test depends on the day it runs. `FACTREG_TEST_NOW` moves it (the time-shift
 # test runs the date-sensitive tests at other dates this way); facts in tests are dated relative to it (`ago`).

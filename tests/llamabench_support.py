@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,24 @@ def verify_until(cli, fact_id: str, wanted: tuple[str, ...], tries: int = 3, reb
             if rebench is not None:  # the machine's speed moved since the fact was measured: measure it again
                 assert rebench().exit_code == 0
     pytest.fail(f"{fact_id}: wanted {'/'.join(wanted)}, got {tries} times: " + " | ".join(seen))
+
+
+def busy_processes(folder: Path, count: int) -> Iterator:  # type: ignore[type-arg]
+    """For a fixture: a starter of `count` CPU-bound processes named `burn` (a shell loop) that the test calls when
+    the machine should be busy; `start.stop()` ends them, and they end with the fixture in any case."""
+    burn = folder / "burn"
+    burn.symlink_to("/bin/sh")
+    procs: list[subprocess.Popen] = []
+
+    def start() -> None:
+        procs.extend(subprocess.Popen([str(burn), "-c", "while :; do :; done"]) for _ in range(count))
+
+    def stop() -> None:
+        while procs:
+            p = procs.pop()
+            p.kill()
+            p.wait()
+
+    start.stop = stop  # type: ignore[attr-defined]
+    yield start
+    stop()

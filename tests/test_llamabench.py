@@ -387,6 +387,19 @@ def test_bench_llama_bench_exiting_nonzero(cli, isolated, tiny_model):  # noqa: 
     assert fact_count(cli) == 0
 
 
+@pytest.mark.parametrize(("sig", "hint"), [("ILL", True), ("SEGV", True), ("TERM", False)])
+def test_bench_llama_bench_killed_by_a_signal_names_it(cli, isolated, tiny_model, sig, hint):  # noqa: F811
+    # On a VM that advertises AMX without enabling it, llama-bench dies in the AMX kernels of repacked weights
+    # (SIGILL or SIGSEGV, demo/realmodel.py); a status of -4 said nothing of that.
+    fake = isolated / "llama-bench"
+    fake.write_text(f"#!/bin/sh\necho 'load_backend: loaded CPU backend' >&2\nkill -{sig} $$\n")
+    fake.chmod(0o755)
+    r = cli("bench", "--llama-bench", str(fake), "--", "-m", str(tiny_model))
+    assert_one_line_error(r, 3, f"llama-bench was killed by SIG{sig}: ")
+    assert ("try without weight repacking (--repack 0)" in r.stderr) == hint
+    assert fact_count(cli) == 0
+
+
 def test_bench_garbage_output(cli, isolated, tiny_model):  # noqa: F811
     fake = isolated / "llama-bench"
     fake.write_text('#!/bin/sh\necho \'[{"n_prompt": 0, "n_gen": 8, "avg_ts": NaN}]\'\n')

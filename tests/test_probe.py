@@ -601,6 +601,34 @@ def test_verify_command_rechecks_probe_facts(cli, server, body_file) -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_model_file_records_its_sha256_and_verify_sees_the_file_change(cli, server, body_file, tmp_path) -> None:
+    import hashlib
+
+    model = tmp_path / "served.gguf"
+    model.write_bytes(b"GGUF one")
+    url = server.url("ok,first=0.01,gap=0.005,tokens=3,model=mf")
+    r = run_probe(cli, url, body_file, "--n", "3", "--warmup", "0", "--model-file", str(model), "--record", "mf/p",
+                  "--json")
+    assert r.exit_code == 0, r.stderr
+    data = r.json()
+    assert data["observed"]["model_sha256"] == hashlib.sha256(b"GGUF one").hexdigest()
+    assert data["info"]["model_file"] == str(model.resolve()) and data["info"]["model_file_size"] == "8"
+    # the stand-in's /props names /models/mf.gguf: a server serving another file than the one named is said
+    assert "the server's /props names model /models/mf.gguf, not --model-file" in " ".join(data["warnings"])
+    fact = cli("show", "mf/p/ttft", "--json").json()
+    assert fact["conditions"]["identity"]["model_sha256"] == data["observed"]["model_sha256"]
+    assert fact["method"]["model_file"] == str(model)
+    model.write_bytes(b"GGUF two")  # the file the server serves changed: the fact is about another model
+    [res] = cli("verify", "mf/p/ttft", "--json").json()
+    assert res["verdict"] == "conditions_changed" and "model_sha256" in res["diff"], res
+
+
+def test_model_file_that_is_no_file_is_one_error_line(cli, server, body_file, tmp_path, db_url) -> None:
+    r = run_probe(cli, server.url("ok"), body_file, "--model-file", str(tmp_path / "none.gguf"), "--record", "x/y")
+    assert r.exit_code == 2 and error_lines(r.stderr) == [f"Error: --model-file {tmp_path / 'none.gguf'} is not a file"]
+    assert n_facts(db_url) == 0
+
+
 # ---------------------------------------------------------------- secrets
 
 

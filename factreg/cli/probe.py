@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -127,6 +128,11 @@ def probe(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Send cache_prompt: false (bust prompt caches).")
     ] = False,
+    model_file: Annotated[
+        Path | None,
+        typer.Option("--model-file", metavar="FILE", help="The model file the (local) server serves: its SHA-256 is "
+                     "recorded as the identity condition model_sha256 and checked again by verify."),
+    ] = None,
     expect: Annotated[
         list[str] | None,
         typer.Option("--expect", help="Expected condition key=value (model, build, thinking=on|off, warm...); repeat."),
@@ -199,6 +205,7 @@ def probe(
         server_started_at=parse_time(server_started_at) if server_started_at else None,
         spacing=spacing,
         no_cache=no_cache,
+        model_file=str(model_file) if model_file is not None else None,
         expect=conditions.parse_pairs(expect or [], "--expect"),
         max_bytes=int(float(settings.get("probe.max_response_mb", 32)) * 1024 * 1024),
         concurrency=concurrency,

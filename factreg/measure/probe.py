@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -119,6 +121,8 @@ class ProbeSpec:
     burstiness: float = 1.0
     duration: float = 0.0
     seed: int = 0
+    # The model file a local server serves (`--model-file`): its SHA-256 is an identity condition of the facts.
+    model_file: str | None = None
 
     def __post_init__(self) -> None:
         self.url = chat_url(self.url)
@@ -160,6 +164,8 @@ class ProbeSpec:
             raise UsageError("--duration and --burstiness go with --concurrency or --rate")
         if self.spacing and self.load.active:
             raise UsageError("--spacing is for one request after another; under load give --rate instead")
+        if self.model_file is not None and not Path(self.model_file).is_file():
+            raise UsageError(f"--model-file {self.model_file} is not a file")
 
     @property
     def load(self) -> Load:
@@ -189,6 +195,7 @@ class ProbeSpec:
                 if self.load.active
                 else {}
             ),
+            **({"model_file": self.model_file} if self.model_file else {}),
         }
 
 
@@ -406,6 +413,8 @@ def _run(
         result.requests.append(seen.trace)
         result.observed.update(seen.observed)
         result.info.update(seen.info)
+        if spec.model_file:
+            _model_file(spec.model_file, result)
         result.diff = _compare(expect, result.observed, EARLY_KEYS)
         if result.diff:
             result.verdict = Verdict.CONDITIONS_CHANGED
@@ -433,6 +442,20 @@ def _run(
         result.verdict = Verdict.CONDITIONS_CHANGED
         result.message = f"conditions changed: {_diff_line(result.diff)}"
     return result
+
+
+def _model_file(path: str, result: ProbeResult) -> None:
+    """The served file's SHA-256 as an identity condition (cached as llama-bench's is), and a warning when the
+    server's own /props names another file (compared as text: a reply never makes factreg read a path)."""
+    from factreg.measure.llamabench_args import model_sha256
+
+    size, sha = model_sha256(path)
+    result.observed["model_sha256"] = sha
+    result.info["model_file"] = str(Path(path).resolve())
+    result.info["model_file_size"] = str(size)
+    served = result.info.get("model_path")
+    if served and os.path.normpath(served) not in (os.path.normpath(path), result.info["model_file"]):
+        result.warnings.append(f"the server's /props names model {served}, not --model-file {path}")
 
 
 def _one_at_a_time(
@@ -738,6 +761,10 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
     no_cache = method.get("no_cache", False)
     if not isinstance(no_cache, bool):
         raise UsageError("the stored probe method's no_cache must be true or false")
+    model_file = method.get("model_file")
+    if model_file is not None and (not isinstance(model_file, str) or not 0 < len(model_file) <= 4096
+                                   or "\0" in model_file):
+        raise UsageError("the stored probe method's model_file must be a file path")
     spec = ProbeSpec(
         url=url,
         body=body,
@@ -753,6 +780,7 @@ def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
         burstiness=float(_bounded(method, "burstiness", 1, False)),
         duration=float(_bounded(method, "duration", 0, False)),
         seed=int(_bounded(method, "seed", 0, True)),
+        model_file=model_file,
     )
     spec.check()  # http(s)://host, no credentials in the URL
     return spec
