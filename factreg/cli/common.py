@@ -418,7 +418,7 @@ def print_table(rows: list[Any], columns: list[Column]) -> None:
         table.width = sum(w or 0 for _, w in kept) + 2 * (len(kept) - 1)
     for i, width in kept:
         c = columns[i]
-        table.add_column(c.name, justify=c.justify, no_wrap=True, width=width,  # type: ignore[arg-type]
+        table.add_column(c.name, justify=c.justify, no_wrap=True, width=width,
                          overflow="ignore" if c.name in WHOLE else "ellipsis")
     for r in cells:
         table.add_row(*(r[i] for i, _ in kept))

@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
     app.command("probe")(probe)
 
 
-def read_body(path: str) -> dict:
+def read_body(path: str) -> dict[str, Any]:
     """The request body from a JSON file (`-` for stdin); bad input → BadInput (exit 2)."""
     import json
 
@@ -305,7 +305,7 @@ def _counting(step: Callable[..., None], warmup: int) -> Callable[[str], None]:
     return say
 
 
-def _print(data: dict) -> None:
+def _print(data: dict[str, Any]) -> None:
     from rich.markup import escape
 
     from factreg import fmt
@@ -345,7 +345,7 @@ def _print(data: dict) -> None:
         out.print("  flags: " + ", ".join(data["flags"]))
 
 
-def _print_percentiles(out, metrics: dict) -> None:  # type: ignore[no-untyped-def]
+def _print_percentiles(out: Any, metrics: dict[str, Any]) -> None:
     """p50/p90/p95/p99 with 95% intervals; a percentile n cannot support is marked `~` and explained once."""
     from factreg import fmt
     from factreg.cli.common import make_table

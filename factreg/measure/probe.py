@@ -210,7 +210,7 @@ class ProbeResult:
     observed: dict[str, str] = field(default_factory=dict)
     info: dict[str, str] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
-    diff: dict[str, list] = field(default_factory=dict)
+    diff: dict[str, list[str | None]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -284,12 +284,12 @@ def _norm_expect(expect: Mapping[str, str]) -> dict[str, str]:
 
 def _compare(
     expect: Mapping[str, str], observed: Mapping[str, str], keys: tuple[str, ...] | None = None
-) -> dict[str, list]:
+) -> dict[str, list[str | None]]:
     names = [k for k in expect if (keys is None or k in keys) and k in observed]
     return cond.diff(dict(expect), dict(observed), names)
 
 
-def _diff_line(diff: Mapping[str, list]) -> str:
+def _diff_line(diff: Mapping[str, list[str | None]]) -> str:
     return "; ".join(f"{k}: expected {old!r}, observed {new!r}" for k, (old, new) in diff.items())
 
 

@@ -232,7 +232,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
             flags.append(extra)
 
     subject = new.subject if new.subject is not None else (fact_id.rsplit("/", 1)[0] if "/" in fact_id else None)
-    version_row: VersionRow = {
+    version_row = cast("VersionRow", {  # its `version` is given when the row is written
         "fact_id": fact_id, "subject": subject, "metric": metric.name, "unit": metric.unit,
         "direction": metric.direction, "value": value, "spread": spread, "n": n, **row_stats,
         "flags": json.dumps(flags), "measured_at": measured_at, "recorded_at": clock.iso(),
@@ -242,7 +242,7 @@ def build_rows(new: NewFact, min_uptime_s: float = DEFAULT_MIN_UPTIME_S) -> Prep
         "derived_from": json.dumps(new.derived_from) if new.derived_from else None,
         "recorded_by": provenance.user(), "origin": new.origin, "source": new.source, "registry_id": None,
         "trust": None,
-    }
+    })
     return {
         "version": version_row,
         "samples": samples,
@@ -439,7 +439,7 @@ def record_many(registry: Registry, news: Iterable[NewFact], min_uptime_s: float
         prune_raw(registry, conn, [r["version"]["fact_id"] for r in all_rows])
         return [f"{r['version']['fact_id']}@{n}" for r, n in zip(all_rows, numbers, strict=True)]
 
-    return registry.write_retrying(work)
+    return list(registry.write_retrying(work))
 
 
 def prune_raw(registry: Registry, conn: Connection, ids: Sequence[str]) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypedDict, cast
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Table, insert, select
 
 from factreg import clock
 from factreg.config import DEFAULT_MIN_UPTIME_S
@@ -71,7 +71,7 @@ def export_lines(registry: Registry) -> Iterator[str]:
     with registry.read() as conn:
         # Sorted in Python as well: byte order whatever the server's collation, so exports are identical.
         facts = sorted(conn.execute(select(FACT).order_by(FACT.c.id)).mappings().all(), key=lambda r: r["id"])
-        versions: dict[str, list[dict]] = {}
+        versions: dict[str, list[dict[str, Any]]] = {}
         for row in conn.execute(select(VERSION).order_by(VERSION.c.fact_id, VERSION.c.version)).mappings():
             versions.setdefault(row["fact_id"], []).append(dict(row))
         samples: dict[tuple[str, int], list[float]] = {}
@@ -82,11 +82,11 @@ def export_lines(registry: Registry) -> Iterator[str]:
         for fid, ver, key, value, kind in conn.execute(select(CONDITION.c.fact_id, CONDITION.c.version,
                                                               CONDITION.c.key, CONDITION.c.value, CONDITION.c.kind)):
             conds.setdefault((fid, ver), {"identity": {}, "info": {}})[kind][key] = value
-        verifs: dict[str, list[dict]] = {}
+        verifs: dict[str, list[dict[str, Any]]] = {}
         for row in conn.execute(select(VERIFICATION).order_by(VERIFICATION.c.pk)).mappings():
             verifs.setdefault(row["fact_id"], []).append(dict(row))
         decisions = conn.execute(select(DECISION).order_by(DECISION.c.number)).mappings().all()
-        cites: dict[int, list[dict]] = {}
+        cites: dict[int, list[dict[str, Any]]] = {}
         for row in conn.execute(select(CITE).order_by(CITE.c.decision, CITE.c.fact_id)).mappings():
             cites.setdefault(row["decision"], []).append({k: v for k, v in row.items() if k != "decision"})
         for cited in cites.values():
@@ -486,7 +486,7 @@ def import_lines(registry: Registry, lines: Iterable[tuple[Any, ...]] | Callable
     from sqlalchemy.exc import DBAPIError
 
     try:
-        return registry.write_retrying(work)
+        return dict(registry.write_retrying(work))
     except DBAPIError as exc:  # a value the database refuses (wrong type, a constraint): the whole batch is refused
         raise BadInput(f"{name}: the registry refused a line ({str(exc.orig or exc).splitlines()[0]}); "
                        "nothing imported") from None
@@ -702,8 +702,8 @@ def _decision_cites(conn: Connection, obj: Mapping[str, Any]) -> None:
         conn.execute(insert(CITE), rows)
 
 
-def _import_simple(conn: Connection, table, key: str, objs: list[Mapping[str, Any]], counts: dict[str, int],
-                   label: str, extra=None) -> None:  # type: ignore[no-untyped-def]
+def _import_simple(conn: Connection, table: Table, key: str, objs: list[Mapping[str, Any]], counts: dict[str, int],
+                   label: str, extra: Callable[[Connection, Mapping[str, Any]], None] | None = None) -> None:
     cols = [c.name for c in table.c]
     for obj in objs:
         row = {c: obj.get(c) for c in cols}
