@@ -190,3 +190,19 @@ def test_a_busier_machine_never_refutes_as_slower_what_its_control_did_not_follo
     faster = measured([x * 9 for x in new], now_chunks)  # 3× faster than the fact: co-runners do not explain that
     faster.observed[control.KEY] = _with(now_chunks, run_wait=0.6)
     assert engine.judge(f, faster)["verdict"] == "refuted"
+
+
+def test_a_control_run_the_measured_runs_did_not_follow_widens_the_relative_side_and_refutes_nothing():
+    # On a quiet machine one control run moved ±10% from the next while the measured runs beside it did not: the
+    # fact's own chunks show it, and a verification of one chunk whose control ran 11% slow is not refuted by it.
+    old, _ = drifting(8000.0, [1.0] * 4, 5, 0.02, seed=15)
+    old_chunks = [(5, 9000.0 * k) for k in (1.0, 1.1, 0.92, 1.08)]  # the controls moved; the runs did not
+    new, _ = drifting(8000.0, [1.0], 10, 0.02, seed=16)
+    now_chunks = [(10, 9000.0 * 0.89)]
+    f = fact(old, old_chunks)
+    assert interleave.untracked((old, control.parse(f["conditions"]["info"][control.KEY]), "higher")) > 0.002
+    res = engine.judge(f, measured(new, now_chunks))
+    assert res["relative"]["verdict"] != "refuted" and res["verdict"] == "confirmed", res["message"]
+    tracked, tracked_chunks = drifting(8000.0, SPEEDS_THEN, 3, 0.02, seed=17)  # the runs followed the controls
+    assert interleave.untracked((tracked, control.parse(fact(tracked, tracked_chunks)["conditions"]["info"]
+                                                        [control.KEY]), "higher")) < 0.0005

@@ -11,7 +11,10 @@ error; they are stored as `chunks` in the `control` condition, `[[n, control, re
 **Control-relative samples**: a rate sample ÷ its chunk's control (a latency × it). Drift between chunks — the
 machine 1.4× slower a minute later — moves the measured run and its control together and cancels; drift within
 a chunk remains in the samples' own spread. The side's standard deviation is widened by the controls' own
-noise (each chunk's control error moves all of its samples alike).
+noise (each chunk's control error moves all of its samples alike): the larger of the control runs' own standard
+error and the **untracked** noise — how much the chunks' control-relative means differ beyond what their samples
+explain, pooled over both sides (`untracked`): on a quiet machine here one control run moved ±10% from the next
+while the measured runs beside it did not, and a verification of one chunk cannot see that on its own.
 
 The raw values stay what a fact shows; `speed.adjust` uses the relative comparison to decide what the raw one
 cannot (docs/machine.md, "The interleaved control").
@@ -109,9 +112,39 @@ def relative(samples: Sequence[float], ctl: Mapping[str, Any], direction: str | 
     return out
 
 
-def side(samples: Sequence[float], ctl: Mapping[str, Any], direction: str | None) -> Side | None:
-    """The control-relative side of a comparison, its sd widened by the controls' own noise (None when unpaired
-    or below two samples)."""
+def untracked(*sides: tuple[Sequence[float], Mapping[str, Any], str | None]) -> float:
+    """How much a chunk's control moves that its measured run does not follow, as a variance of ln: the spread of
+    the chunks' control-relative means beyond what their own samples explain, pooled over every side (samples,
+    control, direction) with two chunks or more. Drift that the measured runs follow leaves the relative means
+    alike and counts nothing; a control run that happened to be slow counts in full. 0 when no side has two
+    chunks."""
+    total, dof = 0.0, 0
+    for samples, ctl, direction in sides:
+        chunks = chunks_of(ctl, len(samples))
+        rel = relative(samples, ctl, direction)
+        if chunks is None or rel is None or len(chunks) < 2:
+            continue
+        logs, within = [], []
+        i = 0
+        for chunk in chunks:
+            xs = rel[i : i + chunk.n]
+            i += chunk.n
+            m = statistics.fmean(xs)
+            if m <= 0:
+                return 0.0
+            logs.append(math.log(m))
+            within.append((statistics.stdev(xs) / m) ** 2 / len(xs) if len(xs) > 1 else 0.0)
+        excess = statistics.variance(logs) - statistics.fmean(within)
+        total += max(0.0, excess) * (len(logs) - 1)
+        dof += len(logs) - 1
+    return total / dof if dof else 0.0
+
+
+def side(samples: Sequence[float], ctl: Mapping[str, Any], direction: str | None, noise: float = 0.0
+         ) -> Side | None:  # fmt: skip
+    """The control-relative side of a comparison, its sd widened by the controls' own noise: each chunk's control
+    value is off by its samples' standard error, or by the `untracked` noise (a variance of ln), whichever is
+    larger (None when unpaired or below two samples)."""
     from factreg.measure.judge import Side
 
     rel = relative(samples, ctl, direction)
@@ -120,7 +153,7 @@ def side(samples: Sequence[float], ctl: Mapping[str, Any], direction: str | None
         return None
     n = len(rel)
     mean, sd = statistics.fmean(rel), statistics.stdev(rel)
-    control_var = mean**2 * sum((c.n / n) ** 2 * c.rel_se**2 for c in chunks)  # of the mean
+    control_var = mean**2 * sum((c.n / n) ** 2 * max(c.rel_se**2, noise) for c in chunks)  # of the mean
     return Side(mean, math.sqrt(sd**2 + n * control_var), n)
 
 
@@ -184,8 +217,9 @@ def compare(
     from factreg.measure import judge
 
     direction = fact.get("direction")
-    old = side(fact.get("samples") or [], then, direction)
-    new = side(samples, now, direction)
+    noise = untracked((fact.get("samples") or [], then, direction), (samples, now, direction))
+    old = side(fact.get("samples") or [], then, direction, noise)
+    new = side(samples, now, direction, noise)
     if old is None or new is None:
         return None
     return Paired(old, new, judge.compare(old, new, tolerance, alpha, unit="× control"),

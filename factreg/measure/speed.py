@@ -197,7 +197,9 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
                                                          tracking_gap(f, tolerance), alpha)  # fmt: skip
     if paired is not None and new is not None:
         contended = _contention(then, now, waited, tolerance)
-        return _decide_paired(fact, result, paired, contended, moved(f, tolerance) and significant, (then, now),
+        runs_moved = _runs_moved(then, now, tolerance, alpha)
+        return _decide_paired(fact, result, paired, contended,
+                              (moved(f, tolerance) and significant) if runs_moved is None else runs_moved, (then, now),
                               tolerance, alpha, load)  # fmt: skip
     if not candidates or new is None or (verdict == Verdict.CONFIRMED and not significant):
         how = "held its speed" if held else f"ran {describe(f)}, within the control's own noise"
@@ -249,6 +251,24 @@ def tracking_gap(factor: float, tolerance: float) -> float:
     import math
 
     return max(tolerance, min(tolerance + TRACKING * abs(math.log(factor)), MAX_GAP))
+
+
+def _runs_moved(then: Mapping[str, Any], now: Mapping[str, Any], tolerance: float, alpha: float) -> bool | None:
+    """Whether the machine runs at another speed now, judged on whole control runs (`parts`), not on their samples:
+    the samples of one short run move together, so a test on them calls a run that happened to be slow a change
+    of the machine. Beyond the tolerance and significant (Welch on ln of each run's value); None without two runs
+    on each side."""
+    import math
+
+    from factreg.registry import stats
+
+    a, b = ([math.log(float(x)) for x in side.get("parts") or [] if isinstance(x, (int, float)) and x > 0]
+            for side in (then, now))  # fmt: skip
+    if len(a) < 2 or len(b) < 2:
+        return None
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    test = stats.welch(ma, statistics.stdev(a), len(a), mb, statistics.stdev(b), len(b))
+    return moved(math.exp(mb - ma), tolerance) and test is not None and test.p_value < alpha
 
 
 def _contention(
