@@ -64,14 +64,30 @@ def test_the_budget_bounds_the_batches():
     clock = Clock()
 
     def measure(ids):
-        clock.t += 1.0
+        clock.t += 10.0
         return {i: [1.0] for i in ids}
 
     undecided = judging.Outcome("inconclusive", 0.5, 0.0, 99, "too noisy")
     _, pooled, looks = sequential.run(["f"], measure, lambda _f, _m, _a: undecided, pool=lambda a, b: a + b,
                                       more=lambda o: True, size=len, alpha=0.05, planned=6, budget=2, clock=clock)
     assert looks.batches["f"] == [1, 1, 1] and pooled["f"] == [1.0, 1.0, 1.0]
-    assert looks.spent_s == 3.0 and looks.budget_s == 2.0 and looks.as_json("f")["looks"] == 3
+    assert looks.spent_s == 30.0 and looks.budget_s == 20.0 and looks.as_json("f")["looks"] == 3
+
+
+def test_a_quick_first_batch_still_has_the_minimum_budget():
+    # A tiny model's batch takes a second: 5× that would leave room for four batches of five samples, too few to
+    # confirm a ±10% claim at CV 8%. The budget is at least MIN_BUDGET_S.
+    clock = Clock()
+
+    def measure(ids):
+        clock.t += 1.0
+        return {i: [1.0] for i in ids}
+
+    undecided = judging.Outcome("inconclusive", 0.5, 0.0, 99, "too noisy")
+    _, _, looks = sequential.run(["f"], measure, lambda _f, _m, _a: undecided, pool=lambda a, b: a + b,
+                                 more=lambda o: True, size=len, alpha=0.05, planned=20, budget=2, clock=clock)
+    assert looks.budget_s == sequential.MIN_BUDGET_S == 10.0
+    assert looks.batches["f"] == [1] * 11 and looks.spent_s == 11.0  # the last batch starts within it, as above
 
 
 def test_one_planned_look_is_one_batch_at_the_full_level():

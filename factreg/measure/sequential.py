@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 DEFAULT_LOOKS = 6  # the first batch and up to five more
-DEFAULT_BUDGET = 5.0  # more batches may take up to this many times the first batch's time
+DEFAULT_BUDGET = 5.0  # more batches may take up to this many times the first batch's time …
+MIN_BUDGET_S = 10.0  # … or this many seconds, whichever is longer: a first batch of a second would allow too few
 
 R = TypeVar("R")
 
@@ -85,13 +86,14 @@ def run(
 
     `measure(ids)` → id → measurement; `judge(id, measurement, alpha)` → verdict; `pool(a, b)` → both batches as
     one measurement; `more(verdict)` → whether another batch could decide it; `size(measurement)` → its n.
-    The budget is `budget` × the first batch's time, or `budget_s` seconds when given.
+    The budget is `budget` × the first batch's time (at least `MIN_BUDGET_S`), or `budget_s` seconds when given.
     Returns the verdicts, the (pooled) measurements and what the looks did."""
     alphas = look_alphas(alpha, planned)
     started = clock()
     measured = dict(measure(ids))
     first_s = clock() - started
-    looks = Looks(planned, (budget_s if budget_s is not None else budget * first_s) if planned > 1 else None)
+    default = max(budget * first_s, MIN_BUDGET_S)
+    looks = Looks(planned, (budget_s if budget_s is not None else default) if planned > 1 else None)
     verdicts: dict[str, R] = {}
     for fid in ids:
         verdicts[fid] = judge(fid, measured[fid], alphas[0])

@@ -355,8 +355,6 @@ def _decide_paired(
         if rel.needed_n is not None:
             result["needed_n"] = rel.needed_n if result.get("needed_n") is None else min(result["needed_n"],
                                                                                           rel.needed_n)
-        elif result.get("needed_n") is not None and "too imprecise" in rel.message:
-            result["needed_n"] = None  # relative to the control only the fact's own imprecision limits it
         return result
     result["message"] = f"{raw}; {said}{tail}"
     return result
