@@ -206,3 +206,17 @@ def test_a_control_run_the_measured_runs_did_not_follow_widens_the_relative_side
     tracked, tracked_chunks = drifting(8000.0, SPEEDS_THEN, 3, 0.02, seed=17)  # the runs followed the controls
     assert interleave.untracked((tracked, control.parse(fact(tracked, tracked_chunks)["conditions"]["info"]
                                                         [control.KEY]), "higher")) < 0.0005
+
+
+def test_two_runs_that_each_refute_relative_to_their_own_controls_reproduce_the_refutation():
+    # The claim 20% above the real rate: both runs refute relative to their controls (−14% and −20%), and differ by
+    # 6% from each other — sampling noise of two batches of five, not the machine's drift, which cancels there.
+    def run(raw: float, rel: float, verdict: str) -> dict:
+        return {"verdict": "refuted" if verdict == "refuted" else "inconclusive", "rel_diff": raw, "tolerance": 0.1,
+                "message": "m", "relative": {"verdict": verdict, "rel_diff": rel}}
+
+    both = engine._steady(run(-0.17, -0.14, "refuted"), run(-0.18, -0.20, "refuted"), 0)
+    assert both["verdict"] == "refuted" and "each relative to its own interleaved control: -14% and -20%" in \
+        both["message"]  # fmt: skip
+    excused = engine._steady(run(-0.17, -0.08, "inconclusive"), run(-0.18, -0.16, "refuted"), 0)
+    assert excused["verdict"] == "inconclusive" and "not steady" in excused["message"]  # the first run excused it

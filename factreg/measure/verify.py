@@ -571,11 +571,19 @@ def _steady(first: VerifyResult, second: VerifyResult, attempt: int) -> VerifyRe
     """Both runs refute: keep `refuted` only when the gap to the fact exceeds tolerance plus the runs' own drift.
 
     On a shared machine the mean of a run moves between runs by more than a run's own samples show; two
-    re-runs that disagree with each other by X% cannot refute a fact by less than tolerance + X%.
+    re-runs that disagree with each other by X% cannot refute a fact by less than tolerance + X%. Relative to the
+    interleaved control (`measure/interleave.py`) that drift cancels and each run's interval already holds the
+    rest: two runs that each refute relative to their own controls, the same way, reproduce the refutation.
     """
     r1, r2 = first.get("rel_diff"), second.get("rel_diff")
-    if first.get("relative") and second.get("relative"):  # relative to the interleaved control, drift cancels
-        r1, r2 = first["relative"].get("rel_diff"), second["relative"].get("rel_diff")
+    rel1, rel2 = first.get("relative"), second.get("relative")
+    if rel1 and rel2:
+        r1, r2 = rel1.get("rel_diff"), rel2.get("rel_diff")
+        if (rel1.get("verdict") == rel2.get("verdict") == Verdict.REFUTED and r1 is not None and r2 is not None
+                and (r1 > 0) == (r2 > 0)):  # fmt: skip
+            second["message"] += (f" (reproduced in {attempt + 2} runs, each relative to its own interleaved "
+                                  f"control: {r1 * 100:+.0f}% and {r2 * 100:+.0f}%)")
+            return second
     tol = second.get("tolerance", DEFAULT_TOLERANCE)
     if r1 is None or r2 is None:
         second["message"] += f" (reproduced in {attempt + 2} runs)"
