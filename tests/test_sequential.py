@@ -59,17 +59,22 @@ def test_a_claim_far_off_is_refuted_at_the_first_look():
     assert verdicts["f"].verdict == "refuted" and looks.batches["f"] == [5]
 
 
-def test_the_budget_bounds_the_batches():
-    # A verdict that never decides: batches stop when one more (as long as the first) would pass the budget.
+def _never_decided(batch_s: float, planned: int, budget: float):
+    """`sequential.run` of a verdict that never decides, each batch (one sample) taking `batch_s` seconds."""
     clock = Clock()
 
     def measure(ids):
-        clock.t += 10.0
+        clock.t += batch_s
         return {i: [1.0] for i in ids}
 
     undecided = judging.Outcome("inconclusive", 0.5, 0.0, 99, "too noisy")
-    _, pooled, looks = sequential.run(["f"], measure, lambda _f, _m, _a: undecided, pool=lambda a, b: a + b,
-                                      more=lambda o: True, size=len, alpha=0.05, planned=6, budget=2, clock=clock)
+    return sequential.run(["f"], measure, lambda _f, _m, _a: undecided, pool=lambda a, b: a + b,
+                          more=lambda o: True, size=len, alpha=0.05, planned=planned, budget=budget, clock=clock)
+
+
+def test_the_budget_bounds_the_batches():
+    # A verdict that never decides: batches stop when one more (as long as the first) would pass the budget.
+    _, pooled, looks = _never_decided(10.0, planned=6, budget=2)
     assert looks.batches["f"] == [1, 1, 1] and pooled["f"] == [1.0, 1.0, 1.0]
     assert looks.spent_s == 30.0 and looks.budget_s == 20.0 and looks.as_json("f")["looks"] == 3
 
@@ -77,15 +82,7 @@ def test_the_budget_bounds_the_batches():
 def test_a_quick_first_batch_still_has_the_minimum_budget():
     # A tiny model's batch takes a second: 5× that would leave room for four batches of five samples, too few to
     # confirm a ±10% claim at CV 8%. The budget is at least MIN_BUDGET_S.
-    clock = Clock()
-
-    def measure(ids):
-        clock.t += 1.0
-        return {i: [1.0] for i in ids}
-
-    undecided = judging.Outcome("inconclusive", 0.5, 0.0, 99, "too noisy")
-    _, _, looks = sequential.run(["f"], measure, lambda _f, _m, _a: undecided, pool=lambda a, b: a + b,
-                                 more=lambda o: True, size=len, alpha=0.05, planned=20, budget=2, clock=clock)
+    _, _, looks = _never_decided(1.0, planned=20, budget=2)
     assert looks.budget_s == sequential.MIN_BUDGET_S == 10.0
     assert looks.batches["f"] == [1] * 11 and looks.spent_s == 11.0  # the last batch starts within it, as above
 
