@@ -1,12 +1,5 @@
-"""Decisions: MADR-compatible decision records that cite facts as data, with the value each relied on.
-
-A decision is `needs review` when a fact it cites has since been refuted, retracted, superseded, gone stale,
-become unverifiable, changed conditions, or moved outside its tolerance in a newer version; when one of its
-drivers (`registry/drivers.py`: `day/35b-a3b/e2e < 1.0 s`) no longer holds for the facts as they are now; or
-when its review date (`--review-by`) has passed. Nothing of that is stored: it is worked out whenever the
-decision is read. Revert and supersede links are stored as data and rendered into the front matter of
-`decisions/NNNN-<slug>.md`.
-"""
+"""Decisions read back and reviewed: each cite against the fact that holds now, each driver judged, the review
+date; `needs review` worked out whenever a decision is read, never stored."""
 
 from __future__ import annotations
 
@@ -14,309 +7,37 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from factreg import clock
-from factreg.errors import NotFound, UsageError
+from factreg.errors import NotFound
+from factreg.publish.decisions.data import (
+    CURRENT_FIELDS,
+    FOLDER,
+    NEEDS_REVIEW,
+    OPEN,
+    REVIEW_STATUSES,
+    SUCCESSOR_FIELDS,
+    Cite,
+    CitedFact,
+    CiteRow,
+    DecisionData,
+    PastVersion,
+    file_name,
+)
 from factreg.registry import conditions as cond
 from factreg.registry import display
 from factreg.registry import drivers as drv
 from factreg.registry import facts as factmod
 from factreg.registry.freshness import NO_METHOD
-from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.store import Registry, in_list
 from factreg.registry.store import rows as query_rows
-from factreg.registry.types import FactStatus, IdentityOnly
+from factreg.registry.types import FactStatus
 from factreg.registry.verdicts import DEFAULT_TOLERANCE
-from factreg.secrets import redact
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, Table
 
     from factreg.registry.types import FactData
-
-
-class CiteRow(TypedDict):
-    """A `decision_cite` row: a fact version a decision relied on, with the value it relied on."""
-
-    decision: int
-    fact_id: str
-    fact_version: int
-    value: float
-    spread: float | None
-    unit: str
-
-
-class Cite(TypedDict):
-    """A fact a decision cites, as JSON data: the version and value relied on, the fact now, and why to review."""
-
-    id: str
-    version: int
-    value: float
-    spread: float | None
-    unit: str
-    relied_on: str  # the value relied on, as people read it
-    current: display.Shown | None  # CURRENT_FIELDS of the fact now; None when it left the registry
-    successor: display.Shown | None  # SUCCESSOR_FIELDS of the fact at the end of its supersede chain, if any
-    review: list[str]
-
-
-class Reverted(TypedDict):
-    date: str | None
-    because_fact: str | None
-    because: str | None
-
-
-class DecisionLink(TypedDict):
-    number: int
-    path: str
-
-
-class DecisionData(TypedDict):
-    """A decision as JSON data (`list_decisions`, `get`): its effective status and its cites, as its file shows it."""
-
-    number: int
-    title: str
-    slug: str
-    status: str  # effective: `needs review` when an open decision's cited fact changed
-    recorded_status: str
-    date: str
-    decision_makers: list[str]
-    context: str | None
-    outcome: str | None
-    cites: list[Cite]
-    drivers: list[drv.Judged]  # each driver with its truth now
-    review_by: str | None
-    review_reasons: list[str]
-    reverted: Reverted | None
-    superseded_by: DecisionLink | None
-    supersedes: list[DecisionLink]
-    path: str
-
-
-class Center(TypedDict):
-    """The median and 95% interval a driver is judged on (`drivers.center`)."""
-
-    median: float | None
-    ci95: list[float] | None
-
-
-class CitedFact(FactStatus):
-    """A cited fact's status row (`status.statuses`) with the tolerance, identity conditions and median a review
-    reads."""
-
-    tolerance: float | None
-    stats: Center
-
-
-class _PastVersion(TypedDict):
-    tolerance: float | None
-    conditions: IdentityOnly
-    stats: Center
-
-
-# What a cite shows of the fact it cites now, and of that fact's successor (registry.display fields).
-CURRENT_FIELDS = ("version", "value", "spread", "unit", "text", "status", "status_reason", "superseded_by", "metric")
-SUCCESSOR_FIELDS = ("id", "version", "status", "text")
-
-
-def _tables() -> tuple[Table, Table]:
-    """The SQLAlchemy tables (decision, decision_cite) for writing, imported on first use: reading decisions
-    goes through `Registry.reader()` (sqlite3 for a SQLite file), so `status` does not load SQLAlchemy."""
-    from factreg.registry.models import Decision, DecisionCite
-
-    return Decision.__table__, DecisionCite.__table__  # type: ignore[attr-defined]
-
-STATUSES = ("proposed", "accepted")
-OPEN = ("proposed", "accepted")
-NEEDS_REVIEW = "needs review"
-REVIEW_STATUSES = ("refuted", "retracted", "superseded", "stale", "conditions_changed", "unverifiable", "shifted")
-FOLDER = "decisions"
-MAX_SLUG = 200
-
-
-def parse_cites(values: Iterable[str], required: bool = True) -> list[tuple[str, int | None]]:
-    """`--cites a,b@2` (repeatable) → [(id, version or None)]; duplicates are refused, and no id at all unless
-    not `required` (a decision whose drivers name its facts)."""
-    out: list[tuple[str, int | None]] = []
-    seen: set[str] = set()
-    for value in values:
-        for part in value.split(","):
-            part = part.strip()
-            if not part:
-                continue
-            try:
-                fid, version = parse_ref(part)
-            except UsageError as exc:
-                raise UsageError(f"--cites: {exc.message}") from None
-            if fid in seen:
-                raise UsageError(f"--cites: {fid!r} given twice")
-            seen.add(fid)
-            out.append((fid, version))
-    if not out and required:
-        raise UsageError("--cites needs at least one fact id")
-    return out
-
-
-def _today() -> str:
-    return clock.today()
-
-
-def add(
-    registry: Registry,
-    title: str,
-    cites: Sequence[tuple[str, int | None]],
-    *,
-    context: str | None = None,
-    outcome: str | None = None,
-    status: str = "accepted",
-    by: Sequence[str] = (),
-    date: str | None = None,
-    drivers: Sequence[str] = (),
-    review_by: str | None = None,
-) -> int:
-    """Record a decision citing facts (each with the value relied on); return its number.
-
-    `drivers` (`day/35b-a3b/e2e < 1.0`, `a > b`: registry/drivers.py) are the comparisons the decision holds on;
-    the facts they read are cited too. `review_by` (YYYY-MM-DD): the decision needs review after that date.
-
-    Free text is redacted before it is stored: a credential pasted into the title, context or outcome never
-    reaches the registry, the decision file (nor its name) or a commit."""
-    title = redact(" ".join((title or "").split()))
-    if not title:
-        raise UsageError("a decision needs a title")
-    if status not in STATUSES:
-        raise UsageError(f"--status must be one of {', '.join(STATUSES)}, got {status!r}")
-    if date is not None:
-        clock.check_date(date, "--date")
-    if review_by is not None:
-        clock.check_date(review_by, "--review-by")
-    found: dict[str, FactData] = {}
-
-    def fact_of(fid: str) -> FactData:
-        if fid not in found:
-            found[fid] = factmod.get(registry, fid)
-        return found[fid]
-
-    checked = [drv.check(d, fact_of) for d in drv.parse_all(drivers)]
-    cites = list(cites)
-    cited = {fid for fid, _ in cites}
-    for d in checked:
-        cites += [(fid, None) for fid in d.facts if fid not in cited]
-        cited.update(d.facts)
-    if not cites:
-        raise UsageError("--cites needs at least one fact id (or give a --driver)")
-    rows = []
-    for fid, version in cites:
-        data = factmod.get(registry, fid, version)
-        rows.append(
-            {
-                "fact_id": fid,
-                "fact_version": data["version"],
-                "value": data["value"],
-                "spread": data["spread"],
-                "unit": data["unit"],
-            }
-        )
-    names = list(dict.fromkeys(redact(n.strip()) for n in by if n and n.strip()))
-    context = None if context is None else redact(context)
-    outcome = None if outcome is None else redact(outcome)
-    from sqlalchemy import func, insert, select
-
-    DECISION, CITE = _tables()
-
-    def work(conn: Connection) -> int:
-        number = int(conn.execute(select(func.coalesce(func.max(DECISION.c.number), 0))).scalar() or 0) + 1
-        conn.execute(
-            insert(DECISION),
-            [
-                {
-                    "number": number,
-                    "title": title,
-                    "slug": slugify(title),
-                    "status": status,
-                    "date": date or _today(),
-                    "decided_by": json.dumps(names, ensure_ascii=False),
-                    "context": context,
-                    "outcome": outcome,
-                    "created_at": clock.iso(),
-                    "drivers": drv.dumps(checked),
-                    "review_by": review_by,
-                }
-            ],
-        )
-        conn.execute(insert(CITE), [{"decision": number, **r} for r in rows])
-        return number
-
-    return int(registry.write_retrying(work))
-
-
-def _row(conn: Connection, number: int) -> Mapping[str, Any]:
-    from sqlalchemy import select
-
-    DECISION, _ = _tables()
-    row = conn.execute(select(DECISION).where(DECISION.c.number == number)).mappings().first()
-    if row is None:
-        raise NotFound(f"no decision {number}")
-    return dict(row)
-
-
-def revert(registry: Registry, number: int, because: str, date: str | None = None) -> None:
-    """Mark decision `number` reverted, because of a fact (when `because` names one) or a reason in words."""
-    because = redact(" ".join((because or "").split()))
-    if not because:
-        raise UsageError("--because needs a fact id or a reason")
-    fact_id = None
-    try:
-        check_id(because)
-        factmod.get(registry, because)
-        fact_id = because
-    except UsageError:
-        fact_id = None
-    if date is not None:
-        clock.check_date(date, "--date")
-    from sqlalchemy import update
-
-    DECISION, _ = _tables()
-
-    def work(conn: Connection) -> None:
-        row = _row(conn, number)
-        if row["status"] in ("reverted", "superseded"):
-            raise UsageError(f"decision {number} is already {row['status']}")
-        conn.execute(
-            update(DECISION)
-            .where(DECISION.c.number == number)
-            .values(
-                status="reverted",
-                reverted_at=date or _today(),
-                revert_reason=None if fact_id else because,
-                revert_fact=fact_id,
-            )
-        )
-
-    registry.write_retrying(work)
-
-
-def supersede(registry: Registry, number: int, by: int) -> None:
-    """Mark decision `number` superseded by decision `by`."""
-    if number == by:
-        raise UsageError("a decision cannot supersede itself")
-    from sqlalchemy import update
-
-    DECISION, _ = _tables()
-
-    def work(conn: Connection) -> None:
-        row = _row(conn, number)
-        _row(conn, by)
-        if row["status"] in ("reverted", "superseded"):
-            raise UsageError(f"decision {number} is already {row['status']}")
-        conn.execute(update(DECISION).where(DECISION.c.number == number).values(status="superseded", superseded_by=by))
-
-    registry.write_retrying(work)
-
-
-# ---------------------------------------------------------------- reading and review
 
 
 def stable_reason(fact: FactData | FactStatus | CitedFact) -> str:
@@ -333,7 +54,7 @@ def stable_reason(fact: FactData | FactStatus | CitedFact) -> str:
     return reason
 
 
-def cite_review(cite: CiteRow, current: FactData | CitedFact | None, cited: _PastVersion | None) -> list[str]:
+def cite_review(cite: CiteRow, current: FactData | CitedFact | None, cited: PastVersion | None) -> list[str]:
     """Why a decision should review what it relied on in `cite` (empty when nothing changed)."""
     fid = cite["fact_id"]
     if current is None:
@@ -432,12 +153,12 @@ def cited_facts(
     return out
 
 
-def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], _PastVersion]:
+def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], PastVersion]:
     """(fact id, version) → that version's tolerance, identity conditions, median and 95% interval, for the versions
     that exist."""
     wanted = set(pairs)
     ids = sorted({fid for fid, _ in wanted})
-    out: dict[tuple[str, int], _PastVersion] = {}
+    out: dict[tuple[str, int], PastVersion] = {}
     if not ids:
         return out
     with registry.reader() as conn:
@@ -459,7 +180,7 @@ def _versions(registry: Registry, pairs: Iterable[tuple[str, int]]) -> dict[tupl
     return out
 
 
-def _load(
+def load(
     registry: Registry,
     config: Mapping[str, Any] | None,
     numbers: Sequence[int] | None = None,
@@ -500,7 +221,7 @@ def _load(
         reasons: list[str] = []
         for c in cites.get(row["number"], []):
             cur = current.get(c["fact_id"])
-            cited_version: _PastVersion | None = None
+            cited_version: PastVersion | None = None
             if cur is not None and cur["version"] != c["fact_version"]:
                 cited_version = past.get((c["fact_id"], c["fact_version"]))
             review = cite_review(c, cur, cited_version)
@@ -589,12 +310,6 @@ def _successor(
     return display.fields(fact, SUCCESSOR_FIELDS)
 
 
-def file_name(row: Mapping[str, Any]) -> str:
-    """`0001-voice-front-end-35b-a3b.md`. The slug is made a slug again: a slug `add` made stays the same, one
-    edited into the database cannot name another folder."""
-    return f"{int(row['number']):04d}-{slugify(str(row['slug']), MAX_SLUG)}.md"
-
-
 def list_decisions(
     registry: Registry,
     config: Mapping[str, Any] | None = None,
@@ -605,12 +320,12 @@ def list_decisions(
 
     `current` (fact id → `facts.list_facts` data) or `statuses` (`status.statuses`), when the caller has them,
     save reading the cited facts' statuses again."""
-    return _load(registry, config, current=current, statuses=statuses)
+    return load(registry, config, current=current, statuses=statuses)
 
 
 def get(registry: Registry, number: int, config: Mapping[str, Any] | None = None) -> DecisionData:
     """One decision with its cited facts, their current state and any review reasons."""
-    return _load(registry, config, [number])[0]
+    return load(registry, config, [number])[0]
 
 
 def needing_review(
@@ -619,36 +334,9 @@ def needing_review(
     """Open decisions (proposed or accepted) that rely on a fact that has since changed.
 
     `statuses`: every current fact with its status (`status.statuses`), when the caller has them already."""
-    return [d for d in _load(registry, config, statuses=statuses) if d["status"] == NEEDS_REVIEW]
+    return [d for d in load(registry, config, statuses=statuses) if d["status"] == NEEDS_REVIEW]
 
 
 def citing(decisions: Iterable[DecisionData], fact_id: str) -> list[DecisionData]:
     """The decisions among `decisions` that cite `fact_id`."""
     return [d for d in decisions if any(c["id"] == fact_id for c in d["cites"])]
-
-
-def render(decision: DecisionData, templates: Path | str | None = None, lang: str | None = None) -> str:
-    """The MADR-compatible Markdown of one decision (in `lang`: English by default, or Korean)."""
-    from factreg.publish import render as rendering
-
-    return rendering.render("decision.md.j2", {"d": decision}, templates, lang)
-
-
-def write_files(
-    registry: Registry,
-    config: Mapping[str, Any] | None,
-    out: Path,
-    templates: Path | str | None = None,
-    numbers: Sequence[int] | None = None,
-    decisions: Sequence[DecisionData] | None = None,
-) -> tuple[dict[Path, str], list[Path]]:
-    """Render decision files under `out/decisions/`; return (every file rendered with its text, the files that
-    changed). Every path goes through `writer.write`, which refuses one outside `out`."""
-    from factreg.publish import writer
-
-    items = list(decisions) if decisions is not None else _load(registry, config, numbers)
-    if numbers is not None:
-        items = [d for d in items if d["number"] in set(numbers)]
-    lang = ((config or {}).get("report") or {}).get("lang")  # `[report] lang`, as `report` renders them
-    texts = {Path(out) / d["path"]: render(d, templates, lang) for d in items}  # render all before writing any
-    return texts, writer.write(texts, Path(out))
