@@ -5,7 +5,7 @@ ticks and verdict classes)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from factreg import fmt
@@ -101,15 +101,7 @@ def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]], metric: 
     and interval, verifications by verdict, the value documents cite as a line, round (1-2-5) y ticks, a title
     and a legend. One measurement is drawn as its samples' spread (a strip) instead of a timeline."""
     pts = [p for p in points if p.get("value") is not None]
-    values: list[float] = []
-    for p in pts:
-        values += [p["value"], *(p.get("samples") or [])[:MAX_SAMPLES], *(_point_interval(p) or [])]
-    if cited is not None:
-        values.append(cited)
-    lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
-    if lo < 0 <= min((p["value"] for p in pts), default=0.0) and all(s >= 0 for p in pts for s in p.get("samples") or []):
-        lo = 0.0  # an interval reaching below zero of a value that cannot be negative: the axis stops at zero
-    ticks = nice_ticks(lo, hi)
+    ticks = _ticks(pts, cited)
     lo, hi = ticks[0], ticks[-1]
     left, right, top, bottom = PAD_L, CHART_W - PAD_R, PAD_T, CHART_H - PAD_B
     plot_w = right - left
@@ -124,40 +116,11 @@ def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]], metric: 
     def y(v: float) -> float:
         return top + (hi - v) / (hi - lo) * (bottom - top)
 
-    drawn = []
-    for p, t in zip(pts, times, strict=True):
-        cx = x(t)
-        samples = (p.get("samples") or [])[:MAX_SAMPLES]
-        if single and samples:  # one measurement: its samples spread side by side across the plot
-            width = min(plot_w * 0.7, 36.0 * len(samples))
-            dots = [{"x": cx - width / 2 + (i + 0.5) * width / len(samples), "y": y(s), "value": s}
-                    for i, s in enumerate(samples)]
-        else:
-            offsets = [((i % 5) - 2) * 2.0 for i in range(len(samples))]
-            dots = [{"x": cx + dx, "y": y(s), "value": s} for dx, s in zip(offsets, samples, strict=True)]
-        interval = _point_interval(p)
-        drawn.append({
-            "x": cx,
-            "y": y(p["value"]),
-            "bar": [y(max(lo, interval[0])), y(min(hi, interval[1]))] if interval else None,
-            "half": (min(plot_w * 0.37, 18.0 * len(samples) + 8) if single and samples else 6.0),
-            "samples": dots,
-            "kind": p["kind"],
-            "verdict": VERDICT_CLASS.get(p.get("verdict") or "", "other") if p["kind"] == "verification" else "",
-            "label": p["label"],
-        })
+    drawn = [_drawn(p, x(t), y, (lo, hi), plot_w, single) for p, t in zip(pts, times, strict=True)]
     verdicts = sorted({d["verdict"] for d in drawn if d["kind"] == "verification"})
     versions = [d for d in drawn if d["kind"] == "version"]
     n_samples = sum(len(d["samples"]) for d in drawn)
     what = f"{metric} ({unit})" if metric else f"({unit})"
-    if single:
-        p = pts[0]
-        when = p["at"][:16].replace("T", " ")
-        k = len(p.get("samples") or [])
-        x_note = (f"one measurement, {when}: " + ("1 sample" if k == 1 else f"{k} samples, each a dot") if k
-                  else f"one measurement, {when}: one value, its samples not recorded")
-    else:
-        x_note = ""
     first = pts[times.index(t0)]["at"][:10] if pts else ""
     last = pts[times.index(t1)]["at"][:10] if pts else ""
     return {
@@ -175,7 +138,7 @@ def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]], metric: 
         "ticks": [{"y": y(v), "label": tick_label(v, ticks)} for v in ticks],
         "x_first_label": "" if single else first,
         "x_last_label": "" if single or last == first else last,
-        "x_note": x_note,
+        "x_note": _x_note(pts[0]) if single else "",
         "cited": None if cited is None else {"y": y(cited), "label": cited_label},
         "verdicts": verdicts,
         "n_samples": n_samples,
@@ -183,3 +146,49 @@ def chart(fact_id: str, unit: str, points: Sequence[Mapping[str, Any]], metric: 
         "care": "use with care: " + ", ".join(f for f in display.CARE_FLAGS if f in flags)
         if set(flags) & set(display.CARE_FLAGS) else "",
     }
+
+
+def _ticks(pts: Sequence[Mapping[str, Any]], cited: float | None) -> list[float]:
+    """The y ticks: round steps covering every value, drawn sample, interval and the cited value."""
+    values: list[float] = []
+    for p in pts:
+        values += [p["value"], *(p.get("samples") or [])[:MAX_SAMPLES], *(_point_interval(p) or [])]
+    if cited is not None:
+        values.append(cited)
+    lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
+    if lo < 0 <= min((p["value"] for p in pts), default=0.0) and all(s >= 0 for p in pts for s in p.get("samples") or []):
+        lo = 0.0  # an interval reaching below zero of a value that cannot be negative: the axis stops at zero
+    return nice_ticks(lo, hi)
+
+
+def _drawn(p: Mapping[str, Any], cx: float, y: Callable[[float], float], span: tuple[float, float], plot_w: float,
+           single: bool) -> dict[str, Any]:
+    """One point at `cx`: its median, its interval as a bar (within `span`), its samples as dots."""
+    lo, hi = span
+    samples = (p.get("samples") or [])[:MAX_SAMPLES]
+    if single and samples:  # one measurement: its samples spread side by side across the plot
+        width = min(plot_w * 0.7, 36.0 * len(samples))
+        dots = [{"x": cx - width / 2 + (i + 0.5) * width / len(samples), "y": y(s), "value": s}
+                for i, s in enumerate(samples)]
+    else:
+        offsets = [((i % 5) - 2) * 2.0 for i in range(len(samples))]
+        dots = [{"x": cx + dx, "y": y(s), "value": s} for dx, s in zip(offsets, samples, strict=True)]
+    interval = _point_interval(p)
+    return {
+        "x": cx,
+        "y": y(p["value"]),
+        "bar": [y(max(lo, interval[0])), y(min(hi, interval[1]))] if interval else None,
+        "half": (min(plot_w * 0.37, 18.0 * len(samples) + 8) if single and samples else 6.0),
+        "samples": dots,
+        "kind": p["kind"],
+        "verdict": VERDICT_CLASS.get(p.get("verdict") or "", "other") if p["kind"] == "verification" else "",
+        "label": p["label"],
+    }
+
+
+def _x_note(p: Mapping[str, Any]) -> str:
+    """What the x axis says under one measurement drawn as a strip."""
+    when = p["at"][:16].replace("T", " ")
+    k = len(p.get("samples") or [])
+    return (f"one measurement, {when}: " + ("1 sample" if k == 1 else f"{k} samples, each a dot") if k
+            else f"one measurement, {when}: one value, its samples not recorded")

@@ -220,31 +220,9 @@ def load(
         entries: list[Cite] = []
         reasons: list[str] = []
         for c in cites.get(row["number"], []):
-            cur = current.get(c["fact_id"])
-            cited_version: PastVersion | None = None
-            if cur is not None and cur["version"] != c["fact_version"]:
-                cited_version = past.get((c["fact_id"], c["fact_version"]))
-            review = cite_review(c, cur, cited_version)
-            fix = corrected.get((c["fact_id"], c["fact_version"]))
-            if fix is not None:
-                review.append(f"{c['fact_id']} v{c['fact_version']} was corrected by v{fix['new_version']}"
-                              + (f" ({fix['note_path']})" if fix["note_path"] else ""))
-            reasons.extend(review)
-            entries.append(
-                {
-                    "id": c["fact_id"],
-                    "version": c["fact_version"],
-                    "value": c["value"],
-                    "spread": c["spread"],
-                    "unit": c["unit"],
-                    "relied_on": display.text(c),
-                    "current": None
-                    if cur is None
-                    else {**display.fields(cur, CURRENT_FIELDS), "status_reason": stable_reason(cur)},
-                    "successor": _successor(current, cur),
-                    "review": review,
-                }
-            )
+            entry = _cite_entry(c, current, past, corrected)
+            reasons.extend(entry["review"])
+            entries.append(entry)
         judged = [_judge(d, current) for d in drivers[row["number"]]]
         reasons.extend(f"driver {j['text']} {j['verdict']}: {j['detail']}" for j in judged
                        if j["verdict"] in (drv.BROKEN, drv.UNKNOWN))
@@ -280,6 +258,32 @@ def load(
             }
         )
     return out
+
+
+def _cite_entry(c: CiteRow, current: Mapping[str, FactData | CitedFact], past: Mapping[tuple[str, int], PastVersion],
+                corrected: Mapping[tuple[str, int], factmod.Corrected]) -> Cite:
+    """One cite of a decision as data: the value relied on, the fact now and its successor, why to review it."""
+    cur = current.get(c["fact_id"])
+    cited_version: PastVersion | None = None
+    if cur is not None and cur["version"] != c["fact_version"]:
+        cited_version = past.get((c["fact_id"], c["fact_version"]))
+    review = cite_review(c, cur, cited_version)
+    fix = corrected.get((c["fact_id"], c["fact_version"]))
+    if fix is not None:
+        review.append(f"{c['fact_id']} v{c['fact_version']} was corrected by v{fix.new_version}"
+                      + (f" ({fix.note_path})" if fix.note_path else ""))
+    return {
+        "id": c["fact_id"],
+        "version": c["fact_version"],
+        "value": c["value"],
+        "spread": c["spread"],
+        "unit": c["unit"],
+        "relied_on": display.text(c),
+        "current": None if cur is None
+        else {**display.fields(cur, CURRENT_FIELDS), "status_reason": stable_reason(cur)},
+        "successor": _successor(current, cur),
+        "review": review,
+    }
 
 
 def _end(current: Mapping[str, FactData | CitedFact], fact_id: str | None) -> FactData | CitedFact | None:

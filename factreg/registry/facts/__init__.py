@@ -22,6 +22,7 @@ from factreg.registry.facts.measurement import (
     parse_samples,
 )
 from factreg.registry.facts.reading import (
+    Corrected,
     corrected_versions,
     count,
     get,
@@ -51,8 +52,8 @@ from factreg.registry.facts.recording import (
 )
 
 __all__ = [
-    "MAX_MAGNITUDE", "MAX_N", "METHOD_KINDS", "NewFact", "build_rows", "bulk_insert", "corrected_versions", "count",
-    "current_metrics", "current_versions", "dangling", "get", "history", "in_range", "insert_rows",
+    "MAX_MAGNITUDE", "MAX_N", "METHOD_KINDS", "Corrected", "NewFact", "build_rows", "bulk_insert", "corrected_versions",
+    "count", "current_metrics", "current_versions", "dangling", "get", "history", "in_range", "insert_rows",
     "last_verifications", "last_versions", "list_facts", "load_current", "newest_environment", "observed_environment",
     "parse_number", "parse_samples", "preview", "prune_raw", "readable", "record", "record_many", "retractions",
     "same_metric", "settle_current", "supersede", "unreadable", "verification_json", "write_versions",

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from factreg import clock
@@ -328,8 +329,7 @@ def history(registry: Registry, fact_id: str) -> list[FactData]:
         data["verifications"] = verifs[row["version"]]
         fix = corrected.get((fact_id, row["version"]))
         if fix is not None:
-            data["corrected"] = {"by_version": fix["new_version"], "correction": fix["pk"], "note": fix["note_path"],
-                                 "date": str(fix["created_at"])[:10]}
+            data["corrected"] = fix.as_json()
         out.append(data)
     return out
 
@@ -369,14 +369,30 @@ def currency(version: int, measured_at: str, recorded_at: str) -> tuple[Any, ...
     return (clock.parse(measured_at, "measured_at"), clock.parse(recorded_at, "recorded_at"), version)
 
 
-def corrected_versions(conn: Any, ids: Sequence[str] | None = None) -> dict[tuple[str, int], dict[str, Any]]:
-    """(id, version) → its correction (`pk`, `new_version`, `note_path`, `created_at`) for the versions corrected by
-    a new version of the same id (`correct`'s default); such a version is never current again."""
+@dataclass(frozen=True)
+class Corrected:
+    """A version corrected by a later version of the same id (`correct`'s default): the correction row's number, the
+    version that holds now, the note and when."""
+
+    pk: int
+    new_version: int
+    note_path: str | None
+    created_at: str
+
+    def as_json(self) -> dict[str, Any]:
+        """As `history` shows it on the corrected version."""
+        return {"by_version": self.new_version, "correction": self.pk, "note": self.note_path,
+                "date": self.created_at[:10]}
+
+
+def corrected_versions(conn: Any, ids: Sequence[str] | None = None) -> dict[tuple[str, int], Corrected]:
+    """(id, version) → its correction for the versions corrected by a new version of the same id (`correct`'s
+    default); such a version is never current again."""
     if not _has_table(conn, "correction"):
         return {}
     sql = ("SELECT pk, old_fact_id, old_version, new_version, note_path, created_at FROM correction "
            "WHERE new_fact_id = old_fact_id")
-    out: dict[tuple[str, int], dict[str, Any]] = {}
+    out: dict[tuple[str, int], Corrected] = {}
     parts = [None] if ids is None else list(chunks(sorted(set(ids))))
     for part in parts:
         params: dict[str, Any] = {}
@@ -385,5 +401,6 @@ def corrected_versions(conn: Any, ids: Sequence[str] | None = None) -> dict[tupl
             clause, params = in_list("id", list(part))
             where = f" AND old_fact_id IN {clause}"
         for r in rows(conn, sql + where + " ORDER BY pk", params):
-            out[(r["old_fact_id"], int(r["old_version"]))] = r
+            out[(r["old_fact_id"], int(r["old_version"]))] = Corrected(
+                pk=r["pk"], new_version=r["new_version"], note_path=r["note_path"], created_at=str(r["created_at"]))
     return out
