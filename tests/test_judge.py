@@ -133,3 +133,15 @@ def test_mann_whitney_cannot_reach_significance_with_3_vs_3():
 def test_condition_message():
     diff = {"build_commit": ["8cf427ff", "1a2b3c4"], "gpu_driver": [None, "550.54"]}
     assert judge.condition_message(diff) == "build_commit 8cf427ff → 1a2b3c4; gpu_driver ∅ → 550.54"
+
+
+def test_a_noisy_new_side_outside_the_tolerance_asks_for_new_samples_not_a_new_fact():
+    # A precise fact (±0.3%, n = 20) and a noisy re-run 21% below it: the gap is outside the tolerance but not
+    # significant. The fact's own interval is no obstacle to telling it — more new samples are, and the verdict asks
+    # for them (it used to blame the fact's "±0%" interval and stop the looks).
+    old = [100.0, 100.5, 99.5, 100.2, 99.8] * 4
+    new = [40.0, 100.0, 70.0, 130.0, 55.0]
+    out = compare(side(old), side(new), 0.10)
+    assert out.verdict == "inconclusive" and out.needed_n is not None and out.needed_n > 5
+    assert "outside tolerance ±10% but not significant" in out.message and "too imprecise" not in out.message
+    assert f"need n ≥ {out.needed_n} new samples (have 5)" in out.message
