@@ -32,7 +32,8 @@ from factreg.measure import quantiles
 from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure.identity import check_identity
 from factreg.measure.load import Load
-from factreg.measure.stream import DEFAULT_MAX_BYTES, ProbeFailure, RequestTrace, request_body, rounded, stream_request
+from factreg.measure.stream import DEFAULT_MAX_BYTES, request_body, stream_request
+from factreg.measure.trace import ProbeFailure, RequestTrace, rounded
 from factreg.measure.uptime import is_local, server_uptime
 from factreg.registry import conditions as cond
 from factreg.registry import stats
@@ -466,26 +467,15 @@ def _one_at_a_time(
     result: ProbeResult,
     say: Callable[[str], None],
 ) -> None:
-    """Warm-up then measured requests, one after another, each on a new connection: `http://` through the lean
-    client (`measure/wire.py`, a fraction of httpx's CPU per read), other URLs through `http`."""
-    from contextlib import nullcontext
-
-    from factreg.measure import load as loading
-    from factreg.measure import wire
-
-    lean = wire.handles(spec.url)
-    with loading.OneAtATime(spec.timeout) if lean else nullcontext() as seq:
-        for phase, count, label in steps:
-            for i in range(count):
-                if phase == "measured" and i and spec.spacing:
-                    time.sleep(spec.spacing)
-                say(f"{label} {i + 1}/{count}")
-                body = request_body(spec.body, spec.no_cache)
-                if seq is not None:
-                    trace = seq.request(spec.url, headers, body, spec.timeout, phase, spec.max_bytes)
-                else:
-                    trace = stream_request(http, spec.url, headers, body, spec.timeout, phase, spec.max_bytes)
-                result.requests.append(trace)
+    """Warm-up then measured requests, one after another, each the one streamed request (`stream.stream_request`)
+    on a connection of its own (`http` keeps none alive)."""
+    for phase, count, label in steps:
+        for i in range(count):
+            if phase == "measured" and i and spec.spacing:
+                time.sleep(spec.spacing)
+            say(f"{label} {i + 1}/{count}")
+            body = request_body(spec.body, spec.no_cache)
+            result.requests.append(stream_request(http, spec.url, headers, body, spec.timeout, phase, spec.max_bytes))
 
 
 def _under_load(
