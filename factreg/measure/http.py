@@ -115,10 +115,17 @@ def _client_class() -> Any:
             self.streams: Any = None
 
         def close(self) -> None:
+            self._close_streams()
+            super().close()
+
+        def __exit__(self, *exc: Any) -> None:  # httpx's own does not call `close`
+            self._close_streams()
+            super().__exit__(*exc)
+
+        def _close_streams(self) -> None:
             if self.streams is not None:
                 self.streams.close()
                 self.streams = None
-            super().close()
 
     return Client
 
