@@ -30,20 +30,21 @@ from typing import TYPE_CHECKING, Any
 
 from factreg import secrets
 from factreg.measure import wire
-from factreg.measure.arrival import ArrivalClock
+from factreg.measure.arrival import ArrivalClock, Stamps
 from factreg.measure.chunks import ChunkReader, Reading, _ThinkSplitter
 from factreg.measure.http import USER_AGENT, encoding_message, redirect_message, unasked_encoding, where
-from factreg.measure.trace import MeasurementError, ProbeFailure, RequestTrace, rounded
+from factreg.measure.trace import MeasurementError, ProbeFailure, RequestTrace
 from factreg.registry.verdicts import Verdict
 
 if TYPE_CHECKING:
     import httpx
 
-# The names the probe's callers and tests know this module by (each defined in its own module now).
+# This module's own names, and those its callers and tests have known it by since stream.py was split (a request's
+# trace, its reading and its arrival clock, each defined in its own module now).
 __all__ = [
     "DEFAULT_MAX_BYTES", "ArrivalClock", "ChunkReader", "Exchange", "MeasurementError", "OneAtATime", "ProbeFailure",
     "Reading", "RequestTrace", "_ThinkSplitter", "astream_request", "error_detail", "get_json", "request_body",
-    "rounded", "status_failure", "stream_headers", "stream_request", "transport_failure", "where",
+    "status_failure", "stream_headers", "stream_request", "streams_of", "transport_failure",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -97,7 +98,7 @@ class Exchange:
         self.events: dict[str, int] = {}  # perf_counter_ns of CONNECTED and WRITTEN, taken as they happen
         self.started = False  # the reply's head arrived
         self.reused = False  # sent on a kept-alive connection
-        self.stamps: Any = None  # the lean connection's `arrival.Stamps` for this exchange
+        self.stamps: Stamps | None = None  # this exchange's stamps on a lean connection (never the connection's)
         self.location: str | None = None
         self.error_body: list[bytes] = []
 
@@ -189,6 +190,8 @@ class Exchange:
     async def _read_lean(self, client: wire.Pool, conn: wire.Connection) -> None:
         parser = wire.ReplyParser()
         keep = False
+        stamps = self.stamps
+        assert stamps is not None
 
         def on_data(data: bytes) -> bool:
             if data:
@@ -211,7 +214,7 @@ class Exchange:
 
         try:
             try:
-                await conn.receive(on_data, self.stamps)
+                await conn.receive(on_data, stamps)
             except OSError as exc:
                 if not parser.received:
                     raise wire.ClosedBeforeReply(f"the connection was reset before any answer ({exc})") from None
