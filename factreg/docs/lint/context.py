@@ -50,7 +50,68 @@ _HUMAN_RATE_BEFORE = lazy(
 _REACHES_BEFORE = lazy(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 
 
+# Words of measured work or of a measured figure near a duration (`took 4.1 s`, `TTFT 0.3 s`, `p95 120 ms`, `12초 걸렸다`,
+# `평균 응답 시간 300ms`): FR101 reports a duration beside one; a duration with none near it is FR103's (preview).
+_MEASURED = lazy(
+    rf"{_B}(?i:took|takes|taking|finished{_SP}+in|completed?{_SP}+in|done{_SP}+in|in{_SP}+just|eval{_SP}+time|"
+    rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|latency|time{_SP}+to{_SP}+first{_SP}+token|"
+    rf"p50|p90|p95|p99|avg|average|mean|median|startup{_SP}+time|build{_SP}+time|generation{_SP}+time|"
+    rf"inference{_SP}+time|response{_SP}+times?|runtime|duration|responses?|build|builds|loads?|loading|generat\w*|"
+    rf"inference|startup|cold{_SP}+start|decode|prefill|faster|slower|speed|transcri\w*|render\w*|queries|query|api){_E}"
+    r"|걸렸|걸림|걸린|걸리|걸려|소요|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
+    r"평균|레이턴시|TTFT|응답|처리|빌드|로딩|생성|추론|변환|조회|쿼리|단축|개선|감소|→"
+)
+
+
+# A bound, a goal or an estimate right beside a duration (`< 500ms`, `up to 5 minutes`, `최대 60초`, `예상: 60초`), or
+# a line of goals, examples and assumptions: such durations are more often targets or illustrations (FR103).
+_BOUND_NEAR = lazy(
+    rf"<|≤|>|≥|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
+    rf"target|goal|slo|budget|expected){_E}|최대|최소|이내|이하|미만|이상|초과|목표|예상"
+)
+
+
+_GOAL_LINE = lazy(
+    rf"{_B}(?i:target|goal|slo|e\.g\.|for{_SP}+example|assum\w*|if|limits?|windows?|back-?off|retry|retries|"
+    rf"recommend\w*){_E}|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|✅|//"
+)
+
+
+_SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
+
+
 class _Context(_Tables):
+    def measured(self, start: int, end: int) -> bool:
+        """Whether a duration reads as a measurement: a word of measured work within 40 characters before it or 25
+        after it on its line (or in its table's header row), and no bound, goal, example or assumption near it."""
+        text = self.text
+        lo, hi = self._bounds(start)
+        line = text[lo:hi]
+        if _BOUND_NEAR.search(text, max(lo, start - 20), start) or _BOUND_NEAR.search(text, end, min(hi, end + 10)):
+            return False
+        if _GOAL_LINE.search(line):
+            return False
+        if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)):
+            return True
+        return line.lstrip().startswith("|") and _MEASURED.search(self._header_row(lo)) is not None
+
+    def _header_row(self, lo: int) -> str:
+        """The header row of the table whose body row starts at `lo` (the row above its `|---|` separator), or ""."""
+        text = self.text
+        hi = lo - 1
+        for _ in range(200):
+            if hi <= 0:
+                return ""
+            start = text.rfind("\n", 0, hi) + 1
+            row = text[start:hi]
+            if not row.lstrip().startswith("|"):
+                return ""
+            if _SEPARATOR_ROW.match(row) and "|" in row and set(row.strip()) <= set("|-: \t"):
+                return text[text.rfind("\n", 0, max(0, start - 1)) + 1 : max(0, start - 1)]
+            hi = start - 1
+        return ""
+
+
     def spread_kind(self, start: int, end: int) -> str:
         return "target" if self._target(start, end) else "claim"
 

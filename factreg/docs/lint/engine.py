@@ -24,6 +24,7 @@ from factreg.docs.lint.vocab import (
     _NORMAL,
     _RELATIVE,
     _SP,
+    BARE_DURATION_RULE,
     FAMILY_RULE,
     MODEL_RULE,
     SPREAD_RULE,
@@ -116,7 +117,10 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
     if verdict is None:
         return
     end, what = verdict
-    append((start, end, text[start:num_end], _NORMAL[kind], what, FAMILY_RULE[kind]))
+    rule = FAMILY_RULE[kind]
+    if rule == "FR101" and what == "claim" and not ctx.measured(start, end):
+        rule = BARE_DURATION_RULE  # no word of measured work near it: a preview rule
+    append((start, end, text[start:num_end], _NORMAL[kind], what, rule))
 
 
 # `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.

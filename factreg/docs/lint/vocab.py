@@ -73,6 +73,7 @@ FAMILY_RULE = {
     **dict.fromkeys(("x", "xcap", "xsp", "times", "ratio"), "FR121"),
     "pct": "FR122",
 }
+BARE_DURATION_RULE = "FR103"  # a duration with no word of measured work near it (preview)
 SPREAD_RULE = "FR131"  # a bare `±` spread
 TARGET_RULE = "FR201"
 MODEL_RULE = "FR901"  # a claim only factreg.docs.claimmodel (an experiment) found

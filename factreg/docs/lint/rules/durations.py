@@ -378,6 +378,8 @@ EXAMPLES_FR102 = (
     ("cache lifetime", "시트를 읽어 캐시를 만드는 데 1시간(3600초)이 걸렸다.", "1시간", "시트를 읽어 1시간(3600초)짜리 캐시를 재생성하는 로직"),
 )
 
+EXAMPLES_FR103: tuple = ()
+
 RULES = (
     Rule(
         "FR101",
@@ -392,6 +394,21 @@ RULES = (
             "condition or a target is FR201's."
         ),
         EXAMPLES_FR101,
+    ),
+    Rule(
+        "FR103",
+        "bare-duration",
+        "A time a system took, with no word of measured work near it: `**첫 응답**: 0.4초`, `the sweep finished in 30s`.",
+        (
+            "Reads what FR101 reads, where no word of measured work or of a measured figure (`took`, `latency`, "
+            "`p95`, `average`, `걸렸`, `소요`, `평균`, `응답 시간`) stands within 40 characters before the number or "
+            "25 after it (or in its table's header row), or where a bound, goal or estimate is beside it (`< 500ms`, "
+            "`up to 5 minutes`, `최대 60초`, `예상: 60초`) or the line speaks of goals, examples or assumptions. On the "
+            "labelled real sentences such durations are as often settings, media lengths, limits and people's time "
+            "as measurements, so the rule is a preview rule."
+        ),
+        EXAMPLES_FR103,
+        preview=True,
     ),
     Rule(
         "FR102",
