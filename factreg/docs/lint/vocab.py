@@ -73,6 +73,10 @@ FAMILY_RULE = {
     **dict.fromkeys(("x", "xcap", "xsp", "times", "ratio"), "FR121"),
     "pct": "FR122",
 }
+ITEM_RATE_RULE = "FR112"  # requests, items or frames per second, in prose (preview)
+TABLE_ITEM_RATE_RULE = "FR114"  # the same in a table row (default)
+RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
+BARE_RATIO_RULE = "FR123"  # a ratio in prose with no word of speed near it (preview)
 BARE_DURATION_RULE = "FR103"  # a duration with no word of measured work near it (preview)
 SPREAD_RULE = "FR131"  # a bare `±` spread
 TARGET_RULE = "FR201"
