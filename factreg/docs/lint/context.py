@@ -10,6 +10,7 @@ from factreg.docs.lint.vocab import (
     _B,
     _E,
     _FRACTION,
+    _GOAL_LINE,
     _LABEL_UNIT,
     _METRIC_UNIT,
     _PER_SECOND,
@@ -79,12 +80,6 @@ _BOUND_NEAR = lazy(
 )
 
 
-_GOAL_LINE = lazy(
-    rf"{_B}(?i:target|goal|slo|e\.g\.|for{_SP}+example|assum\w*|if|limits?|windows?|back-?off|retry|retries|"
-    rf"recommend\w*){_E}|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|✅|//"
-)
-
-
 # A duration in arithmetic (`60 seconds × 60 minutes`, `rows * 150ms`) or the length of what is generated (`generate
 # 5 sec of video`): a worked example or a media length, not a measurement.
 _WORKED_BEFORE = lazy(
@@ -115,7 +110,7 @@ class _Context(_Tables):
             text, end, min(near_hi, end + 10)
         ):
             return False
-        if _GOAL_LINE.search(text, near_lo, near_hi):
+        if (_GOAL_LINE.search(text, near_lo, near_hi) if row else self._flag(start, "goal_line")):
             return False
         if _WORKED_BEFORE.search(text, max(lo, start - 16), start) or _WORKED_AFTER.match(text, end):
             return False
@@ -125,7 +120,14 @@ class _Context(_Tables):
         return _MEASURED_HEADER.search(header) is not None
 
     def _header_row(self, lo: int) -> str:
-        """The header row of the table whose body row starts at `lo` (the row above its `|---|` separator), or ""."""
+        """The header row of the table whose body row starts at `lo` (the row above its `|---|` separator), or ""
+        (worked out once per row)."""
+        cache: dict[int, str] = self.__dict__.setdefault("_header_rows", {})
+        if lo not in cache:
+            cache[lo] = self._find_header_row(lo)
+        return cache[lo]
+
+    def _find_header_row(self, lo: int) -> str:
         text = self.text
         hi = lo - 1
         for _ in range(200):

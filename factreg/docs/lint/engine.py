@@ -15,8 +15,8 @@ from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
 from factreg.docs.lint.regions import _skipped
 from factreg.docs.lint.tables import _by_column, _has_table, _header_cells
 from factreg.docs.lint.vocab import (
-    _CLAIM,
     _B,
+    _CLAIM,
     _DIGIT,
     _E,
     _EXTRA,

@@ -360,8 +360,17 @@ _SPEED_CHANGE = lazy(
 )
 
 
+# A line of goals, examples, assumptions, limits or retries: a duration on it is more often a target or an
+# illustration than a measurement (FR103, not FR101; factreg.docs.lint.context).
+_GOAL_LINE = lazy(
+    rf"{_B}(?i:target|goal|slo|e\.g\.|for{_SP}+example|assum\w*|if|limits?|windows?|back-?off|retry|retries|"
+    rf"recommend\w*){_E}|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|✅|//"
+)
+
+
 _LINE_FLAGS = {
     "speed_change": _SPEED_CHANGE,
+    "goal_line": _GOAL_LINE,
     # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
     "count_cell": lazy(
         r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms|frames))[ \t*]*\|"
