@@ -68,7 +68,7 @@ def test_piped_tables_print_what_rich_prints(capsys, monkeypatch):
         rows = [[_text(rng, longest) for _ in range(ncol)] for _ in range(rng.randint(0, 5))]
         columns = [Column(rng.choice(("id", "value", "n", "status", "flags", "version", "reason")) + str(i), str(i),
                           lambda row, i=i: row[i], justify[i]) for i in range(ncol)]
-        plain, rich, itself = _both(capsys, monkeypatch, lambda: common.print_table(rows, columns))
+        plain, rich, itself = _both(capsys, monkeypatch, lambda rows=rows, columns=columns: common.print_table(rows, columns))
         assert plain == rich, (rows, justify)
         plain_taken += itself
         fallback += not itself
@@ -88,7 +88,7 @@ def test_piped_lines_print_what_rich_prints(capsys, monkeypatch):
                 lines.append([Bold(p) if rng.random() < 0.5 else p for p in parts])
             else:
                 lines.append("  " + _text(rng, rng.choice((10, 40, 200)), clean))
-        plain, rich, itself = _both(capsys, monkeypatch, lambda: common.print_lines(lines))
+        plain, rich, itself = _both(capsys, monkeypatch, lambda lines=lines: common.print_lines(lines))
         assert plain == rich, lines
         plain_taken += itself
         fallback += not itself

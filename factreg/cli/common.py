@@ -468,10 +468,12 @@ class Bold(str):
 def print_lines(lines: list[str | list[str]]) -> None:
     """Lines for people on stdout, redacted: a string is wrapped at the width, a list of parts (a `Bold` part bold
     on a terminal) never is. Piped, the characters themselves when rich would print them as they are (no secret to
-    mask, `plain_text`, a wrapped line within `PIPED_WIDTH`); else rich prints them."""
+    mask, `plain_text`, a wrapped line within `PIPED_WIDTH`, no backslash in parts, which rich's markup escaping
+    doubles at a part's end); else rich prints them."""
     joined = [line if isinstance(line, str) else "".join(line) for line in lines]
     if plain_stdout() and all(
-            plain_text(t, cell=False) and visible(redact(t)) == t and (len(t) <= PIPED_WIDTH or not isinstance(line, str))
+            plain_text(t, cell=False) and visible(redact(t)) == t
+            and (len(t) <= PIPED_WIDTH if isinstance(line, str) else "\\" not in t)
             for t, line in zip(joined, lines, strict=True)):
         sys.stdout.write("".join(t + "\n" for t in joined))
         return
