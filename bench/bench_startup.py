@@ -141,7 +141,8 @@ def main() -> None:
                  f"{machine()}. {rounds} interleaved rounds, every command once per round (order rotated); the "
                  f"figures are medians of CPU (user + system of the process) and wall time. Load average "
                  f"{load0[0]:.2f} before, {load1[0]:.2f} after (2 cores, shared). A registry of 1,000 facts "
-                 "(SQLite), the editable install; peers from their own virtualenv; `docs check` and "
+                 "(SQLite), the editable install with its .pyc files written (PYTHONDONTWRITEBYTECODE unset, as "
+                 "for a user; pip wrote the peers' at install); peers from their own virtualenv; `docs check` and "
                  "`docs lint` with `--no-cache` (every run reads and lints its file).", "",
                  f"| command | CPU median (s) | wall median (s) | × `python -c pass` | before ({rev}) CPU (s) | "
                  "before / now | target | peer (CPU) | target; peer |",
