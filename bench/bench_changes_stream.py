@@ -1,6 +1,5 @@
 """`factreg changes --json` over 10,000 facts × 100 points: peak memory and CPU of the whole process, this tree
-against the code of another revision (default: where this branch left main, which loaded every series at once) on the same registry, runs
-interleaved. The registry comes from bench_changes.py (`speed_points`, `build_registry`).
+against the code of other revisions (default: where this branch left main) on the same facts, runs interleaved. The registries come from bench_changes.py (`speed_points`, `build_registry`), one per side.
 
 Run: `python bench/bench_changes_stream.py [REV...]` (each revision a side of its own)."""
 
@@ -44,16 +43,20 @@ def main() -> None:
     speed = b.speed_points(b.SPEED_SEED, 10_000)  # lifted above zero there, as a rate is
     with tempfile.TemporaryDirectory(prefix="factreg-changes-stream-") as tmp:
         work = Path(tmp)
-        db = work / "reg.db"
-        n_versions, n_checks = b.build_registry(db, speed, work)
         sides = {"this tree": ROOT, **{rev: b.before_tree(rev, work) for rev in revs}}
+        # The same facts in a registry of each side's own schema, made by its code (an older factreg refuses a newer
+        # registry), each in a folder of its own.
+        dbs = {name: work / f"db-{k}" / "reg.db" for k, name in enumerate(sides)}
+        for name, tree in sides.items():
+            dbs[name].parent.mkdir()
+            n_versions, n_checks = b.build_registry(dbs[name], speed, dbs[name].parent, tree)
         got: dict[str, list[tuple[float, float, float]]] = {k: [] for k in sides}
         outputs: dict[str, bytes] = {}
         load0 = os.getloadavg()
         for _ in range(3):
             for name, tree in sides.items():
                 out = work / f"out-{len(outputs)}.json"
-                got[name].append(run(tree, db, out))
+                got[name].append(run(tree, dbs[name], out))
                 outputs[name] = out.read_bytes()
         load1 = os.getloadavg()
         same = all(outputs["this tree"] == outputs[rev] for rev in revs)
