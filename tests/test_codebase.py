@@ -117,7 +117,7 @@ with contextlib.redirect_stdout(io.StringIO()):
         main()
     except SystemExit as exc:
         code = exc.code or 0
-heavy = ('sqlalchemy', 'sqlmodel', 'httpx', 'jinja2', 'rich', 'git', 'pydantic', 'typer')
+heavy = ('sqlalchemy', 'sqlmodel', 'httpx', 'jinja2', 'rich', 'git', 'pydantic', 'typer', 'socket')
 print(code)
 print(','.join(m for m in heavy if m in sys.modules))
 print(';'.join(spawned))
@@ -145,7 +145,8 @@ NO_TABLE = ("typer",)  # piped (as here), a table or a fact's lines are the char
 ])
 def test_read_commands_import_no_heavy_library_and_run_no_program(args, allowed, db_path, tmp_path, monkeypatch):
     """The read paths (the real entry point, output piped) load neither SQLAlchemy, SQLModel, httpx, jinja2, git nor
-    pydantic, nor rich unless colour is forced, and start no other program; `--version` not even typer."""
+    pydantic, nor rich unless colour is forced, nor socket (no read asks the machine's name), and start no other
+    program; `--version` not even typer."""
     from factreg.registry import facts
     from factreg.registry.store import Registry
 
