@@ -205,7 +205,7 @@ def verify(
 def _emit_results(out_format: str, results: list[VerifyResult]) -> None:
     """Verdicts other than confirmed as findings: refuted and conditions_changed are errors, the rest warnings."""
     from factreg.docs.formats import Finding
-    from factreg.registry.verdicts import FINDINGS
+    from factreg.verdicts import FINDINGS
 
     emit_findings(out_format, [
         Finding(str(r["verdict"]), f"{r['id']}: {r['verdict']}: {r['message']}"
@@ -256,7 +256,7 @@ def _print_results(results: list[VerifyResult]) -> None:
     from factreg.fmt import value
 
     out = console()
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     styles = {
         Verdict.CONFIRMED: "green",

@@ -39,7 +39,7 @@ from factreg.docs import markers as mk
 from factreg.errors import UsageError
 from factreg.registry import display
 from factreg.registry.metrics import VOCABULARY
-from factreg.registry.verdicts import DEFAULT_TOLERANCE
+from factreg.verdicts import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from factreg.docs import lint

@@ -321,7 +321,7 @@ def client_note(fact: Mapping[str, Any], ev: Mapping[str, Any], n_requests: int 
 def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Settings | None) -> dict[str, Any]:
     """The verdict with the endpoint's own evidence taken into account (see the module's docstring)."""
     from factreg.measure import judge as judging
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     then, now = of_fact(fact), parse(m.observed.get(KEY))
     result["server"] = {"fact": then, "now": now}

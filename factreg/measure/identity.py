@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from factreg.measure.stream import ProbeFailure, RequestTrace, get_json, request_body, stream_request
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 
 if TYPE_CHECKING:
     import httpx

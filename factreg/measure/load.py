@@ -45,7 +45,7 @@ from factreg.measure.stream import (
     stream_headers,
     transport_failure,
 )
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 
 WRITTEN = "http11.send_request_body.complete"
 CONNECTED = "connection.connect_tcp.complete"

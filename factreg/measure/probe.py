@@ -25,18 +25,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from factreg import secrets
+from factreg import secrets, stats
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import UsageError
-from factreg.measure import quantiles
 from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure.identity import check_identity
 from factreg.measure.load import Load
 from factreg.measure.stream import DEFAULT_MAX_BYTES, ProbeFailure, RequestTrace, request_body, rounded, stream_request
 from factreg.measure.uptime import is_local, server_uptime
 from factreg.registry import conditions as cond
-from factreg.registry import stats
-from factreg.registry.verdicts import FAILURES, Verdict
+from factreg.stats import quantiles
+from factreg.verdicts import FAILURES, Verdict
 
 if TYPE_CHECKING:
     import httpx

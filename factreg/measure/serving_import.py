@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factreg import clock, textfile
+from factreg import clock, stats, textfile
 from factreg.errors import BadInput, FactregError, UsageError
-from factreg.registry import stats
 
 MAX_INPUT_BYTES = 64 * 2**20  # llama-benchy with time series is megabytes; nothing real is this large
 MAX_NESTING = 64  # JSON deeper than this is no tool's output (and would exhaust the parser's stack)
@@ -534,10 +533,10 @@ def method_of(tool: str, path: Path, stat: Stat, version: str | None = None) -> 
 def new_facts(tool: str, path: Path, runs: Sequence[Run], *, measured_at: str | None, identity: Mapping[str, str],
               info: Mapping[str, str], id_prefix: str | None) -> tuple[list[Any], int]:
     """The NewFacts of one file's runs, and how many were dated by the file itself (not --measured-at)."""
-    from factreg.measure import quantiles
     from factreg.registry.facts import NewFact
     from factreg.registry.ids import check_id, slugify
     from factreg.registry.metrics import percentile_name
+    from factreg.stats import quantiles
 
     out = []
     dated = 0

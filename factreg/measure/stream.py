@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from factreg import secrets
 from factreg.measure.http import ACCEPT_ENCODING, redirect_message, unasked_encoding
 from factreg.measure.sse import SSEError, SSEParser
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 
 if TYPE_CHECKING:
     import httpx

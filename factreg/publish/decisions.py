@@ -28,8 +28,8 @@ from factreg.registry.ids import check_id, parse_ref, slugify
 from factreg.registry.store import Registry, in_list
 from factreg.registry.store import rows as query_rows
 from factreg.registry.types import FactStatus, IdentityOnly
-from factreg.registry.verdicts import DEFAULT_TOLERANCE
 from factreg.secrets import redact
+from factreg.verdicts import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Table

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from factreg import clock
+from factreg import clock, stats
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import ConfigError, NotFound, UsageError
 from factreg.registry import conditions as cond
-from factreg.registry import freshness, provenance, series, stats
+from factreg.registry import freshness, provenance, series
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import check_value, get_metric, missing_required
 from factreg.registry.store import Registry, collect_unreadable, in_list, note_unreadable, rows, tuples

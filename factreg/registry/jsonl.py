@@ -48,9 +48,9 @@ from factreg.registry.models import Correction, Decision, DecisionCite
 from factreg.registry.provenance import IMPORTED, ensure_keys, tag
 from factreg.registry.store import Registry, in_list, note_unreadable, tuples
 from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
-from factreg.registry.verdicts import Verdict
 from factreg.secrets import redact
 from factreg.textfile import read_text
+from factreg.verdicts import Verdict
 
 DECISION = Decision.__table__  # type: ignore[attr-defined]
 CITE = DecisionCite.__table__  # type: ignore[attr-defined]

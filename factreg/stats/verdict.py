@@ -1,4 +1,4 @@
-"""Judging a re-measurement: does it confirm, refute, or fail to decide a fact? (Names: `registry.verdicts`.)
+"""The verdict rule: does a re-measurement confirm, refute, or fail to decide a fact? (Names: `factreg.verdicts`.)
 
 The test is **Welch's t-test** (unequal variances), for these reasons:
 
@@ -13,7 +13,8 @@ The test is **Welch's t-test** (unequal variances), for these reasons:
   one-sample t-test of the new samples against its value.
 
 A significant difference alone never refutes a fact: it must also lie outside a **practical tolerance**
-(default ±10%; per fact, then per metric `verify.tolerance_by_metric.<metric>`, then `verify.tolerance`).
+(default ±10%; per fact, then per metric `verify.tolerance_by_metric.<metric>`, then `verify.tolerance`: chosen by
+`measure/judge.py`).
 A non-significant result only confirms when the comparison had the power (80%) to see a tolerance-sized
 difference; otherwise it is `inconclusive`, with the n per side that would be needed.
 """
@@ -22,16 +23,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from factreg import fmt
-from factreg.registry import stats
-from factreg.registry.verdicts import DEFAULT_TOLERANCE, Verdict
-
-if TYPE_CHECKING:
-    from factreg.config import Settings
+from factreg import fmt, stats
+from factreg.verdicts import DEFAULT_TOLERANCE, Verdict
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.80
@@ -55,43 +50,6 @@ class Outcome:
     rel_diff: float | None
     needed_n: int | None
     message: str
-
-
-def tolerance_for(fact: Mapping[str, Any], settings: Settings | None = None) -> float:
-    """The fact's own tolerance, else `verify.tolerance_by_metric.<metric>`, else `verify.tolerance`, else 10%."""
-    if fact.get("tolerance") is not None:
-        return float(fact["tolerance"])
-    if settings is not None:
-        by_metric = settings.get(f"verify.tolerance_by_metric.{fact.get('metric')}")
-        if by_metric is not None:
-            return float(by_metric)
-        default = settings.get("verify.tolerance")
-        if default is not None:
-            return float(default)
-    return DEFAULT_TOLERANCE
-
-
-def old_side(fact: Mapping[str, Any]) -> Side:
-    """A fact's side: from its samples when it has two or more, else its value ± spread and n."""
-    samples = fact.get("samples") or []
-    if len(samples) >= 2:
-        s = stats.summarize(samples)
-        return Side(s.mean, s.stdev, s.n)
-    return Side(float(fact["value"]), fact.get("spread"), fact.get("n"))
-
-
-def new_side(samples: Sequence[float], value: float | None, spread: float | None, n: int | None) -> Side | None:
-    """A measurement's side: its samples when there are two or more, else value ± spread and n."""
-    if len(samples) >= 2:
-        s = stats.summarize(samples)
-        return Side(s.mean, s.stdev, s.n)
-    if value is not None and spread is not None and n is not None and n >= 2:
-        return Side(value, spread, n)
-    if len(samples) == 1:
-        return Side(samples[0], None, 1)
-    if value is not None:
-        return Side(value, spread, n)
-    return None
 
 
 def _pct(x: float) -> str:
@@ -210,10 +168,3 @@ def _rel(old: float, new: float) -> float | None:
     if old == 0:
         return None
     return (new - old) / abs(old)
-
-
-def condition_message(diff: Mapping[str, Sequence[Any]]) -> str:
-    """`build_commit 8cf427ff → 1a2b3c4; n_threads 8 → 4`."""
-    return "; ".join(
-        f"{k} {v[0] if v[0] is not None else '∅'} → {v[1] if v[1] is not None else '∅'}" for k, v in diff.items()
-    )

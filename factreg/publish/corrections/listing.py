@@ -16,7 +16,7 @@ from factreg.registry.ids import check_id, ref
 from factreg.registry.models import Correction
 from factreg.registry.store import Registry
 from factreg.registry.types import FactData, VerificationData
-from factreg.registry.verdicts import FAILURES
+from factreg.verdicts import FAILURES
 
 if TYPE_CHECKING:
     from factreg.config import Settings

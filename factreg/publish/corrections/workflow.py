@@ -32,8 +32,8 @@ from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, ref
 from factreg.registry.store import Registry
 from factreg.registry.types import FactData, VerificationData
-from factreg.registry.verdicts import FAILURES
 from factreg.secrets import redact
+from factreg.verdicts import FAILURES
 
 if TYPE_CHECKING:
     from factreg.config import Settings
