@@ -262,7 +262,7 @@ FormatOption = Annotated[
 
 
 def emit_findings(fmt: str, findings: Any, rules: Any = None, properties: Any = None) -> None:
-    """Findings (factreg.docs.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
+    """Findings (factreg.cli.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
     a plugin's), text or JSON as the format produces."""
     from factreg import plugins
     from factreg.errors import UsageError

@@ -172,9 +172,8 @@ def check(
     there are unsourced claims (listed after the problems; in --json under "claims").
     """
     from factreg import clock
-    from factreg.cli import progress
+    from factreg.cli import formats, progress
     from factreg.docs import check as chk
-    from factreg.docs import formats
 
     out_format = formats.choose(fmt, json_out)
     s = settings(db)
@@ -351,7 +350,7 @@ def lint(
     the facts that could back each; --fix cites those with exactly one citable fact whose marker renders the text
     as written (never a refuted, superseded, stale, cold or few_samples fact), then lists what is left.
     """
-    from factreg.docs import formats
+    from factreg.cli import formats
 
     if explain is not None:
         emit(_explain(explain))
@@ -506,8 +505,8 @@ def _findings_json(findings: list) -> list[dict]:  # type: ignore[type-arg]
 
     from factreg.docs.findings import Finding
 
-    # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (the CLI passes
-    # no model to the lint: factreg.docs.claimmodel), so the JSON keeps its keys
+    # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (only the
+    # experiment bench/claimmodel.py makes other findings), so the JSON keeps its keys
     names = [f.name for f in fields(Finding) if f.name != "by"]
     return [{k: (str(v) if isinstance(v, Path) else v) for k in names for v in (getattr(f, k),)} for f in findings]
 
@@ -546,7 +545,7 @@ def _explain(rule_id: str) -> str:
 
 def _lint_findings(findings: list) -> list:  # type: ignore[type-arg]
     """The lint's findings as formats.Finding (GitHub annotations, SARIF results), each under its rule's id."""
-    from factreg.docs import formats
+    from factreg.cli import formats
 
     return [
         formats.Finding(

@@ -43,8 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from factreg.measure import machine, sched, serverload
-from factreg.registry import machinestate
+from factreg.measure import machine, machinestate, sched, serverload
 
 if TYPE_CHECKING:
     from factreg.config import Settings

@@ -21,7 +21,7 @@ from typing import Any
 
 from factreg import fmt, secrets, terminal
 from factreg.errors import ConfigError
-from factreg.registry import machinestate
+from factreg.measure import machinestate
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

@@ -7,7 +7,6 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from factreg.docs import claimmodel
 from factreg.docs.findings import Finding
 from factreg.docs.lint.context import _Context
 from factreg.docs.lint.patterns import lazy
@@ -25,7 +24,6 @@ from factreg.docs.lint.vocab import (
     _RELATIVE,
     _SP,
     FAMILY_RULE,
-    MODEL_RULE,
     SPREAD_RULE,
     TARGET_RULE,
     Candidate,
@@ -41,7 +39,7 @@ def _candidates(
     """(start, end, value, unit, kind, rule) of every claim and target in `text` outside the `skipped` regions; with
     `windows` (from _windows), the patterns are only run there. With a `dismissed` list, the numbers with a unit
     that the rules found to be neither (a name, a clock time, a size, a hypothetical, …) are appended to it, of
-    kind "dismissed" (what factreg.docs.claimmodel reads)."""
+    kind "dismissed" (what bench/claimmodel.py, an experiment, reads)."""
     out: list[Candidate] = []
     append = out.append
     ctx = _Context(text)
@@ -131,15 +129,12 @@ def lint_text(
     path: str = "<text>",
     include_code: bool = False,
     targets: bool = False,
-    model: claimmodel.Model | None = None,
     rules: frozenset[str] | None = None,
 ) -> list[Finding]:
     """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
     settings (findings of kind "target"). Each finding names the rule that reports it (`rule`); with `rules`
-    (rule ids, factreg.docs.lint.rules.selected), only those rules' findings, else every rule's. With a `model`
-    (factreg.docs.claimmodel: an experiment, not used by the CLI), it may veto the rules' claims in a sentence
-    (kind "vetoed", listed with `targets`) or add one; such findings have `by == "model"`."""
-    return _lint(text, path, include_code, targets, prefilter=True, model=model, rules=rules)
+    (rule ids, factreg.docs.lint.rules.selected), only those rules' findings, else every rule's."""
+    return _lint(text, path, include_code, targets, prefilter=True, rules=rules)
 
 
 def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candidate] | None) -> list[Candidate]:
@@ -185,24 +180,23 @@ def _lint(
     include_code: bool,
     targets: bool,
     prefilter: bool,
-    model: claimmodel.Model | None = None,
     rules: frozenset[str] | None = None,
 ) -> list[Finding]:
     """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
     against)."""
-    dismissed: list[Candidate] | None = None if model is None else []
-    found = _scan(text, include_code, prefilter, dismissed)
-    decided: list[tuple[int, int, str, str, str, str, str]]  # a candidate and who decided it
-    if model is not None and (found or dismissed):
-        rule_at = {c[0]: c[5] for c in found}
-        decided = [
-            (s, e, v, u, k, by, TARGET_RULE if k == "target" else rule_at.get(s, MODEL_RULE))
-            for s, e, v, u, k, by in claimmodel.decide(
-                text, [c[:5] for c in found], [c[:5] for c in dismissed or []], model
-            )
-        ]
-    else:
-        decided = [(*c[:5], "rules", c[5]) for c in found]
+    found = _scan(text, include_code, prefilter, None)
+    return _findings(text, path, [(*c[:5], "rules", c[5]) for c in found], targets, rules)
+
+
+def _findings(
+    text: str,
+    path: str,
+    decided: list[tuple[int, int, str, str, str, str, str]],
+    targets: bool,
+    rules: frozenset[str] | None,
+) -> list[Finding]:
+    """Findings, in order, from candidates and who decided each (start, end, value, unit, kind, by, rule): claims
+    only unless `targets`, only the rules of `rules` when given."""
     if not targets:
         decided = [c for c in decided if c[4] == "claim"]
     if rules is not None:

@@ -75,7 +75,6 @@ FAMILY_RULE = {
 }
 SPREAD_RULE = "FR131"  # a bare `±` spread
 TARGET_RULE = "FR201"
-MODEL_RULE = "FR901"  # a claim only factreg.docs.claimmodel (an experiment) found
 
 
 _B = r"(?<![A-Za-z])"  # an English word starts here
