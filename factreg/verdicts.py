@@ -1,7 +1,7 @@
 """The verdicts a verification can reach: the one list of their names, and the default practical tolerance.
 
 A verdict is stored with each verification and read by freshness, status, docs check, decisions and correction
-notes; the statistics that reach one live in `factreg.measure.judge`.
+notes; the statistics that reach one live in `factreg.stats.verdict`.
 
 | verdict | meaning |
 |---|---|

@@ -292,7 +292,7 @@ def _worse(rel_diff: float | None, direction: str | None) -> bool | None:
 
 def _at_best(side: Any, share: float, direction: str | None) -> Any:
     """A side as it would have been had its server not been kept from a CPU for `share` of the run."""
-    from factreg.measure.judge import Side
+    from factreg.stats.verdict import Side
 
     k = 1 - min(share, MAX_DENIED)
     factor = k if direction == "lower" else 1 / k
