@@ -33,7 +33,8 @@ class Verdict(str, Enum):
     def __str__(self) -> str:
         return self.value
 
-    __format__ = str.__format__  # type: ignore[assignment]
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
 
 
 # The measurement could not be made: `verify` exits 3, the fact becomes `unverifiable`.

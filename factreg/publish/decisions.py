@@ -124,9 +124,9 @@ SUCCESSOR_FIELDS = ("id", "version", "status", "text")
 def _tables() -> tuple[Table, Table]:
     """The SQLAlchemy tables (decision, decision_cite) for writing, imported on first use: reading decisions
     goes through `Registry.reader()` (sqlite3 for a SQLite file), so `status` does not load SQLAlchemy."""
-    from factreg.registry.models import Decision, DecisionCite
+    from factreg.registry.models import Decision, DecisionCite, table
 
-    return Decision.__table__, DecisionCite.__table__  # type: ignore[attr-defined]
+    return table(Decision), table(DecisionCite)
 
 STATUSES = ("proposed", "accepted")
 OPEN = ("proposed", "accepted")

@@ -44,7 +44,7 @@ from factreg.registry.facts import (
     write_versions,
 )
 from factreg.registry.ids import check_id, check_slug
-from factreg.registry.models import Correction, Decision, DecisionCite
+from factreg.registry.models import Correction, Decision, DecisionCite, table
 from factreg.registry.provenance import IMPORTED, ensure_keys, tag
 from factreg.registry.store import Registry, in_list, note_unreadable, tuples
 from factreg.registry.types import VERSION_COLUMNS, Prepared, VersionRow
@@ -52,9 +52,9 @@ from factreg.secrets import redact
 from factreg.textfile import read_text
 from factreg.verdicts import Verdict
 
-DECISION = Decision.__table__  # type: ignore[attr-defined]
-CITE = DecisionCite.__table__  # type: ignore[attr-defined]
-CORRECTION = Correction.__table__  # type: ignore[attr-defined]
+DECISION = table(Decision)
+CITE = table(DecisionCite)
+CORRECTION = table(Correction)
 
 MAX_LINE = 50 * 1024 * 1024
 

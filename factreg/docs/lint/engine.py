@@ -6,6 +6,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from factreg.docs.findings import Finding
 from factreg.docs.lint.context import _Context
@@ -28,6 +29,9 @@ from factreg.docs.lint.vocab import (
     TARGET_RULE,
     Candidate,
 )
+
+if TYPE_CHECKING:
+    from factreg.docs.walk import Problem
 
 
 def _candidates(
@@ -229,12 +233,12 @@ def lint_documents(
     include_code: bool = False,
     targets: bool = False,
     rules: frozenset[str] | None = None,
-) -> tuple[list[Finding], list]:  # type: ignore[type-arg]
+) -> tuple[list[Finding], list[Problem]]:
     """Findings under `paths` and the files that could not be read (walk.Problem), for the CLI to report."""
     from factreg.docs import walk
 
     findings: list[Finding] = []
-    problems: list = []  # type: ignore[type-arg]
+    problems: list[Problem] = []
     for path, text in walk.documents(paths):
         if isinstance(text, walk.Problem):
             problems.append(text)
