@@ -1,6 +1,6 @@
 """Judging a re-measurement of a fact: the fact's side and the measurement's, the tolerance that applies, and the
-conditions that changed. The verdict rule itself (Welch, TOST, power) is `factreg.stats.verdict`; the names it
-needs here are re-exported so that a verifier reads one module.
+conditions that changed. The verdict rule itself (Welch, TOST, power) is `factreg.stats.verdict`; its `compare`,
+`Side`, `Outcome` and `DEFAULT_ALPHA` are re-exported here, so that a verifier reads one module.
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from factreg import stats
-from factreg.stats.verdict import DEFAULT_ALPHA, DEFAULT_POWER, Outcome, Side, compare
+from factreg.stats.verdict import DEFAULT_ALPHA, Outcome, Side, compare
 from factreg.verdicts import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from factreg.config import Settings
 
-__all__ = ["DEFAULT_ALPHA", "DEFAULT_POWER", "Outcome", "Side", "compare", "condition_message", "new_side",
+__all__ = ["DEFAULT_ALPHA", "Outcome", "Side", "compare", "condition_message", "new_side",
            "old_side", "tolerance_for"]
 
 
