@@ -104,14 +104,22 @@ def main() -> None:
     for name, c in (("the fact as measured", true), ("a claim 20% above it", claim)):
         other = sum(v for k, v in c.items() if k not in ("confirmed", "inconclusive", "refuted"))
         lines.append(f"| {name} | {c['confirmed']} | {c['inconclusive']} | {c['refuted']} | {other} |")
-    lines += ["", "| cycle | load | fact n | flags | verify (s) | spent / budget (s) | verdict | looks | claim +20% |",
-              "|---:|---:|---:|---|---:|---|---|---:|---|"]
+    lines += ["", "| cycle | load | fact n | flags | verify (s) | spent / budget (s) | verdict | looks | claim +20% "
+              "| its spent / budget (s) |", "|---:|---:|---:|---|---:|---|---|---:|---|---|"]
+
+    def looks(v: dict) -> str:
+        seq = v.get("sequential") or {}
+        runs = " (2 runs)" if seq.get("first_run") else ""
+        return f"{seq.get('spent_s')} / {seq.get('budget_s')}{runs}"
+
     for r in rows:
         seq = r["true"].get("sequential") or {}
+        claim_v = r["claim +20%"]
         lines.append(f"| {r['cycle']} | {r['load1']:.1f} | {r['fact_n']} | {', '.join(r['fact_flags']) or '—'} "
-                     f"| {r['true']['seconds']} | {seq.get('spent_s')} / {seq.get('budget_s')} "
+                     f"| {r['true']['seconds']} | {looks(r['true'])} "
                      f"| {r['true']['verdict']}{' (relative)' if r['true'].get('decided_by') else ''} "
-                     f"| {seq.get('looks')} | {r['claim +20%']['verdict']} |")
+                     f"| {seq.get('looks')} | {claim_v['verdict']}{' (relative)' if claim_v.get('decided_by') else ''} "
+                     f"| {looks(claim_v)} |")
     opts.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(opts.out)
 

@@ -125,6 +125,26 @@ def test_a_machine_that_slowed_for_good_is_never_confirmed_by_its_control():
     assert "1.6× slower" in res["message"]
 
 
+def test_a_machine_that_moved_confirms_a_fact_whose_value_is_still_inside_the_tolerance():
+    # The fact was recorded while the machine's control ran 13% slow and the workload 8.5% slow; now both run at
+    # their usual speed. Relative to the control the fact holds, and its value as measured is 9% off — inside
+    # ±10%: what a user reads still holds, so the machine's move does not keep it from being confirmed.
+    rng = random.Random(13)
+    old = [8000.0 * 0.915 * (1 + rng.gauss(0, 0.03)) for _ in range(20)]
+    old_chunks = [(5, 9000.0 * pace) for pace in (0.87, 0.88, 0.86, 0.87)]
+    new = [8000.0 * (1 + rng.gauss(0, 0.03)) for _ in range(20)]
+    new_chunks = [(5, 9000.0 * pace) for pace in (1.0, 1.01, 0.99, 1.0)]
+    res = engine.judge(fact(old, old_chunks), measured(new, new_chunks))
+    assert res["relative"]["verdict"] == "confirmed" and 0.05 < res["rel_diff"] <= 0.10
+    assert res["as_measured"] == "inconclusive"  # as measured, the gap's interval reaches past +10%
+    assert "ran 1.1× faster" in res["message"]  # the control moved beyond the tolerance
+    assert res["verdict"] == "confirmed" and res["decided_by"] == "control-relative", res["message"]
+    # The same move with the value 15% off as measured (the workload followed the machine): not confirmed.
+    away = [8000.0 * 0.87 * (1 + rng.gauss(0, 0.03)) for _ in range(20)]
+    res = engine.judge(fact(away, old_chunks), measured(new, new_chunks))
+    assert res["relative"]["verdict"] == "confirmed" and res["verdict"] == "inconclusive", res["message"]
+
+
 def test_a_confirmation_as_measured_is_withdrawn_when_relative_to_the_control_it_refutes():
     old, old_chunks = drifting(8000.0, [1.0] * 4, 5, 0.01, seed=7)
     new, _ = drifting(8000.0, [1.0] * 4, 5, 0.01, seed=8)
@@ -140,7 +160,9 @@ def test_a_fact_whose_own_relative_interval_is_wide_says_so_and_asks_for_no_new_
     new, new_chunks = drifting(8000.0, [1.0] * 6, 10, 0.02, seed=10)
     res = engine.judge(fact(old, [(5, 9000.0)]), measured(new, new_chunks))
     assert res["verdict"] == "inconclusive"
-    assert "the fact itself is too imprecise to confirm" in res["message"]
+    # (its sample drew 14% above the machine's rate: the fact's own interval can tell that from no difference
+    # no better than it could confirm it)
+    assert "the fact itself is too imprecise to tell a −14.3% difference from none" in res["message"]
     assert res["needed_n"] is None and "re-record the fact" in (engine.resolution(res) or "")
 
 

@@ -133,3 +133,29 @@ def test_mann_whitney_cannot_reach_significance_with_3_vs_3():
 def test_condition_message():
     diff = {"build_commit": ["8cf427ff", "1a2b3c4"], "gpu_driver": [None, "550.54"]}
     assert judge.condition_message(diff) == "build_commit 8cf427ff → 1a2b3c4; gpu_driver ∅ → 550.54"
+
+
+def test_a_noisy_new_side_outside_the_tolerance_asks_for_new_samples_not_a_new_fact():
+    # A precise fact (±0.3%, n = 20) and a noisy re-run 21% below it: the gap is outside the tolerance but not
+    # significant. The fact's own interval is no obstacle to telling it — more new samples are, and the verdict asks
+    # for them (it used to blame the fact's "±0%" interval and stop the looks).
+    old = [100.0, 100.5, 99.5, 100.2, 99.8] * 4
+    new = [40.0, 100.0, 70.0, 130.0, 55.0]
+    out = compare(side(old), side(new), 0.10)
+    assert out.verdict == "inconclusive" and out.needed_n is not None and out.needed_n > 5
+    assert "outside tolerance ±10% but not significant" in out.message and "too imprecise" not in out.message
+    assert f"need n ≥ {out.needed_n} new samples (have 5)" in out.message
+
+
+def test_a_precise_fact_at_the_edge_of_the_tolerance_is_not_blamed_for_its_imprecision():
+    # A fact recorded within ±1% and a new value 9.6% above it: nothing short of both sides' samples deciding
+    # which side of +10% the truth lies would settle it — the fact meets the precision it is recorded to.
+    old = [100.0, 101.0, 99.0, 100.5, 99.5] * 4
+    new = [109.6, 111.1, 110.1, 109.6, 108.6] * 4
+    out = compare(side(old), side(new), 0.10)
+    assert out.verdict == "inconclusive" and out.needed_n is None and "too imprecise" not in out.message
+    assert "+9.8%, significant (p=" in out.message and "at the edge of the tolerance ±10%" in out.message
+    # Inside the tolerance and significant is never worded "not significant".
+    near = compare(side(old), side([104.0, 112.0, 106.0, 110.0, 108.0]), 0.10)
+    assert near.verdict == "inconclusive" and near.p_value < 0.05
+    assert "significant (p=" in near.message and "not significant" not in near.message, near.message

@@ -311,3 +311,36 @@ def test_refute_needs_a_gap_beyond_the_drift_between_runs():
     steady = {"rel_diff": -0.55, "tolerance": 0.10, "verdict": "refuted", "message": "m"}
     out = engine._steady({"rel_diff": -0.57, "message": "m"}, steady, 0)
     assert out["verdict"] == "refuted" and "reproduced in 2 runs" in out["message"]
+
+
+def test_a_refutations_re_run_is_looked_at_in_batches_like_the_first(registry, monkeypatch):
+    """The re-run that must reproduce a refutation is a sequential verification of its own: a noisy first batch
+    asks for more samples and gets them (pooled) within what the first run left of the budget, instead of the
+    re-run stopping at `inconclusive` after one batch."""
+    from factreg import config
+    from factreg.measure import probe
+    from factreg.measure.verify import Measurement
+
+    batches = iter([
+        [70.0, 70.4, 69.6, 70.2, 69.8],  # the first run: 30% below a precise fact — refuted at once
+        [40.0, 100.0, 70.0, 130.0, 55.0],  # the re-run's first batch: too noisy to tell
+        *([[70.1, 69.9, 70.3, 69.7, 70.0]] * 6),  # its further batches: steady at 70
+    ])
+    calls = []
+
+    def remeasure(method, group, settings):
+        calls.append(len(group))
+        xs = next(batches)
+        return {f["id"]: Measurement(samples=list(xs), observed={"endpoint": "e"}) for f in group}
+
+    monkeypatch.setattr(probe, "remeasure", remeasure)
+    facts.record(registry, NewFact(id="a/rate", metric="tg_rate", samples=[100.0, 100.5, 99.5, 100.2, 99.8] * 4,
+                                   identity={"endpoint": "e", "model": "m"},
+                                   method={"kind": "probe", "url": "u", "select": {"metric": "tg_rate"}}))  # fmt: skip
+    s = config.resolve(registry.url)
+    [res] = engine.verify(registry, s, engine.select_facts(registry, s, ["a/rate"]))
+    assert len(calls) >= 3  # one batch for the first run, at least two for the re-run
+    assert res["verdict"] == "refuted" and "reproduced in 2 runs" in res["message"]
+    looks = res["sequential"]
+    assert looks["looks"] >= 2 and looks["batches"][0] == 5 and looks["first_run"]["looks"] == 1
+    assert looks["spent_s"] >= looks["first_run"]["spent_s"] and looks["budget_s"] == looks["first_run"]["budget_s"]

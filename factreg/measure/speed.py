@@ -314,9 +314,10 @@ def _decide_paired(
       the measured runs waited on a run-queue more (or less) than when the fact was recorded and the difference
       goes the same way: other processes competed with them, and what that does to memory and caches follows
       neither the control nor the run queue in proportion — a busier machine never refutes as slower;
-    - confirmed: relative to the control it is equivalent and the machine runs as it did (its control did not
-      move significantly beyond the tolerance) — or as measured it is equivalent and relative to the control it
-      does not refute;
+    - confirmed: relative to the control it is equivalent and either the machine runs as it did (its control did
+      not move significantly beyond the tolerance) or the value as measured is still inside the tolerance (a
+      machine that slowed for good leaves it outside) — or as measured it is equivalent and relative to the
+      control it does not refute;
     - inconclusive otherwise, naming what limits it."""
     from factreg.verdicts import Verdict
 
@@ -346,7 +347,9 @@ def _decide_paired(
         return _amend(result, Verdict.INCONCLUSIVE, f"{said}: the machine's change between runs accounts for the "
                       f"difference (as measured: {raw}){tail}", rel.needed_n)  # fmt: skip
     if pv == Verdict.CONFIRMED and verdict == Verdict.INCONCLUSIVE:
-        if machine_moved:
+        raw_gap = result.get("rel_diff")
+        inside = isinstance(raw_gap, (int, float)) and abs(raw_gap) <= tolerance
+        if machine_moved and not inside:
             return _amend(result, Verdict.INCONCLUSIVE, f"{said}, so the fact's value itself is not shown (as "
                           f"measured: {raw}) — verify again when it runs as it did{tail}", None)  # fmt: skip
         return _amend(result, Verdict.CONFIRMED, f"{said} (as measured: {raw}){tail}", None)

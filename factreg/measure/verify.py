@@ -481,17 +481,21 @@ def verify(
             refuted = [f for f in group if _refutes(judged[f["id"]][0])]
             if not refuted:
                 break
-            again = _measure_group(kind, method, refuted, settings)
+            # The re-run is a verification of its own, looked at in batches like the first, within what is left
+            # of the first run's budget (its first batch always runs: a refutation must reproduce).
+            left = min(_left(judged[f["id"]][0]) for f in refuted)
+            again = _looks(kind, method, refuted, settings, left)
             for f in refuted:
                 first = judged[f["id"]][0]
-                second = judge(f, again[f["id"]], settings)
+                second = again[f["id"]][0]
+                second["sequential"] = _runs(first.get("sequential"), second.get("sequential"))
                 if second["verdict"] == Verdict.REFUTED:
                     second = _steady(first, second, attempt)
                 elif first["verdict"] == Verdict.REFUTED:
                     second["message"] += " (a first run refuted it; the re-run did not reproduce that)"
                 else:
                     second["message"] += f" (measured twice; the first run too was {first['verdict']})"
-                judged[f["id"]] = (second, again[f["id"]])
+                judged[f["id"]] = (second, again[f["id"]][1])
         for f in group:
             hint = resolution(judged[f["id"]][0])
             if hint:
@@ -535,10 +539,31 @@ def _looks(
 
 
 def _needs_more(result: VerifyResult) -> bool:
-    """Another batch could decide it: inconclusive only because the re-run was too noisy (it asked for more new
-    samples), not explained by the machine or the server, not limited by the fact's own imprecision."""
-    return (result["verdict"] == Verdict.INCONCLUSIVE and result.get("needed_n") is not None
-            and not result.get("as_measured"))  # fmt: skip
+    """Another batch could decide it: inconclusive only because the re-run was too noisy (it, or its comparison
+    relative to the interleaved control, asked for more new samples) — not limited by the fact's own imprecision,
+    nor by co-runners or a confirmation the control withdrew (those ask for no samples)."""
+    return result["verdict"] == Verdict.INCONCLUSIVE and result.get("needed_n") is not None
+
+
+def _left(result: VerifyResult) -> float:
+    """What a run left of its budget, for the re-run that must reproduce its refutation (0 when it had none)."""
+    looks = result.get("sequential") or {}
+    budget, spent = looks.get("budget_s"), looks.get("spent_s")
+    if not isinstance(budget, (int, float)) or not isinstance(spent, (int, float)):
+        return 0.0
+    return max(0.0, float(budget) - float(spent))
+
+
+def _runs(first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The looks of a refutation's re-run, with the first run's beside them and the time both spent."""
+    if not second:
+        return dict(first) if first else None
+    out = dict(second)
+    if first:
+        out["first_run"] = dict(first)
+        out["budget_s"] = first.get("budget_s")
+        out["spent_s"] = round(float(first.get("spent_s") or 0) + float(second.get("spent_s") or 0), 3)
+    return out
 
 
 def _pool(kind: str, a: Measurement, b: Measurement) -> Measurement:

@@ -133,34 +133,50 @@ def _undecided(
 ) -> Outcome:
     """Neither refuted nor confirmed: which side's imprecision keeps the verdict open, and what would close it."""
     p_text = f"p={p:.2g}"
-    room = bound - abs(new.mean - old.mean)  # the half-width an interval may have and still confirm
-    z = stats.norm_ppf(1 - alpha) + stats.norm_ppf(power)
+    # Significant here means inside the tolerance (outside it, significance refutes): say so, not "not significant".
+    sig = f"not significant ({p_text})" if p >= alpha else f"significant ({p_text}), inside the {tol_text}"
+    gap = abs(new.mean - old.mean)
+    room = bound - gap  # the half-width an interval may have and still confirm
+    # Inside the tolerance, more samples could confirm (an interval within ±bound); outside it, they could refute
+    # (an interval that excludes no difference) — either way the interval must narrow to `target`.
+    confirming = room > 0
+    target = room if confirming else gap
+    z = stats.norm_ppf(1 - (alpha if confirming else alpha / 2)) + stats.norm_ppf(power)
     own = (t or z) * math.sqrt(v_old)  # even with endless new samples the interval keeps the fact's own part
-    if two_sample and bound > 0 and (room <= 0 or own >= room):
+    # The fact is to blame only when it is less precise than a fact is recorded to be (half the tolerance,
+    # measure/precision.py); a precise fact whose gap to the new value sits at the tolerance's edge is the edge's.
+    if two_sample and bound > 0 and own >= target and (own > bound / 2 or not confirming):
         assert old.n is not None and old.sd is not None
         half = (t or z) * math.sqrt(v_old) / abs(old.mean) if old.mean else math.inf
+        what = f"confirm within {tol_text}" if confirming else f"tell a {change} difference from none"
         return Outcome(
             Verdict.INCONCLUSIVE, p, rel, None,
-            f"{where}: {change}, not significant ({p_text}); the fact itself is too imprecise to confirm within "
-            f"{tol_text}: its own interval is ±{half * 100:.0f}% (n={old.n}) — re-record it with more samples",
+            f"{where}: {change}, {sig}; the fact itself is too imprecise to {what}: its own "
+            f"interval is ±{half * 100:.0f}% (n={old.n}) — re-record it with more samples",
         )  # fmt: skip
-    if room <= 0 or bound <= 0:
-        return Outcome(Verdict.INCONCLUSIVE, p, rel, None,
-                       f"{where}: {change}, not significant ({p_text}), at the edge of the {tol_text}: more samples on "
-                       "both sides would decide it")  # fmt: skip
-    # New samples n such that z·√(v_old + s²/n) ≤ room.
+    edge = Outcome(Verdict.INCONCLUSIVE, p, rel, None,
+                   f"{where}: {change}, {sig.split(', inside')[0]}, at the edge of the {tol_text}: more samples on both sides would "
+                   "decide it")  # fmt: skip
+    if bound <= 0 or target <= 0 or (not confirming and p < alpha):  # (significant, and exactly at the bound)
+        return edge
+    # New samples n such that z·√(v_old + s²/n) ≤ target.
     assert new.sd is not None
-    left = (room / z) ** 2 - v_old
+    left = (target / z) ** 2 - v_old
     if left <= 0 and t:  # no n gives the power asked for: the n that would do it at this look's level alone
-        left = (room / t) ** 2 - v_old
+        left = (target / t) ** 2 - v_old
     needed = max(2, math.ceil(new.sd**2 / left)) if left > 0 and new.sd > 0 else None
-    if needed is not None and new.n is not None and needed <= new.n:
+    if needed is None:  # the fact's own part alone fills the room: only samples on both sides would decide it
+        return edge
+    if new.n is not None and needed <= new.n:
         needed = new.n + 1
-    side = "new samples"
-    ask = f": need n ≥ {needed} {side} (have {new.n})" if needed else ""
+    ask = f": need n ≥ {needed} new samples (have {new.n})"
+    if not confirming:
+        return Outcome(Verdict.INCONCLUSIVE, p, rel, needed,
+                       f"{where}: {change}, outside {tol_text} but {sig}: too noisy to tell it from no "
+                       f"difference{ask}")  # fmt: skip
     return Outcome(
         Verdict.INCONCLUSIVE, p, rel, needed,
-        f"{where}: {change}, not significant ({p_text}) but too noisy to tell a {tol_text[10:]} difference{ask}",
+        f"{where}: {change}, {sig} but too noisy to tell a {tol_text[10:]} difference{ask}",
     )  # fmt: skip
 
 
