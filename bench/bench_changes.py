@@ -172,24 +172,31 @@ def pct(a: int, b: int) -> str:
 
 
 def speed_points(seed: int, count: int) -> list[list[Point]]:
+    """`count` series of 100 points (0/1/2 shifts), each level on a build of its own.
+
+    A rate is never negative (`factreg import` refuses one), but a generated series with a 30% CV and two 40% drops
+    can dip below zero: every series is lifted by the same amount so that the smallest point of the set is 1. The
+    detector, Otava and the registry all see these same values."""
     rng = random.Random(seed)
+    cases = [make_case(rng, 100, rng.choice((0, 1, 2))) for _ in range(count)]
+    lift = max(0.0, 1.0 - min(v for case in cases for v in case.values))
     out = []
-    for _ in range(count):
-        case = make_case(rng, 100, rng.choice((0, 1, 2)))
+    for case in cases:
         commit, pts = 0, []
         for i, v in enumerate(case.values):
             commit += i in case.shifts
-            pts.append(Point(f"2026-{1 + i // 28:02d}-{1 + i % 28:02d}T03:00:00Z", v, [v],
+            pts.append(Point(f"2026-{1 + i // 28:02d}-{1 + i % 28:02d}T03:00:00Z", v + lift, [v + lift],
                              {"build_commit": f"c{commit:07x}", "gpu_driver": "550.54", "thinking": "off"}))
         out.append(pts)
     return out
 
 
-def build_registry(db: Path, speed: list[list[Point]], work: Path) -> tuple[int, int]:
-    """A registry holding `speed` as facts: each level's first point a version, the others verifications of it.
+def build_registry(db: Path, speed: list[list[Point]], work: Path, tree: Path = ROOT) -> tuple[int, int]:
+    """A registry holding `speed` as facts: each level's first point a version, the others verifications of it,
+    made by the code of `tree` (its schema: an older factreg refuses a newer registry).
 
     Returns (versions, verifications) written. Not timed."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     src = work / "versions.jsonl"
     checks: list[tuple] = []
     n_versions = 0
@@ -209,7 +216,9 @@ def build_registry(db: Path, speed: list[list[Point]], work: Path) -> tuple[int,
                 observed = {**p.conditions, "uptime_s": "86400"}
                 checks.append((fid, version, p.at, "confirmed", "llama-bench", "benchbox", p.value, 1,
                                json.dumps(p.samples), json.dumps(observed), "{}"))
-    r = subprocess.run([*factreg_cmd(), "import", str(src), "--db", str(db)], capture_output=True, text=True, env=env)
+    # From `work`: `python -m` puts the working directory first on the path, ahead of PYTHONPATH.
+    cmd = factreg_cmd() if tree == ROOT else [sys.executable, "-m", "factreg"]
+    r = subprocess.run([*cmd, "import", str(src), "--db", str(db)], capture_output=True, text=True, env=env, cwd=work)
     if r.returncode != 0:
         raise SystemExit(f"factreg import failed: {r.stderr[-1000:]}")
     con = sqlite3.connect(db)
@@ -304,10 +313,12 @@ def commands(points: list[list[Point]], tree: Path) -> dict[str, dict]:
     out: dict[str, dict] = {"after": {"times": [], "cpus": []}, "before": {"times": [], "cpus": []}}
     identity = {"build_commit", "gpu_driver", "thinking", "machine"}
     with tempfile.TemporaryDirectory(prefix="factreg-bench-uptime-") as tmp:
-        db = Path(tmp) / "reg.db"
-        build_registry(db, points, Path(tmp))
+        dbs = {"after": Path(tmp) / "after.db", "before": Path(tmp) / "before.db"}  # each side's own schema
+        build_registry(dbs["after"], points, Path(tmp))
+        build_registry(dbs["before"], points, Path(tmp), tree)
         for _ in range(3):
             for side, path in (("after", ROOT), ("before", tree)):
+                db = dbs[side]
                 env = {**os.environ, "PYTHONPATH": str(path)}
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()

@@ -1,8 +1,7 @@
 """`factreg changes --json` over 10,000 facts × 100 points: peak memory and CPU of the whole process, this tree
-against the code of another revision (default: where this branch left main, which loaded every series at once) on the same registry, runs
-interleaved. The registry comes from bench_changes.py (`speed_points`, `build_registry`).
+against the code of other revisions (default: where this branch left main) on the same facts, runs interleaved. The registries come from bench_changes.py (`speed_points`, `build_registry`), one per side.
 
-Run: `python bench/bench_changes_stream.py [REV]`."""
+Run: `python bench/bench_changes_stream.py [REV...]` (each revision a side of its own)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -41,41 +39,43 @@ def run(tree: Path, db: Path, out: Path) -> tuple[float, float, float]:
 
 def main() -> None:
     base = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], capture_output=True, text=True)
-    rev = next((a for a in sys.argv[1:] if not a.startswith("-")), base.stdout.strip()[:10] or "main")
-    speed = b.speed_points(b.SPEED_SEED, 10_000)
-    # tg_rate cannot be negative (an import refuses it): the same series lifted above zero
-    lift = 1.0 - min(min(p.value for p in pts) for pts in speed)
-    speed = [[replace(p, value=p.value + lift, samples=[x + lift for x in p.samples or []]) for p in pts]
-             for pts in speed]
+    revs = [a for a in sys.argv[1:] if not a.startswith("-")] or [base.stdout.strip()[:10] or "main"]
+    speed = b.speed_points(b.SPEED_SEED, 10_000)  # lifted above zero there, as a rate is
     with tempfile.TemporaryDirectory(prefix="factreg-changes-stream-") as tmp:
         work = Path(tmp)
-        db = work / "reg.db"
-        n_versions, n_checks = b.build_registry(db, speed, work)
-        before = b.before_tree(rev, work)
-        sides = {"this tree": ROOT, rev: before}
+        sides = {"this tree": ROOT, **{rev: b.before_tree(rev, work) for rev in revs}}
+        # The same facts in a registry of each side's own schema, made by its code (an older factreg refuses a newer
+        # registry), each in a folder of its own.
+        dbs = {name: work / f"db-{k}" / "reg.db" for k, name in enumerate(sides)}
+        for name, tree in sides.items():
+            dbs[name].parent.mkdir()
+            n_versions, n_checks = b.build_registry(dbs[name], speed, dbs[name].parent, tree)
         got: dict[str, list[tuple[float, float, float]]] = {k: [] for k in sides}
         outputs: dict[str, bytes] = {}
         load0 = os.getloadavg()
         for _ in range(3):
             for name, tree in sides.items():
                 out = work / f"out-{len(outputs)}.json"
-                got[name].append(run(tree, db, out))
+                got[name].append(run(tree, dbs[name], out))
                 outputs[name] = out.read_bytes()
         load1 = os.getloadavg()
-        same = outputs["this tree"] == outputs[rev]
+        same = all(outputs["this tree"] == outputs[rev] for rev in revs)
         lines = ["## `changes`: streamed from the database (`bench/bench_changes_stream.py`)", "",
                  f"{machine()}. `factreg changes --json` over {len(speed):,} facts ({n_versions:,} versions, "
                  f"{n_checks:,} verifications), whole process, 3 interleaved runs per side, medians; load average "
-                 f"{load0[0]:.2f} before, {load1[0]:.2f} after. Output identical on both sides: "
+                 f"{load0[0]:.2f} before, {load1[0]:.2f} after. Output identical on every side: "
                  f"{'yes' if same else '**no**'}.", "",
                  "| code | wall (s) | CPU (s) | peak RSS (MB) |", "|---|---|---|---|"]
         for name, runs in got.items():
             w, c, m = (statistics.median(x) for x in zip(*runs, strict=True))
             lines.append(f"| {name} | {w:.2f} | {c:.2f} | {m:.0f} |")
         ours = [statistics.median(x) for x in zip(*got["this tree"], strict=True)]
-        theirs = [statistics.median(x) for x in zip(*got[rev], strict=True)]
-        lines += ["", f"CPU ratio (this tree / {rev}): {ours[1] / theirs[1]:.2f}×; peak memory ratio: "
-                  f"{ours[2] / theirs[2]:.2f}×.", ""]
+        lines.append("")
+        for rev in revs:
+            theirs = [statistics.median(x) for x in zip(*got[rev], strict=True)]
+            lines.append(f"CPU ratio (this tree / {rev}): {ours[1] / theirs[1]:.2f}×; peak memory ratio: "
+                         f"{ours[2] / theirs[2]:.2f}×.")
+        lines.append("")
         text = "\n".join(lines)
         print(text)
         write_section("changes_stream", text)

@@ -84,11 +84,18 @@ class Settings:
     db_source: str
     project_dir: Path | None
     config_path: Path | None
-    hostname: str
     file_config: dict[str, Any] = field(default_factory=dict)
     # Environment variables a stored method may expand besides `[probe] allow_env`: those named on the command
     # line now (`verify --api-key-env`).
     extra_allow_env: tuple[str, ...] = ()
+    _hostname: str | None = field(default=None, repr=False)
+
+    @property
+    def hostname(self) -> str:
+        """This machine's name (`hostname()`), learned when first asked: a read command never asks."""
+        if self._hostname is None:
+            self._hostname = hostname()
+        return self._hostname
 
     def get(self, dotted: str, default: Any = None) -> Any:
         """A value from the config file by dotted path (`freshness.warn_after`)."""
@@ -258,7 +265,6 @@ def resolve(db: str | None = None, cwd: Path | None = None) -> Settings:
         db_source=source,
         project_dir=project_dir,
         config_path=config_path,
-        hostname=hostname(),
         file_config=file_config,
     )
 

@@ -18,14 +18,35 @@ import os
 import re
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from factreg.errors import UsageError
 
 MASK = "***"
-_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class _Lazy:
+    """A pattern compiled by its first use: most commands redact no text that a rule's pattern is tried on, and
+    compiling them all was the largest part of importing this module. The compiled pattern's methods then take the
+    place of this object's, so later calls cost what a compiled pattern's do."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def __getattr__(self, name: str) -> Any:  # only while the methods are not set yet
+        rx = re.compile(self.pattern)
+        for method in ("search", "match", "fullmatch", "finditer", "findall", "sub"):
+            setattr(self, method, getattr(rx, method))
+        return getattr(rx, name)
+
+
+def _lazy(pattern: str) -> re.Pattern[str]:
+    """A pattern compiled on first use, typed as the compiled pattern it stands for."""
+    return cast(re.Pattern[str], _Lazy(pattern))
+
+_ENV_REF = _lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # A sensitive header's stored value may only be an optional scheme word and one `${VAR}`.
-_TEMPLATE_ONLY = re.compile(r"^\s*(?:[A-Za-z][A-Za-z0-9_-]*\s+)?\$\{[A-Za-z_][A-Za-z0-9_]*\}\s*$")
+_TEMPLATE_ONLY = _lazy(r"^\s*(?:[A-Za-z][A-Za-z0-9_-]*\s+)?\$\{[A-Za-z_][A-Za-z0-9_]*\}\s*$")
 SENSITIVE_HEADERS = frozenset(
     {
         "authorization",
@@ -69,30 +90,30 @@ _STRICT_KEYS = (
 )
 _KEYS = rf"{_STRICT_KEYS}|token|secret"
 _KEY_WORDS = ("pass", "pwd", "key", "token", "secret")  # every key above holds one of these
-_STRICT_NAME = re.compile(_STRICT_KEYS)
-_KEY_NAME = re.compile(rf"(?:.*[^a-z0-9])?(?:{_KEYS})")  # a whole mapping key such as OPENAI_API_KEY (lower-cased)
+_STRICT_NAME = _lazy(_STRICT_KEYS)
+_KEY_NAME = _lazy(rf"(?:.*[^a-z0-9])?(?:{_KEYS})")  # a whole mapping key such as OPENAI_API_KEY (lower-cased)
 
 # `key=value`, `key: value`, `"key": "value"`: the key not glued to a word before it, the value quoted or bare.
-_PAIR = re.compile(
+_PAIR = _lazy(
     rf"(?<![a-z0-9])(?P<key>{_KEYS})(?P<sep>[\"']?\s*[:=]\s*)"
     r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s\"'&,;<>]+))"
 )
 # `?key=…` / `&api_key=…` in a URL: any value of these parameters is a credential.
 _QUERY_WORDS = (*_KEY_WORDS, "auth", "sig", "x-amz-")
-_QUERY = re.compile(
+_QUERY = _lazy(
     rf"(?P<head>[?&](?:{_KEYS}|key|auth|sig|signature|x-amz-signature|x-amz-credential)=)(?P<value>[^&#\s\"'<>]+)"
 )
 # `scheme://user:password@host`: keep the user, mask the password (which may itself hold an unencoded `@`).
-_USERINFO = re.compile(r"(?P<head>://[^\s/?#@:\"'<>]*:)(?P<value>[^\s/?#\"'<>]*)(?=@)")
+_USERINFO = _lazy(r"(?P<head>://[^\s/?#@:\"'<>]*:)(?P<value>[^\s/?#\"'<>]*)(?=@)")
 # "Bearer abc…": keep the scheme, mask the credential (not a `${VAR}`, nor the words "bearer token").
-_BEARER = re.compile(
+_BEARER = _lazy(
     r"(?P<head>\bbearer\s+)(?!\$\{)(?!(?:tokens?|auth\w*|scheme|header)\b)(?P<value>[a-z0-9._~+/=-]{4,})"
 )
 # "Authorization: Basic abc…" and other schemes after an Authorization name.
-_AUTHORIZATION = re.compile(r"(?P<head>authorization[\"']?\s*[:=]\s*[\"']?[a-z]+\s+)(?!\$\{)(?P<value>[^\s\"'*]{4,})")
+_AUTHORIZATION = _lazy(r"(?P<head>authorization[\"']?\s*[:=]\s*[\"']?[a-z]+\s+)(?!\$\{)(?P<value>[^\s\"'*]{4,})")
 # Well-known key shapes (case-sensitive: matched on the text itself).
 _SHAPE_NEEDLES = ("sk-", "sk_", "pk-", "pk_", "rk_", "github_pat_", "xox", "hf_", "glpat-", "AKIA")  # and gh…
-_SHAPES = re.compile(
+_SHAPES = _lazy(
     r"\b(?:sk-[A-Za-z0-9_-]{8,}"
     r"|(?:sk|pk|rk)_(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{10,}"
     r"|pk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{10,}"
@@ -104,7 +125,7 @@ _SHAPES = re.compile(
 # Large text (a whole JSON listing) is tested once for what any rule needs, each needle as a one-literal pattern
 # (faster than `in` on megabytes); the lower-cased needles cover the case-sensitive shapes too.
 _NEEDED = tuple(
-    re.compile(needle)
+    _lazy(needle)
     for needle in (*_KEY_WORDS, "auth", "bearer", "sk-", "sk_", "pk-", "pk_", "rk_", "gh[pousr][-_]", "github_pat_",
                    "xox", "hf_", "glpat-", "akia")
 )  # fmt: skip
@@ -184,9 +205,9 @@ def _mask_pair(match: re.Match[str], text: str) -> str:
 
 
 # Cheap tests that every match of a rule passes (the rule is skipped when its test fails).
-_PAIR_GATE = re.compile(r"(?:pass(?:word|wd|phrase)|pwd|key|token|secret)[\"']?\s*[:=]")
-_BEARER_GATE = re.compile(r"bearer\s+(?!\$\{)")
-_GH = re.compile(r"gh[pousr][-_]")
+_PAIR_GATE = _lazy(r"(?:pass(?:word|wd|phrase)|pwd|key|token|secret)[\"']?\s*[:=]")
+_BEARER_GATE = _lazy(r"bearer\s+(?!\$\{)")
+_GH = _lazy(r"gh[pousr][-_]")
 
 
 def _query_gate(low: str) -> bool:

@@ -266,6 +266,7 @@ def test_tables_fit_the_terminal_and_never_cut_an_id(registry, monkeypatch) -> N
     record(registry, long_id, 10.0)
     monkeypatch.setenv("COLUMNS", "60")
     monkeypatch.setattr(common, "console", _terminal_console(60))
+    monkeypatch.setattr(common, "plain_stdout", lambda: False)  # a terminal: not the piped plain path
     monkeypatch.setenv("FACTREG_DB", str(registry.url))
     run = CliRunner().invoke(app, ["list"])
     lines = run.stdout.splitlines()

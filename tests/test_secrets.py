@@ -176,3 +176,27 @@ def test_the_shortcuts_never_skip_text_a_rule_would_mask(text: str) -> None:
     if not secrets._may_hold_credential(text) and not any(v in text for v in secrets._known_sorted):
         assert out == text  # nor does the test on a whole JSON text
     assert secrets.redact(out) == out  # masking twice changes nothing
+
+
+def test_importing_secrets_compiles_no_pattern() -> None:
+    """Every command imports this module; its patterns are compiled on their first use, not at import (a fresh
+    interpreter: this test process has used them already)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import re, factreg.secrets as s\n"
+        "def compiled():\n"
+        "    found = [v for v in vars(s).values() if isinstance(v, re.Pattern)] + [v for v in s._NEEDED\n"
+        "             if isinstance(v, re.Pattern)]\n"
+        "    return len(found + [v for v in vars(s).values() if type(v).__name__ == '_Lazy' and 'search' in vars(v)])\n"
+        "print(compiled())\n"
+        "masked = s.redact('api_key=hunter22 Authorization: Bearer abcdEFGH1234')\n"
+        "print(compiled(), masked)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    before, after = r.stdout.splitlines()
+    assert before == "0"  # nothing compiled by the import
+    count, masked = after.split(" ", 1)
+    assert int(count) > 0 and masked == "api_key=*** Authorization: Bearer ***"  # compiled when used, and at work

@@ -235,7 +235,7 @@ def console(stderr: bool = False) -> Console:
     quiet = stderr and GLOBAL.quiet
     out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False, quiet=quiet, **color)
     if not out.is_terminal:
-        out.width = max(out.width, 160)  # piped output: whole lines, not an 80-column wrap
+        out.width = max(out.width, PIPED_WIDTH)  # piped output: whole lines, not an 80-column wrap
     return out
 
 
@@ -397,23 +397,112 @@ def fit_line(whole: str, rest: str, width: int | None) -> str:
     return whole + (rest[:room - 1].rstrip() + "…" if room > 1 else "")
 
 
-def terminal_width() -> int | None:
-    """The terminal's width when stdout is one, else None (piped: whole lines)."""
+def plain_stdout() -> bool:
+    """Whether stdout is piped with nothing forcing a terminal (--color, FORCE_COLOR or TTY_COMPATIBLE set to any
+    value: then rich decides): rich would print plain characters, no escape codes, at least `PIPED_WIDTH` wide."""
     import os
 
-    forced = GLOBAL.color is True or any(os.environ.get(v) for v in ("FORCE_COLOR", "TTY_COMPATIBLE"))
-    if not forced and not sys.stdout.isatty():
+    return (GLOBAL.color is not True and "FORCE_COLOR" not in os.environ and "TTY_COMPATIBLE" not in os.environ
+            and not sys.stdout.isatty())
+
+
+def terminal_width() -> int | None:
+    """The terminal's width when stdout is one, else None (piped: whole lines)."""
+    if plain_stdout():
         return None  # piped: no need to load rich to learn it
     out = console()
     return out.width if out.is_terminal else None
+
+
+# Piped output is never narrower than this (`console`): a line or table that fits is printed whole by rich.
+PIPED_WIDTH = 160
+# Characters rich gives one column each (tests/test_cli_plain.py checks every one against rich.cells): printable
+# ASCII, Latin-1 and Latin Extended-A but the soft hyphen, dashes, quotes, bullets and the ellipsis, arrows, − ≤ ≥.
+_ONE_COLUMN = ((0x20, 0x7E), (0xA1, 0xAC), (0xAE, 0x17F), (0x2010, 0x2027), (0x2190, 0x2199), (0x2212, 0x2212),
+               (0x2264, 0x2265))
+
+
+# The emoji names of digits only that rich knows (tests/test_cli_plain.py checks them against rich's table).
+_DIGIT_EMOJI = ("100", "1234")
+
+
+@functools.cache
+def _emoji_code() -> re.Pattern[str]:
+    """What rich takes for an emoji code (`:smile:`; rich._emoji_replace's pattern), compiled on first use."""
+    return re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
+
+
+def _no_emoji(text: str) -> bool:
+    """Whether rich leaves every `:name:` of `text` as it is: each name empty or digits (a time's `:30:`) that
+    name no emoji; any other name may be one."""
+    return all(name == "" or (name.isascii() and name.isdigit() and name not in _DIGIT_EMOJI)
+               for _, name, _ in _emoji_code().findall(text))
+
+
+def plain_text(text: str, cell: bool = True) -> bool:
+    """Whether rich prints `text` as it is, one column a character: no character of another width, no emoji code,
+    no space at either end of a table's `cell` (rich strips a right-justified cell's) nor at a line's end."""
+    if (text != text.strip(" ")) if cell else text.endswith(" "):
+        return False
+    if not (text.isascii() and text.isprintable()) and not all(
+            any(lo <= ord(ch) <= hi for lo, hi in _ONE_COLUMN) for ch in text):
+        return False
+    return ":" not in text or _no_emoji(text)
+
+
+def plain_table(names: list[str], justify: list[str], cells: list[list[str]]) -> str | None:
+    """The text rich prints for a table of `make_table()` (no box, no edge padding) with these headers and cells
+    when piped, or None when rich may print something else (a cell `plain_text` refuses, a justification other
+    than left or right, wider than `PIPED_WIDTH`): then rich prints it."""
+    if not names or any(j not in ("left", "right") for j in justify) or not all(plain_text(c) for r in [names, *cells] for c in r):
+        return None
+    widths = [max(len(r[i]) for r in [names, *cells]) for i in range(len(names))]
+    if sum(widths) + 2 * (len(widths) - 1) > PIPED_WIDTH:
+        return None
+    return "".join("  ".join(c.rjust(w) if j == "right" else c.ljust(w) for c, w, j in zip(r, widths, justify,
+                                                                                         strict=True)) + "\n"
+                   for r in [names, *cells])
+
+
+class Bold(str):
+    """A part of a line printed bold on a terminal (`print_lines`)."""
+
+
+def print_lines(lines: list[str | list[str]]) -> None:
+    """Lines for people on stdout, redacted: a string is wrapped at the width, a list of parts (a `Bold` part bold
+    on a terminal) never is. Piped, the characters themselves when rich would print them as they are (no secret to
+    mask, `plain_text`, a wrapped line within `PIPED_WIDTH`, no backslash in parts, which rich's markup escaping
+    doubles at a part's end); else rich prints them."""
+    joined = [line if isinstance(line, str) else "".join(line) for line in lines]
+    if plain_stdout() and all(
+            plain_text(t, cell=False) and visible(redact(t)) == t
+            and (len(t) <= PIPED_WIDTH if isinstance(line, str) else "\\" not in t)
+            for t, line in zip(joined, lines, strict=True)):
+        sys.stdout.write("".join(t + "\n" for t in joined))
+        return
+    from rich.markup import escape
+
+    out = console()
+    for line in lines:
+        if isinstance(line, str):
+            out.print(line)
+        else:
+            out.print("".join(f"[bold]{escape(p)}[/bold]" if isinstance(p, Bold) else escape(p) for p in line),
+                      markup=True, soft_wrap=True)
 
 
 def print_table(rows: list[Any], columns: list[Column]) -> None:
     """The rows as a table that fits the terminal's width without ever breaking an id: the id (and a history's
     version) stays whole on one line, other columns are shortened with `…` or, on a very narrow terminal, dropped
     from the right; piped, lines are whole."""
-    out = console()
     cells = [[c.render(row) for c in columns] for row in rows]
+    if plain_stdout():  # the characters rich would print, without loading rich (when they are known)
+        text = plain_table([c.name for c in columns], [c.justify for c in columns],
+                           [[visible(redact(x)) for x in r] for r in cells])
+        if text is not None:
+            sys.stdout.write(text)
+            return
+    out = console()
     kept: list[tuple[int, int | None]] = (list(fit_columns(columns, cells, out.width)) if out.is_terminal
                                           else [(i, None) for i in range(len(columns))])
     table = make_table()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from factreg.cli.common import (
+    Bold,
     Column,
     ColumnsOption,
     DbOption,
@@ -15,7 +16,6 @@ from factreg.cli.common import (
     LimitOption,
     SinceOption,
     SortOption,
-    console,
     emit_json,
     emit_jsonl,
     handles_errors,
@@ -24,6 +24,7 @@ from factreg.cli.common import (
     number,
     open_registry,
     pick_columns,
+    print_lines,
     print_table,
     project,
     select_rows,
@@ -216,8 +217,6 @@ def history(
     db: DbOption = None,
 ) -> None:
     """Show every version of a fact and the verifications made of each."""
-    from rich.markup import escape
-
     from factreg.registry import facts
 
     available = _history_columns(fact_id)
@@ -231,38 +230,37 @@ def history(
     if json_out:
         emit_json([project(v, keys) for v in data])
         return
-    console().print(f"[bold]{escape(fact_id)}[/bold] — {len(data)} version(s)", markup=True, soft_wrap=True)
+    print_lines([[Bold(fact_id), f" — {len(data)} version(s)"]])
     print_table(data, chosen)
 
 
 def _print_fact(f: FactData) -> None:
-    from rich.markup import escape
-
     from factreg import fmt
     from factreg.registry import display
 
-    out = console()
-    out.print(f"[bold]{escape(f['id'])}[/bold]  v{f['version']}  {escape(f['metric'])}: "
-              f"[bold]{escape(display.headline(f))}[/bold]", markup=True, soft_wrap=True)
+    lines: list[str | list[str]] = [
+        [Bold(f["id"]), f"  v{f['version']}  {f['metric']}: ", Bold(display.headline(f))]]
     st = f["stats"]
     if st["ci95"]:
-        out.print(f"  mean {fmt.num(st['mean'])} · 95% interval of the mean {fmt.num(st['ci95'][0])} … "
-                  f"{fmt.num(st['ci95'][1])} · cv {fmt.num((st['cv'] or 0) * 100, 2)}%")
+        lines.append(f"  mean {fmt.num(st['mean'])} · 95% interval of the mean {fmt.num(st['ci95'][0])} … "
+                     f"{fmt.num(st['ci95'][1])} · cv {fmt.num((st['cv'] or 0) * 100, 2)}%")
     if f["samples"]:
-        out.print("  samples: " + ", ".join(fmt.num(x, 4) for x in f["samples"]))
+        lines.append("  samples: " + ", ".join(fmt.num(x, 4) for x in f["samples"]))
     ident = f["conditions"]["identity"]
     info = f["conditions"]["info"]
-    out.print("  identity: " + (", ".join(f"{k}={v}" for k, v in ident.items()) or "none"))
+    lines.append("  identity: " + (", ".join(f"{k}={v}" for k, v in ident.items()) or "none"))
     if info:
-        out.print("  info: " + ", ".join(f"{k}={v}" for k, v in info.items()))
+        lines.append("  info: " + ", ".join(f"{k}={v}" for k, v in info.items()))
     flags = [flag if flag != "no_conditions" or not display.missing_identity(f)
              else f"no_conditions (missing: {', '.join(display.missing_identity(f))})" for flag in f["flags"]]
-    out.print(f"  flags: {', '.join(flags) or 'none'}")
+    lines.append(f"  flags: {', '.join(flags) or 'none'}")
     if "status" in f:
-        out.print(f"  status: {f['status']} — {f['status_reason']}")
-    out.print(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method {display.method_text(f['method'])}")
+        lines.append(f"  status: {f['status']} — {f['status_reason']}")
+    lines.append(f"  measured {f['measured_at']}, recorded {f['recorded_at']}, method "
+                 f"{display.method_text(f['method'])}")
     if f.get("note"):
-        out.print(f"  note: {f['note']}")
+        lines.append(f"  note: {f['note']}")
+    print_lines(lines)
 
 
 @handles_errors

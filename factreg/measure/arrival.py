@@ -4,8 +4,8 @@ round to reading it.
 A probe that is descheduled, or whose event loop is busy with other streams, reads a chunk late although the chunk
 reached the socket on time; a user-space clock read after the read then charges the server for the client's
 scheduling. Linux stamps every received packet (`SO_TIMESTAMPNS`, CLOCK_REALTIME, taken in the receive path) and
-`recvmsg` hands the stamp of the last packet a read consumed. The streams here own the reads of plain TCP
-connections (`http://`) and keep, for the latest read, that stamp converted to the monotonic clock of the traces
+`recvmsg` hands the stamp of the last packet a read consumed. The lean client (`measure/wire.py`) owns the reads of
+plain TCP connections (`http://`) and keeps, for the latest read, that stamp converted to the monotonic clock of the traces
 (`clock.realtime_offset_ns`, measured when the connection is made and again before each request is written).
 
 What is exact: the stamp of a read is the arrival of the last packet it consumed, so it is never before the server's
@@ -13,7 +13,7 @@ write of those bytes and, for the last event of the read, it is that event's arr
 and several packets waited, the kernel merged them in the receive queue into one buffer that keeps the last
 packet's stamp (tcp_try_coalesce; a peek at the first byte gives the same stamp), so the earlier events of that
 read get it too: late by at most the gap to the last packet, never by how long the client was away, and still no
-later than the user-space reading (`stream.ArrivalClock` clamps to it and keeps times in order). The conversion to
+later than the user-space reading (`ArrivalClock` clamps to it and keeps times in order). The conversion to
 the monotonic clock errs by under a microsecond (`clock.realtime_offset_ns`; on the benchmark machine the offset,
 read once a second, stayed within 46 ns over a minute); a step of the wall clock during a
 request would move it by the step, and is caught at the next request. The cost is ~1 µs per read (`recvmsg` and
@@ -22,21 +22,21 @@ TCP never sets the socket's last-packet stamp, so it answers ENOENT on a TCP soc
 (tests/test_arrival_clock.py shows it); the stamp comes with `recvmsg` only.
 
 Where no stamp comes — not Linux, a kernel that refuses `SO_TIMESTAMPNS`, a packet that arrived before the stamping
-was switched on, TLS (`https://` keeps httpx's own transport: its reads happen inside OpenSSL; the stamp of the
+was switched on, TLS (`https://` goes through httpx's asyncio client: its reads happen inside OpenSSL; the stamp of the
 TCP segment would still be the arrival of the encrypted record, but owning those reads would mean running TLS
 through a memory BIO here) — the block's time is the user-space clock, and each trace says which clock it used.
 
 The request side keeps the user-space clock just before the last write (`write_began_ns`), where the trace's clock
-starts (`stream.ArrivalClock.finish` says why), and just after it (`write_ended_ns`).
+starts (`ArrivalClock.finish` says why), and just after it (`write_ended_ns`).
 
 Whose times they are: a `Stamps` belongs to one exchange (one request and its reply), never to a connection. A
 kept-alive connection carries many requests, and under load another worker takes it from the pool the moment it
 is given back and writes its own request on it; times kept on the connection would then be that request's by the
 time the first one reads them (issue 28: 11–22% of requests at 8 and 16 streams got a ttft of about −0.47 s, the
 write time of the next request on their connection). So the lean client (`wire.Connection`) is handed the
-exchange's `Stamps` with each write and read and keeps none, and `StampedStream` (httpcore's reads) starts a new
-`Stamps` with each request it writes; the reading side (`stream.ArrivalClock.release`) copies the request's times
-out before the connection can carry another request, and reads nothing from it afterwards.
+exchange's `Stamps` with each write and read and keeps none; the reading side (`ArrivalClock.release`, called by
+`stream.Exchange`) copies the request's times out before the connection can carry another request, and reads
+nothing from it afterwards.
 """
 
 from __future__ import annotations
@@ -48,17 +48,17 @@ import struct
 import sys
 import time
 from collections.abc import Iterable
-from typing import Any
-
-import httpcore
+from typing import TYPE_CHECKING, Any
 
 from factreg import clock
+
+if TYPE_CHECKING:
+    from factreg.measure.trace import RequestTrace
 
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 _TIMESPEC = struct.Struct("@qq")  # struct timespec on 64-bit Linux (time_t, long)
 ANCILLARY = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
-SocketOption = Any  # httpcore's SOCKET_OPTION tuples
 
 
 def enable(sock: socket.socket) -> bool:
@@ -131,60 +131,6 @@ def readable(sock: socket.socket) -> bool:
     return bool(p.poll(0))
 
 
-class StampedStream(httpcore.NetworkStream):
-    """httpcore's own stream of a TCP connection, with reads made by `recvmsg` to keep each one's kernel stamp.
-
-    `stamps` are the current exchange's: the first write after a read (or the first write of all) is a new request
-    on the connection and gets a new `Stamps`, so the object an earlier request took (`stream.ArrivalClock.attach`)
-    is never written again."""
-
-    def __init__(self, inner: httpcore.NetworkStream):
-        self.inner = inner
-        self.sock: socket.socket = inner.get_extra_info("socket")
-        self.kernel = enable(self.sock)
-        self.stamps = Stamps(self.kernel)
-        self._replying = True  # the next write begins a new exchange
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        self._replying = True
-        stamps = self.stamps
-        if not stamps.kernel:
-            data = self.inner.read(max_bytes, timeout)
-            stamps.plain_read()
-            return data
-        try:
-            self.sock.settimeout(timeout)
-            data, ancillary, _flags, _addr = self.sock.recvmsg(max_bytes, ANCILLARY)
-        except TimeoutError as exc:
-            raise httpcore.ReadTimeout(exc) from exc
-        except OSError as exc:
-            raise httpcore.ReadError(exc) from exc
-        stamps.read(ancillary)
-        return data
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if not buffer:
-            return
-        if self._replying:
-            self.stamps = Stamps(self.kernel)
-            self._replying = False
-        stamps = self.stamps
-        stamps.before_write()
-        self.inner.write(buffer, timeout)
-        stamps.after_write()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def start_tls(
-        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
-    ) -> httpcore.NetworkStream:
-        return self.inner.start_tls(ssl_context, server_hostname, timeout)  # reads inside OpenSSL: user clock
-
-    def get_extra_info(self, info: str) -> Any:
-        return self.inner.get_extra_info(info)
-
-
 _keeper: list[socket.socket] = []
 
 
@@ -204,27 +150,77 @@ def keep_stamping() -> None:
         keeper.close()
 
 
-class StampingBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend whose TCP streams keep kernel arrival stamps."""
+class ArrivalClock:
+    """When each block of a reply arrived, in seconds after `t0` (perf_counter nanoseconds).
 
-    def __init__(self) -> None:
-        self.inner = httpcore.SyncBackend()
-        keep_stamping()
+    With a connection that keeps the kernel's stamps (above), a block's time is the stamp of the
+    read that brought it: the arrival of that read's last packet, whatever the probe was doing meanwhile. Several
+    blocks out of one read (packets coalesced while the client was busy) share that stamp, exact for the last one
+    and late by at most the gap to it for the earlier ones. Without a stamp, the time is the user-space clock now.
+    A time is never after the user-space reading (a block cannot arrive after it was read) nor before the previous
+    one (events keep their order).
 
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[SocketOption] | None = None,
-    ) -> httpcore.NetworkStream:
-        return StampedStream(self.inner.connect_tcp(host, port, timeout, local_address, socket_options))
+    The stamps are the exchange's (`hold`) only while it lasts: `release`, called
+    before the connection can carry another request, copies this request's write time out and lets them go;
+    `finish` reads only that copy.
+    """
 
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[SocketOption] | None = None
-    ) -> httpcore.NetworkStream:  # pragma: no cover - factreg connects over TCP
-        return self.inner.connect_unix_socket(path, timeout, socket_options)
+    def __init__(self, t0: int):
+        self.t0 = t0
+        self.last = t0
+        self.stamps: Any = None  # the exchange's `arrival.Stamps` while it lasts, else None
+        self.write_began_ns: int | None = None  # copied from the stamps at `release`
+        self.kernel = self.user = 0
 
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
+    def hold(self, stamps: Any) -> None:
+        """Read the arrival times from `stamps`, the exchange's own, until `release`."""
+        self.stamps = stamps
+
+    def release(self) -> None:
+        """The exchange is over, its connection about to be given back or closed: keep this request's write time
+        and read nothing of the stamps again."""
+        stamps, self.stamps = self.stamps, None
+        if stamps is not None:
+            self.write_began_ns = getattr(stamps, "write_began_ns", None)
+
+    def now(self, count: bool = True) -> float:
+        user = time.perf_counter_ns()
+        stamp = getattr(self.stamps, "arrival_ns", None)
+        began = getattr(self.stamps, "write_began_ns", None)
+        if stamp is not None and began is not None and stamp < began:
+            # A reply cannot arrive before its request was written: a stamp that says so was converted with a
+            # wall clock that moved (or was moved) apart from the monotonic one. The user-space clock times it.
+            stamp = None
+        if count:
+            self.kernel += stamp is not None
+            self.user += stamp is None
+        at = max(self.last, user if stamp is None else min(stamp, user))
+        self.last = at
+        return (at - self.t0) / 1e9
+
+    def end(self) -> float:
+        """The end of the reading, on the user-space clock (the end of the stream carries no stamp)."""
+        self.last = max(self.last, time.perf_counter_ns())
+        return (self.last - self.t0) / 1e9
+
+    @property
+    def kind(self) -> str:
+        if self.kernel and not self.user:
+            return "kernel"
+        return "mixed" if self.kernel else "user"
+
+    def finish(self, trace: RequestTrace) -> None:
+        """Note the clock used; start the clock just before the request's last write when the connection saw it.
+
+        Before, not after: a clock read after the write is late whenever the client is descheduled as the write
+        returns — on loopback the write itself wakes the server, which may preempt the client there — and then the
+        reply seems to come sooner than it did (bench/bench_load.py: under load the request reached the stand-in's
+        socket up to 10.7 ms before such a clock start). Read just before, the clock start is early only by the
+        write's own few microseconds (p99 0.01–0.04 ms there), or by a descheduling in the handful of instructions
+        between the two. The time is the one `release` copied: the connection's stamps may belong to another
+        request by now.
+        """
+        trace.arrival_clock = self.kind
+        if self.write_began_ns is not None:
+            trace.write_ended = trace.written
+            trace.written = (self.write_began_ns - self.t0) / 1e9

@@ -54,21 +54,80 @@ def make_client(timeout: float, *, keepalive: bool = True) -> httpx.Client:
     `HTTP_PROXY`/`ALL_PROXY` would otherwise receive every request with its Authorization header, and a `.netrc`
     would add credentials nobody asked for. `keepalive=False` opens one connection per request, as
     curl does, so that time to first byte includes connection set-up.
+
+    Its streamed requests (`stream.stream_request`) go through `make_async_client`'s client with the same
+    keep-alive rule, on one event loop of its own, made on first use and closed with it.
     """
+    options = _options(timeout, keepalive=keepalive, bounded=True)
+    client: httpx.Client = _client_class()((timeout, keepalive), **options)
+    return client
+
+
+def make_async_client(timeout: float, *, keepalive: bool = True) -> wire.Pool:
+    """The client of streamed requests: `http://` through the lean HTTP/1.1 client of `measure/wire.py` (kernel
+    arrival stamps, a fraction of httpx's CPU per read), anything else through httpx's asyncio client with
+    `make_client`'s rules, made on first use. Same rules: no redirect followed, nothing from the environment,
+    factreg's user agent; `stream.astream_request` puts one deadline on each whole request. `keepalive=False`
+    opens a connection per request (the sequential probe); with it on (load runs) the pool is unbounded: the load
+    decides how many requests are in flight, not the client."""
+    from factreg.measure import wire
+
+    _options(timeout, keepalive=keepalive, bounded=False)  # the same checks, before anything is made
+
+    def fallback(timeout: float) -> httpx.AsyncClient:
+        import httpx
+
+        remember_missing_sniffio()
+        return httpx.AsyncClient(**_options(timeout, keepalive=keepalive, bounded=False))
+
+    return wire.Pool(timeout, keepalive=keepalive, fallback=fallback)
+
+
+def _options(timeout: float, *, keepalive: bool, bounded: bool) -> dict[str, Any]:
+    """What every httpx client of factreg is made with (`make_client`, `make_async_client`'s `https://` one)."""
     import httpx
 
     if not timeout or timeout <= 0:
         raise ValueError("a time-out must be positive")
-    limits = httpx.Limits(max_keepalive_connections=None if keepalive else 0)
-    return httpx.Client(
-        verify=tls_context(),
-        timeout=httpx.Timeout(timeout),
-        follow_redirects=False,
-        headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
-        limits=limits,
-        trust_env=False,
-        mounts=_stamped_mounts(httpx.HTTPTransport(verify=tls_context(), limits=limits)),
+    keep = None if keepalive else 0
+    limits = httpx.Limits(max_keepalive_connections=keep) if bounded else httpx.Limits(
+        max_connections=None, max_keepalive_connections=keep
     )
+    return {
+        "verify": tls_context(),
+        "timeout": httpx.Timeout(timeout),
+        "follow_redirects": False,
+        "headers": {"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+        "limits": limits,
+        "trust_env": False,
+    }
+
+
+@functools.cache
+def _client_class() -> Any:
+    """httpx's client with room for its streamed requests (made here: httpx is imported on first use)."""
+    import httpx
+
+    class Client(httpx.Client):
+        def __init__(self, stream_rule: tuple[float, bool], **options: Any):
+            super().__init__(**options)
+            self.stream_rule = stream_rule  # (time-out, keep-alive): how `stream.streams_of` makes its streams
+            self.streams: Any = None
+
+        def close(self) -> None:
+            self._close_streams()
+            super().close()
+
+        def __exit__(self, *exc: Any) -> None:  # httpx's own does not call `close`
+            self._close_streams()
+            super().__exit__(*exc)
+
+        def _close_streams(self) -> None:
+            if self.streams is not None:
+                self.streams.close()
+                self.streams = None
+
+    return Client
 
 
 def remember_missing_sniffio() -> None:
@@ -80,53 +139,6 @@ def remember_missing_sniffio() -> None:
     where sniffio is installed."""
     if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
         sys.modules["sniffio"] = None  # type: ignore[assignment]  # None: import fails at once (typeshed: no None)
-
-
-def make_async_client(timeout: float) -> wire.Pool:
-    """The client of load runs: `http://` through the lean HTTP/1.1 client of `measure/wire.py` (kept-alive
-    connections, kernel arrival stamps, a fraction of httpx's CPU per read), anything else through
-    `make_httpx_async_client`, made on first use. Same rules: no redirect followed, nothing from the environment,
-    factreg's user agent; the load run puts one deadline on each whole request."""
-    from factreg.measure import wire
-
-    if not timeout or timeout <= 0:
-        raise ValueError("a time-out must be positive")
-    return wire.Pool(timeout, fallback=make_httpx_async_client)
-
-
-def make_httpx_async_client(timeout: float) -> httpx.AsyncClient:
-    """The asyncio twin of `make_client` for the load runs' `https://` URLs: same rules, keep-alive on, the pool
-    unbounded (the load decides how many requests are in flight, not the client)."""
-    import httpx
-
-    remember_missing_sniffio()
-
-    if not timeout or timeout <= 0:
-        raise ValueError("a time-out must be positive")
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-    return httpx.AsyncClient(
-        verify=tls_context(),
-        timeout=httpx.Timeout(timeout),
-        follow_redirects=False,
-        headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
-        limits=limits,
-        trust_env=False,
-    )
-
-
-def _stamped_mounts(transport: Any) -> dict[str, Any]:
-    """`http://` through a transport whose connections keep the kernel's arrival stamp of every read
-    (`measure/arrival.py`); `https://` keeps httpx's own (TLS reads happen inside OpenSSL). Empty (httpx's own
-    transport everywhere, arrival times on the user-space clock) when httpx's transport is not built as expected."""
-    import httpcore
-
-    from factreg.measure import arrival
-
-    pool = getattr(transport, "_pool", None)
-    if pool is None or not isinstance(getattr(pool, "_network_backend", None), httpcore.SyncBackend):
-        return {}
-    pool._network_backend = arrival.StampingBackend()
-    return {"http://": transport}
 
 
 def unasked_encoding(content_encoding: str | None) -> str | None:
@@ -148,3 +160,15 @@ def redirect_message(status: int, location: str | None, url: str) -> str:
     if target.hostname and (target.hostname, target.port) != (here.hostname, here.port):
         return f"HTTP {status} redirect to another host ({host}); not followed, credentials stay here"
     return f"HTTP {status} redirect to {target.path or '/'} on the same host; not followed, probe that URL instead"
+
+
+def where(url: str) -> str:
+    """host[:port]/path of `url`, as failure messages name an endpoint (never its query or credentials)."""
+    parts = urlsplit(url)
+    return f"{parts.hostname}:{parts.port}{parts.path}" if parts.port else f"{parts.hostname}{parts.path}"
+
+
+def encoding_message(url: str, coding: str) -> str:
+    """Why a compressed reply is refused."""
+    return (f"{where(url)} answered with Content-Encoding {coding!r} though factreg asked for {ACCEPT_ENCODING}: "
+            "refused, not inflated")

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from factreg.measure.stream import ProbeFailure, RequestTrace, get_json, request_body, stream_request
+from factreg.measure.stream import get_json, request_body, stream_request
+from factreg.measure.trace import ProbeFailure, RequestTrace
 from factreg.verdicts import Verdict
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ with the same body. Each request keeps raw event times on a monotonic clock; eve
 them. A request that fails gives a verdict (`auth_failed`, `unreachable`, `error`), never a value; measured replies
 without an answer token give `no_answer`. A base URL (`http://host:8080/v1`) is probed at its `/chat/completions`.
 
-This module holds the spec, the run loop, the result, and recording and re-verifying facts; one request is
-`stream`, the identity check `identity`, the server's uptime `uptime`.
+This module holds the run loop, the result, and recording and re-verifying facts; the spec and a stored method are
+`probe_spec`, one request is `stream`, the identity check `identity`, the server's uptime `uptime`.
 """
 
 from __future__ import annotations
@@ -15,24 +15,24 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from factreg import secrets, stats
-from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import UsageError
 from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure.identity import check_identity
-from factreg.measure.load import Load
-from factreg.measure.stream import DEFAULT_MAX_BYTES, ProbeFailure, RequestTrace, request_body, rounded, stream_request
-from factreg.measure.uptime import is_local, server_uptime
+from factreg.measure.probe_spec import MAX_N as MAX_N  # the bounds and the spec have their module; known here too
+from factreg.measure.probe_spec import ProbeSpec as ProbeSpec
+from factreg.measure.probe_spec import changed, expected
+from factreg.measure.probe_spec import spec_from_method as spec_from_method
+from factreg.measure.stream import request_body, stream_request
+from factreg.measure.trace import ProbeFailure, RequestTrace, rounded
+from factreg.measure.uptime import is_local, settle
 from factreg.registry import conditions as cond
 from factreg.stats import quantiles
 from factreg.verdicts import FAILURES, Verdict
@@ -65,137 +65,8 @@ METRICS = (
 RECORDED = ("ttft", "ttft_any", "ttfb", "reasoning_time", "e2e", "decode_rate", "tpot", "tpot_reasoning", "itl",
             "itl_reasoning")
 REASONING_METRICS = frozenset({"reasoning_time", "tpot_reasoning", "itl_reasoning"})
-# Bounds of a probe, from the command line or a stored method: requests, and seconds (timeout, spacing, uptime).
-MAX_N = 10_000
-MAX_WARMUP = 1_000
-MAX_SECONDS = 3600.0
-MAX_UPTIME = 365 * 86400.0
-MAX_CONCURRENCY = 1024
-MAX_RATE = 10_000.0
-
 # Observable before any timing: a difference here stops the probe early.
 EARLY_KEYS = ("endpoint", "model", "build", "body_sha256", "machine")
-
-
-def chat_url(url: str) -> str:
-    """The chat completions URL for `url`: a base URL (`http://host:8080`, `…/`, `…/v1`) gets
-    `/chat/completions` (under `/v1`) appended, as OpenAI clients do; any other path is kept as given.
-    A URL that does not parse (`http://[::1`) is returned as given, for `ProbeSpec.check` to refuse."""
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return url
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return url
-    path = parts.path.rstrip("/")
-    if path == "":
-        path = "/v1/chat/completions"
-    elif path.endswith("/v1"):
-        path += "/chat/completions"
-    else:
-        return url
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
-
-
-@dataclass
-class ProbeSpec:
-    """What to probe and how; `headers` are templates (`${ENV}` names), expanded only when sending."""
-
-    url: str
-    body: dict[str, Any]
-    n: int = 5
-    warmup: int = 2
-    headers: dict[str, str] = field(default_factory=dict)
-    timeout: float = 60.0
-    min_uptime: float = DEFAULT_MIN_UPTIME_S
-    wait_for_uptime: bool = False
-    server_started_at: datetime | None = None
-    spacing: float = 0.0
-    no_cache: bool = False
-    expect: dict[str, str] = field(default_factory=dict)
-    max_bytes: int = DEFAULT_MAX_BYTES
-    # Load (`measure/load.py`): N streams in flight, or arrivals at a rate; none = one request after another.
-    concurrency: int = 0
-    rate: float = 0.0
-    burstiness: float = 1.0
-    duration: float = 0.0
-    seed: int = 0
-    # The model file a local server serves (`--model-file`): its SHA-256 is an identity condition of the facts.
-    model_file: str | None = None
-
-    def __post_init__(self) -> None:
-        self.url = chat_url(self.url)
-
-    def check(self) -> None:
-        """Refuse arguments that cannot work (exit 2)."""
-        try:
-            parts = urlsplit(self.url)
-            parts.port  # noqa: B018 - a port out of range (99999) or not a number fails here
-        except ValueError as exc:
-            raise UsageError(f"URL must be http(s)://host[:port]/…, got {self.url!r} ({exc})") from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(f"URL must be http(s)://host[:port]/…, got {self.url!r}")
-        if parts.username or parts.password:
-            raise UsageError("put credentials in --header or --api-key-env, not in the URL")
-        if not isinstance(self.body, dict):
-            raise UsageError("--body must hold a JSON object (a chat completions request)")
-        # Bounded here, where both the command line and a stored method (`verify`) arrive: a stored
-        # `spacing: 100000` would otherwise sleep for days.
-        if not 1 <= self.n <= MAX_N:
-            raise UsageError(f"--n must be from 1 to {MAX_N}")
-        if not 0 <= self.warmup <= MAX_WARMUP:
-            raise UsageError(f"--warmup must be from 0 to {MAX_WARMUP}")
-        if not (math.isfinite(self.timeout) and 0 < self.timeout <= MAX_SECONDS):
-            raise UsageError(f"--timeout must be a number of seconds above 0 and at most {MAX_SECONDS:g}")
-        if not (math.isfinite(self.spacing) and 0 <= self.spacing <= MAX_SECONDS):
-            raise UsageError(f"--spacing must be a number of seconds from 0 to {MAX_SECONDS:g}")
-        if not (math.isfinite(self.min_uptime) and 0 <= self.min_uptime <= MAX_UPTIME):
-            raise UsageError(f"--min-uptime must be a number of seconds from 0 to {MAX_UPTIME:g}")
-        if not 0 <= self.concurrency <= MAX_CONCURRENCY:
-            raise UsageError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
-        if not (math.isfinite(self.rate) and 0 <= self.rate <= MAX_RATE):
-            raise UsageError(f"--rate must be requests per second above 0 and at most {MAX_RATE:g}")
-        if not (math.isfinite(self.burstiness) and 0.01 <= self.burstiness <= 100):
-            raise UsageError("--burstiness must be from 0.01 to 100 (1: Poisson arrivals)")
-        if not (math.isfinite(self.duration) and 0 <= self.duration <= MAX_SECONDS):
-            raise UsageError(f"--duration must be a number of seconds from 0 to {MAX_SECONDS:g}")
-        if (self.duration or self.burstiness != 1.0) and not self.load.active:
-            raise UsageError("--duration and --burstiness go with --concurrency or --rate")
-        if self.spacing and self.load.active:
-            raise UsageError("--spacing is for one request after another; under load give --rate instead")
-        if self.model_file is not None and not Path(self.model_file).is_file():
-            raise UsageError(f"--model-file {self.model_file} is not a file")
-
-    @property
-    def load(self) -> Load:
-        return Load(self.concurrency, self.rate, self.burstiness, self.duration, self.seed)
-
-    def method(self) -> dict[str, Any]:
-        """The recipe stored with recorded facts: data, header templates only."""
-        return {
-            "kind": "probe",
-            "url": self.url,
-            "body": self.body,
-            "n": self.n,
-            "warmup": self.warmup,
-            "headers": dict(self.headers),
-            "timeout": self.timeout,
-            "no_cache": self.no_cache,
-            "min_uptime": self.min_uptime,
-            "spacing": self.spacing,
-            **(
-                {
-                    "concurrency": self.concurrency,
-                    "rate": self.rate,
-                    "burstiness": self.burstiness,
-                    "duration": self.duration,
-                    "seed": self.seed,
-                }
-                if self.load.active
-                else {}
-            ),
-            **({"model_file": self.model_file} if self.model_file else {}),
-        }
 
 
 @dataclass
@@ -267,29 +138,6 @@ def percentiles(xs: list[float]) -> dict[str, dict[str, Any]]:
             "too_few": quantiles.shortfall(est.q, est.n),
         }
     return out
-
-
-def _norm_expect(expect: Mapping[str, str]) -> dict[str, str]:
-    out = {}
-    for k, v in expect.items():
-        v = str(v)
-        if k in ("thinking",):
-            v = {"true": "on", "1": "on", "yes": "on", "false": "off", "0": "off", "no": "off"}.get(v.lower(), v)
-        elif k == "warm":
-            v = v.lower()
-        out[k] = v
-    return out
-
-
-def _compare(
-    expect: Mapping[str, str], observed: Mapping[str, str], keys: tuple[str, ...] | None = None
-) -> dict[str, list[str | None]]:
-    names = [k for k in expect if (keys is None or k in keys) and k in observed]
-    return cond.diff(dict(expect), dict(observed), names)
-
-
-def _diff_line(diff: Mapping[str, list[str | None]]) -> str:
-    return "; ".join(f"{k}: expected {old!r}, observed {new!r}" for k, (old, new) in diff.items())
 
 
 def probe(
@@ -404,7 +252,7 @@ def _run(
             "timeout_s": f"{spec.timeout:g}",
         }
     )
-    expect = _norm_expect(spec.expect)
+    expect = expected(spec.expect)
     try:
         seen = check_identity(
             http, spec.url, spec.body, headers, timeout=spec.timeout, no_cache=spec.no_cache, max_bytes=spec.max_bytes
@@ -414,12 +262,14 @@ def _run(
         result.info.update(seen.info)
         if spec.model_file:
             _model_file(spec.model_file, result)
-        result.diff = _compare(expect, result.observed, EARLY_KEYS)
+        result.diff, line = changed(expect, result.observed, EARLY_KEYS)
         if result.diff:
             result.verdict = Verdict.CONDITIONS_CHANGED
-            result.message = f"conditions changed before timing: {_diff_line(result.diff)}"
+            result.message = f"conditions changed before timing: {line}"
             return result
-        uptime = _settle_uptime(spec, result, say)
+        uptime, source = settle(spec.url, spec.server_started_at, spec.min_uptime if spec.wait_for_uptime else None, say)
+        if source is not None:
+            result.info["uptime_source"] = source
         if spec.load.active:
             _under_load(spec, headers, result, say)
         # Warm-up requests first (discarded later by their phase), then the measured ones, spaced if asked.
@@ -436,10 +286,10 @@ def _run(
     _derive(spec, result, uptime)
     if result.failed:
         return result
-    result.diff = _compare(expect, result.observed)
+    result.diff, line = changed(expect, result.observed)
     if result.diff:
         result.verdict = Verdict.CONDITIONS_CHANGED
-        result.message = f"conditions changed: {_diff_line(result.diff)}"
+        result.message = f"conditions changed: {line}"
     return result
 
 
@@ -465,26 +315,15 @@ def _one_at_a_time(
     result: ProbeResult,
     say: Callable[[str], None],
 ) -> None:
-    """Warm-up then measured requests, one after another, each on a new connection: `http://` through the lean
-    client (`measure/wire.py`, a fraction of httpx's CPU per read), other URLs through `http`."""
-    from contextlib import nullcontext
-
-    from factreg.measure import load as loading
-    from factreg.measure import wire
-
-    lean = wire.handles(spec.url)
-    with loading.OneAtATime(spec.timeout) if lean else nullcontext() as seq:
-        for phase, count, label in steps:
-            for i in range(count):
-                if phase == "measured" and i and spec.spacing:
-                    time.sleep(spec.spacing)
-                say(f"{label} {i + 1}/{count}")
-                body = request_body(spec.body, spec.no_cache)
-                if seq is not None:
-                    trace = seq.request(spec.url, headers, body, spec.timeout, phase, spec.max_bytes)
-                else:
-                    trace = stream_request(http, spec.url, headers, body, spec.timeout, phase, spec.max_bytes)
-                result.requests.append(trace)
+    """Warm-up then measured requests, one after another, each the one streamed request (`stream.stream_request`)
+    on a connection of its own (`http` keeps none alive)."""
+    for phase, count, label in steps:
+        for i in range(count):
+            if phase == "measured" and i and spec.spacing:
+                time.sleep(spec.spacing)
+            say(f"{label} {i + 1}/{count}")
+            body = request_body(spec.body, spec.no_cache)
+            result.requests.append(stream_request(http, spec.url, headers, body, spec.timeout, phase, spec.max_bytes))
 
 
 def _under_load(
@@ -545,21 +384,6 @@ def _under_load(
         )
     if not measured:
         raise ProbeFailure(Verdict.ERROR, "no measured request finished under load (--duration too short?)")
-
-
-def _settle_uptime(spec: ProbeSpec, result: ProbeResult, say: Callable[[str], None]) -> float | None:
-    uptime, source = server_uptime(spec.url, spec.server_started_at)
-    if source is not None:
-        result.info["uptime_source"] = source
-    if spec.wait_for_uptime:
-        if uptime is None:
-            raise UsageError("--wait-for-uptime needs a known uptime: a local server, or --server-started-at")
-        if uptime < spec.min_uptime:
-            wait = spec.min_uptime - uptime
-            say(f"server up {uptime:.0f} s; waiting {wait:.0f} s until it has been up {spec.min_uptime:g} s")
-            time.sleep(wait)
-            uptime += wait
-    return uptime
 
 
 def _derive(spec: ProbeSpec, result: ProbeResult, uptime: float | None) -> None:
@@ -708,81 +532,6 @@ def new_facts(
                 )
             )
     return out
-
-
-# Bounds on a stored probe method: a method from the registry is data, and each field is checked before anything
-# is sent (a tampered or imported method cannot make verify send 10⁹ requests, wait a day, or post 1 GB).
-STORED_BOUNDS: dict[str, tuple[float, float]] = {
-    "n": (1, MAX_N),  # a load run or a p99 fact needs 1,000+; --duration stores its cap, MAX_N
-    "warmup": (0, 100),
-    "timeout": (0.001, 3600),
-    "spacing": (0, 3600),
-    "min_uptime": (0, 7 * 86400),
-    "concurrency": (0, MAX_CONCURRENCY),
-    "rate": (0, MAX_RATE),
-    "burstiness": (0.01, 100),
-    "duration": (0, 3600),
-    "seed": (0, 2**31),
-}
-MAX_STORED_BODY = 8 * 1024 * 1024  # as `probe --body` reads
-MAX_STORED_HEADERS = 64
-_HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}")
-
-
-def _bounded(method: Mapping[str, Any], key: str, default: float, whole: bool) -> float:
-    value = method.get(key, default)
-    low, high = STORED_BOUNDS[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
-        raise UsageError(f"the stored probe method's {key} must be a {'whole ' if whole else ''}number, got {value!r}")
-    if not (math.isfinite(value) and low <= value <= high):
-        raise UsageError(f"the stored probe method's {key} {value!r} is outside {low:g}…{high:g}; refused")
-    return value
-
-
-def spec_from_method(method: Mapping[str, Any]) -> ProbeSpec:
-    """A stored probe method → ProbeSpec: data, every field checked and bounded (only known keys are read)."""
-    url = method.get("url")
-    if not isinstance(url, str) or len(url) > 8192:
-        raise UsageError("the stored probe method has no usable url")
-    body = method.get("body")
-    if not isinstance(body, dict):
-        raise UsageError("the stored probe method's body must be a JSON object")
-    if len(json.dumps(body, ensure_ascii=False, default=str)) > MAX_STORED_BODY:
-        raise UsageError(f"the stored probe method's body is larger than {MAX_STORED_BODY // 2**20} MiB; refused")
-    headers = method.get("headers") or {}
-    if not isinstance(headers, dict) or len(headers) > MAX_STORED_HEADERS:
-        raise UsageError(f"the stored probe method's headers must be an object of at most {MAX_STORED_HEADERS}")
-    for name, value in headers.items():
-        if not _HEADER_NAME.fullmatch(str(name)) or not isinstance(value, str) or len(value) > 8192 or any(
-            ch in value for ch in "\r\n\0"
-        ):
-            raise UsageError(f"the stored probe method's header {str(name)[:40]!r} is not a valid header; refused")
-    no_cache = method.get("no_cache", False)
-    if not isinstance(no_cache, bool):
-        raise UsageError("the stored probe method's no_cache must be true or false")
-    model_file = method.get("model_file")
-    if model_file is not None and (not isinstance(model_file, str) or not 0 < len(model_file) <= 4096
-                                   or "\0" in model_file):
-        raise UsageError("the stored probe method's model_file must be a file path")
-    spec = ProbeSpec(
-        url=url,
-        body=body,
-        n=int(_bounded(method, "n", 5, True)),
-        warmup=int(_bounded(method, "warmup", 2, True)),
-        headers=dict(headers),
-        timeout=float(_bounded(method, "timeout", 60, False)),
-        no_cache=no_cache,
-        min_uptime=float(_bounded(method, "min_uptime", DEFAULT_MIN_UPTIME_S, False)),
-        spacing=float(_bounded(method, "spacing", 0, False)),
-        concurrency=int(_bounded(method, "concurrency", 0, True)),
-        rate=float(_bounded(method, "rate", 0, False)),
-        burstiness=float(_bounded(method, "burstiness", 1, False)),
-        duration=float(_bounded(method, "duration", 0, False)),
-        seed=int(_bounded(method, "seed", 0, True)),
-        model_file=model_file,
-    )
-    spec.check()  # http(s)://host, no credentials in the URL
-    return spec
 
 
 def selected(fact: Mapping[str, Any]) -> tuple[str, float | None]:

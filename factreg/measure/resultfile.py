@@ -100,7 +100,7 @@ def _claims(recognise: plugins.Ref, path: Path) -> bool:
 def _builtin(path: Path) -> Recognised:
     """The built-in format of `path`, asked of each reader's signature in an order where no two claim one file."""
     from factreg.measure import llamabench_output as lbo
-    from factreg.measure import serving_import
+    from factreg.measure import serving_import, serving_values
     from factreg.registry import jsonl
 
     head = _head(path)
@@ -123,7 +123,7 @@ def _builtin(path: Path) -> Recognised:
             data: Any = obj
         else:  # a JSON document over several lines: read whole, as its reader will
             try:
-                data = serving_import.load_json(path)
+                data = serving_values.load_json(path)
             except BadInput:  # not JSON as a whole either: lines of JSON, one broken; the JSONL reader says where
                 return Recognised("jsonl")
         for tool, signature in serving_import.SIGNATURES.items():

@@ -13,19 +13,16 @@ one (measure/methods.py). Everything is validated before anything is written, an
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factreg import clock, stats, textfile
+from factreg import clock, stats
 from factreg.errors import BadInput, FactregError, UsageError
+from factreg.measure import serving_values as sv
+from factreg.measure.serving_values import load_json
 
-MAX_INPUT_BYTES = 64 * 2**20  # llama-benchy with time series is megabytes; nothing real is this large
-MAX_NESTING = 64  # JSON deeper than this is no tool's output (and would exhaust the parser's stack)
 MAX_RUNS = 10_000
 
 # `factreg import FORMAT`: the formats this module reads, and the tool each names in a fact's method.
@@ -97,133 +94,6 @@ class Run:
     stats: list[Stat] = field(default_factory=list)
 
 
-# ---------------------------------------------------------------- reading
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
-def load_json(path: Path) -> Any:
-    """The file's JSON; BadInput with one line for anything else (empty, not UTF-8, NaN, too deep, too large)."""
-    data = textfile.read_bytes(path, max_bytes=MAX_INPUT_BYTES)
-    if not data.strip():
-        raise BadInput(f"{path}: the file is empty")
-    text = textfile.decode(data, str(path))
-    depth = max_depth(text)
-    if depth > MAX_NESTING:
-        raise BadInput(f"{path}: JSON nested {depth} levels deep: no benchmark writes that")
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        raise BadInput(f"{path}: not valid JSON ({str(exc).splitlines()[0][:200]})") from None
-
-
-def max_depth(text: str) -> int:
-    """How deeply brackets nest in JSON text, strings skipped (checked before parsing, which recurses)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
-
-
-# A number in a result file is at most this large (a count, a time in ms, a rate): 10^15 ms is 30,000 years.
-MAX_NUMBER = 1e15
-
-
-def _number(value: Any, what: str, where: str, *, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadInput(f"{where}: {what} must be a number, got {str(value)[:60]!r}")
-    if isinstance(value, int) and not -MAX_NUMBER <= value <= MAX_NUMBER:  # float() of 10^400 overflows
-        raise BadInput(f"{where}: {what} must be a number up to {MAX_NUMBER:g}, got a {len(str(abs(value)))}-digit "
-                       "number")
-    x = float(value)
-    if not math.isfinite(x) or x < 0 or (positive and x == 0):
-        raise BadInput(f"{where}: {what} must be a finite number {'> 0' if positive else '≥ 0'}, got {value!r}")
-    if x > MAX_NUMBER:
-        raise BadInput(f"{where}: {what} must be a number up to {MAX_NUMBER:g}, got {value!r}")
-    return x
-
-
-def _count(value: Any, what: str, where: str) -> int:
-    x = _number(value, what, where)
-    if not x.is_integer() or x > 1e12:
-        raise BadInput(f"{where}: {what} must be a whole number, got {value!r}")
-    return int(x)
-
-
-def _text(value: Any, what: str, where: str, max_len: int = 500) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise BadInput(f"{where}: {what} must be a non-empty string, got {str(value)[:60]!r}")
-    if len(value) > max_len or any(ord(c) < 32 for c in value):
-        raise BadInput(f"{where}: {what} is not a name a benchmark writes ({value[:60]!r}…)")
-    return value.strip()
-
-
-def _object(value: Any, what: str, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise BadInput(f"{where}: {what} must be a JSON object, got {type(value).__name__}")
-    return value
-
-
-def _opt(data: Mapping[str, Any], key: str) -> str | None:
-    """An optional scalar as condition text (None when absent or null)."""
-    from factreg.registry.conditions import as_text
-
-    value = data.get(key)
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    text = as_text(value)
-    return text[:200] if text else None
-
-
-def _opt_count(data: Mapping[str, Any], key: str, where: str) -> str | None:
-    """An optional whole number ≥ 0 as condition text (a count of prompts, tokens, failures)."""
-    return None if data.get(key) is None else str(_count(data[key], key, where))
-
-
-def _opt_number(data: Mapping[str, Any], key: str, where: str) -> str | None:
-    """An optional number ≥ 0 as condition text (a duration, a rate); `inf` for a rate without limit."""
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip().lower() in ("inf", "infinity"):
-        return "inf"
-    _number(value, key, where)
-    return _opt(data, key)
-
-
-_VLLM_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
-
-
-def _iso(text: Any, what: str, where: str) -> str:
-    """A tool's date as factreg's ISO time; a time without zone is UTC (as `clock.parse` takes every one)."""
-    if not isinstance(text, str):
-        raise BadInput(f"{where}: {what} must be a date string, got {str(text)[:60]!r}")
-    value = text.strip()
-    m = _VLLM_DATE.fullmatch(value)
-    if m:
-        value = f"{m[1]}-{m[2]}-{m[3]}T{m[4]}:{m[5]}:{m[6]}"
-    try:
-        return clock.iso(clock.parse(value, f"{what} in {where}"))
-    except UsageError as exc:
-        raise BadInput(exc.message) from None
-
-
 def _pct_word(q: float) -> str:
     return f"{q:g}"
 
@@ -257,41 +127,41 @@ SIGNATURES: dict[str, Callable[[Any], bool]] = {"vllm-bench": is_vllm, "aiperf":
 
 def read_vllm(data: Any, where: str) -> list[Run]:
     """`vllm bench serve --save-result`: one run per file (vllm/benchmarks/serve.py, `result_json`)."""
-    data = _object(data, "the file", where)
+    data = sv.obj(data, "the file", where)
     if not is_vllm(data):
         raise BadInput(f"{where}: no completed and median_*_ms fields: not a `vllm bench serve --save-result` file")
-    completed = _count(data["completed"], "completed", where)
+    completed = sv.count(data["completed"], "completed", where)
     if completed == 0:
         raise BadInput(f"{where}: completed is 0: the run measured nothing")
-    model = _text(data.get("model_id"), "model_id", where)
+    model = sv.name(data.get("model_id"), "model_id", where)
     run = Run("vllm-bench", where, model, _vllm_load(data, where),
-              _iso(data["date"], "date", where) if data.get("date") is not None else None)
+              sv.iso(data["date"], "date", where) if data.get("date") is not None else None)
     run.identity.update({k: v for k, v in (
-        ("model", model), ("backend", _opt(data, "backend")), ("endpoint_type", _opt(data, "endpoint_type")),
-        ("request_rate", _opt_number(data, "request_rate", where)),
-        ("burstiness", _opt_number(data, "burstiness", where)),
-        ("concurrency", _opt_count(data, "max_concurrency", where)), ("dataset", _opt(data, "dataset_name")),
-        ("label", _opt(data, "label")),
+        ("model", model), ("backend", sv.opt(data, "backend")), ("endpoint_type", sv.opt(data, "endpoint_type")),
+        ("request_rate", sv.opt_number(data, "request_rate", where)),
+        ("burstiness", sv.opt_number(data, "burstiness", where)),
+        ("concurrency", sv.opt_count(data, "max_concurrency", where)), ("dataset", sv.opt(data, "dataset_name")),
+        ("label", sv.opt(data, "label")),
     ) if v is not None})
     run.info.update({k: v for k, v in (
-        ("tokenizer", _opt(data, "tokenizer_id")), ("num_prompts", _opt_count(data, "num_prompts", where)),
-        ("completed", str(completed)), ("failed", _opt_count(data, "failed", where)),
-        ("duration_s", _opt_number(data, "duration", where)),
-        ("total_input_tokens", _opt_count(data, "total_input_tokens", where)),
-        ("total_output_tokens", _opt_count(data, "total_output_tokens", where)), ("source_date", _opt(data, "date")),
+        ("tokenizer", sv.opt(data, "tokenizer_id")), ("num_prompts", sv.opt_count(data, "num_prompts", where)),
+        ("completed", str(completed)), ("failed", sv.opt_count(data, "failed", where)),
+        ("duration_s", sv.opt_number(data, "duration", where)),
+        ("total_input_tokens", sv.opt_count(data, "total_input_tokens", where)),
+        ("total_output_tokens", sv.opt_count(data, "total_output_tokens", where)), ("source_date", sv.opt(data, "date")),
     ) if v is not None})
     for part, metric in VLLM_LATENCIES.items():
         median_key = f"median_{part}_ms"
         if median_key in data and data[median_key] is not None:
             std = data.get(f"std_{part}_ms")
-            run.stats.append(Stat(metric, metric, median_key, value=_number(data[median_key], median_key, where) / 1e3,
-                                  spread=None if std is None else _number(std, f"std_{part}_ms", where) / 1e3,
+            run.stats.append(Stat(metric, metric, median_key, value=sv.number(data[median_key], median_key, where) / 1e3,
+                                  spread=None if std is None else sv.number(std, f"std_{part}_ms", where) / 1e3,
                                   n=completed))
         for pct, value, key in _vllm_percentiles(data, part, where):
             run.stats.append(Stat("", metric, key, value=value / 1e3, n=completed, q=pct / 100))
     for key, metric in VLLM_RATES.items():
         if data.get(key) is not None:
-            run.stats.append(Stat(metric, metric, key, value=_number(data[key], key, where), n=completed))
+            run.stats.append(Stat(metric, metric, key, value=sv.number(data[key], key, where), n=completed))
     return [run]
 
 
@@ -302,7 +172,7 @@ def _vllm_percentiles(data: Mapping[str, Any], part: str, where: str) -> list[tu
     for pct in TAIL_PERCENTILES:
         key = f"p{_pct_word(pct)}_{part}_ms"
         if data.get(key) is not None:
-            found[pct] = (_number(data[key], key, where), key)
+            found[pct] = (sv.number(data[key], key, where), key)
     pairs = data.get(f"percentiles_{part}_ms")
     if pairs is not None:
         key = f"percentiles_{part}_ms"
@@ -311,9 +181,9 @@ def _vllm_percentiles(data: Mapping[str, Any], part: str, where: str) -> list[tu
         for pair in pairs[:1000]:
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise BadInput(f"{where}: {key} must be a list of [percentile, value] pairs")
-            pct = _number(pair[0], f"a percentile in {key}", where)
+            pct = sv.number(pair[0], f"a percentile in {key}", where)
             if pct in TAIL_PERCENTILES and pct not in found:
-                found[pct] = (_number(pair[1], f"a value in {key}", where), f"{key}[{_pct_word(pct)}]")
+                found[pct] = (sv.number(pair[1], f"a value in {key}", where), f"{key}[{_pct_word(pct)}]")
     return [(p, v, k) for p, (v, k) in sorted(found.items())]
 
 
@@ -324,11 +194,11 @@ def _vllm_load(data: Mapping[str, Any], where: str) -> str:
     elif rate is None:
         label = "r-"
     else:
-        label = f"r{_number(rate, 'request_rate', where):g}"
+        label = f"r{sv.number(rate, 'request_rate', where):g}"
     if data.get("max_concurrency") is not None:
-        label += f"-c{_count(data['max_concurrency'], 'max_concurrency', where)}"
+        label += f"-c{sv.count(data['max_concurrency'], 'max_concurrency', where)}"
     burst = data.get("burstiness")
-    if burst is not None and _number(burst, "burstiness", where) != 1.0:
+    if burst is not None and sv.number(burst, "burstiness", where) != 1.0:
         label += f"-b{float(burst):g}"
     return label
 
@@ -338,64 +208,64 @@ def _vllm_load(data: Mapping[str, Any], where: str) -> str:
 
 def read_aiperf(data: Any, where: str) -> list[Run]:
     """AIPerf's `profile_export_aiperf.json`: one run per file (metric tag → {unit, avg, p50, …, std, count})."""
-    data = _object(data, "the file", where)
+    data = sv.obj(data, "the file", where)
     if not is_aiperf(data):
         raise BadInput(f"{where}: no AIPerf metrics and input_config: not a profile_export_aiperf.json")
-    config = _object(data["input_config"], "input_config", where)
+    config = sv.obj(data["input_config"], "input_config", where)
     model = _aiperf_model(config, where)
-    endpoint = _object(config.get("endpoint") or {}, "input_config.endpoint", where)
+    endpoint = sv.obj(config.get("endpoint") or {}, "input_config.endpoint", where)
     urls = endpoint.get("urls") or ([endpoint["url"]] if endpoint.get("url") else [])
     phase = _aiperf_profiling_phase(config, where)
-    loadgen = _object(config.get("loadgen") or {}, "loadgen", where)
-    concurrency = (_opt_count(phase, "concurrency", f"{where} input_config.phases")
-                   or _opt_count(loadgen, "concurrency", f"{where} input_config.loadgen"))
-    rate = (_opt_number(phase, "request_rate", f"{where} input_config.phases")
-            or _opt_number(loadgen, "request_rate", f"{where} input_config.loadgen"))
+    loadgen = sv.obj(config.get("loadgen") or {}, "loadgen", where)
+    concurrency = (sv.opt_count(phase, "concurrency", f"{where} input_config.phases")
+                   or sv.opt_count(loadgen, "concurrency", f"{where} input_config.loadgen"))
+    rate = (sv.opt_number(phase, "request_rate", f"{where} input_config.phases")
+            or sv.opt_number(loadgen, "request_rate", f"{where} input_config.loadgen"))
     load = (f"c{concurrency}" if concurrency else "") + (f"{'-' if concurrency else ''}r{rate}" if rate else "")
     date = data.get("start_time")
-    run = Run("aiperf", where, model, load or "run", _iso(date, "start_time", where) if date is not None else None)
+    run = Run("aiperf", where, model, load or "run", sv.iso(date, "start_time", where) if date is not None else None)
     datasets = config.get("datasets")
     dataset = datasets[0] if isinstance(datasets, list) and datasets and isinstance(datasets[0], dict) else {}
     run.identity.update({k: v for k, v in (
         ("model", model), ("endpoint", _aiperf_endpoint(endpoint, urls, where)),
-        ("endpoint_type", _opt(endpoint, "type")), ("streaming", _opt(endpoint, "streaming")),
+        ("endpoint_type", sv.opt(endpoint, "type")), ("streaming", sv.opt(endpoint, "streaming")),
         ("concurrency", concurrency), ("request_rate", rate),
-        ("dataset", _opt(dataset, "dataset") or _opt(dataset, "name")),
+        ("dataset", sv.opt(dataset, "dataset") or sv.opt(dataset, "name")),
     ) if v is not None})
     requests = data.get("request_count")
-    n_requests = (_count(requests["avg"], "request_count.avg", where)
+    n_requests = (sv.count(requests["avg"], "request_count.avg", where)
                   if isinstance(requests, dict) and requests.get("avg") is not None else None)
     run.info.update({k: v for k, v in (
-        ("tool_version", _opt(data, "aiperf_version")), ("benchmark_id", _opt(data, "benchmark_id")),
+        ("tool_version", sv.opt(data, "aiperf_version")), ("benchmark_id", sv.opt(data, "benchmark_id")),
         ("requests", None if n_requests is None else str(n_requests)),
-        ("tokenizer", _opt(_object(config.get("tokenizer") or {}, "tokenizer", where), "name")),
-        ("source_date", _opt(data, "start_time")),
+        ("tokenizer", sv.opt(sv.obj(config.get("tokenizer") or {}, "tokenizer", where), "name")),
+        ("source_date", sv.opt(data, "start_time")),
     ) if v is not None})
     for tag, (metric, unit) in AIPERF_METRICS.items():
         block = data.get(tag)
         if block is None:
             continue
-        block = _object(block, tag, where)
+        block = sv.obj(block, tag, where)
         if block.get("unit") != unit:
             raise BadInput(f"{where}: {tag} is in {str(block.get('unit'))[:40]!r}, factreg reads it in {unit!r}")
         scale = 1e-3 if unit == "ms" else 1.0
-        count = _count(block["count"], f"{tag}.count", where) if block.get("count") is not None else n_requests
+        count = sv.count(block["count"], f"{tag}.count", where) if block.get("count") is not None else n_requests
         if count == 0:
             continue
         if tag in AIPERF_RUN_LEVEL:
             if block.get("avg") is not None:
-                run.stats.append(Stat(metric, metric, f"{tag}.avg", value=_number(block["avg"], f"{tag}.avg", where),
+                run.stats.append(Stat(metric, metric, f"{tag}.avg", value=sv.number(block["avg"], f"{tag}.avg", where),
                                       n=n_requests))
             continue
         if block.get("p50") is not None:
             std = block.get("std")
-            run.stats.append(Stat(metric, metric, f"{tag}.p50", value=_number(block["p50"], f"{tag}.p50", where) * scale,
-                                  spread=None if std is None else _number(std, f"{tag}.std", where) * scale, n=count))
+            run.stats.append(Stat(metric, metric, f"{tag}.p50", value=sv.number(block["p50"], f"{tag}.p50", where) * scale,
+                                  spread=None if std is None else sv.number(std, f"{tag}.std", where) * scale, n=count))
         for pct in TAIL_PERCENTILES:
             key = f"p{_pct_word(pct)}"
             if block.get(key) is not None:
                 run.stats.append(Stat("", metric, f"{tag}.{key}",
-                                      value=_number(block[key], f"{tag}.{key}", where) * scale, n=count, q=pct / 100))
+                                      value=sv.number(block[key], f"{tag}.{key}", where) * scale, n=count, q=pct / 100))
     if not run.stats:
         raise BadInput(f"{where}: no metric factreg reads has values (p50 or avg)")
     return [run]
@@ -406,10 +276,10 @@ def _aiperf_model(config: Mapping[str, Any], where: str) -> str:
     if isinstance(models, dict) and isinstance(models.get("items"), list) and models["items"]:
         first = models["items"][0]
         if isinstance(first, dict):
-            return _text(first.get("name"), "input_config.models.items[0].name", where)
+            return sv.name(first.get("name"), "input_config.models.items[0].name", where)
     names = config.get("model_names")
     if isinstance(names, list) and names:
-        return _text(names[0], "input_config.model_names[0]", where)
+        return sv.name(names[0], "input_config.model_names[0]", where)
     raise BadInput(f"{where}: input_config names no model (models.items or model_names)")
 
 
@@ -418,9 +288,9 @@ def _aiperf_endpoint(endpoint: Mapping[str, Any], urls: Sequence[Any], where: st
     what `factreg probe` observes for the same server (so a probe method given later compares like with like)."""
     if not urls:
         return None
-    url = _text(urls[0], "input_config.endpoint.urls", where)
+    url = sv.name(urls[0], "input_config.endpoint.urls", where)
     if endpoint.get("type") == "chat" and not endpoint.get("custom_endpoint"):
-        from factreg.measure.probe import chat_url
+        from factreg.measure.probe_spec import chat_url
 
         return chat_url(url)
     return url
@@ -431,7 +301,7 @@ def _aiperf_profiling_phase(config: Mapping[str, Any], where: str) -> dict[str, 
     if not isinstance(phases, list):
         return {}
     measured = [p for p in phases if isinstance(p, dict) and not p.get("exclude_from_results")]
-    return _object(measured[-1], "input_config.phases[]", where) if measured else {}
+    return sv.obj(measured[-1], "input_config.phases[]", where) if measured else {}
 
 
 # ---------------------------------------------------------------- llama-benchy
@@ -439,7 +309,7 @@ def _aiperf_profiling_phase(config: Mapping[str, Any], where: str) -> dict[str, 
 
 def read_benchy(data: Any, where: str) -> list[Run]:
     """llama-benchy's JSON: one run per entry of `benchmarks` (src/llama_benchy/results.py, BenchmarkReport)."""
-    data = _object(data, "the file", where)
+    data = sv.obj(data, "the file", where)
     benches = data.get("benchmarks")
     if not is_benchy(data):
         raise BadInput(f"{where}: no version and benchmarks list: not llama-benchy's JSON output")
@@ -447,16 +317,16 @@ def read_benchy(data: Any, where: str) -> list[Run]:
         raise BadInput(f"{where}: the benchmarks list is empty")
     if len(benches) > MAX_RUNS:
         raise BadInput(f"{where}: {len(benches)} benchmarks: more than llama-benchy ever writes")
-    model = _text(data.get("model"), "model", where)
-    date = _iso(data["timestamp"], "timestamp", where) if data.get("timestamp") is not None else None
+    model = sv.name(data.get("model"), "model", where)
+    date = sv.iso(data["timestamp"], "timestamp", where) if data.get("timestamp") is not None else None
     runs = []
     for i, bench in enumerate(benches, 1):
         at = f"{where} benchmarks[{i}]"
-        bench = _object(bench, "a benchmark", at)
-        conc = _count(bench.get("concurrency"), "concurrency", at)
-        prompt = _count(bench.get("prompt_size"), "prompt_size", at)
-        response = _count(bench.get("response_size"), "response_size", at)
-        context = _count(bench.get("context_size", 0) or 0, "context_size", at)
+        bench = sv.obj(bench, "a benchmark", at)
+        conc = sv.count(bench.get("concurrency"), "concurrency", at)
+        prompt = sv.count(bench.get("prompt_size"), "prompt_size", at)
+        response = sv.count(bench.get("response_size"), "response_size", at)
+        context = sv.count(bench.get("context_size", 0) or 0, "context_size", at)
         prefill_phase = bench.get("is_context_prefill_phase") is True
         load = f"pp{prompt}-tg{response}" + (f"-d{context}" if context else "") + ("-ctx" if prefill_phase else "") \
             + f"-c{conc}"
@@ -465,24 +335,24 @@ def read_benchy(data: Any, where: str) -> list[Run]:
             ("model", model), ("concurrency", str(conc)), ("prompt_tokens", str(prompt)),
             ("response_tokens", str(response)), ("context_tokens", str(context)),
             ("phase", "context_prefill" if prefill_phase else None),
-            ("prefix_caching", _opt(data, "prefix_caching_enabled")),
+            ("prefix_caching", sv.opt(data, "prefix_caching_enabled")),
         ) if v is not None})
         run.info.update({k: v for k, v in (
-            ("tool_version", _opt(data, "version")), ("latency_mode", _opt(data, "latency_mode")),
-            ("latency_ms", _opt_number(data, "latency_ms", where)), ("source_date", _opt(data, "timestamp")),
+            ("tool_version", sv.opt(data, "version")), ("latency_mode", sv.opt(data, "latency_mode")),
+            ("latency_ms", sv.opt_number(data, "latency_ms", where)), ("source_date", sv.opt(data, "timestamp")),
         ) if v is not None})
         for key, (metric, scale) in BENCHY_METRICS.items():
             block = bench.get(key)
             if block is None:
                 continue
-            block = _object(block, key, at)
+            block = sv.obj(block, key, at)
             values = block.get("values")
             if not isinstance(values, list) or not values:
                 raise BadInput(f"{at}: {key}.values must be a non-empty list of numbers")
             if len(values) > stats.MAX_SAMPLES:
                 raise BadInput(f"{at}: {key} has {len(values):,} values: at most {stats.MAX_SAMPLES:,} samples are "
                                "kept per version")
-            samples = [_number(v, f"every {key} value", at) * scale for v in values]
+            samples = [sv.number(v, f"every {key} value", at) * scale for v in values]
             run.stats.append(Stat(metric, metric, f"{key}.values", samples=samples))
         if not run.stats:
             raise BadInput(f"{at}: no metric factreg reads (e2e_ttft, tg_req_throughput, pp_req_throughput, "
@@ -616,6 +486,3 @@ def import_files(
     if say and when and dated:
         say(f"{dated} run(s) dated by the file's own date, not by --measured-at")
     return {"facts": len(written), "files": len(paths), tool: len(paths), "ids": written}
-
-
-# ---------------------------------------------------------------- giving an imported fact a method

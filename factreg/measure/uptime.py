@@ -7,10 +7,13 @@ has been up long enough.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urlsplit
 
 from factreg import clock
+from factreg.errors import UsageError
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "ip6-localhost")
 
@@ -90,3 +93,20 @@ def server_uptime(url: str, started_at: datetime | None) -> tuple[float | None, 
     if uptime is not None:
         return uptime, f"/proc (pid {pid})"
     return None, None
+
+
+def settle(
+    url: str, started_at: datetime | None, wait_until: float | None, say: Callable[[str], None]
+) -> tuple[float | None, str | None]:
+    """The server's uptime and its source (`server_uptime`); with `wait_until` (--wait-for-uptime), first wait
+    until the server has been up that many seconds."""
+    uptime, source = server_uptime(url, started_at)
+    if wait_until is not None:
+        if uptime is None:
+            raise UsageError("--wait-for-uptime needs a known uptime: a local server, or --server-started-at")
+        if uptime < wait_until:
+            wait = wait_until - uptime
+            say(f"server up {uptime:.0f} s; waiting {wait:.0f} s until it has been up {wait_until:g} s")
+            time.sleep(wait)
+            uptime += wait
+    return uptime, source

@@ -5,14 +5,14 @@ Why not httpx here: a load run's client must cost little per request, or it meas
 own CPU per request at 8 streams). httpx, httpcore and h11 are general and pure Python: per network read they
 go through the pool, its locks, the trace hooks and h11's state machine, about 0.3 ms of CPU per read. A load run
 needs one thing: write a POST, read its head, decode its body (chunked, Content-Length or until close) and hand
-each block to `stream.Reading` with the kernel's arrival stamp of the read that brought it. `ReplyParser` does the
-reading without I/O (tests feed it byte by byte); `Pool` owns the sockets, with the same reads as
-`arrival.StampedStream` (`recvmsg`, the stamp of the read's last packet).
+each block to the exchange (`stream.Exchange`) with the kernel's arrival stamp of the read that brought it. `ReplyParser` does the
+reading without I/O (tests feed it byte by byte); `Pool` owns the sockets, read with `recvmsg` to keep
+the stamp of each read's last packet (`measure/arrival.py`).
 
 Scope, on purpose narrow: `http://` URLs without credentials in them. `https://` (reads inside OpenSSL) and
-anything else go through httpx (`load.astream_request` decides with `handles`). The rules of `measure/http.py`
+anything else go through httpx (`stream.Exchange` decides with `handles`). The rules of `measure/http.py`
 hold here too: no redirect followed (a 3xx reaches the caller), no proxy or `.netrc` from the environment, the
-same user agent, a time-out on everything (`load.astream_request` puts one deadline on the whole request).
+same user agent, a time-out on everything (`stream.astream_request` puts one deadline on the whole request).
 
 Framing follows RFC 9112 §6.3: no body for 1xx, 204 and 304; Transfer-Encoding chunked when it is the last
 coding; a Content-Length (several equal values accepted, different ones refused); else the body ends when the

@@ -10,6 +10,7 @@ from factreg.docs.lint.vocab import (
     _B,
     _E,
     _FRACTION,
+    _GOAL_LINE,
     _LABEL_UNIT,
     _METRIC_UNIT,
     _PER_SECOND,
@@ -50,7 +51,98 @@ _HUMAN_RATE_BEFORE = lazy(
 _REACHES_BEFORE = lazy(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 
 
+# Words of measured work or of a measured figure near a duration (`took 4.1 s`, `TTFT 0.3 s`, `p95 120 ms`, `12초 걸렸다`,
+# `평균 응답 시간 300ms`): FR101 reports a duration beside one; a duration with none near it is FR103's (preview).
+_MEASURED = lazy(
+    rf"{_B}(?i:took|takes|taking|finished{_SP}+in|completed?{_SP}+in|done{_SP}+in|in{_SP}+just|eval{_SP}+time|"
+    rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|latency|time{_SP}+to{_SP}+first{_SP}+token|"
+    rf"p50|p90|p95|p99|avg|average|mean|median|startup{_SP}+time|build{_SP}+time|generation{_SP}+time|"
+    rf"inference{_SP}+time|response{_SP}+times?|runtime|duration|responses?|build|builds|loads?|loading|generat\w*|"
+    rf"inference|startup|cold{_SP}+start|decode|prefill|faster|slower|speed|transcri\w*|render\w*|queries|query|api){_E}"
+    r"|걸렸|걸림|걸린|걸리|걸려|소요|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
+    r"평균|레이턴시|TTFT|응답|처리|빌드|로딩|생성|추론|변환|조회|쿼리|단축|개선|감소|→|성능|빠름|빠르|느림|느려|최적화|속도|"
+    rf"{_B}(?:GPU|CPU|(?i:compared)){_E}"
+)
+
+
+# A table whose header row compares measured figures (`| 메트릭 | Before | After | 개선율 |`, `| Metric | Time |`):
+# a duration in one of its rows reads as a measurement.
+_MEASURED_HEADER = lazy(
+    rf"{_MEASURED.pattern}|{_B}(?i:before|after|metrics?|current|time|times|speedup){_E}|메트릭|지표|개선율|차이|현재|시간|달성|지연"
+)
+
+
+# A bound, a goal or an estimate right beside a duration (`< 500ms`, `up to 5 minutes`, `최대 60초`, `예상: 60초`), or
+# a line of goals, examples and assumptions: such durations are more often targets or illustrations (FR103).
+_BOUND_NEAR = lazy(
+    rf"(?<![-=<])[<>](?![-!=>])|≤|≥|<=|>=|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
+    rf"target|goal|slo|budget|expected){_E}|최대|최소|이내|이하|미만|이상|초과|목표|예상"
+)
+
+
+# A duration in arithmetic (`60 seconds × 60 minutes`, `rows * 150ms`) or the length of what is generated (`generate
+# 5 sec of video`): a worked example or a media length, not a measurement.
+_WORKED_BEFORE = lazy(
+    rf"(?:×|{_SP}\*|{_B}(?i:generat\w*|produce\w*)(?:{_SP}+(?i:an?|~|about))?){_SP}*~?$"
+)
+
+
+_WORKED_AFTER = lazy(rf"{_SP}*×|{_SP}+\*{_SP}")
+
+
+_SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
+
+
 class _Context(_Tables):
+    def measured(self, start: int, end: int) -> bool:
+        """Whether a duration reads as a measurement: a word of measured work within 40 characters before it or 25
+        after it on its line (or in its table's header row), and no bound, goal, example or assumption near it (in
+        a table row: in its own cell)."""
+        text = self.text
+        lo, hi = self._bounds(start)
+        row = text[lo:start].lstrip().startswith("|")
+        near_lo, near_hi = lo, hi
+        if row:  # a table row: the number's own cell
+            near_lo = text.rfind("|", lo, start) + 1
+            near_hi = text.find("|", end, hi)
+            near_hi = hi if near_hi < 0 else near_hi
+        if _BOUND_NEAR.search(text, max(near_lo, start - 20), start) or _BOUND_NEAR.search(
+            text, end, min(near_hi, end + 10)
+        ):
+            return False
+        if (_GOAL_LINE.search(text, near_lo, near_hi) if row else self._flag(start, "goal_line")):
+            return False
+        if _WORKED_BEFORE.search(text, max(lo, start - 16), start) or _WORKED_AFTER.match(text, end):
+            return False
+        if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)):
+            return True
+        header = self._header_row(lo) if row else ""
+        return _MEASURED_HEADER.search(header) is not None
+
+    def _header_row(self, lo: int) -> str:
+        """The header row of the table whose body row starts at `lo` (the row above its `|---|` separator), or ""
+        (worked out once per row)."""
+        cache: dict[int, str] = self.__dict__.setdefault("_header_rows", {})
+        if lo not in cache:
+            cache[lo] = self._find_header_row(lo)
+        return cache[lo]
+
+    def _find_header_row(self, lo: int) -> str:
+        text = self.text
+        hi = lo - 1
+        for _ in range(200):
+            if hi <= 0:
+                return ""
+            start = text.rfind("\n", 0, hi) + 1
+            row = text[start:hi]
+            if not row.lstrip().startswith("|"):
+                return ""
+            if _SEPARATOR_ROW.match(row) and "|" in row and set(row.strip()) <= set("|-: \t"):
+                return text[text.rfind("\n", 0, max(0, start - 1)) + 1 : max(0, start - 1)]
+            hi = start - 1
+        return ""
+
+
     def spread_kind(self, start: int, end: int) -> str:
         return "target" if self._target(start, end) else "claim"
 

@@ -15,8 +15,10 @@ from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
 from factreg.docs.lint.regions import _skipped
 from factreg.docs.lint.tables import _by_column, _has_table, _header_cells
 from factreg.docs.lint.vocab import (
+    _B,
     _CLAIM,
     _DIGIT,
+    _E,
     _EXTRA,
     _HTTP_CODES,
     _KIND,
@@ -24,8 +26,13 @@ from factreg.docs.lint.vocab import (
     _NORMAL,
     _RELATIVE,
     _SP,
+    BARE_DURATION_RULE,
+    BARE_RATIO_RULE,
     FAMILY_RULE,
+    ITEM_RATE_RULE,
+    RATIO_RULE,
     SPREAD_RULE,
+    TABLE_ITEM_RATE_RULE,
     TARGET_RULE,
     Candidate,
 )
@@ -83,7 +90,27 @@ def _candidates(
     kept = ctx.rows(kept)
     if kept and "|" in text and "--" in text:
         kept = _by_column(text, kept)
-    return [c if c[4] != "target" else (*c[:5], TARGET_RULE) for c in kept]
+    return [_sub_rule(text, c) for c in kept]
+
+
+def _sub_rule(text: str, c: Candidate) -> Candidate:
+    """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
+    FR114's (the default set's), in prose FR112's (a preview rule)."""
+    if c[4] == "target":
+        return (*c[:5], TARGET_RULE)
+    row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
+    if c[5] == ITEM_RATE_RULE and row:
+        return (*c[:5], TABLE_ITEM_RATE_RULE)
+    if c[5] == RATIO_RULE and not row and _SPEED_NEAR.search(text, max(0, c[0] - 25), c[1] + 15) is None:
+        return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`: a ratio with no word of speed near it
+    return c
+
+
+# A word of speed or of a speed figure near a ratio (`3.1× slower`, `4배 빠름`, `2x the throughput`, `TPS 2배`).
+_SPEED_NEAR = lazy(
+    rf"{_B}(?i:faster|slower|quicker|speed\w*|throughput|tps|tok/s|t/s|latency|performance|uplift|accelerat\w*){_E}"
+    r"|빠르|빠름|빨라|느리|느림|느려|속도|처리량|지연|응답|성능|가속|단축|개선"
+)
 
 
 def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
@@ -118,7 +145,10 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
     if verdict is None:
         return
     end, what = verdict
-    append((start, end, text[start:num_end], _NORMAL[kind], what, FAMILY_RULE[kind]))
+    rule = FAMILY_RULE[kind]
+    if rule == "FR101" and what == "claim" and not ctx.measured(start, end):
+        rule = BARE_DURATION_RULE  # no word of measured work near it: a preview rule
+    append((start, end, text[start:num_end], _NORMAL[kind], what, rule))
 
 
 # `Vega 10s`: a capitalised word (not the first of the line) before a number in the plural is a product name.

@@ -73,6 +73,11 @@ FAMILY_RULE = {
     **dict.fromkeys(("x", "xcap", "xsp", "times", "ratio"), "FR121"),
     "pct": "FR122",
 }
+ITEM_RATE_RULE = "FR112"  # requests, items or frames per second, in prose (preview)
+TABLE_ITEM_RATE_RULE = "FR114"  # the same in a table row (default)
+RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
+BARE_RATIO_RULE = "FR123"  # a ratio in prose with no word of speed near it (preview)
+BARE_DURATION_RULE = "FR103"  # a duration with no word of measured work near it (preview)
 SPREAD_RULE = "FR131"  # a bare `±` spread
 TARGET_RULE = "FR201"
 
@@ -354,8 +359,17 @@ _SPEED_CHANGE = lazy(
 )
 
 
+# A line of goals, examples, assumptions, limits or retries: a duration on it is more often a target or an
+# illustration than a measurement (FR103, not FR101; factreg.docs.lint.context).
+_GOAL_LINE = lazy(
+    rf"{_B}(?i:target|goal|slo|e\.g\.|for{_SP}+example|assum\w*|if|limits?|windows?|back-?off|retry|retries|"
+    rf"recommend\w*){_E}|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|✅|//"
+)
+
+
 _LINE_FLAGS = {
     "speed_change": _SPEED_CHANGE,
+    "goal_line": _GOAL_LINE,
     # a cell of counted things (`| 4개 |`): a signed percentage in the row is a change of a count
     "count_cell": lazy(
         r"\|[ \t*]*\d[\d,]*[ \t]?(?:개|건|명|곳|종|(?i:items|files|models|platforms|frames))[ \t*]*\|"

@@ -117,6 +117,12 @@ EXAMPLES_FR112 = (
     ),
 )
 
+EXAMPLES_FR114 = (
+    ("requests per second in a row", "| 50 | 23.64 req/s | ✅ |", "23.64 req/s", "| 50 | 23.64 requests | ✅ |"),
+    ("queries per second", "| search | 40K qps | 3 nodes |", "40K qps", "| search | 40K queries | 3 nodes |"),
+    ("rate after a slash", "| categories_api | 6918 | 220.52/s |", "220.52/s", "| categories_api | 6918 | 220.52/page |"),
+)
+
 EXAMPLES_FR113 = (
         ("TFlops in mixed case", "the fused kernel reaches 2.4 TFlops", "2.4 TFlops", "the fused kernel uses 2.4 GB"),
         ("Korean FLOPS", "이 보드는 2 페타플롭의 연산 성능을 낸다", "2 페타플롭", "이 보드는 2 페이지의 설명서를 낸다"),
@@ -153,6 +159,17 @@ RULES = (
         ),
         EXAMPLES_FR112,
         preview=True,
+    ),
+    Rule(
+        "FR114",
+        "table-item-rate",
+        "What FR112 reads, in a table row: `| 5 | 0.217s | 23.05 req/s |`, `| rsv_PUT_api | 973.79ms | 100.596307/s |`.",
+        (
+            "Reads what FR112 reads where the number is in a table row; in tables such rates are nearly always "
+            "measured (in prose they are as often loads, limits, frame rates of media and worked examples, which "
+            "keeps FR112 a preview rule)."
+        ),
+        EXAMPLES_FR114,
     ),
     Rule(
         "FR113",

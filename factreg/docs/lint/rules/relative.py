@@ -5,7 +5,6 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR121 = (
-    ("size after a ratio", "새 버전은 이전보다 6배 빠른 디코딩을 보여준다", "6배", "새 버전은 이전보다 6배 큰 컨텍스트를 지원한다"),
     (
         "people's work after a comparative",
         "3x faster decoding with the new kernel",
@@ -29,12 +28,6 @@ EXAMPLES_FR121 = (
         "4x faster",
         "It is not worth paying 4x more for the H100.",
     ),
-    (
-        "capital X before the performance",
-        "the new card has 3X the performance of the old one",
-        "3X",
-        "the new card has 3X the memory of the old one",
-    ),
     ("kept as a fact, not a target", "정확도는 그대로 유지되며 디코딩 시간은 2배 단축된다.", "2배", "정확도와 디코딩 시간 2배 단축을 함께 유지해야 한다."),
     ("Korean traffic and computation", "새 경로로 조회 지연이 3배 줄었다.", "3배", "새 경로로 트래픽이 3배 줄었다."),
     ("price and frequency", "새 커널은 디코딩이 4배 빠르다", "4배", "새 요금제는 입력 토큰 가격이 4배 인하됐다"),
@@ -46,18 +39,6 @@ EXAMPLES_FR121 = (
         "The CPU is 9x slower than the budget 4060 Ti.",
         "9x slower",
         "The CPU is 9x slower than the budget.",
-    ),
-    (
-        "perception in the clause",
-        "A 4x lift on the new kernel, measured on decode.",
-        "4x",
-        "A 4x lift feels like a different machine.",
-    ),
-    (
-        "x real time",
-        "batched inference reaches 45x REAL TIME speed",
-        "45x",
-        "batched inference runs on 45x RTX boxes",
     ),
     (
         "fraction of a speed",
@@ -189,6 +170,30 @@ EXAMPLES_FR122 = (
     ),
 )
 
+EXAMPLES_FR123 = (
+    ("ratio after the work", "배치 처리로 3.2배 향상", "3.2배", "배치 처리로 메모리가 3.2배 줄었다"),
+    ("English ratio", "The new kernel is 2.4x on the A100.", "2.4x", "The new model is 2.4x bigger on disk."),
+    ("size after a ratio", "새 버전은 이전보다 6배 빠른 디코딩을 보여준다", "6배", "새 버전은 이전보다 6배 큰 컨텍스트를 지원한다"),
+    (
+        "capital X before the performance",
+        "the new card has 3X the performance of the old one",
+        "3X",
+        "the new card has 3X the memory of the old one",
+    ),
+    (
+        "perception in the clause",
+        "A 4x lift on the new kernel, measured on decode.",
+        "4x",
+        "A 4x lift feels like a different machine.",
+    ),
+    (
+        "x real time",
+        "batched inference reaches 45x REAL TIME speed",
+        "45x",
+        "batched inference runs on 45x RTX boxes",
+    ),
+)
+
 RULES = (
     Rule(
         "FR121",
@@ -201,6 +206,19 @@ RULES = (
             "(`2x? 5x?`)."
         ),
         EXAMPLES_FR121,
+    ),
+    Rule(
+        "FR123",
+        "bare-ratio",
+        "What FR121 reads, in prose with no word of speed near it: `배치 처리로 3.2배 향상`, `2.4x on the A100`.",
+        (
+            "Reads what FR121 reads where no word of speed or of a speed figure (`faster`, `slower`, `speed`, "
+            "`throughput`, `latency`, `빠르`, `느리`, `속도`, `처리량`, `지연`, `응답`) stands within 25 characters "
+            "before the ratio or 15 after it, outside tables. On the labelled real sentences such ratios are as often "
+            "counts, scores and sizes (`결과가 3배 증가`, `100x more`), so the rule is a preview rule."
+        ),
+        EXAMPLES_FR123,
+        preview=True,
     ),
     Rule(
         "FR122",

@@ -9,7 +9,9 @@ by a hand that never ran the lint): `id<TAB>how<TAB>header`, how one of `markdow
 `html` (an HTML table's header cells written as one pipe row), `code` (a table inside a code block or pasted tool
 output; header as written, or empty), `none` (not a table row, or a table without a header) and `unreadable` (the
 source could not be read). Rows with a header get `table` (how) and `header` fields; the others `table` only.
-Run: python tests/data/claims-real/work/build.py [--out PATH] [--quiet]
+`final32/` holds issue 31's second final batch the same way (its own `.cands`, `.labels` and `tables_final32.tsv`);
+`--final` builds ../final32.jsonl from it (split `final32`), never ../corpus.jsonl.
+Run: python tests/data/claims-real/work/build.py [--final] [--out PATH] [--quiet]
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "corpus.jsonl"
+FINAL = HERE / "final32"  # the final batch of issue 31 (scored once, with the final rules): ../final32.jsonl
+FINAL_OUT = HERE.parent / "final32.jsonl"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 KINDS = {"C": "claim", "T": "target", "N": "none"}
 # Later batches, oldest first: every sentence of a label file named `BATCH_*.labels`. The last is the newest, kept
@@ -41,12 +45,13 @@ def split_of(id_: str, labels: str = "") -> str:
     return "unseen" if int(hashlib.sha256(id_.encode()).hexdigest(), 16) % 3 == 0 else "tune"
 
 
-def build() -> tuple[list[dict], list[str]]:
-    """The corpus rows, sorted by id, and the problems found in the label files."""
+def build(folder: Path = HERE, batch: str | None = None) -> tuple[list[dict], list[str]]:
+    """The corpus rows of the label files in `folder`, sorted by id, and the problems found in them; with `batch`,
+    every row's split is `batch`."""
     rows: list[dict] = []
     seen: dict[str, str] = {}
     errors: list[str] = []
-    for labels in sorted(HERE.glob("*.labels")):
+    for labels in sorted(folder.glob("*.labels")):
         cands = labels.with_suffix(".cands").read_text(encoding="utf-8").splitlines()
         for ln, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip() or line.startswith("#"):
@@ -90,13 +95,13 @@ def build() -> tuple[list[dict], list[str]]:
                 "claim": kind == "C",
                 "spans": claims,
                 "targets": targets,
-                "split": split_of(id_, labels.name),
+                "split": batch or split_of(id_, labels.name),
             }
             if note.strip():
                 row["note"] = note.strip()
             rows.append(row)
     rows.sort(key=lambda r: r["id"])
-    errors += add_headers(rows, sorted(HERE.glob("tables_*.tsv")))
+    errors += add_headers(rows, sorted(folder.glob("tables_*.tsv")))
     return rows, errors
 
 
@@ -137,8 +142,9 @@ def render(rows: list[dict]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else OUT
-    rows, errors = build()
+    final = "--final" in argv
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else FINAL_OUT if final else OUT
+    rows, errors = build(FINAL, "final32") if final else build()
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
@@ -147,7 +153,7 @@ def main(argv: list[str]) -> int:
         return 0
     for lang in ("en", "ko"):
         sel = [r for r in rows if r["lang"] == lang]
-        for split in SPLITS:
+        for split in ("final32",) if final else SPLITS:
             s = [r for r in sel if r["split"] == split]
             print(f"{lang} {split}: {len(s)} sentences, {sum(r['claim'] for r in s)} with claims, "
                   f"{sum(len(r['spans']) for r in s)} claim spans, {sum(r['kind'] == 'target' for r in s)} targets")
