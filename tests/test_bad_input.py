@@ -452,7 +452,7 @@ def test_import_of_an_endless_device_stops_at_once(cli):
 def test_import_line_limit(monkeypatch, tmp_path, cli):
     from factreg.registry import jsonl
 
-    monkeypatch.setattr(jsonl, "MAX_LINE", 100)
+    monkeypatch.setattr(jsonl.parse, "MAX_LINE", 100)
     assert_one_line_error(_import_text(cli, tmp_path, '{"id": "a/b", "metric": "ttft", "value": 1, "note": "'
                                        + "x" * 200 + '"}\n'), 2, "line longer than 100")
 

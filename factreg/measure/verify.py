@@ -488,7 +488,9 @@ def verify(
             for f in refuted:
                 first = judged[f["id"]][0]
                 second = again[f["id"]][0]
-                second["sequential"] = _runs(first.get("sequential"), second.get("sequential"))
+                looks = _runs(first.get("sequential"), second.get("sequential"))
+                if looks is not None:
+                    second["sequential"] = looks
                 if second["verdict"] == Verdict.REFUTED:
                     second = _steady(first, second, attempt)
                 elif first["verdict"] == Verdict.REFUTED:

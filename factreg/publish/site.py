@@ -29,6 +29,7 @@ from markupsafe import Markup, escape
 from factreg import clock, fmt, secrets
 from factreg.publish import decisions as decmod
 from factreg.publish import report
+from factreg.publish.chart import VERDICT_CLASS, nice_ticks, tick_label
 from factreg.publish.corrections import list_corrections
 from factreg.registry import display
 from factreg.registry.freshness import parse_time
@@ -77,7 +78,7 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
     for c in found:
         values += [c.before.ci_low, c.before.ci_high, c.after.ci_low, c.after.ci_high]
     lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
-    ticks = report.nice_ticks(lo, hi)  # round 1-2-5 steps, as the Markdown report's charts
+    ticks = nice_ticks(lo, hi)  # round 1-2-5 steps, as the Markdown report's charts
     lo, hi = ticks[0], ticks[-1]
     plot_w, plot_h = CHART_W - PAD_L - PAD_R, CHART_H - PAD_T - PAD_B
     t0, t1 = (min(times), max(times)) if times else (0.0, 0.0)
@@ -102,7 +103,7 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
             "bar": [y(p.value - spread), y(p.value + spread)] if spread else None,
             "samples": [y(v) for v in (p.samples or [])[:MAX_SAMPLES]],
             "kind": kind,
-            "verdict": report.VERDICT_CLASS.get((verdicts or {}).get(src, ""), "other") if kind == "verification"
+            "verdict": VERDICT_CLASS.get((verdicts or {}).get(src, ""), "other") if kind == "verification"
             else "",
             "current": i == s.current,
             "source": src,
@@ -139,7 +140,7 @@ def chart(s: Series, found: Sequence[Change], spreads: Mapping[str, float | None
         "levels": levels,
         "changes": changes,
         "recorded": y(s.value),
-        "ticks": [{"y": y(v), "label": report.tick_label(v, ticks)} for v in ticks],
+        "ticks": [{"y": y(v), "label": tick_label(v, ticks)} for v in ticks],
         "first": s.points[0].at[:10] if s.points else "",
         "last": s.points[-1].at[:10] if s.points else "",
         "unit": s.unit,

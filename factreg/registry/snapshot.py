@@ -1,7 +1,7 @@
 """The registry in git, as text: `.factreg/registry.jsonl`, next to the SQLite file that git ignores.
 
 The SQLite file (`.factreg/registry.db`) is each checkout's own working copy: binary, growing, and `init` has git
-ignore it. What a team reviews and shares is the text: the lossless `export` (registry/jsonl.py), one line per fact
+ignore it. What a team reviews and shares is the text: the lossless `export` (registry/jsonl/), one line per fact
 with every version and verification, then the decisions and corrections, sorted by id and number with sorted keys,
 so a change diffs as the lines of the facts it touched. `--commit` (on `correct`, `retract`, `report`, `decision`)
 writes it and puts it into the same commit as the files it commits (`write`).
