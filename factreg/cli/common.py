@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 
 import typer
 
@@ -21,6 +21,9 @@ from factreg.secrets import redact
 from factreg.terminal import visible
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
     from factreg.config import Settings
     from factreg.registry.store import Registry
 
@@ -88,7 +91,7 @@ def handles_errors(func: F) -> F:
                 if skipped and not failed:
                     warn_unreadable(skipped)
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)
 
 
 def print_error(exc: FactregError) -> None:
@@ -211,7 +214,7 @@ def min_uptime(s: Settings) -> float:
     return float(s.min_uptime_s)
 
 
-def console(stderr: bool = False):  # type: ignore[no-untyped-def]
+def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     class RedactingConsole(Console):
@@ -242,7 +245,7 @@ def info(message: str) -> None:
         print(visible(redact(message)), file=sys.stderr)
 
 
-def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
+def make_table(**kwargs: Any) -> Table:
     """A rich table (no box, no edge padding by default) whose string cells are redacted as rows are added."""
     from rich.table import Table
 
@@ -262,7 +265,7 @@ FormatOption = Annotated[
 
 
 def emit_findings(fmt: str, findings: Any, rules: Any = None, properties: Any = None) -> None:
-    """Findings (factreg.docs.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
+    """Findings (factreg.cli.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
     a plugin's), text or JSON as the format produces."""
     from factreg import plugins
     from factreg.errors import UsageError
@@ -297,7 +300,7 @@ class Column:
     name: str
     key: str
     render: Callable[[Any], str]
-    justify: str = "left"
+    justify: Literal["left", "right"] = "left"
 
 
 def select_rows(rows: list[Any], columns: list[Column], sort: str | None = None, since: str | None = None,

@@ -3,7 +3,9 @@ SQLite and PostgreSQL store, sort and export them identically; JSON columns are 
 
 from __future__ import annotations
 
-from sqlalchemy import Index
+from typing import cast
+
+from sqlalchemy import Index, Table, inspect
 from sqlmodel import Field, SQLModel
 
 
@@ -192,3 +194,8 @@ class Migration(SQLModel, table=True):
     __tablename__ = "factreg_migration"
     name: str = Field(primary_key=True)
     applied_at: str
+
+
+def table(model: type[SQLModel]) -> Table:
+    """A table model's SQLAlchemy `Table` (its `__table__`, which SQLModel sets without declaring it for mypy)."""
+    return cast(Table, inspect(model).local_table)
