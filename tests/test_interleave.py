@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from factreg.measure import control, interleave, machine, speed
+from factreg.measure import control, interleave, looks, machine, speed
 from factreg.measure import verify as engine
 from factreg.measure.measurement import Measurement
 
@@ -85,7 +85,7 @@ def test_two_verification_batches_pool_their_controls_each_beside_its_samples():
     both = interleave.pooled(a, 3, b, 4)
     assert [c[:2] for c in both[interleave.KEY]] == [[3, 9000.0], [4, pytest.approx(math.sqrt(6000 * 6100), 1e-3)]]
     assert both["run_s"] == 2.0 and len(both["samples"]) == 4 + 2
-    pooled = engine._pool("llama-bench", measured([1.0, 2.0, 3.0], [(3, 9000.0)]),
+    pooled = looks.pool("llama-bench", measured([1.0, 2.0, 3.0], [(3, 9000.0)]),
                           measured([4.0, 5.0], [(2, 4500.0)]))  # fmt: skip
     assert interleave.relative(pooled.samples, control.parse(pooled.observed[control.KEY]), "higher") == \
         pytest.approx([1 / 9000, 2 / 9000, 3 / 9000, 4 / 4500, 5 / 4500])  # fmt: skip
@@ -237,8 +237,8 @@ def test_two_runs_that_each_refute_relative_to_their_own_controls_reproduce_the_
         return {"verdict": "refuted" if verdict == "refuted" else "inconclusive", "rel_diff": raw, "tolerance": 0.1,
                 "message": "m", "relative": {"verdict": verdict, "rel_diff": rel}}
 
-    both = engine._steady(run(-0.17, -0.14, "refuted"), run(-0.18, -0.20, "refuted"), 0)
+    both = looks.steady(run(-0.17, -0.14, "refuted"), run(-0.18, -0.20, "refuted"), 0)
     assert both["verdict"] == "refuted" and "each relative to its own interleaved control: -14% and -20%" in \
         both["message"]  # fmt: skip
-    excused = engine._steady(run(-0.17, -0.08, "inconclusive"), run(-0.18, -0.16, "refuted"), 0)
+    excused = looks.steady(run(-0.17, -0.08, "inconclusive"), run(-0.18, -0.16, "refuted"), 0)
     assert excused["verdict"] == "inconclusive" and "not steady" in excused["message"]  # the first run excused it

@@ -162,7 +162,7 @@ def test_mypy_checks_the_keys_of_the_types(tmp_path: Path) -> None:
     code = tmp_path / "reader.py"
     code.write_text(
         "from factreg.registry.types import FactData\n"
-        "from factreg.measure.verify import VerifyResult\n\n"
+        "from factreg.measure.result import VerifyResult\n\n"
         "def value(f: FactData) -> float:\n    return f['valeu']\n\n"
         "def verdict(r: VerifyResult) -> int:\n    return r['verdict']\n",
         encoding="utf-8",

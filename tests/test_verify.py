@@ -7,6 +7,7 @@ import json
 import pytest
 from sqlalchemy import select, update
 
+from factreg.measure import looks
 from factreg.measure import verify as engine
 from factreg.registry import facts
 from factreg.registry.facts import VERIFICATION, VERSION, NewFact
@@ -61,15 +62,17 @@ def test_bench_then_verify_records_the_verification(cli, benched, registry, tiny
     if res["verdict"] == "inconclusive":
         # Either the runs were too noisy to tell ±10% (more samples would), or the statistics' verdict was
         # changed because the control measured the machine's own speed moving between the two runs, or two runs
-        # both refuted it but differed from each other by more than their gap to the fact (`verify._steady`).
+        # both refuted it but differed from each other by more than their gap to the fact (`looks.steady`).
         # Or either side's own interval is too wide to show equivalence within ±10% (the fact's, or the re-run's).
         noisy = res["needed_n"] is not None and f"need n ≥ {res['needed_n']}" in res["message"]
         unsteady = res["needed_n"] is None and "the machine is not steady" in res["message"]
         imprecise = res["needed_n"] is None and "the fact itself is too imprecise" in res["message"]
         edge = res["needed_n"] is None and "at the edge of the tolerance" in res["message"]
         assert res.get("as_measured") in ("confirmed", "refuted") or noisy or unsteady or imprecise or edge, res
-        if res.get("as_measured"):
-            assert res["speed_factor"] is not None and res["scaled"]["verdict"], res
+        if res.get("as_measured"):  # the machine's side changed it: scaled by the control, or relative to it
+            assert res["speed_factor"] is not None, res
+            assert (res.get("scaled") or {}).get("verdict") or (
+                res.get("decided_by") == "control-relative" and res["relative"]["verdict"]), res
     assert set(res) >= {"id", "verdict", "old", "new", "p_value", "diff"}
     current = cli("show", benched["id"], "--json").json()  # the benched fact, or its re-measurement
     assert res["old"] == {"value": current["value"], "spread": current["spread"], "n": current["n"]}
@@ -306,10 +309,10 @@ def test_verifier_contract_groups_by_method_without_select(registry, monkeypatch
 def test_refute_needs_a_gap_beyond_the_drift_between_runs():
     first = {"rel_diff": -0.30, "message": "m"}
     drifting = {"rel_diff": -0.12, "tolerance": 0.10, "verdict": "refuted", "message": "m"}
-    assert engine._steady(first, drifting, 0)["verdict"] == "inconclusive"
-    assert "not steady" in engine._steady(first, drifting, 0)["message"]
+    assert looks.steady(first, drifting, 0)["verdict"] == "inconclusive"
+    assert "not steady" in looks.steady(first, drifting, 0)["message"]
     steady = {"rel_diff": -0.55, "tolerance": 0.10, "verdict": "refuted", "message": "m"}
-    out = engine._steady({"rel_diff": -0.57, "message": "m"}, steady, 0)
+    out = looks.steady({"rel_diff": -0.57, "message": "m"}, steady, 0)
     assert out["verdict"] == "refuted" and "reproduced in 2 runs" in out["message"]
 
 

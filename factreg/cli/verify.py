@@ -21,7 +21,7 @@ from factreg.cli.common import (
 
 if TYPE_CHECKING:
     from factreg.config import Settings
-    from factreg.measure.verify import VerifyResult
+    from factreg.measure.result import VerifyResult
     from factreg.registry.store import Registry
     from factreg.registry.types import FactData
 

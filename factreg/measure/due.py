@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from factreg import clock
+from factreg.measure import remeasure
 from factreg.measure import verify as engine
 
 if TYPE_CHECKING:
     from factreg.config import Settings
-    from factreg.measure.verify import VerifyResult
+    from factreg.measure.result import VerifyResult
     from factreg.registry.store import Registry
     from factreg.registry.types import FactData
 
@@ -74,7 +75,7 @@ def due_facts(registry: Registry, settings: Settings,
     found = [f for f in facts.list_facts(registry, settings.file_config, ids=wanted)
              if due(f["status"], f["status_reason"]) and not f.get("ended_at")]
     found.sort(key=lambda f: (DUE.index(f["status"]) if f["status"] in DUE else 0, f["measured_at"], f["id"]))
-    runnable = [f for f in found if engine.rerunnable(f)]
+    runnable = [f for f in found if remeasure.rerunnable(f)]
     ids = {f["id"] for f in runnable}
     return runnable, [f for f in found if f["id"] not in ids]
 
@@ -83,7 +84,7 @@ def _groups(chosen: Sequence[FactData]) -> list[list[FactData]]:
     """The facts in method groups, each group where its most urgent fact is."""
     groups: dict[str, list[FactData]] = {}
     for f in chosen:
-        groups.setdefault(f"{f['method'].get('kind')}:{engine.method_key(f['method'])}", []).append(f)
+        groups.setdefault(f"{f['method'].get('kind')}:{remeasure.method_key(f['method'])}", []).append(f)
     return list(groups.values())
 
 

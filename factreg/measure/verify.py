@@ -1,9 +1,7 @@
 """Re-verifying facts: group facts by method, call each method's verifier once, decide and record verdicts.
 
-A verifier is chosen by method kind (`load_verifier`: the kinds the loaded plugins register, factreg's own
-`llama-bench`, `probe` and `sweep` among them, `factreg/plugins/`); each is
-`remeasure(method: dict, facts: list[FactData], settings: Settings) -> dict[str, Measurement]`, where `facts`
-share `method` apart from its "select" key. Methods of kind `manual`, `derived` and `imported` cannot be re-run
+A verifier is chosen by method kind and run once per batch of a group (`measure/remeasure.py`); further batches
+and the re-run of a refutation are `measure/looks.py` and `measure/sequential.py`. Methods of kind `manual`, `derived` and `imported` cannot be re-run
 and are reported as skipped (an imported one with how to give it a method). A stored method is data: nothing in
 it is run except through a known verifier, and only when this registry trusts the method (recorded here, or
 trusted on import); each verifier checks every field again. Each fact's result is a `VerifyResult`, what
@@ -12,32 +10,27 @@ trusted on import); each verifier checks every field again. Each fact's result i
 
 from __future__ import annotations
 
-import functools
 import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from factreg.errors import FactregError, UsageError
-from factreg.measure import control, machine, speed
+from factreg.errors import UsageError
+from factreg.measure import control, machine, remeasure, speed
 from factreg.measure import judge as judging
+from factreg.measure import looks as batches
 from factreg.measure.measurement import Measurement
+from factreg.measure.remeasure import NOT_RERUNNABLE, method_key, no_verifier, rerunnable
+from factreg.measure.result import Values, VerifyResult, _Compared
 from factreg.registry import conditions as cond
 from factreg.registry import provenance
 from factreg.registry.ids import ref
-from factreg.verdicts import DEFAULT_TOLERANCE, FAILURES, FINDINGS, Verdict
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired
-else:  # pragma: no cover - exercised on 3.10 only
-    from typing_extensions import NotRequired
+from factreg.verdicts import FAILURES, FINDINGS, Verdict
 
 if TYPE_CHECKING:
     from factreg.config import Settings
     from factreg.registry.store import Registry
     from factreg.registry.types import FactData, VerificationRow
 
-NOT_RERUNNABLE = ("manual", "derived", "imported")
 SKIPPED = "skipped"
 
 
@@ -54,84 +47,6 @@ def not_rerunnable_message(fact: Mapping[str, Any], kind: str) -> str:
     return f"method {kind!r} cannot be re-run"
 
 
-class Values(TypedDict):
-    """One side of a verification: value ± spread and n (all None when nothing was measured)."""
-
-    value: float | None
-    spread: float | None
-    n: int | None
-
-
-class _Compared(TypedDict):
-    id: str
-    version: int
-    metric: str
-    unit: str
-    old: Values
-    new: Values
-    p_value: float | None
-    rel_diff: float | None
-    needed_n: int | None
-    diff: dict[str, list[Any]]  # condition key → [old, new], when conditions changed
-    observed: dict[str, str]
-    flags: list[str]
-
-
-class VerifyResult(_Compared):
-    """The result of verifying one fact: what `verify` returns and `factreg verify --json` prints per fact."""
-
-    verdict: str  # a Verdict, or SKIPPED for a method that cannot be re-run
-    message: str
-    tolerance: NotRequired[float]  # when the statistics decided
-    recorded: NotRequired[bool]  # whether a verification was written to the registry
-    verification: NotRequired[int]  # the number of the verification written (`correct ID --verification N`)
-    # The machine's side (`measure/control.py`): speed factor (control now / then, None when not comparable),
-    # the measurement scaled by it (when the control moved), both sides' machine state and control.
-    speed_factor: NotRequired[float | None]
-    cpu_share_factor: NotRequired[float | None]  # the measured run's CPU share now / then (llama-bench)
-    as_measured: NotRequired[str]  # the statistics' verdict, when the machine's speed changed it
-    relative: NotRequired[dict[str, Any]]  # relative to the interleaved control (measure/interleave.py)
-    decided_by: NotRequired[str]  # "control-relative" when that comparison set the verdict
-    scaled: NotRequired[dict[str, Any]]
-    machine: NotRequired[dict[str, Any]]
-    control: NotRequired[dict[str, Any]]
-    # The endpoint's own evidence (`measure/endpoint.py`, probes): both sides' `server_state`, and what excused a
-    # difference (`server_busy`, `server_cpu_wait`) with the share of the run the server was kept from a CPU.
-    server: NotRequired[dict[str, Any]]
-    excused_by: NotRequired[str]
-    denied: NotRequired[dict[str, Any]]
-    resolve: NotRequired[str]  # for an inconclusive verdict: what would resolve it (`resolution`)
-    sequential: NotRequired[dict[str, Any]]  # the looks: batches, each look's level, the budget and time spent
-
-
-def method_key(method: Mapping[str, Any]) -> str:
-    """Facts whose methods are equal apart from "select" share one re-run."""
-    return json.dumps({k: v for k, v in method.items() if k != "select"}, sort_keys=True, default=str)
-
-
-def load_verifier(kind: str) -> Callable[..., dict[str, Measurement]]:
-    """The `remeasure` function of the plugin (factreg's own included) that provides a method kind; UsageError
-    for a kind that no installed plugin provides (never guessed, nothing run)."""
-    from factreg import plugins
-
-    found = plugins.verifier(kind)
-    if found is None:
-        raise UsageError(no_verifier(kind))
-    return plugins.load(found.remeasure)
-
-
-def no_verifier(kind: Any) -> str:
-    """Why a method kind is not run: no installed plugin provides it."""
-    return f"no verifier for method kind {str(kind)[:40]!r}: no installed plugin provides it (`factreg plugins`)"
-
-
-def rerunnable(fact: Mapping[str, Any]) -> bool:
-    """Whether a fact's method is of a kind some loaded plugin can re-run (its trust is checked apart)."""
-    from factreg import plugins
-
-    method = fact.get("method")
-    kind = method.get("kind") if isinstance(method, dict) else None
-    return isinstance(kind, str) and kind not in NOT_RERUNNABLE and plugins.verifier(kind) is not None
 
 
 def select_facts(
@@ -338,93 +253,6 @@ def judge(
     return cast("VerifyResult", speed.adjust(fact, m, dict(result), settings))
 
 
-def _llama_bench(kind: str, method: Mapping[str, Any], settings: Settings | None) -> Any:
-    """The llama-bench a llama-bench method's control runs with: None for other kinds, or unless the method
-    passes every check its own run would (`llamabench.prepare`): nothing of a refused method is run."""
-    if kind != "llama-bench":
-        return None
-    from factreg.measure import llamabench
-
-    try:
-        return llamabench.prepare(method, settings)[1]
-    except FactregError:
-        return None
-
-
-@functools.lru_cache(maxsize=4)
-def _requests_of(raw: str) -> Any:
-    """The `requests` of a probe's raw run, parsed once for the callbacks that read it (None when unreadable)."""
-    try:
-        return json.loads(raw).get("requests")
-    except (ValueError, AttributeError):
-        return None
-
-
-def _identity_ms(measured: Mapping[str, Measurement]) -> float | None:
-    """A probe's identity request time (ms), read from a measurement's raw run (the control sends nothing)."""
-    for m in measured.values():
-        if m.raw and not m.failure:
-            return control.identity_ms(_requests_of(m.raw))
-    return None
-
-
-def _spans(measured: Mapping[str, Measurement]) -> list[tuple[float, float]]:
-    """A probe's requests as (start, end) spans, read from a measurement's raw run (for the server's /metrics)."""
-    from factreg.measure import endpoint
-
-    for m in measured.values():
-        if m.raw:
-            return endpoint.spans_of_requests(_requests_of(m.raw))
-    return []
-
-
-def _probe_headers(kind: str, method: Mapping[str, Any], settings: Settings | None) -> dict[str, str] | None:
-    """The stored probe's headers as its own run sends them (only the `${VAR}`s it may expand), for reading the
-    same server's /metrics; None when the method will be refused (a field out of bounds, a variable it may not
-    expand): then nothing is watched and no request is sent, and the probe itself says why."""
-    from factreg import secrets
-    from factreg.measure import probe
-
-    if kind != "probe":
-        return {}
-    headers = method.get("headers")
-    allowed = settings.allowed_env() if settings is not None and hasattr(settings, "allowed_env") else frozenset()
-    try:
-        probe.spec_from_method(method)
-        if not isinstance(headers, Mapping):
-            return {}
-        return secrets.expand_headers({str(k): str(v) for k, v in headers.items()}, allowed=allowed)
-    except FactregError:
-        return None
-
-
-def _measure_group(
-    kind: str, method: Mapping[str, Any], group: Sequence[FactData], settings: Settings | None
-) -> dict[str, Measurement]:
-    try:
-        remeasure = load_verifier(kind)
-        headers = _probe_headers(kind, method, settings)
-        run_s = control.of_fact(group[0]).get("run_s") if group else None
-        result, seen = control.bracket(method, settings, lambda: remeasure(dict(method), list(group), settings),
-                                       run_s if isinstance(run_s, (int, float)) else None,
-                                       _llama_bench(kind, method, settings), server_ms=_identity_ms,
-                                       spans=_spans, headers=headers, watch_server=headers is not None)
-        for measured in result.values():
-            if isinstance(measured, Measurement):
-                measured.observed.update(seen.conditions())
-    except FactregError as exc:
-        return {f["id"]: Measurement(failure="error", message=exc.message) for f in group}
-    except Exception as exc:  # a verifier bug must not lose the other groups' verdicts
-        return {f["id"]: Measurement(failure="error", message=f"{type(exc).__name__}: {exc}") for f in group}
-    out = {}
-    for f in group:
-        m = result.get(f["id"])
-        if not isinstance(m, Measurement):
-            m = Measurement(failure="error", message="the verifier returned nothing for this fact")
-        out[f["id"]] = m
-    return out
-
-
 def verify(
     registry: Registry,
     settings: Settings | None,
@@ -478,21 +306,21 @@ def verify(
         method = with_n(group[0]["method"], n)
         judged = _looks(kind, method, group, settings, budget_s)
         for attempt in range(reruns):
-            refuted = [f for f in group if _refutes(judged[f["id"]][0])]
+            refuted = [f for f in group if batches.refutes(judged[f["id"]][0])]
             if not refuted:
                 break
             # The re-run is a verification of its own, looked at in batches like the first, within what is left
             # of the first run's budget (its first batch always runs: a refutation must reproduce).
-            left = min(_left(judged[f["id"]][0]) for f in refuted)
+            left = min(batches.left(judged[f["id"]][0]) for f in refuted)
             again = _looks(kind, method, refuted, settings, left)
             for f in refuted:
                 first = judged[f["id"]][0]
                 second = again[f["id"]][0]
-                looks = _runs(first.get("sequential"), second.get("sequential"))
-                if looks is not None:
-                    second["sequential"] = looks
+                both = batches.runs(first.get("sequential"), second.get("sequential"))
+                if both is not None:
+                    second["sequential"] = both
                 if second["verdict"] == Verdict.REFUTED:
-                    second = _steady(first, second, attempt)
+                    second = batches.steady(first, second, attempt)
                 elif first["verdict"] == Verdict.REFUTED:
                     second["message"] += " (a first run refuted it; the re-run did not reproduce that)"
                 else:
@@ -524,10 +352,10 @@ def _looks(
     planned = max(1, int(get("verify.looks", sequential.DEFAULT_LOOKS)))
     verdicts, pooled, looks = sequential.run(
         list(by_id),
-        measure=lambda ids: _measure_group(kind, method, [by_id[i] for i in ids], settings),
+        measure=lambda ids: remeasure.measure_group(kind, method, [by_id[i] for i in ids], settings),
         judge=lambda fid, m, a: judge(by_id[fid], m, settings, alpha=a),
-        pool=lambda a, b: _pool(kind, a, b),
-        more=_needs_more,
+        pool=lambda a, b: batches.pool(kind, a, b),
+        more=batches.needs_more,
         size=lambda m: len(m.samples) if m.samples else int(m.n or 0),
         alpha=alpha, planned=planned, budget=float(get("verify.budget", sequential.DEFAULT_BUDGET)),
         budget_s=budget_s,
@@ -538,94 +366,6 @@ def _looks(
         res["sequential"] = looks.as_json(fid)
         out[fid] = (res, pooled[fid])
     return out
-
-
-def _needs_more(result: VerifyResult) -> bool:
-    """Another batch could decide it: inconclusive only because the re-run was too noisy (it, or its comparison
-    relative to the interleaved control, asked for more new samples) — not limited by the fact's own imprecision,
-    nor by co-runners or a confirmation the control withdrew (those ask for no samples)."""
-    return result["verdict"] == Verdict.INCONCLUSIVE and result.get("needed_n") is not None
-
-
-def _left(result: VerifyResult) -> float:
-    """What a run left of its budget, for the re-run that must reproduce its refutation (0 when it had none)."""
-    looks = result.get("sequential") or {}
-    budget, spent = looks.get("budget_s"), looks.get("spent_s")
-    if not isinstance(budget, (int, float)) or not isinstance(spent, (int, float)):
-        return 0.0
-    return max(0.0, float(budget) - float(spent))
-
-
-def _runs(first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The looks of a refutation's re-run, with the first run's beside them and the time both spent."""
-    if not second:
-        return dict(first) if first else None
-    out = dict(second)
-    if first:
-        out["first_run"] = dict(first)
-        out["budget_s"] = first.get("budget_s")
-        out["spent_s"] = round(float(first.get("spent_s") or 0) + float(second.get("spent_s") or 0), 3)
-    return out
-
-
-def _pool(kind: str, a: Measurement, b: Measurement) -> Measurement:
-    """Two batches as one measurement: their samples together, the newer batch's conditions and state."""
-    import statistics
-
-    if b.failure or a.failure or not a.samples or not b.samples:
-        return b
-    xs = [*a.samples, *b.samples]
-    value = statistics.fmean(xs) if kind == "llama-bench" else statistics.median(xs)
-    observed = dict(b.observed)
-    if control.KEY in a.observed and control.KEY in b.observed:  # both batches' controls, each beside its samples
-        from factreg.measure import interleave
-
-        both = interleave.pooled(control.parse(a.observed[control.KEY]), len(a.samples),
-                                 control.parse(b.observed[control.KEY]), len(b.samples))
-        observed[control.KEY] = json.dumps(both, sort_keys=True, separators=(",", ":"))
-    return Measurement(samples=xs, value=value, spread=statistics.stdev(xs) if len(xs) > 1 else None, n=len(xs),
-                       observed=observed, message=b.message, raw=b.raw,
-                       flags=list(dict.fromkeys([*a.flags, *b.flags])))  # fmt: skip
-
-
-def _refutes(result: VerifyResult) -> bool:
-    """Refuted, or refuted as measured and only explained by the machine's speed (`speed.adjust`): either way
-    re-measured, so that one control run that moved by chance can neither refute nor excuse a fact alone."""
-    return result["verdict"] == Verdict.REFUTED or result.get("as_measured") == Verdict.REFUTED
-
-
-def _steady(first: VerifyResult, second: VerifyResult, attempt: int) -> VerifyResult:
-    """Both runs refute: keep `refuted` only when the gap to the fact exceeds tolerance plus the runs' own drift.
-
-    On a shared machine the mean of a run moves between runs by more than a run's own samples show; two
-    re-runs that disagree with each other by X% cannot refute a fact by less than tolerance + X%. Relative to the
-    interleaved control (`measure/interleave.py`) that drift cancels and each run's interval already holds the
-    rest: two runs that each refute relative to their own controls, the same way, reproduce the refutation.
-    """
-    r1, r2 = first.get("rel_diff"), second.get("rel_diff")
-    rel1, rel2 = first.get("relative"), second.get("relative")
-    if rel1 and rel2:
-        r1, r2 = rel1.get("rel_diff"), rel2.get("rel_diff")
-        if (rel1.get("verdict") == rel2.get("verdict") == Verdict.REFUTED and r1 is not None and r2 is not None
-                and (r1 > 0) == (r2 > 0)):  # fmt: skip
-            second["message"] += (f" (reproduced in {attempt + 2} runs, each relative to its own interleaved "
-                                  f"control: {r1 * 100:+.0f}% and {r2 * 100:+.0f}%)")
-            return second
-    tol = second.get("tolerance", DEFAULT_TOLERANCE)
-    if r1 is None or r2 is None:
-        second["message"] += f" (reproduced in {attempt + 2} runs)"
-        return second
-    drift = abs(r1 - r2)
-    if (r1 > 0) == (r2 > 0) and min(abs(r1), abs(r2)) > tol + drift:
-        second["message"] += f" (reproduced in {attempt + 2} runs, which differ by {drift * 100:.0f}%)"
-        return second
-    return {
-        **second,
-        "verdict": Verdict.INCONCLUSIVE,
-        "message": second["message"] + f"; but the machine is not steady: two runs differ by {drift * 100:.0f}% "
-        f"of the fact's value, so a gap of {min(abs(r1), abs(r2)) * 100:.0f}% does not refute it "
-        "(re-verify on a quieter machine)",
-    }
 
 
 def against(registry: Registry, settings: Settings | None, fact: FactData, other: FactData) -> VerifyResult:
