@@ -210,15 +210,44 @@ class _Blocks:
     # --- one line -----------------------------------------------------------------------------------------------
 
     def _line(self, lo: int, eol: int, nxt: int) -> None:
-        """Read the line [lo, eol) (`nxt` is where the next one starts) as CommonMark's block parser does."""
-        text = self.text
+        """Read the line [lo, eol) (`nxt` is where the next one starts) as CommonMark's block parser does: the open
+        containers it continues, whether it goes on with the open leaf, then the new blocks that start on it."""
         self.offset, self.column, self.eol = lo, 0, eol
-        stack = self.stack
-        depth = 0  # how many open containers the line continues
-        for kind, need, has_child in stack:
+        depth = self._continued()
+        para = False  # whether the line goes on with an open paragraph (rather than lazily)
+        if depth == len(self.stack) and self.leaf != _NONE:
+            went_on = self._leaf_goes_on(depth, eol, nxt)
+            if went_on is None:
+                return
+            para = went_on
+        all_closed = depth == len(self.stack) and (self.leaf == _NONE or para)
+        # new blocks, as many as start on this line (`- > ```` opens an item, a quote and a fence)
+        while True:
+            opened = self._new_block(depth, para, all_closed, eol, nxt)
+            if opened is None:
+                return
+            if not opened:
+                break
+            depth += 1
+            para = False
+        self._to_nonspace()
+        if para:
+            self.leaf_end = eol
+        elif not all_closed and not self.blank and self.leaf == _PARA:
+            self.leaf_end = eol  # a lazy continuation line
+        else:
+            self._close(depth)
+            if not self.blank:
+                self._open(depth)
+                self.leaf, self.leaf_start, self.leaf_end = _PARA, self.offset, eol
+
+    def _continued(self) -> int:
+        """How many open containers (quotes, list items) the line continues, moving past their markers."""
+        depth = 0
+        for kind, need, has_child in self.stack:
             self._find_nonspace()
             if kind == _QUOTE:
-                if self.indent >= 4 or self.blank or text[self.nn] != ">":
+                if self.indent >= 4 or self.blank or self.text[self.nn] != ">":
                     break
                 self._quote_marker()
             elif self.blank:
@@ -230,99 +259,96 @@ class _Blocks:
             else:
                 break
             depth += 1
-        leaf = self.leaf
-        para = False  # whether the line goes on with an open paragraph (rather than lazily)
-        if depth == len(stack) and leaf != _NONE:
-            self._find_nonspace()
-            if leaf == _FENCE:
-                if self.indent < 4 and not self.blank and text[self.nn] == self.fence_char:
-                    m = _FENCE_CLOSE.match(text, self.nn, eol)
-                    if m and len(m.group().rstrip(" \t")) >= self.fence_len:
-                        self.leaf_end = nxt
-                        self._close(depth)
-                        return
-                self.leaf_end = nxt
-                return
-            if leaf == _ICODE:
-                if self.indent >= 4:
+        return depth
+
+    def _leaf_goes_on(self, depth: int, eol: int, nxt: int) -> bool | None:
+        """The line in an open leaf whose containers it continues: None when the leaf took the whole line (a
+        fence, indented code, HTML), else whether it goes on with an open paragraph."""
+        text, leaf = self.text, self.leaf
+        self._find_nonspace()
+        if leaf == _FENCE:
+            if self.indent < 4 and not self.blank and text[self.nn] == self.fence_char:
+                m = _FENCE_CLOSE.match(text, self.nn, eol)
+                if m and len(m.group().rstrip(" \t")) >= self.fence_len:
                     self.leaf_end = nxt
-                    return
-                if self.blank:
-                    return
-            elif leaf == _HTML:
-                if not (self.blank and self.html_kind >= 6):
-                    if self.html_kind <= 5 and _HTML_END[self.html_kind - 1].search(text, self.offset, eol):
-                        self.leaf = _NONE
-                    return
-            elif not self.blank:
-                para = True
-        all_closed = depth == len(stack) and (leaf == _NONE or para)
-        # new blocks, as many as start on this line (`- > ```` opens an item, a quote and a fence)
-        while True:
-            self._find_nonspace()
-            indented = self.indent >= 4
-            ch = "" if self.blank else text[self.nn]
-            if not indented:
-                if ch not in _MAYBE_SPECIAL:
-                    break
-                if ch == ">":
-                    self._quote_marker()
-                    self._open(depth)
-                    stack.append([_QUOTE, 0, 1])
-                    depth += 1
-                    para = False
-                    continue
-                if ch == "#":
-                    m = _ATX.match(text, self.nn, eol)
-                    if m:
-                        self._open(depth)
-                        self.inline.append((m.end(), eol))
-                        return
-                if ch == "`" or ch == "~":
-                    m = _FENCE_OPEN.match(text, self.nn, eol)
-                    if m:
-                        self._open(depth)
-                        self.leaf, self.leaf_start, self.leaf_end = _FENCE, self.offset, nxt
-                        self.fence_char, self.fence_len = ch, m.end() - m.start()
-                        return
-                if ch == "<":
-                    lazy_para = not all_closed and self.leaf == _PARA
-                    kind = self._html_start(para or lazy_para)
-                    if kind:
-                        self._open(depth)
-                        if kind >= 6 or not _HTML_END[kind - 1].search(text, self.offset, eol):
-                            self.leaf, self.html_kind = _HTML, kind
-                        return
-                if para and (ch == "=" or ch == "-") and _SETEXT.match(text, self.nn, eol):
-                    self._close(depth)  # the paragraph becomes a heading
-                    return
-                if (ch == "*" or ch == "-" or ch == "_") and _THEMATIC.match(text, self.nn, eol):
-                    self._open(depth)
-                    return
-                need = self._list_marker(para)
-                if need:
-                    self._open(depth)
-                    stack.append([_ITEM, need, 0])
-                    depth += 1
-                    para = False
-                    continue
-            elif self.leaf != _PARA and not self.blank:  # indented code, which cannot interrupt a paragraph
+                    self._close(depth)
+                    return None
+            self.leaf_end = nxt
+            return None
+        if leaf == _ICODE:
+            if self.indent >= 4:
+                self.leaf_end = nxt
+                return None
+            return None if self.blank else False
+        if leaf == _HTML:
+            if not (self.blank and self.html_kind >= 6):
+                if self.html_kind <= 5 and _HTML_END[self.html_kind - 1].search(text, self.offset, eol):
+                    self.leaf = _NONE
+                return None
+            return False
+        return not self.blank
+
+    def _new_block(self, depth: int, para: bool, all_closed: bool, eol: int, nxt: int) -> bool | None:
+        """A block starting at the line's next non-space character: True for a container opened (read on), None
+        for a leaf that took the rest of the line, False for none."""
+        self._find_nonspace()
+        if self.indent >= 4:
+            if self.leaf != _PARA and not self.blank:  # indented code, which cannot interrupt a paragraph
                 start = self.offset
                 self._advance(4, True)
                 self._open(depth)
                 self.leaf, self.leaf_start, self.leaf_end = _ICODE, start, nxt
-                return
-            break
-        self._to_nonspace()
-        if para:
-            self.leaf_end = eol
-        elif not all_closed and not self.blank and self.leaf == _PARA:
-            self.leaf_end = eol  # a lazy continuation line
-        else:
-            self._close(depth)
-            if not self.blank:
+                return None
+            return False
+        ch = "" if self.blank else self.text[self.nn]
+        if ch not in _MAYBE_SPECIAL:
+            return False
+        if ch == ">":
+            self._quote_marker()
+            self._open(depth)
+            self.stack.append([_QUOTE, 0, 1])
+            return True
+        if self._leaf_starts(ch, depth, para, all_closed, eol, nxt):
+            return None
+        need = self._list_marker(para)
+        if need:
+            self._open(depth)
+            self.stack.append([_ITEM, need, 0])
+            return True
+        return False
+
+    def _leaf_starts(self, ch: str, depth: int, para: bool, all_closed: bool, eol: int, nxt: int) -> bool:
+        """Whether a heading, a fence, an HTML block, a setext underline or a thematic break starts here (and is
+        opened)."""
+        text = self.text
+        if ch == "#":
+            m = _ATX.match(text, self.nn, eol)
+            if m:
                 self._open(depth)
-                self.leaf, self.leaf_start, self.leaf_end = _PARA, self.offset, eol
+                self.inline.append((m.end(), eol))
+                return True
+        if ch == "`" or ch == "~":
+            m = _FENCE_OPEN.match(text, self.nn, eol)
+            if m:
+                self._open(depth)
+                self.leaf, self.leaf_start, self.leaf_end = _FENCE, self.offset, nxt
+                self.fence_char, self.fence_len = ch, m.end() - m.start()
+                return True
+        if ch == "<":
+            lazy_para = not all_closed and self.leaf == _PARA
+            kind = self._html_start(para or lazy_para)
+            if kind:
+                self._open(depth)
+                if kind >= 6 or not _HTML_END[kind - 1].search(text, self.offset, eol):
+                    self.leaf, self.html_kind = _HTML, kind
+                return True
+        if para and (ch == "=" or ch == "-") and _SETEXT.match(text, self.nn, eol):
+            self._close(depth)  # the paragraph becomes a heading
+            return True
+        if (ch == "*" or ch == "-" or ch == "_") and _THEMATIC.match(text, self.nn, eol):
+            self._open(depth)
+            return True
+        return False
 
     def _html_start(self, after_para: bool) -> int:
         """The kind of HTML block starting at the next non-space character (1 to 7), or 0."""
