@@ -98,6 +98,10 @@ def per_rule(rows: list[dict], found: dict) -> dict[str, tuple[int, int]]:
 def main() -> None:
     rows = load() + [r for path in SCORED for r in load(path)]
     if "--final" in sys.argv:
+        if not FINAL.exists():
+            print(f"Error: no final batch yet ({FINAL.relative_to(ROOT)}; build it with work/build.py --final final33)",
+                  file=sys.stderr)
+            raise SystemExit(2)
         rows += load(FINAL)
     found = findings(rows)
     splits = ["tune", "select"] + (["final"] if "--final" in sys.argv else [])
