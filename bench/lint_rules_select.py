@@ -32,7 +32,7 @@ from tests.lint_support import label_spans  # noqa: E402
 # The rules whose precision's Wilson lower bound reaches 0.90 on the select split (on the tune split when they have
 # fewer than 5 findings there): a review gate's `[lint] select` that wants the bound as well, scored beside the
 # default set.
-STRICT = frozenset({"FR101", "FR114", "FR121", "FR131", "FR142"})
+STRICT = frozenset({"FR101", "FR114", "FR131", "FR142"})  # FR111 0.897 and FR121 0.898 since final32 joined
 
 DATA = ROOT / "tests" / "data" / "claims-real"
 # issue 31's earlier final batches: each scored once, then part of the select split
