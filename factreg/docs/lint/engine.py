@@ -13,7 +13,7 @@ from factreg.docs.lint.context import _Context
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
 from factreg.docs.lint.regions import _skipped
-from factreg.docs.lint.tables import _by_column, _has_table, _header_cells
+from factreg.docs.lint.tables import _by_column, _cell_context, _has_table, _header_cells
 from factreg.docs.lint.vocab import (
     _B,
     _CLAIM,
@@ -27,9 +27,11 @@ from factreg.docs.lint.vocab import (
     _RELATIVE,
     _SP,
     BARE_DURATION_RULE,
+    BARE_PERCENT_RULE,
     BARE_RATIO_RULE,
     FAMILY_RULE,
     ITEM_RATE_RULE,
+    PERCENT_RULE,
     RATIO_RULE,
     SPREAD_RULE,
     TABLE_ITEM_RATE_RULE,
@@ -95,22 +97,58 @@ def _candidates(
 
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
-    FR114's (the default set's), in prose FR112's (a preview rule)."""
+    FR114's (the default set's), in prose FR112's (a preview rule); a ratio or a percent change with no word of
+    performance near it — in prose, a window around it; in a table, its cell, its row's label and its column's
+    header — is FR123's or FR124's (preview rules: share prices, price multipliers, token ratios, bounce rates)."""
     if c[4] == "target":
         return (*c[:5], TARGET_RULE)
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)
-    if c[5] == RATIO_RULE and not row and _SPEED_NEAR.search(text, max(0, c[0] - 25), c[1] + 15) is None:
-        return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`: a ratio with no word of speed near it
+    if c[5] == RATIO_RULE and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
+        return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
+    if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):
+        return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
     return c
 
 
+def _performance_near(
+    text: str, start: int, end: int, row: bool, words: re.Pattern[str], window: tuple[int, int]
+) -> bool:
+    """Whether a word of `words` stands near a number: in prose within `window` characters before and after it
+    (on its line), in a table row in its cell, its row's label or its column's header."""
+    if row:
+        cell, label, header, others = _cell_context(text, start)
+        if any(words.search(part) for part in (cell, label, header)):
+            return True
+        return sum(_MEASURED_CELL.search(other) is not None for other in others) >= 2  # `| 1.4s | 28.3s | 20× |`
+    lo = max(text.rfind("\n", 0, start) + 1, start - window[0])
+    hi = text.find("\n", end)
+    hi = min(len(text) if hi < 0 else hi, end + window[1])
+    return words.search(text, lo, hi) is not None
+
+
 # A word of speed or of a speed figure near a ratio (`3.1× slower`, `4배 빠름`, `2x the throughput`, `TPS 2배`).
-_SPEED_NEAR = lazy(
+_SPEED_WORDS = (
     rf"{_B}(?i:faster|slower|quicker|speed\w*|throughput|tps|tok/s|t/s|latency|performance|uplift|accelerat\w*){_E}"
     r"|빠르|빠름|빨라|느리|느림|느려|속도|처리량|지연|응답|성능|가속|단축|개선"
 )
+_SPEED_NEAR = lazy(_SPEED_WORDS)
+
+
+# A word of performance near a percent change: the words of speed, times and durations (`응답 시간 40% 감소`,
+# `training time by 1%`, `2.41초 … 20.7% 빠름`), rates (`280 tok/s`), the work measured (`decode`, `prefill`,
+# `추론`) and improvement (`개선`, `향상`).
+_PERF_NEAR = lazy(
+    rf"{_SPEED_WORDS}"
+    rf"|{_B}(?i:time|timing|duration|runtime|ttft|tpot|itl|rtf|p50|p9\d|tok/s|t/s|tps|qps|ops/sec|decod\w*|"
+    rf"prefill|generation|inference|bandwidth|pp\d+|tg\d+){_E}"
+    r"|\d\s*(?:ms|s|sec|초|분|밀리초)(?![A-Za-z가-힣])|시간|소요|향상|효율|빠를|빠른|빨리|추론|생성"
+)
+
+
+# A cell holding a measured time or rate: two such cells in a row make its ratios and percentages changes of them.
+_MEASURED_CELL = lazy(r"\d\s*(?:ms|s|sec|min|초|분|tok/s|t/s|MB/s|GB/s|req/s|it/s|fps|ops/sec)(?![A-Za-z가-힣])")
 
 
 def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:

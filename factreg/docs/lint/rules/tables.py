@@ -58,7 +58,6 @@ RULES = (
             "column of media lengths nothing."
         ),
         EXAMPLES_FR151,
-        preview=True,
     ),
     Rule(
         "FR152",

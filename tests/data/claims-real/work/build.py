@@ -10,8 +10,9 @@ by a hand that never ran the lint): `id<TAB>how<TAB>header`, how one of `markdow
 output; header as written, or empty), `none` (not a table row, or a table without a header) and `unreadable` (the
 source could not be read). Rows with a header get `table` (how) and `header` fields; the others `table` only.
 `final32/` holds issue 31's second final batch the same way (its own `.cands`, `.labels` and `tables_final32.tsv`);
-`--final` builds ../final32.jsonl from it (split `final32`), never ../corpus.jsonl.
-Run: python tests/data/claims-real/work/build.py [--final] [--out PATH] [--quiet]
+`--final` builds ../final32.jsonl from it (split `final32`), never ../corpus.jsonl; `--final final33` builds the next
+final batch, from `final33/`, into ../final33.jsonl.
+Run: python tests/data/claims-real/work/build.py [--final [NAME]] [--out PATH] [--quiet]
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "corpus.jsonl"
 FINAL = HERE / "final32"  # the final batch of issue 31 (scored once, with the final rules): ../final32.jsonl
-FINAL_OUT = HERE.parent / "final32.jsonl"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 KINDS = {"C": "claim", "T": "target", "N": "none"}
 # Later batches, oldest first: every sentence of a label file named `BATCH_*.labels`. The last is the newest, kept
@@ -143,8 +143,11 @@ def render(rows: list[dict]) -> str:
 
 def main(argv: list[str]) -> int:
     final = "--final" in argv
-    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else FINAL_OUT if final else OUT
-    rows, errors = build(FINAL, "final32") if final else build()
+    i = argv.index("--final") + 1 if final else 0
+    name = argv[i] if final and i < len(argv) and argv[i].startswith("final") else "final32"
+    default_out = HERE.parent / f"{name}.jsonl" if final else OUT
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else default_out
+    rows, errors = build(HERE / name, name) if final else build()
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
@@ -153,7 +156,7 @@ def main(argv: list[str]) -> int:
         return 0
     for lang in ("en", "ko"):
         sel = [r for r in rows if r["lang"] == lang]
-        for split in ("final32",) if final else SPLITS:
+        for split in (name,) if final else SPLITS:
             s = [r for r in sel if r["split"] == split]
             print(f"{lang} {split}: {len(s)} sentences, {sum(r['claim'] for r in s)} with claims, "
                   f"{sum(len(r['spans']) for r in s)} claim spans, {sum(r['kind'] == 'target' for r in s)} targets")
