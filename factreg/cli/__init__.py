@@ -208,12 +208,12 @@ MODULES: dict[str, str] = {
     "method": "registry", "prune": "registry",
     "bench": "verify", "verify": "verify",
     "probe": "probe", "sweep": "sweep", "status": "status", "changes": "changes", "docs": "docs",
-    "compare": "decisions", "decision": "decisions", "correct": "decisions", "retract": "decisions",
-    "report": "decisions",
+    "compare": "compare", "decision": "decision", "correct": "corrections", "retract": "corrections",
+    "report": "report",
     "demo": "demo", "cite": "agents", "mcp": "agents", "completion": "completion", "plugins": "plugins",
 }
-ORDER = ("facts", "registry", "verify", "probe", "sweep", "status", "changes", "docs", "decisions", "demo", "agents",
-         "completion", "plugins")
+ORDER = ("facts", "registry", "verify", "probe", "sweep", "status", "changes", "docs", "compare", "decision",
+         "corrections", "report", "demo", "agents", "completion", "plugins")
 
 
 def build(modules: tuple[str, ...] = ORDER, only: str | None = None) -> typer.Typer:
