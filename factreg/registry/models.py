@@ -192,3 +192,9 @@ class Migration(SQLModel, table=True):
     __tablename__ = "factreg_migration"
     name: str = Field(primary_key=True)
     applied_at: str
+
+
+# the tables of decisions and corrections, as the JSONL export and import read and write them
+DECISION = Decision.metadata.tables["decision"]
+CITE = DecisionCite.metadata.tables["decision_cite"]
+CORRECTION = Correction.metadata.tables["correction"]
