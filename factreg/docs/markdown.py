@@ -211,11 +211,25 @@ class _Blocks:
 
     def _line(self, lo: int, eol: int, nxt: int) -> None:
         """Read the line [lo, eol) (`nxt` is where the next one starts) as CommonMark's block parser does."""
-        text = self.text
         self.offset, self.column, self.eol = lo, 0, eol
-        stack = self.stack
-        depth = 0  # how many open containers the line continues
-        for kind, need, has_child in stack:
+        depth = self._containers()
+        leaf = self.leaf
+        para = False  # whether the line goes on with an open paragraph (rather than lazily)
+        if depth == len(self.stack) and leaf != _NONE:
+            goes_on = self._leaf_line(depth, eol, nxt)
+            if goes_on is None:
+                return
+            para = goes_on
+        all_closed = depth == len(self.stack) and (leaf == _NONE or para)
+        depth, para, done = self._new_blocks(depth, eol, nxt, para, all_closed)
+        if not done:
+            self._text_line(depth, eol, para, all_closed)
+
+    def _containers(self) -> int:
+        """How many of the open containers (quotes, list items) the line continues; their markers are passed."""
+        text = self.text
+        depth = 0
+        for kind, need, has_child in self.stack:
             self._find_nonspace()
             if kind == _QUOTE:
                 if self.indent >= 4 or self.blank or text[self.nn] != ">":
@@ -230,39 +244,48 @@ class _Blocks:
             else:
                 break
             depth += 1
+        return depth
+
+    def _leaf_line(self, depth: int, eol: int, nxt: int) -> bool | None:
+        """A line that continues every container, with a leaf block open: None when the line belongs to that block
+        (a fence's, indented code's or an HTML block's line) and is read; else whether it goes on with the open
+        paragraph."""
+        text = self.text
         leaf = self.leaf
-        para = False  # whether the line goes on with an open paragraph (rather than lazily)
-        if depth == len(stack) and leaf != _NONE:
-            self._find_nonspace()
-            if leaf == _FENCE:
-                if self.indent < 4 and not self.blank and text[self.nn] == self.fence_char:
-                    m = _FENCE_CLOSE.match(text, self.nn, eol)
-                    if m and len(m.group().rstrip(" \t")) >= self.fence_len:
-                        self.leaf_end = nxt
-                        self._close(depth)
-                        return
-                self.leaf_end = nxt
-                return
-            if leaf == _ICODE:
-                if self.indent >= 4:
+        self._find_nonspace()
+        if leaf == _FENCE:
+            if self.indent < 4 and not self.blank and text[self.nn] == self.fence_char:
+                m = _FENCE_CLOSE.match(text, self.nn, eol)
+                if m and len(m.group().rstrip(" \t")) >= self.fence_len:
                     self.leaf_end = nxt
-                    return
-                if self.blank:
-                    return
-            elif leaf == _HTML:
-                if not (self.blank and self.html_kind >= 6):
-                    if self.html_kind <= 5 and _HTML_END[self.html_kind - 1].search(text, self.offset, eol):
-                        self.leaf = _NONE
-                    return
-            elif not self.blank:
-                para = True
-        all_closed = depth == len(stack) and (leaf == _NONE or para)
-        # new blocks, as many as start on this line (`- > ```` opens an item, a quote and a fence)
+                    self._close(depth)
+                    return None
+            self.leaf_end = nxt
+            return None
+        if leaf == _ICODE:
+            if self.indent >= 4:
+                self.leaf_end = nxt
+                return None
+            if self.blank:
+                return None
+        elif leaf == _HTML:
+            if not (self.blank and self.html_kind >= 6):
+                if self.html_kind <= 5 and _HTML_END[self.html_kind - 1].search(text, self.offset, eol):
+                    self.leaf = _NONE
+                return None
+        elif not self.blank:
+            return True
+        return False
+
+    def _new_blocks(self, depth: int, eol: int, nxt: int, para: bool, all_closed: bool) -> tuple[int, bool, bool]:
+        """Open the blocks that start on this line, as many as there are (`- > ```` opens an item, a quote and a
+        fence): the depth and `para` after them, and whether the line is read (a leaf block took it)."""
+        text = self.text
+        stack = self.stack
         while True:
             self._find_nonspace()
-            indented = self.indent >= 4
             ch = "" if self.blank else text[self.nn]
-            if not indented:
+            if self.indent < 4:
                 if ch not in _MAYBE_SPECIAL:
                     break
                 if ch == ">":
@@ -272,33 +295,8 @@ class _Blocks:
                     depth += 1
                     para = False
                     continue
-                if ch == "#":
-                    m = _ATX.match(text, self.nn, eol)
-                    if m:
-                        self._open(depth)
-                        self.inline.append((m.end(), eol))
-                        return
-                if ch == "`" or ch == "~":
-                    m = _FENCE_OPEN.match(text, self.nn, eol)
-                    if m:
-                        self._open(depth)
-                        self.leaf, self.leaf_start, self.leaf_end = _FENCE, self.offset, nxt
-                        self.fence_char, self.fence_len = ch, m.end() - m.start()
-                        return
-                if ch == "<":
-                    lazy_para = not all_closed and self.leaf == _PARA
-                    kind = self._html_start(para or lazy_para)
-                    if kind:
-                        self._open(depth)
-                        if kind >= 6 or not _HTML_END[kind - 1].search(text, self.offset, eol):
-                            self.leaf, self.html_kind = _HTML, kind
-                        return
-                if para and (ch == "=" or ch == "-") and _SETEXT.match(text, self.nn, eol):
-                    self._close(depth)  # the paragraph becomes a heading
-                    return
-                if (ch == "*" or ch == "-" or ch == "_") and _THEMATIC.match(text, self.nn, eol):
-                    self._open(depth)
-                    return
+                if self._leaf_start(ch, depth, eol, nxt, para, all_closed):
+                    return depth, para, True
                 need = self._list_marker(para)
                 if need:
                     self._open(depth)
@@ -311,8 +309,45 @@ class _Blocks:
                 self._advance(4, True)
                 self._open(depth)
                 self.leaf, self.leaf_start, self.leaf_end = _ICODE, start, nxt
-                return
+                return depth, para, True
             break
+        return depth, para, False
+
+    def _leaf_start(self, ch: str, depth: int, eol: int, nxt: int, para: bool, all_closed: bool) -> bool:
+        """Whether a leaf block (an ATX heading, a fence, an HTML block, a setext underline, a thematic break)
+        starts at the next non-space character `ch` and takes the line."""
+        text = self.text
+        if ch == "#":
+            m = _ATX.match(text, self.nn, eol)
+            if m:
+                self._open(depth)
+                self.inline.append((m.end(), eol))
+                return True
+        if ch == "`" or ch == "~":
+            m = _FENCE_OPEN.match(text, self.nn, eol)
+            if m:
+                self._open(depth)
+                self.leaf, self.leaf_start, self.leaf_end = _FENCE, self.offset, nxt
+                self.fence_char, self.fence_len = ch, m.end() - m.start()
+                return True
+        if ch == "<":
+            lazy_para = not all_closed and self.leaf == _PARA
+            kind = self._html_start(para or lazy_para)
+            if kind:
+                self._open(depth)
+                if kind >= 6 or not _HTML_END[kind - 1].search(text, self.offset, eol):
+                    self.leaf, self.html_kind = _HTML, kind
+                return True
+        if para and (ch == "=" or ch == "-") and _SETEXT.match(text, self.nn, eol):
+            self._close(depth)  # the paragraph becomes a heading
+            return True
+        if (ch == "*" or ch == "-" or ch == "_") and _THEMATIC.match(text, self.nn, eol):
+            self._open(depth)
+            return True
+        return False
+
+    def _text_line(self, depth: int, eol: int, para: bool, all_closed: bool) -> None:
+        """The rest of a line no leaf block took: it goes on with a paragraph (lazily or not), or starts one."""
         self._to_nonspace()
         if para:
             self.leaf_end = eol
