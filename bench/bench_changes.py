@@ -1,4 +1,4 @@
-"""Quality and speed of the change-point detector, `factreg.registry.changes`, side by side with Apache Otava.
+"""Quality and speed of the change-point detector, `factreg.stats.changepoints`, side by side with Apache Otava.
 
 Quality: generated series (tests/changes_support.py: lengths 10–500, noise CV 5–30%, 0/1/2 shifts of 5–40%, every
 segment ≥ 4 points). A shift counts as found when a reported change lies within ±1 point of it (each report used
@@ -50,14 +50,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from common import factreg_cmd, machine, time_process, write_section  # noqa: E402
 
-from factreg.registry.changes import ALPHA, MIN_SEGMENT, Point, change_points, detect  # noqa: E402
+from factreg.registry.changes import Point, detect  # noqa: E402
+from factreg.stats.changepoints import ALPHA, MIN_SEGMENT, change_points  # noqa: E402
 from tests.changes_support import (  # noqa: E402
     Case,
     Score,
@@ -346,7 +347,7 @@ def placement(quick: bool) -> Path:
     with tempfile.TemporaryDirectory(prefix="factreg-bench-before-") as tmp:
         tree = before_tree(BEFORE_REV, Path(tmp))
         old = load_detector(tree)
-        sides = {f"before ({BEFORE_REV})": old, "after (this revision)": sys.modules["factreg.registry.changes"]}
+        sides = {f"before ({BEFORE_REV})": old, "after (this revision)": SimpleNamespace(change_points=change_points, detect=detect)}
         res: dict[str, dict] = {}
         for name, mod in sides.items():
             def cps(values: list[float], mod: ModuleType = mod) -> list[int]:

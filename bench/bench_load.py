@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import ROOT, machine, write_section  # noqa: E402
 
-from factreg.measure import arrival, quantiles  # noqa: E402
+from factreg.measure import arrival  # noqa: E402
 from factreg.measure import probe as core  # noqa: E402
+from factreg.stats import quantiles  # noqa: E402
 
 FIRST, GAP, TOKENS = 0.300, 0.020, 10
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "16"))

@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import RESULTS, ROOT, machine, write_section  # noqa: E402
 
 from factreg import clock  # noqa: E402
-from factreg.measure import quantiles  # noqa: E402
+from factreg.stats import quantiles  # noqa: E402
 
 FIRST = float(os.environ.get("BENCH_FIRST", "0.1"))
 GAP = float(os.environ.get("BENCH_GAP", "0.02"))

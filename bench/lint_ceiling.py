@@ -39,11 +39,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_docs import GREP_PATTERN, render_doc  # noqa: E402
+from claimmodel import tokens  # noqa: E402  (the words as the lint's model experiment reads them)
 from common import RESULTS, machine, time_process  # noqa: E402
 from lint_real import BUILD, document, load, ratio, run_lint  # noqa: E402
 
 from factreg.docs import lint  # noqa: E402
-from factreg.docs.claimmodel import tokens  # noqa: E402  (the words as the lint's model experiment reads them)
 from factreg.docs.lint import engine  # noqa: E402
 
 BATCHES = ("batch1", *BUILD.LATER)

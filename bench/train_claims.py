@@ -1,10 +1,10 @@
-"""Train the lint's learned second opinion (factreg.docs.claimmodel) on the real-sentence corpus, and measure it.
+"""Train the lint's learned second opinion (bench/claimmodel.py) on the real-sentence corpus, and measure it.
 
 The corpus is tests/data/claims-real/corpus.jsonl; its batches are `batch1` (splits `tune` and `unseen`), `fresh`,
 `fresh2`, and the newer `fresh3` … `fresh6`. Rows of a split whose name starts with `fresh3` … `fresh6` are dropped as
 the file is read, unless a mode below names fresh3; `fresh4`, `fresh5` and `fresh6` are never read.
 
-Each sentence (a corpus row, or a part of it: factreg.docs.claimmodel.sentences) holding a number with a unit is an
+Each sentence (a corpus row, or a part of it: claimmodel.sentences) holding a number with a unit is an
 example: its features (claimmodel.features: the rules' findings and dismissed numbers, the words of the sentence,
 the words beside each number) and its label (a labelled claim span overlaps the sentence). The learner is a
 logistic regression (L2, AdaGrad, a fixed number of passes over the examples in an order drawn from a seeded
@@ -39,9 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import claimmodel  # noqa: E402  (bench/claimmodel.py)
 from lint_real import wilson  # noqa: E402  (the same interval as the other corpus scores)
 
-from factreg.docs import claimmodel, lint  # noqa: E402
+from factreg.docs import lint  # noqa: E402
 from factreg.docs.lint import engine  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "claims-real" / "corpus.jsonl"
@@ -405,7 +406,7 @@ def speed(model: claimmodel.Model, n_docs: int = 2000, reps: int = 5) -> str:
             n0 = sum(len(lint.lint_text(d)) for d in docs)
             rules_t.append(time.process_time() - t0)
             t0 = time.process_time()
-            n1 = sum(len(lint.lint_text(d, model=model)) for d in docs)
+            n1 = sum(len(claimmodel.lint_text(d, model)) for d in docs)
             model_t.append(time.process_time() - t0)
         a, b = statistics.median(rules_t), statistics.median(model_t)
         lines.append(

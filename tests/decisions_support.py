@@ -115,7 +115,7 @@ def add_verification(
 
     from sqlalchemy import insert
 
-    from factreg.registry import stats
+    from factreg import stats
 
     current = facts.get(registry, fact_id)
     spread = n = None

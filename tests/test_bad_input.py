@@ -500,7 +500,7 @@ def test_samples_per_version_are_capped_at_every_entry_point(cli, tmp_path, db_u
     """At most stats.MAX_SAMPLES (100,000) samples per version, refused before anything is stored, by `record`,
     an import's record and fact lines, llama-benchy's values and the MCP `record` tool (before: the MCP tool took
     1,000,000 samples, 46 s and a 66 MB registry); exactly the cap is recorded."""
-    from factreg.registry import stats
+    from factreg import stats
     from tests.test_mcp import session_calls
 
     over = [0.5] * (stats.MAX_SAMPLES + 1)

@@ -13,7 +13,8 @@ import pytest
 from scipy import stats as sps
 
 from factreg.errors import BadInput
-from factreg.registry.changes import Point, change_points, conditions_changed, detect, median_level, set_aside
+from factreg.registry.changes import Point, conditions_changed, detect
+from factreg.stats.changepoints import change_points, median_level, set_aside
 from tests.changes_support import make_case, make_outlier_nulls, make_set, make_step_outliers, score
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,7 +280,7 @@ def test_bad_input(kwargs: dict, values: list):
 
 
 def test_module_is_pure_standard_library():
-    code = ("import sys\nimport factreg.registry.changes\n"
+    code = ("import sys\nimport factreg.registry.changes\nimport factreg.stats.changepoints\n"
             "print(','.join(m for m in ('numpy', 'scipy', 'sqlmodel', 'sqlalchemy', 'httpx') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

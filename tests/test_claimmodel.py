@@ -1,10 +1,10 @@
-"""The lint's learned second opinion (factreg.docs.claimmodel) and its training script (bench/train_claims.py).
+"""The lint's learned second opinion (bench/claimmodel.py) and its training script (bench/train_claims.py).
 
-The model is an experiment the lint does not use by default (it was not adopted: docs/performance.md, "A learned
-second opinion"). These tests show that without a model the lint is the rules alone; that with one, a veto or an
-addition is made per sentence, says `by == "model"`, and reaches only sentences holding a number with a unit; that
-the training script's scoring is what `lint_text(..., model=M)` does; that training is deterministic; and that the
-script never reads the held-out batches unless asked (fresh3) or at all (fresh4).
+The model is an experiment the lint does not use (it was not adopted: docs/performance.md, "A learned second
+opinion"), kept in bench/ beside its training script. These tests show that without a model the lint is the rules
+alone; that with one, a veto or an addition is made per sentence, says `by == "model"`, and reaches only sentences
+holding a number with a unit; that the training script's scoring is what `claimmodel.lint_text(text, M)` does; that
+training is deterministic; and that the script never reads the held-out batches unless asked (fresh3) or at all (fresh4).
 """
 
 from __future__ import annotations
@@ -17,10 +17,14 @@ from types import ModuleType
 
 import pytest
 
-from factreg.docs import claimmodel
 from factreg.docs.lint import lint_text
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+try:
+    import claimmodel  # bench/claimmodel.py
+finally:
+    sys.path.remove(str(ROOT / "bench"))
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +58,8 @@ def test_without_a_model_the_lint_is_the_rules_alone() -> None:
 def test_a_veto_makes_the_sentence_s_claims_vetoed_findings_by_the_model() -> None:
     text = "Generation ran at 28 tok/s. The build took 40 s.\n"
     m = model({"w:ran": -10.0})  # the first sentence below the veto threshold, the second at 0.5 (kept)
-    assert [(f.text, f.by) for f in lint_text(text, model=m)] == [("40 s", "rules")]
-    every = [(f.text, f.kind, f.by) for f in lint_text(text, model=m, targets=True)]
+    assert [(f.text, f.by) for f in claimmodel.lint_text(text, m)] == [("40 s", "rules")]
+    every = [(f.text, f.kind, f.by) for f in claimmodel.lint_text(text, m, targets=True)]
     assert every == [("28 tok/s", "vetoed", "model"), ("40 s", "claim", "rules")]
 
 
@@ -63,7 +67,7 @@ def test_an_addition_makes_the_sentence_s_first_number_a_claim_by_the_model() ->
     text = "Set the timeout to 30 s.\n\nA 5 second video.\n"
     assert lint_text(text) == []  # a setting (target) and a media length (dismissed)
     m = model({"w:timeout": 10.0, "w:video": 10.0}, bias=-5.0)
-    assert [(f.text, f.kind, f.by) for f in lint_text(text, model=m)] == [
+    assert [(f.text, f.kind, f.by) for f in claimmodel.lint_text(text, m)] == [
         ("30 s", "claim", "model"),
         ("5 second", "claim", "model"),
     ]
@@ -80,10 +84,10 @@ class Counting(claimmodel.Model):
 
 def test_only_sentences_with_a_number_and_a_unit_reach_the_model() -> None:
     m = Counting({}, 0.0, 0.5, 0.5)
-    lint_text("# Notes\n\nNothing measured here.\n\nVersion 3 of the tool, port 8080.\n", model=m)
+    claimmodel.lint_text("# Notes\n\nNothing measured here.\n\nVersion 3 of the tool, port 8080.\n", m)
     assert m.seen == []
-    lint_text(
-        "No numbers. Version 3 here. It took 12 s to load. The end.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", model=m
+    claimmodel.lint_text(
+        "No numbers. Version 3 here. It took 12 s to load. The end.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", m
     )
     assert len(m.seen) == 1 and "w:load" in m.seen[0] and "w:version" not in m.seen[0]
 
@@ -94,7 +98,7 @@ def test_the_training_script_scores_what_the_lint_does(trained, tc: ModuleType) 
     for row, r in zip(featured, rows, strict=True):
         text = r["text"] + "\n"
         rules = any(f.kind == "claim" for f in lint_text(text))
-        with_model = any(f.kind == "claim" for f in lint_text(text, model=m))
+        with_model = any(f.kind == "claim" for f in claimmodel.lint_text(text, m))
         if (tc.predict(row, None), tc.predict(row, m)) != (rules, with_model):
             differ.append(r["id"])
     assert differ == []
@@ -104,14 +108,16 @@ def test_the_trained_model_vetoes_where_expected(trained) -> None:
     """Trained on the shipped batches, the model vetoes some of the rules' false alarms there and no labelled
     claim (which sentences depends on the rules of the day: they are the model's features)."""
     _, m, rows = trained
-    vetoed = [r for r in rows if any(f.kind == "vetoed" for f in lint_text(r["text"] + "\n", model=m, targets=True))]
+    vetoed = [r for r in rows
+              if any(f.kind == "vetoed" for f in claimmodel.lint_text(r["text"] + "\n", m, targets=True))]
     assert len(vetoed) >= 5 and all(r["kind"] != "claim" for r in vetoed), [r["text"] for r in vetoed]
     text = vetoed[0]["text"] + "\n"
     assert [f for f in lint_text(text) if f.kind == "claim"] != []  # the rules report it
-    assert lint_text(text, model=m) == []
-    assert {(f.kind, f.by) for f in lint_text(text, model=m, targets=True)} >= {("vetoed", "model")}
+    assert claimmodel.lint_text(text, m) == []
+    assert {(f.kind, f.by) for f in claimmodel.lint_text(text, m, targets=True)} >= {("vetoed", "model")}
     kept = next(r["text"] for r in rows if r["text"].startswith("llama_print_timings:        eval time ="))
-    assert [f.by for f in lint_text(kept + "\n", model=m)] and all(f.by == "rules" for f in lint_text(kept, model=m))
+    assert [f.by for f in claimmodel.lint_text(kept + "\n", m)]
+    assert all(f.by == "rules" for f in claimmodel.lint_text(kept, m))
 
 
 def test_training_is_deterministic_and_written_as_it_is_read(trained, tc: ModuleType, tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ PACKAGE = ROOT / "factreg"
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
 
 # Import levels, bottom up (docs/design.md, "Module map"): a module imports only from its level or below.
-LEVELS = {"errors": 0, "fmt": 0, "clock": 0, "jsontext": 0, "terminal": 0, "config": 1, "secrets": 1, "atomic": 1, "textfile": 1, "plugins": 1,
-          "registry": 2, "docs": 3, "publish": 4, "measure": 5, "demo": 5, "agents": 5, "notify": 5, "cli": 6, "templates": 0,
+LEVELS = {"errors": 0, "fmt": 0, "clock": 0, "jsontext": 0, "terminal": 0, "verdicts": 0, "stats": 0, "config": 1, "secrets": 1, "atomic": 1, "textfile": 1, "plugins": 1,
+          "registry": 2, "docs": 3, "measure": 3, "publish": 4, "demo": 5, "agents": 5, "notify": 5, "cli": 6, "templates": 0,
           "casestudy": 0, "__init__": 0, "__main__": 7, "complete": 7}
 
 

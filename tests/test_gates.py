@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from factreg.docs import changed, formats
+from factreg.cli import formats
+from factreg.docs import changed
 from factreg.docs import markers as mk
 from factreg.registry import facts
 from tests.docs_support import record, verify

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats as sps
 
 from factreg.measure import judge
-from factreg.measure.judge import Side, compare
+from factreg.stats.verdict import Side, compare
 
 
 class FakeSettings:

@@ -21,9 +21,10 @@ from factreg.demo import standin
 from factreg.errors import UsageError
 from factreg.measure import load as loading
 from factreg.measure import probe as core
-from factreg.measure import quantiles, slo, verify
+from factreg.measure import slo, verify
 from factreg.measure.measurement import Measurement
 from factreg.registry import metrics
+from factreg.stats import quantiles
 
 BODY = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
 

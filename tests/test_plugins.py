@@ -55,7 +55,7 @@ def test_the_built_ins_are_registered_through_the_hooks() -> None:
     own = plugins.loaded(discover=False)
     assert [p.name for p in own.plugins] == ["factreg"] and own.plugins[0].builtin
     # what they name is what runs: each reference resolves to the function the commands call
-    from factreg.docs import formats
+    from factreg.cli import formats
     from factreg.measure import llamabench, probe
 
     assert plugins.load(own.verifiers["llama-bench"].remeasure) is llamabench.remeasure

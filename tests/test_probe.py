@@ -697,7 +697,7 @@ def test_pooled_gaps_beyond_the_cap_are_thinned_to_order_statistics(cli, server,
     """A load run pools every gap between chunks (itl): beyond the samples a version keeps, the probe keeps the
     order statistics at evenly spaced ranks (minimum and maximum included) and says so in its info. The cap is
     lowered here to reach it with a short run."""
-    from factreg.registry import stats
+    from factreg import stats
 
     monkeypatch.setattr(stats, "MAX_SAMPLES", 20)
     r = run_probe(cli, server.url("ok,first=0.01,gap=0.001,tokens=30"), body_file, "--n", "2", "--warmup", "0",
@@ -710,7 +710,7 @@ def test_pooled_gaps_beyond_the_cap_are_thinned_to_order_statistics(cli, server,
 
 
 def test_thin_keeps_the_extremes_and_every_quantile() -> None:
-    from factreg.registry import stats
+    from factreg import stats
 
     xs = [((i * 7919) % 1000) / 10 for i in range(1000)]
     got = stats.thin(xs, 101)

@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factreg.errors import BadInput, FactregError, UsageError
-from factreg.measure import quantiles as Q
+from factreg.measure import latency
 from factreg.measure import slo as S
-from factreg.registry.verdicts import Verdict
+from factreg.stats import quantiles as Q
+from factreg.verdicts import Verdict
 
 LOGNORMAL = sps.lognorm(s=0.5, scale=0.4)  # a TTFT-like distribution: median 0.4 s, long right tail
 
@@ -317,25 +318,25 @@ def test_verify_quantile_bad_input():
 
 def test_itl_pools_every_gap_between_answer_chunks():
     requests = [[0.30, 0.35, 0.41, 0.46], [0.50], [0.20, 0.26, 0.26, 0.40]]
-    pooled = Q.itl(requests)
+    pooled = latency.itl(requests)
     expected = [g for r in requests for g in np.diff(r).tolist()]
     assert pooled == pytest.approx(expected) and len(pooled) == 6
     assert Q.percentile(pooled, 0.5) == pytest.approx(np.quantile(expected, 0.5))
 
 
 def test_tpot_definition():
-    assert Q.tpot(2.5, 0.5, 101) == pytest.approx(0.02)
-    assert Q.tpot(0.5, 0.5, 1) is None and Q.tpot(0.5, 0.5, 0) is None
+    assert latency.tpot(2.5, 0.5, 101) == pytest.approx(0.02)
+    assert latency.tpot(0.5, 0.5, 1) is None and latency.tpot(0.5, 0.5, 0) is None
     with pytest.raises(BadInput, match="0 ≤ ttft ≤ e2e"):
-        Q.tpot(0.4, 0.5, 10)
+        latency.tpot(0.4, 0.5, 10)
 
 
 def test_per_request_metrics():
-    r = Q.per_request([0.3, 0.35, 0.47, 0.5], answer_tokens=7)
+    r = latency.per_request([0.3, 0.35, 0.47, 0.5], answer_tokens=7)
     assert r["ttft"] == 0.3 and r["e2e"] == 0.5
     assert r["itl"] == pytest.approx([0.05, 0.12, 0.03]) and r["itl_max"] == pytest.approx(0.12)
     assert r["tpot"] == pytest.approx(0.2 / 6)
-    one = Q.per_request([0.3])
+    one = latency.per_request([0.3])
     assert one["itl"] == [] and one["itl_max"] is None and one["tpot"] is None
 
 
@@ -344,7 +345,7 @@ def test_per_request_metrics():
 )
 def test_bad_arrival_times(arrivals, words):
     with pytest.raises(BadInput, match=words):
-        Q.itl([arrivals])
+        latency.itl([arrivals])
 
 
 # --- SLOs ---------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 
 from factreg.measure import judge as judging
 from factreg.measure import sequential
-from factreg.measure.judge import Side
+from factreg.stats.verdict import Side
 
 
 def test_the_looks_share_one_alpha_and_one_look_keeps_it_all():

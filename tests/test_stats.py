@@ -5,7 +5,7 @@ import scipy.stats as sps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factreg.registry import stats
+from factreg import stats
 
 
 def test_case_study_27b_samples_by_hand():

@@ -20,7 +20,7 @@ import pytest
 
 from factreg.measure import stream
 from factreg.measure.sse import SSEParser
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 from tests.streams_real_support import read
 
 DATA = Path(__file__).parent / "data" / "streams-real"

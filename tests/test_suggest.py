@@ -149,6 +149,7 @@ def test_fix_touches_only_prose() -> None:
 
 def test_fix_leaves_a_file_edited_meanwhile_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import factreg.atomic
+    import factreg.docs.sync  # noqa: F401  (imported before the patch: a module first imported under it keeps it)
 
     doc = tmp_path / "a.md"
     doc.write_text("gamebox decodes at 28.0 tok/s.\n", encoding="utf-8")

@@ -78,8 +78,9 @@ class Tools:
         for f in found:
             if status and f.get("status") != status:
                 continue
-            conds: Mapping[str, Mapping[str, str]] = f.get("conditions") or {}  # type: ignore[assignment]
-            pairs = [f"{k}={v}" for kind in ("identity", "info") for k, v in (conds.get(kind) or {}).items()]
+            conds = f.get("conditions")
+            parts = (conds.get("identity"), conds.get("info")) if conds else ()
+            pairs = [f"{k}={v}" for part in parts for k, v in (part or {}).items()]
             hay = " ".join([str(f["id"]), str(f.get("subject") or ""), str(f.get("metric") or ""),
                             str(f.get("note") or ""), *pairs]).lower()
             if all(w in hay for w in words):

@@ -10,11 +10,11 @@ import copy
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from typer import _click as click  # typer's own Click: the classes its commands are made of
-from typer.core import TyperArgument, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from factreg.cli import panels
 from factreg.cli.common import GLOBAL
@@ -47,7 +47,8 @@ class GuardedGroup(TyperGroup):
             _plain_coercion(param)
         _plain_help(self)
         for name, cmd in self.commands.items():
-            cmd.rich_help_panel = panels.PANELS.get(name)  # type: ignore[attr-defined]
+            # typer's commands and groups (its own Click's Command subclasses) carry a help panel
+            cast("TyperCommand | TyperGroup", cmd).rich_help_panel = panels.PANELS.get(name)
             _shape(cmd, own)
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 
 import typer
 
@@ -22,6 +22,9 @@ from factreg.secrets import redact
 from factreg.terminal import visible
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
     from factreg.config import Settings
     from factreg.registry.store import Registry
 
@@ -120,7 +123,7 @@ def handles_errors(func: F) -> F:
                 if skipped and not failed:
                     warn_unreadable(skipped)
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)
 
 
 def print_error(exc: FactregError) -> None:
@@ -243,7 +246,7 @@ def min_uptime(s: Settings) -> float:
     return float(s.min_uptime_s)
 
 
-def console(stderr: bool = False):  # type: ignore[no-untyped-def]
+def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     class RedactingConsole(Console):
@@ -274,7 +277,7 @@ def info(message: str) -> None:
         print(visible(redact(message)), file=sys.stderr)
 
 
-def make_table(**kwargs: Any):  # type: ignore[no-untyped-def]
+def make_table(**kwargs: Any) -> Table:
     """A rich table (no box, no edge padding by default) whose string cells are redacted as rows are added."""
     from rich.table import Table
 
@@ -294,7 +297,7 @@ FormatOption = Annotated[
 
 
 def emit_findings(fmt: str, findings: Any, rules: Any = None, properties: Any = None) -> None:
-    """Findings (factreg.docs.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
+    """Findings (factreg.cli.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
     a plugin's), text or JSON as the format produces."""
     from factreg import plugins
     from factreg.errors import UsageError
@@ -329,7 +332,7 @@ class Column:
     name: str
     key: str
     render: Callable[[Any], str]
-    justify: str = "left"
+    justify: Literal["left", "right"] = "left"
 
 
 def select_rows(rows: list[Any], columns: list[Column], sort: str | None = None, since: str | None = None,

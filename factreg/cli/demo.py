@@ -27,7 +27,8 @@ def demo(
     from factreg.errors import Findings
 
     def command(args: list[str]) -> int | None:
-        return app(args, prog_name="factreg", standalone_mode=False)  # type: ignore[no-any-return]
+        result: int | None = app(args, prog_name="factreg", standalone_mode=False)  # the command's exit code
+        return result
 
     _, ok = demo_mod.run(command, directory, live=live)
     if not ok:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,8 +26,11 @@ from factreg.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from factreg.cli.formats import Finding as CiFinding
     from factreg.config import Settings
     from factreg.docs.changed import Changes
+    from factreg.docs.findings import Finding
+    from factreg.docs.scan import Scan
     from factreg.registry.store import Registry
 
 docs_app = typer.Typer(
@@ -113,7 +116,7 @@ NoCacheOption = Annotated[
 ]
 
 
-def _scan(roots: list[Path], no_cache: bool, **kwargs):  # type: ignore[no-untyped-def]
+def _scan(roots: list[Path], no_cache: bool, **kwargs: Any) -> Scan:
     """factreg.docs.scan.scan with the document cache, unless --no-cache or it cannot be used (then a warning
     says why, and the run goes on without it)."""
     from factreg.docs import cache as dc
@@ -172,9 +175,8 @@ def check(
     there are unsourced claims (listed after the problems; in --json under "claims").
     """
     from factreg import clock
-    from factreg.cli import progress
+    from factreg.cli import formats, progress
     from factreg.docs import check as chk
-    from factreg.docs import formats
 
     out_format = formats.choose(fmt, json_out)
     s = settings(db)
@@ -351,7 +353,7 @@ def lint(
     the facts that could back each; --fix cites those with exactly one citable fact whose marker renders the text
     as written (never a refuted, superseded, stale, cold or few_samples fact), then lists what is left.
     """
-    from factreg.docs import formats
+    from factreg.cli import formats
 
     if explain is not None:
         emit(_explain(explain))
@@ -501,18 +503,18 @@ LINT_FIX = (
 )
 
 
-def _findings_json(findings: list) -> list[dict]:  # type: ignore[type-arg]
+def _findings_json(findings: list[Finding]) -> list[dict[str, Any]]:
     from dataclasses import fields
 
     from factreg.docs.findings import Finding
 
-    # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (the CLI passes
-    # no model to the lint: factreg.docs.claimmodel), so the JSON keeps its keys
+    # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (only the
+    # experiment bench/claimmodel.py makes other findings), so the JSON keeps its keys
     names = [f.name for f in fields(Finding) if f.name != "by"]
     return [{k: (str(v) if isinstance(v, Path) else v) for k in names for v in (getattr(f, k),)} for f in findings]
 
 
-def _findings_text(findings: list) -> str:  # type: ignore[type-arg]
+def _findings_text(findings: list[Finding]) -> str:
     return "".join(
         f"{f.path}:{f.line}:{f.col}: {f.rule} {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
         for f in findings
@@ -544,9 +546,9 @@ def _explain(rule_id: str) -> str:
         raise UsageError(str(exc)) from None
 
 
-def _lint_findings(findings: list) -> list:  # type: ignore[type-arg]
+def _lint_findings(findings: list[Finding]) -> list[CiFinding]:
     """The lint's findings as formats.Finding (GitHub annotations, SARIF results), each under its rule's id."""
-    from factreg.docs import formats
+    from factreg.cli import formats
 
     return [
         formats.Finding(
@@ -571,7 +573,7 @@ def _rule_docs() -> dict[str, str]:
     return {r.id: f"{r.name}: {r.doc}" for r in all_rules()}
 
 
-def _value_unit(f) -> str:  # type: ignore[no-untyped-def]
+def _value_unit(f: Finding) -> str:
     value = f.value
     if isinstance(value, float) and value.is_integer():
         value = int(value)

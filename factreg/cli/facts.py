@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -185,11 +185,11 @@ def list_(
 def _history_columns(fact_id: str) -> list[Column]:
     from factreg.registry import display
 
-    def verifications(v: dict) -> str:  # type: ignore[type-arg]
+    def verifications(v: dict[str, Any]) -> str:
         return "; ".join(f"verification {x['pk']}: {x['verified_at'][:10]} {x['verdict']}"
                          for x in v["verifications"]) or "—"
 
-    def version(v: dict) -> str:  # type: ignore[type-arg]
+    def version(v: dict[str, Any]) -> str:
         fix = v.get("corrected")
         return f"{v['version']}" + (" (current)" if v["current"] else "") + (
             f" (corrected by v{fix['by_version']})" if fix else "")

@@ -255,7 +255,7 @@ def probe(
         info(f"recorded {', '.join(recorded)}")
     elif record:
         info("nothing recorded")
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     if result.failed:  # the verdict names the kind of failure, except `error`: "Error: HTTP 404 from …"
         prefix = "" if result.verdict == Verdict.ERROR else f"{result.verdict}: "

@@ -4,12 +4,15 @@ Regenerate with: python -m factreg.cli.reference > docs/cli.md"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import typer.main
 
 WIDTH = 100
 
 
-def _walk(cmd, path: list[str]):  # type: ignore[no-untyped-def]
+def _walk(cmd: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
     yield path, cmd
     if hasattr(cmd, "commands"):  # typer ships its own Click: no isinstance against `click`
         for name in sorted(cmd.commands):

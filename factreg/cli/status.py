@@ -74,7 +74,7 @@ def status(
     the summary and the exit code are about every fact.
     """
     from factreg import clock
-    from factreg.docs import formats
+    from factreg.cli import formats
     from factreg.registry import freshness
     from factreg.registry import status as st
 
@@ -152,7 +152,7 @@ def _uncited_retractions(reg: Registry, s: Any, facts: list[FactStatus]) -> None
 
 def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on: str) -> list[Any]:
     """Facts that are not fresh (an error at or above --fail-on, else a warning) and decisions needing review."""
-    from factreg.docs.formats import Finding
+    from factreg.cli.formats import Finding
     from factreg.registry import freshness
 
     out = []
@@ -172,7 +172,7 @@ def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on:
 
 def _machine_sides(reg: Registry, facts: list[FactStatus]) -> dict[str, dict[str, str]]:
     """For each refuted or conditions_changed fact: the machine's state and control, measured and verified."""
-    from factreg.registry import machinestate
+    from factreg.measure import machinestate
 
     return machinestate.for_facts(reg, [f["id"] for f in facts if f["status"] in ("refuted", "conditions_changed")])
 

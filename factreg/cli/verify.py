@@ -69,7 +69,7 @@ def verify(
     fmt: FormatOption = None,
 ) -> None:
     """Re-run facts' methods and record verdicts: exit 1 if refuted/changed, 3 if something could not run."""
-    from factreg.docs import formats
+    from factreg.cli import formats
     from factreg.measure import verify as engine
     from factreg.secrets import check_env_name
 
@@ -149,8 +149,8 @@ def verify(
 
 def _emit_results(out_format: str, results: list[VerifyResult]) -> None:
     """Verdicts other than confirmed as findings: refuted and conditions_changed are errors, the rest warnings."""
-    from factreg.docs.formats import Finding
-    from factreg.registry.verdicts import FINDINGS
+    from factreg.cli.formats import Finding
+    from factreg.verdicts import FINDINGS
 
     emit_findings(out_format, [
         Finding(str(r["verdict"]), f"{r['id']}: {r['verdict']}: {r['message']}"
@@ -201,7 +201,7 @@ def _print_results(results: list[VerifyResult]) -> None:
     from factreg.fmt import value
 
     out = console()
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     styles = {
         Verdict.CONFIRMED: "green",

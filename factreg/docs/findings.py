@@ -17,5 +17,5 @@ class Finding:
     value: str  # e.g. "28", "30~60", "3.1", "11.9 ± 7.2"
     unit: str  # e.g. "tok/s", "s", "ms", "×", "min", "%", "" (a bare spread)
     kind: str = "claim"  # "claim", "target" (a target, limit or setting) or "vetoed"; only claims fail the lint
-    by: str = "rules"  # "rules", or "model" when factreg.docs.claimmodel vetoed or added it
+    by: str = "rules"  # "rules"; "model" only from bench/claimmodel.py, an experiment that vetoes or adds
     rule: str = ""  # the id of the rule that reports it (factreg.docs.lint.rules): "FR101", …

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 try:  # Python 3.11+
-    from re import _constants as _c  # type: ignore[attr-defined]
-    from re import _parser as _p  # type: ignore[attr-defined]
+    from re import _constants as _c  # type: ignore[attr-defined]  # re's private modules: not in typeshed
+    from re import _parser as _p  # type: ignore[attr-defined]  # re's private modules: not in typeshed
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _c
     import sre_parse as _p

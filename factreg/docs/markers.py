@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -178,7 +178,9 @@ def _raw_id(tag: re.Match[str]) -> str | None:
     return body[0] if body else None
 
 
-def _marker(text: str, open_tag: re.Match[str], close_tag: re.Match[str], where) -> Marker | MarkerProblem:  # type: ignore[no-untyped-def]
+def _marker(
+    text: str, open_tag: re.Match[str], close_tag: re.Match[str], where: Callable[[int], tuple[int, int]]
+) -> Marker | MarkerProblem:
     line, col = where(open_tag.start())
     raw = open_tag.group("body") or ""
     body = raw.lstrip()

@@ -4,7 +4,7 @@ wrapped in a citation marker when exactly one fact backs them unambiguously (`do
 A fact is a *candidate* for a claim when its unit is the claim's (or the same dimension: `130 ms` and a fact in
 `s`) and its metric family is the one the unit speaks of (a duration: latency; `tok/s`: a rate; `×`: a ratio),
 and the claim's number lies within the fact's 95% interval or within its tolerance of the fact's value (default
-`registry.verdicts.DEFAULT_TOLERANCE`); a range claim (`30~60초`) when the value lies in the range. Candidates are
+`verdicts.DEFAULT_TOLERANCE`); a range claim (`30~60초`) when the value lies in the range. Candidates are
 ranked by the words of the claim's sentence that name the fact: its id and subject parts, its condition values
 (`flash-next`, `35B-A3B`, `gamebox`) and its metric's usual names (`end to end`, `first token`, `첫 토큰`).
 
@@ -39,7 +39,7 @@ from factreg.docs import markers as mk
 from factreg.errors import UsageError
 from factreg.registry import display
 from factreg.registry.metrics import VOCABULARY
-from factreg.registry.verdicts import DEFAULT_TOLERANCE
+from factreg.verdicts import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from factreg.docs import lint

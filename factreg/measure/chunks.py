@@ -12,7 +12,7 @@ from typing import Any
 from factreg.measure.http import encoding_message, unasked_encoding, where
 from factreg.measure.sse import SSEParser
 from factreg.measure.trace import MeasurementError, ProbeFailure, RequestTrace
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 

@@ -14,8 +14,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypedDict
 
-from factreg import fmt
-from factreg.registry import stats
+from factreg import fmt, stats
 from factreg.registry.ids import ref
 from factreg.registry.metrics import HIGHER, LOWER, get_metric
 

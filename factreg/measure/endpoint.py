@@ -43,8 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from factreg.measure import machine, sched, serverload
-from factreg.registry import machinestate
+from factreg.measure import machine, machinestate, sched, serverload
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -293,7 +292,7 @@ def _worse(rel_diff: float | None, direction: str | None) -> bool | None:
 
 def _at_best(side: Any, share: float, direction: str | None) -> Any:
     """A side as it would have been had its server not been kept from a CPU for `share` of the run."""
-    from factreg.measure.judge import Side
+    from factreg.stats.verdict import Side
 
     k = 1 - min(share, MAX_DENIED)
     factor = k if direction == "lower" else 1 / k
@@ -321,7 +320,7 @@ def client_note(fact: Mapping[str, Any], ev: Mapping[str, Any], n_requests: int 
 def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Settings | None) -> dict[str, Any]:
     """The verdict with the endpoint's own evidence taken into account (see the module's docstring)."""
     from factreg.measure import judge as judging
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     then, now = of_fact(fact), parse(m.observed.get(KEY))
     result["server"] = {"fact": then, "now": now}

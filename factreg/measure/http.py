@@ -31,7 +31,7 @@ def skip_httpx_command_line() -> None:
     fail at once, and httpx then defines its own stand-in `main` (its fallback for a missing `httpx[cli]` extra).
     Nothing changes once httpx is imported."""
     if "httpx" not in sys.modules:
-        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: import fails at once
 
 
 skip_httpx_command_line()
@@ -138,7 +138,7 @@ def remember_missing_sniffio() -> None:
     of CPU per request under load). A `None` in sys.modules gives the same ImportError at once. Nothing changes
     where sniffio is installed."""
     if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
+        sys.modules["sniffio"] = None  # type: ignore[assignment]  # None: import fails at once (typeshed: no None)
 
 
 def unasked_encoding(content_encoding: str | None) -> str | None:

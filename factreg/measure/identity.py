@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from factreg.measure.stream import get_json, request_body, stream_request
 from factreg.measure.trace import ProbeFailure, RequestTrace
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 
 if TYPE_CHECKING:
     import httpx

@@ -185,7 +185,7 @@ class Paired:
 
     @property
     def verdict(self) -> str:
-        from factreg.registry.verdicts import Verdict
+        from factreg.verdicts import Verdict
 
         if self.refute.verdict == Verdict.REFUTED:
             return Verdict.REFUTED
@@ -193,7 +193,7 @@ class Paired:
 
     @property
     def outcome(self) -> Outcome:
-        from factreg.registry.verdicts import Verdict
+        from factreg.verdicts import Verdict
 
         return self.refute if self.verdict == Verdict.REFUTED else self.confirm
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factreg.registry import machinestate
+from factreg.measure import machinestate
 
 PROC = Path("/proc")
 TOP_N = 3

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from factreg.registry import stats
+from factreg import stats
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -42,7 +42,7 @@ def half_width(samples: Sequence[float]) -> float | None:
 
 def target(settings: Settings | None) -> float:
     """`[record] precision`, else half of `[verify] tolerance` (half of ±10% by default)."""
-    from factreg.registry.verdicts import DEFAULT_TOLERANCE
+    from factreg.verdicts import DEFAULT_TOLERANCE
 
     get = settings.get if settings is not None and hasattr(settings, "get") else (lambda _k, d=None: d)
     given = get("record.precision", None)

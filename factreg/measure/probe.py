@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factreg import secrets
+from factreg import secrets, stats
 from factreg.errors import UsageError
-from factreg.measure import quantiles
 from factreg.measure.http import USER_AGENT, make_client
 from factreg.measure.identity import check_identity
 from factreg.measure.probe_spec import MAX_N as MAX_N  # the bounds and the spec have their module; known here too
@@ -35,8 +34,8 @@ from factreg.measure.stream import request_body, stream_request
 from factreg.measure.trace import ProbeFailure, RequestTrace, rounded
 from factreg.measure.uptime import is_local, settle
 from factreg.registry import conditions as cond
-from factreg.registry import stats
-from factreg.registry.verdicts import FAILURES, Verdict
+from factreg.stats import quantiles
+from factreg.verdicts import FAILURES, Verdict
 
 if TYPE_CHECKING:
     import httpx

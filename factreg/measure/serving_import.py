@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factreg import clock
+from factreg import clock, stats
 from factreg.errors import BadInput, FactregError, UsageError
 from factreg.measure import serving_values as sv
 from factreg.measure.serving_values import load_json
-from factreg.registry import stats
 
 MAX_RUNS = 10_000
 
@@ -405,10 +404,10 @@ def method_of(tool: str, path: Path, stat: Stat, version: str | None = None) -> 
 def new_facts(tool: str, path: Path, runs: Sequence[Run], *, measured_at: str | None, identity: Mapping[str, str],
               info: Mapping[str, str], id_prefix: str | None) -> tuple[list[Any], int]:
     """The NewFacts of one file's runs, and how many were dated by the file itself (not --measured-at)."""
-    from factreg.measure import quantiles
     from factreg.registry.facts import NewFact
     from factreg.registry.ids import check_id, slugify
     from factreg.registry.metrics import percentile_name
+    from factreg.stats import quantiles
 
     out = []
     dated = 0

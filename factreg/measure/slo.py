@@ -1,5 +1,5 @@
 """Serving-grade checks of a load run: SLOs, goodput and capacity, and verifying a recorded capacity
-(`measure/quantiles.py` holds the percentiles they rest on).
+(`stats/quantiles.py` holds the percentiles they rest on).
 
 - **SLO** strings `METRIC[:STAT]OP LIMIT`: `ttft<0.5`, `ttft:p90<0.5`, `itl:p99<0.08`, `itl:max<0.08`,
   `decode_rate:p10>=20`. STAT is `pNN` (0 < NN ≤ 100) or `max` (= p100, also the default); LIMIT is a number in
@@ -35,20 +35,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from factreg import fmt
+from factreg import fmt, stats
 from factreg.errors import BadInput, UsageError
-from factreg.measure import judge
-from factreg.measure.quantiles import (
+from factreg.registry import metrics
+from factreg.stats.quantiles import (
     CONFIDENCE,
     Estimate,
-    _clean,
-    _interval_text,
+    clean,
     estimate,
+    interval_text,
     label,
     shortfall,
 )
-from factreg.registry import metrics, stats
-from factreg.registry.verdicts import Verdict
+from factreg.stats.verdict import Outcome
+from factreg.verdicts import Verdict
 
 CAPACITY_THRESHOLD = 0.95
 
@@ -149,8 +149,8 @@ def _observations(request: Mapping[str, Any] | None, metric: str) -> list[float]
     if metric in LIST_METRICS:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise BadInput(f"{metric} of a request must be a list of gaps, not {type(value).__name__}")
-        return _clean(value, metric) if value else []
-    return _clean([value], metric)
+        return clean(value, metric) if value else []
+    return clean([value], metric)
 
 
 def meets(request: Mapping[str, Any] | None, slos: Sequence[Slo]) -> bool:
@@ -271,7 +271,7 @@ class SloCheck:
     def message(self) -> str:
         e = self.estimate
         verdict = "met" if self.met else "not met"
-        text = f"{self.slo.text}: {e.label} {fmt.num(e.value)} (95% {_interval_text(e, '')}, n={e.n}) {verdict}"
+        text = f"{self.slo.text}: {e.label} {fmt.num(e.value)} (95% {interval_text(e, '')}, n={e.n}) {verdict}"
         few = shortfall(e.q, e.n) if e.q < 1.0 else None
         if few:
             text += f"; {few}"
@@ -297,7 +297,7 @@ def run_check(slo: Slo, requests: Sequence[Mapping[str, Any] | None]) -> SloChec
 
 
 def verify_capacity(recorded: float | None, levels: Mapping[float, Goodput],
-                    threshold: float = CAPACITY_THRESHOLD) -> judge.Outcome:
+                    threshold: float = CAPACITY_THRESHOLD) -> Outcome:
     """Judge a recorded capacity (None or 0: no level held) by the goodput re-measured at the levels it needs:
     every level up to it and the next one above (see the module's docstring for the rule)."""
     if not levels:
@@ -315,10 +315,10 @@ def verify_capacity(recorded: float | None, levels: Mapping[float, Goodput],
 
     lost = [lv for lv in below if levels[lv].high < threshold]
     if lost:
-        return judge.Outcome(Verdict.REFUTED, None, None, None,
+        return Outcome(Verdict.REFUTED, None, None, None,
                              f"{claim} no longer holds: {shown(lost[0])}, the whole interval below {need}")
     if above is not None and levels[above].low >= threshold:
-        return judge.Outcome(Verdict.REFUTED, None, None, None,
+        return Outcome(Verdict.REFUTED, None, None, None,
                              f"{claim} is now exceeded: {shown(above)}, the whole interval at or above {need}")
     unsure = [lv for lv in below if levels[lv].share < threshold]
     if above is not None and levels[above].share >= threshold:
@@ -326,9 +326,9 @@ def verify_capacity(recorded: float | None, levels: Mapping[float, Goodput],
     if not unsure:
         held = f"levels up to {cap:g} meet {need} ({shown(below[-1])})" if below else "no level was required"
         top = f"; {shown(above)}, still below" if above is not None else ""
-        return judge.Outcome(Verdict.CONFIRMED, None, None, None, f"{claim} holds: {held}{top}")
+        return Outcome(Verdict.CONFIRMED, None, None, None, f"{claim} holds: {held}{top}")
     lv = unsure[0]
     side = "misses" if lv <= cap else "meets"
-    return judge.Outcome(Verdict.INCONCLUSIVE, None, None, None,
+    return Outcome(Verdict.INCONCLUSIVE, None, None, None,
                          f"{claim}: {shown(lv)} {side} {need} on its share, but its 95% interval reaches across "
                          "it; re-run with a larger --n")

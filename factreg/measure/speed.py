@@ -53,7 +53,7 @@ def speed_factor(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[Facto
     """How much faster the machine ran now than then (control now / control then), or None and why not."""
     import math
 
-    from factreg.registry import stats
+    from factreg import stats
 
     if not then:
         return None, "the fact was recorded without a control measurement"
@@ -152,7 +152,7 @@ def adjust(fact: FactData, m: Measurement, result: dict[str, Any], settings: Set
     """
     from factreg.measure import endpoint
     from factreg.measure import judge as judging
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     if (fact.get("method") or {}).get("kind") == "probe" or endpoint.KEY in m.observed:
         return endpoint.adjust(fact, m, result, settings)  # a probe: the server's own evidence, never a client loop
@@ -260,7 +260,7 @@ def _runs_moved(then: Mapping[str, Any], now: Mapping[str, Any], tolerance: floa
     on each side."""
     import math
 
-    from factreg.registry import stats
+    from factreg import stats
 
     a, b = ([math.log(float(x)) for x in side.get("parts") or [] if isinstance(x, (int, float)) and x > 0]
             for side in (then, now))  # fmt: skip
@@ -319,7 +319,7 @@ def _decide_paired(
       machine that slowed for good leaves it outside) — or as measured it is equivalent and relative to the
       control it does not refute;
     - inconclusive otherwise, naming what limits it."""
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     verdict, pv = result["verdict"], paired.verdict
     rel = paired.outcome
@@ -376,7 +376,7 @@ def _amend(result: dict[str, Any], verdict: str, message: str, needed_n: int | N
 def compare_warnings(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, str]]:
     """`compare`'s warnings about the machine: the two facts' controls differ beyond the default tolerance, or
     only one has a control, or they ran different workloads (nothing when neither has a control)."""
-    from factreg.registry.verdicts import DEFAULT_TOLERANCE
+    from factreg.verdicts import DEFAULT_TOLERANCE
 
     ca, cb = of_fact(a), of_fact(b)
     if not ca and not cb:

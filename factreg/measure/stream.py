@@ -34,7 +34,7 @@ from factreg.measure.arrival import ArrivalClock, Stamps
 from factreg.measure.chunks import ChunkReader, Reading, _ThinkSplitter
 from factreg.measure.http import USER_AGENT, encoding_message, redirect_message, unasked_encoding, where
 from factreg.measure.trace import MeasurementError, ProbeFailure, RequestTrace
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 
 if TYPE_CHECKING:
     import httpx
@@ -350,7 +350,7 @@ def streams_of(client: httpx.Client) -> OneAtATime:
         if rule is None:
             raise TypeError("streamed requests go through a client of factreg.measure.http.make_client")
         streams = OneAtATime(*rule)
-        client.streams = streams  # type: ignore[attr-defined]
+        client.streams = streams  # type: ignore[attr-defined]  # a client of make_client carries its streams
     assert isinstance(streams, OneAtATime)
     return streams
 

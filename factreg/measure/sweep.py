@@ -228,7 +228,7 @@ def remeasure(recipe: Method, facts: list[FactData], settings: Settings | None) 
     """Verifier for method kind `sweep`: one sweep of the levels the group needs serves the capacity and every
     goodput fact of the group."""
     from factreg.measure.measurement import Measurement
-    from factreg.registry.verdicts import Verdict
+    from factreg.verdicts import Verdict
 
     hostname = getattr(settings, "hostname", None) or socket.gethostname()
     try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from factreg import secrets
-from factreg.registry.verdicts import Verdict
+from factreg.verdicts import Verdict
 
 
 class ProbeFailure(Exception):

@@ -25,7 +25,7 @@ from factreg.measure.measurement import Measurement
 from factreg.registry import conditions as cond
 from factreg.registry import provenance
 from factreg.registry.ids import ref
-from factreg.registry.verdicts import DEFAULT_TOLERANCE, FAILURES, FINDINGS, Verdict
+from factreg.verdicts import DEFAULT_TOLERANCE, FAILURES, FINDINGS, Verdict
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -175,8 +175,8 @@ def _old(fact: FactData) -> Values:
 def _quantile_outcome(fact: FactData, m: Measurement, tolerance: float, alpha: float) -> judging.Outcome | None:
     """A percentile fact (`ttft_p90`) is judged by the quantile test on the new samples (how many exceed the
     recorded value, binomial), not by comparing means; None for any other fact."""
-    from factreg.measure import quantiles
     from factreg.registry.metrics import split_percentile
+    from factreg.stats import quantiles
 
     split = split_percentile(str(fact["metric"]))
     if split is None or not m.samples:

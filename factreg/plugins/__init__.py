@@ -22,7 +22,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
 GROUP = "factreg"  # the entry-point group and pluggy's project name
 BUILTIN = "factreg"  # the built-ins' plugin name
@@ -141,7 +141,7 @@ def load(ref: Ref) -> Callable[..., Any]:
     target: Any = importlib.import_module(module)
     for part in attr.split("."):
         target = getattr(target, part)
-    return target  # type: ignore[no-any-return]
+    return cast("Callable[..., Any]", target)
 
 
 def one_line(exc: BaseException) -> str:
@@ -175,25 +175,28 @@ def forget() -> None:
     _cache.clear()
 
 
-def _find(attr: str, name: str) -> Any:
+_T = TypeVar("_T")
+
+
+def _find(provided: Callable[[Loaded], dict[str, _T]], name: str) -> _T | None:
     """What provides `name`: factreg's own without discovering plugins, else a plugin's (None: nothing does)."""
-    own = getattr(loaded(discover=False), attr).get(name)
-    return own if own is not None else getattr(loaded(), attr).get(name)
+    own = provided(loaded(discover=False)).get(name)
+    return own if own is not None else provided(loaded()).get(name)
 
 
 def verifier(kind: str) -> Verifier | None:
     """The verifier of a method kind (a built-in one found without discovering plugins)."""
-    return _find("verifiers", kind)  # type: ignore[no-any-return]
+    return _find(lambda found: found.verifiers, kind)
 
 
 def notifier(name: str) -> Notifier | None:
     """The notifier of that name (a built-in one found without discovering plugins)."""
-    return _find("notifiers", name)  # type: ignore[no-any-return]
+    return _find(lambda found: found.notifiers, name)
 
 
 def output_format(name: str) -> OutputFormat | None:
     """The output format of that name (a built-in one found without discovering plugins)."""
-    return _find("output_formats", name)  # type: ignore[no-any-return]
+    return _find(lambda found: found.output_formats, name)
 
 
 def _load(discover: bool) -> Loaded:

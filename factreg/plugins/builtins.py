@@ -36,8 +36,8 @@ def register_output_formats(register: Callable[[Any], None]) -> None:
     register(OutputFormat("text", "for people (each command's own)"))
     register(OutputFormat("json", "JSON (each command's own; as --json)", produces="json"))
     register(OutputFormat("github", "GitHub workflow commands: annotations on a pull request",
-                          "factreg.docs.formats:github"))
-    register(OutputFormat("sarif", "SARIF 2.1.0, for code scanning", "factreg.docs.formats:sarif", produces="json"))
+                          "factreg.cli.formats:github"))
+    register(OutputFormat("sarif", "SARIF 2.1.0, for code scanning", "factreg.cli.formats:sarif", produces="json"))
 
 
 @hookimpl

@@ -17,11 +17,14 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg import fmt, secrets, terminal
 from factreg.errors import ConfigError
-from factreg.registry import machinestate
+from factreg.measure import machinestate
+
+if TYPE_CHECKING:
+    import jinja2
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -153,7 +156,7 @@ def _autoescape(name: str | None) -> bool:
 
 
 @lru_cache(maxsize=8)
-def _environment(override: str | None):  # type: ignore[no-untyped-def]
+def _environment(override: str | None) -> jinja2.Environment:
     import jinja2
 
     loaders: list[jinja2.BaseLoader] = []
@@ -186,7 +189,7 @@ def _environment(override: str | None):  # type: ignore[no-untyped-def]
     return env
 
 
-def environment(templates: Path | str | None = None):  # type: ignore[no-untyped-def]
+def environment(templates: Path | str | None = None) -> jinja2.Environment:
     """The jinja2 environment: `templates` (a folder) overrides the shipped templates file by file."""
     if templates is not None:
         folder = Path(templates).expanduser()

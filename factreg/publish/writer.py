@@ -17,12 +17,15 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factreg.atomic import write_if_changed
 from factreg.errors import ConfigError
 from factreg.secrets import redact
 from factreg.terminal import visible
+
+if TYPE_CHECKING:
+    import git
 
 # A change factreg makes to a document it edits in place: given one version of the file (HEAD's, the index's),
 # that version with factreg's change applied, or None when it has nothing to change in that version.
@@ -60,7 +63,7 @@ def write(files: Mapping[Path, str], root: Path) -> list[Path]:
     return [Path(p) for p, text in files.items() if write_if_changed(Path(p), text)]
 
 
-def find_repo(path: Path):  # type: ignore[no-untyped-def]
+def find_repo(path: Path) -> git.Repo:
     """The git repository containing `path` (a folder or file)."""
     import git
 
@@ -73,7 +76,7 @@ def find_repo(path: Path):  # type: ignore[no-untyped-def]
         raise ConfigError(f"--commit: {path} is not inside a git repository") from None
 
 
-def check_repo(path: Path):  # type: ignore[no-untyped-def]
+def check_repo(path: Path) -> git.Repo:
     """The repository for `--commit`, once it is one factreg can commit to: a work tree, on a branch, with no
     merge, rebase, cherry-pick or revert in progress. Called before anything is written or recorded."""
     repo = find_repo(path)
@@ -147,6 +150,7 @@ def commit(contents: Mapping[Path, Content], message: str, repo_dir: Path | None
     message = redact(message)
     paths = {Path(p).resolve(): c for p, c in contents.items()}
     repo = check_repo(repo_dir or next(iter(paths)))
+    assert repo.working_tree_dir is not None  # check_repo refuses a repository without a work tree
     top = Path(repo.working_tree_dir).resolve()
     wanted: dict[str, Content] = {}
     for p, content in paths.items():

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from factreg import clock
 from factreg.errors import UsageError
-from factreg.registry.verdicts import FAILURES, Verdict
+from factreg.verdicts import FAILURES, Verdict
 
 if TYPE_CHECKING:
     from factreg.registry.types import CurrentFact, LastVerification

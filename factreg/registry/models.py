@@ -3,7 +3,9 @@ SQLite and PostgreSQL store, sort and export them identically; JSON columns are 
 
 from __future__ import annotations
 
-from sqlalchemy import Index
+from typing import cast
+
+from sqlalchemy import Index, Table, inspect
 from sqlmodel import Field, SQLModel
 
 
@@ -194,7 +196,12 @@ class Migration(SQLModel, table=True):
     applied_at: str
 
 
+def table(model: type[SQLModel]) -> Table:
+    """A table model's SQLAlchemy `Table` (its `__table__`, which SQLModel sets without declaring it for mypy)."""
+    return cast(Table, inspect(model).local_table)
+
+
 # the tables of decisions and corrections, as the JSONL export and import read and write them
-DECISION = Decision.metadata.tables["decision"]
-CITE = DecisionCite.metadata.tables["decision_cite"]
-CORRECTION = Correction.metadata.tables["correction"]
+DECISION = table(Decision)
+CITE = table(DecisionCite)
+CORRECTION = table(Correction)

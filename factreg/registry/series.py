@@ -29,6 +29,7 @@ from factreg.registry import conditions as cond
 from factreg.registry.changes import Change, Point
 from factreg.registry.ids import check_id
 from factreg.registry.store import in_list, rows, tuples
+from factreg.stats import changepoints
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Series:
     sources: list[str]  # per point: "v3" or "verification 12"
     current: int  # index of the current version's point
 
-    def detect(self, min_segment: int = changes.MIN_SEGMENT, alpha: float = changes.ALPHA) -> list[Change]:
+    def detect(self, min_segment: int = changepoints.MIN_SEGMENT, alpha: float = changepoints.ALPHA) -> list[Change]:
         """The change points of this series (see `registry/changes.py`)."""
         return changes.detect(self.points, min_segment=min_segment, alpha=alpha)
 
@@ -188,7 +189,8 @@ def shift(series: Series, found: Sequence[Change]) -> str | None:
             f"({series.sources[series.current]}, {series.measured_at[:10]}) is from before it")
 
 
-def shifts(conn: Any, current: Sequence[Mapping[str, Any]], min_segment: int = changes.MIN_SEGMENT) -> dict[str, str]:
+def shifts(conn: Any, current: Sequence[Mapping[str, Any]],
+           min_segment: int = changepoints.MIN_SEGMENT) -> dict[str, str]:
     """fact id → why it is shifted, for the facts of `current` (current versions: id, version, measured_at) that are.
 
     Only facts with at least `min_segment` valued verifications, or versions measured after their current one, can
@@ -248,14 +250,14 @@ def change_data(s: Series, c: Change) -> dict[str, Any]:
 
 
 def find_changes(registry: Any, ids: Sequence[str] = (), since: str | None = None,
-                 min_segment: int = changes.MIN_SEGMENT, alpha: float = changes.ALPHA) -> list[dict[str, Any]]:
+                 min_segment: int = changepoints.MIN_SEGMENT, alpha: float = changepoints.ALPHA) -> list[dict[str, Any]]:
     """The change points of the named facts (default: every fact with enough points), oldest first per fact.
 
     `since` (ISO-8601) keeps the changes whose new level began at or after it; detection always reads the whole
     series, so a level's median and interval use every point of it."""
     from factreg import clock
 
-    changes.change_points([], min_segment=min_segment, alpha=alpha)  # validate the parameters first
+    changepoints.change_points([], min_segment=min_segment, alpha=alpha)  # validate the parameters first
     start = clock.iso(clock.since(since, "--since")) if since else None
     wanted = [check_id(i) for i in dict.fromkeys(ids)]
     out: list[dict[str, Any]] = []

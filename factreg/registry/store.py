@@ -10,7 +10,7 @@ import os
 import sqlite3
 import time
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cached_property
@@ -108,7 +108,7 @@ def _sqlite_hooks(engine: Engine) -> None:
     from sqlalchemy import event
 
     @event.listens_for(engine, "connect")
-    def _connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy emit BEGIN itself, so DDL is transactional too.
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
@@ -121,7 +121,7 @@ def _sqlite_hooks(engine: Engine) -> None:
         cur.close()
 
     @event.listens_for(engine, "begin")
-    def _begin(conn):  # type: ignore[no-untyped-def]
+    def _begin(conn: Connection) -> None:
         # Writers take the lock up front: a deferred transaction that upgrades later can fail with
         # "database is locked" regardless of the busy timeout.
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN")
@@ -276,7 +276,7 @@ class Registry:
             with conn.begin():
                 yield conn
 
-    def write_retrying(self, work, attempts: int = 8):  # type: ignore[no-untyped-def]
+    def write_retrying(self, work: Callable[[Connection], Any], attempts: int = 8) -> Any:
         """Run `work(conn)` in a write transaction, retrying on a lost race for the same key."""
         from sqlalchemy.exc import IntegrityError
 
@@ -290,7 +290,7 @@ class Registry:
                 time.sleep(0.01 * (attempt + 1))
         return None
 
-    def write_lean(self, work, attempts: int = 8):  # type: ignore[no-untyped-def]
+    def write_lean(self, work: Callable[[Any], Any], attempts: int = 8) -> Any:
         """`write_retrying` on a SQLite file through sqlite3 (`SqliteWriter`): the same transaction (BEGIN IMMEDIATE,
         foreign keys, WAL) without importing SQLAlchemy, for the writes whose SQL is their own (`factreg record`).
         Elsewhere (PostgreSQL, memory, a read-only folder) it is `write_retrying`."""
@@ -353,7 +353,7 @@ class Registry:
 
         return inspect(conn).has_table(name)
 
-    def migrate(self, migrations=None) -> list[str]:  # type: ignore[no-untyped-def]
+    def migrate(self, migrations: list[tuple[str, Callable[[Connection], None]]] | None = None) -> list[str]:
         """Apply the migrations not yet applied, each in its own transaction; return their names."""
         from sqlalchemy import text
 

@@ -6,8 +6,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from factreg.docs import claimmodel
 from factreg.docs.findings import Finding
 from factreg.docs.lint.context import _Context
 from factreg.docs.lint.patterns import lazy
@@ -30,13 +30,15 @@ from factreg.docs.lint.vocab import (
     BARE_RATIO_RULE,
     FAMILY_RULE,
     ITEM_RATE_RULE,
-    MODEL_RULE,
     RATIO_RULE,
     SPREAD_RULE,
     TABLE_ITEM_RATE_RULE,
     TARGET_RULE,
     Candidate,
 )
+
+if TYPE_CHECKING:
+    from factreg.docs.walk import Problem
 
 
 def _candidates(
@@ -48,7 +50,7 @@ def _candidates(
     """(start, end, value, unit, kind, rule) of every claim and target in `text` outside the `skipped` regions; with
     `windows` (from _windows), the patterns are only run there. With a `dismissed` list, the numbers with a unit
     that the rules found to be neither (a name, a clock time, a size, a hypothetical, …) are appended to it, of
-    kind "dismissed" (what factreg.docs.claimmodel reads)."""
+    kind "dismissed" (what bench/claimmodel.py, an experiment, reads)."""
     out: list[Candidate] = []
     append = out.append
     ctx = _Context(text)
@@ -161,15 +163,12 @@ def lint_text(
     path: str = "<text>",
     include_code: bool = False,
     targets: bool = False,
-    model: claimmodel.Model | None = None,
     rules: frozenset[str] | None = None,
 ) -> list[Finding]:
     """Every unsourced claim in a document's text, in order; with `targets`, also the targets, limits and
     settings (findings of kind "target"). Each finding names the rule that reports it (`rule`); with `rules`
-    (rule ids, factreg.docs.lint.rules.selected), only those rules' findings, else every rule's. With a `model`
-    (factreg.docs.claimmodel: an experiment, not used by the CLI), it may veto the rules' claims in a sentence
-    (kind "vetoed", listed with `targets`) or add one; such findings have `by == "model"`."""
-    return _lint(text, path, include_code, targets, prefilter=True, model=model, rules=rules)
+    (rule ids, factreg.docs.lint.rules.selected), only those rules' findings, else every rule's."""
+    return _lint(text, path, include_code, targets, prefilter=True, rules=rules)
 
 
 def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candidate] | None) -> list[Candidate]:
@@ -215,24 +214,23 @@ def _lint(
     include_code: bool,
     targets: bool,
     prefilter: bool,
-    model: claimmodel.Model | None = None,
     rules: frozenset[str] | None = None,
 ) -> list[Finding]:
     """lint_text; `prefilter=False` runs every pattern over the whole text (the reference the prefilter is tested
     against)."""
-    dismissed: list[Candidate] | None = None if model is None else []
-    found = _scan(text, include_code, prefilter, dismissed)
-    decided: list[tuple[int, int, str, str, str, str, str]]  # a candidate and who decided it
-    if model is not None and (found or dismissed):
-        rule_at = {c[0]: c[5] for c in found}
-        decided = [
-            (s, e, v, u, k, by, TARGET_RULE if k == "target" else rule_at.get(s, MODEL_RULE))
-            for s, e, v, u, k, by in claimmodel.decide(
-                text, [c[:5] for c in found], [c[:5] for c in dismissed or []], model
-            )
-        ]
-    else:
-        decided = [(*c[:5], "rules", c[5]) for c in found]
+    found = _scan(text, include_code, prefilter, None)
+    return _findings(text, path, [(*c[:5], "rules", c[5]) for c in found], targets, rules)
+
+
+def _findings(
+    text: str,
+    path: str,
+    decided: list[tuple[int, int, str, str, str, str, str]],
+    targets: bool,
+    rules: frozenset[str] | None,
+) -> list[Finding]:
+    """Findings, in order, from candidates and who decided each (start, end, value, unit, kind, by, rule): claims
+    only unless `targets`, only the rules of `rules` when given."""
     if not targets:
         decided = [c for c in decided if c[4] == "claim"]
     if rules is not None:
@@ -265,12 +263,12 @@ def lint_documents(
     include_code: bool = False,
     targets: bool = False,
     rules: frozenset[str] | None = None,
-) -> tuple[list[Finding], list]:  # type: ignore[type-arg]
+) -> tuple[list[Finding], list[Problem]]:
     """Findings under `paths` and the files that could not be read (walk.Problem), for the CLI to report."""
     from factreg.docs import walk
 
     findings: list[Finding] = []
-    problems: list = []  # type: ignore[type-arg]
+    problems: list[Problem] = []
     for path, text in walk.documents(paths):
         if isinstance(text, walk.Problem):
             problems.append(text)

@@ -26,10 +26,10 @@ class Lazy:
         rx = self._rx
         if rx is None:
             rx = self._rx = re.compile(self.pattern, self._flags)
+            # a pre-tested search (factreg.docs.literals) when screened: the same matches
+            screened = literals.screened(rx) if self._screened else rx
             for name in _METHODS:
-                setattr(self, name, getattr(rx, name))
-            if self._screened:  # a pre-tested search (factreg.docs.literals): the same matches
-                self.search = literals.screened(rx).search  # type: ignore[method-assign]
+                setattr(self, name, getattr(screened if name == "search" else rx, name))
         return rx
 
     @property

@@ -80,7 +80,6 @@ BARE_RATIO_RULE = "FR123"  # a ratio in prose with no word of speed near it (pre
 BARE_DURATION_RULE = "FR103"  # a duration with no word of measured work near it (preview)
 SPREAD_RULE = "FR131"  # a bare `±` spread
 TARGET_RULE = "FR201"
-MODEL_RULE = "FR901"  # a claim only factreg.docs.claimmodel (an experiment) found
 
 
 _B = r"(?<![A-Za-z])"  # an English word starts here

@@ -13,16 +13,16 @@ from factreg.errors import NotFound, UsageError
 from factreg.registry import display
 from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, ref
-from factreg.registry.models import Correction
+from factreg.registry.models import Correction, table
 from factreg.registry.store import Registry
 from factreg.registry.types import FactData, VerificationData
-from factreg.registry.verdicts import FAILURES
+from factreg.verdicts import FAILURES
 
 if TYPE_CHECKING:
     from factreg.config import Settings
 
 
-CORRECTION = Correction.__table__  # type: ignore[attr-defined]
+CORRECTION = table(Correction)
 
 
 FOLDER = "facts/corrections"

@@ -28,7 +28,7 @@ from factreg.registry import facts as factmod
 from factreg.registry.ids import ref
 from factreg.registry.store import Registry
 from factreg.registry.types import FactData, VerificationData
-from factreg.registry.verdicts import FAILURES
+from factreg.verdicts import FAILURES
 
 if TYPE_CHECKING:
     from factreg.publish.decisions import DecisionData

@@ -86,7 +86,9 @@ def _apply_retraction(registry: Registry, fact: FactData, because: str, note_rel
         result = conn.execute(insert(CORRECTION).values(
             old_fact_id=fid, old_version=version, new_fact_id=None, new_version=None, verification=None,
             cause=because, created_at=clock.iso(), note_path=note_rel))
-        return int(result.inserted_primary_key[0])  # type: ignore[index]
+        key = result.inserted_primary_key
+        assert key is not None  # an INSERT of one row knows its primary key
+        return int(key[0])
 
     return int(registry.write_retrying(work))
 

@@ -32,8 +32,8 @@ from factreg.registry import facts as factmod
 from factreg.registry.ids import check_id, ref
 from factreg.registry.store import Registry
 from factreg.registry.types import FactData, VerificationData
-from factreg.registry.verdicts import FAILURES
 from factreg.secrets import redact
+from factreg.verdicts import FAILURES
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -271,7 +271,9 @@ def apply(
         )
         if rep.same_id:  # the corrected version is never current again, whatever its date
             factmod.settle_current(conn, [old["id"]])
-        return int(result.inserted_primary_key[0])  # type: ignore[index]
+        key = result.inserted_primary_key
+        assert key is not None  # an INSERT of one row knows its primary key
+        return int(key[0])
 
     pk = int(registry.write_retrying(work))
     return Applied(correction=pk, new=factmod.get(registry, new_id), created=rows is not None)

@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 def _tables() -> tuple[Table, Table]:
     """The SQLAlchemy tables (decision, decision_cite) for writing, imported on first use: reading decisions
     goes through `Registry.reader()` (sqlite3 for a SQLite file), so `status` does not load SQLAlchemy."""
-    from factreg.registry.models import Decision, DecisionCite
+    from factreg.registry.models import Decision, DecisionCite, table
 
-    return Decision.__table__, DecisionCite.__table__  # type: ignore[attr-defined]
+    return table(Decision), table(DecisionCite)
 
 
 def parse_cites(values: Iterable[str], required: bool = True) -> list[tuple[str, int | None]]:

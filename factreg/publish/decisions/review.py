@@ -33,7 +33,7 @@ from factreg.registry.freshness import NO_METHOD
 from factreg.registry.store import Registry, in_list
 from factreg.registry.store import rows as query_rows
 from factreg.registry.types import FactStatus
-from factreg.registry.verdicts import DEFAULT_TOLERANCE
+from factreg.verdicts import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
 

@@ -9,11 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from factreg import clock
+from factreg import clock, stats
 from factreg.config import DEFAULT_MIN_UPTIME_S
 from factreg.errors import UsageError
 from factreg.registry import conditions as cond
-from factreg.registry import freshness, provenance, stats
+from factreg.registry import freshness, provenance
 from factreg.registry.ids import check_id
 from factreg.registry.metrics import Metric, check_value, get_metric, missing_required
 from factreg.registry.types import STAT_COLUMNS, Prepared, StatColumns, VersionRef, VersionRow

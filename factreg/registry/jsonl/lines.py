@@ -20,8 +20,8 @@ from factreg.registry.facts import (
 )
 from factreg.registry.ids import check_id, check_slug
 from factreg.registry.types import VERSION_COLUMNS, VersionRow
-from factreg.registry.verdicts import Verdict
 from factreg.secrets import redact
+from factreg.verdicts import Verdict
 
 
 def record_line(obj: Mapping[str, Any]) -> NewFact:

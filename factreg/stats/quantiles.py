@@ -1,7 +1,7 @@
-"""Quantile statistics for serving-grade latency facts: percentiles with intervals, the test of a recorded
-percentile, inter-token latency.
+"""Quantile statistics for serving-grade latency facts: percentiles with intervals, exact binomial tails, the
+test of a recorded percentile.
 
-Pure Python like `stats.py` (no numpy or scipy at run time); the tests check it against numpy and scipy.
+Pure Python like the summaries of `factreg.stats` (no numpy or scipy at run time); the tests check it against numpy and scipy.
 One definition of each rule lives here:
 
 - **Percentile**: linear interpolation between order statistics, Hyndman & Fan type 7 — NumPy's default
@@ -28,13 +28,10 @@ One definition of each rule lives here:
   refutes a wrong number in either direction), `at_most` (an SLO-style bound "p90 ≤ X": one-sided, refuted
   only when significantly more than 1 − q of the new samples exceed X) or `at_least` (its mirror, for rates).
   Refuted = significant (p < alpha) **and** the new percentile outside the practical tolerance of X, as in
-  `judge.compare`. Confirmed = the new 95% interval lies inside the tolerance (an equivalence check, so a
+  `verdict.compare`. Confirmed = the new 95% interval lies inside the tolerance (an equivalence check, so a
   small n never confirms). Otherwise inconclusive, with a rough n that would decide.
-- **Inter-token latency**: ITL is every gap between consecutive *answer chunks* of a request, pooled over
-  requests (a chunk carrying several tokens is one gap, not divided); TPOT = (e2e − ttft) / (tokens − 1),
-  None for fewer than 2 answer tokens (vLLM's definitions).
 
-SLOs, goodput and capacity are `measure/slo.py`.
+SLOs, goodput and capacity are `measure/slo.py`; inter-token latency and TPOT `measure/latency.py`.
 """
 
 from __future__ import annotations
@@ -42,13 +39,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict, get_args
+from typing import Any, Literal, get_args
 
-from factreg import fmt
+from factreg import fmt, stats
 from factreg.errors import BadInput, UsageError
-from factreg.measure import judge
-from factreg.registry import stats
-from factreg.registry.verdicts import DEFAULT_TOLERANCE, Verdict
+from factreg.stats import verdict
+from factreg.verdicts import DEFAULT_TOLERANCE, Verdict
 
 TAIL_SAMPLES = 10
 CONFIDENCE = 0.95
@@ -79,7 +75,7 @@ def _check_q(q: float, allow_ends: bool = True) -> float:
     return q
 
 
-def _clean(samples: Iterable[float], what: str = "samples") -> list[float]:
+def clean(samples: Iterable[float], what: str = "samples") -> list[float]:
     xs: list[float] = []
     for x in samples:
         if isinstance(x, bool) or not isinstance(x, (int, float)):
@@ -95,7 +91,7 @@ def _clean(samples: Iterable[float], what: str = "samples") -> list[float]:
 def percentile(samples: Iterable[float], q: float) -> float:
     """The q-quantile (q a fraction) by linear interpolation, type 7 — NumPy's default."""
     q = _check_q(q)
-    return stats.quantile(sorted(_clean(samples)), q)
+    return stats.quantile(sorted(clean(samples)), q)
 
 
 # --- exact binomial tails ------------------------------------------------------------------------------------
@@ -217,7 +213,7 @@ def _estimate(xs: Sequence[float], q: float, confidence: float = CONFIDENCE) -> 
 def estimate(samples: Iterable[float], q: float, confidence: float = CONFIDENCE) -> Estimate:
     """The q-quantile of the samples and its order-statistic interval."""
     q = _check_q(q)
-    return _estimate(sorted(_clean(samples)), q, confidence)
+    return _estimate(sorted(clean(samples)), q, confidence)
 
 
 @dataclass(frozen=True)
@@ -239,7 +235,7 @@ class QuantileSummary:
 
 def summary(samples: Iterable[float], qs: Sequence[float] = SUMMARY_QS) -> QuantileSummary:
     """p50, p90, p95, p99 (or `qs`) with distribution-free 95% intervals; one sort, no resampling."""
-    xs = sorted(_clean(samples))
+    xs = sorted(clean(samples))
     return QuantileSummary(len(xs), tuple(_estimate(xs, _check_q(q)) for q in qs))
 
 
@@ -290,7 +286,7 @@ class QuantileCheck:
     p_below: float  # one-sided: evidence that the quantile is below X
     p_two_sided: float
     new: Estimate
-    outcome: judge.Outcome
+    outcome: verdict.Outcome
 
     @property
     def verdict(self) -> str:
@@ -325,7 +321,7 @@ def verify_quantile(
     *,
     claim: Claim = "equal",
     tolerance: float = DEFAULT_TOLERANCE,
-    alpha: float = judge.DEFAULT_ALPHA,
+    alpha: float = verdict.DEFAULT_ALPHA,
     unit: str = "",
 ) -> QuantileCheck:
     """Test a recorded q-quantile X with new samples (Conover's quantile test) and decide a verdict."""
@@ -334,7 +330,7 @@ def verify_quantile(
         raise UsageError(f"claim {claim!r} must be one of {', '.join(CLAIMS)}")
     if not math.isfinite(recorded):
         raise BadInput(f"recorded value {recorded} must be finite")
-    xs = sorted(_clean(samples, "new samples"))
+    xs = sorted(clean(samples, "new samples"))
     n = len(xs)
     at_or_below = sum(1 for x in xs if x <= recorded)
     below = sum(1 for x in xs if x < recorded)
@@ -375,84 +371,32 @@ def verify_quantile(
     p_text = f"p={p:.2g}"
     few = shortfall(q, n)
     if p < alpha and outside:
-        outcome = judge.Outcome(
+        outcome = verdict.Outcome(
             Verdict.REFUTED, p, rel, None, f"{where}, outside {tol_text} and significant ({p_text})"
         )
     elif few is None and inside:
-        outcome = judge.Outcome(
+        outcome = verdict.Outcome(
             Verdict.CONFIRMED,
             p,
             rel,
             None,
-            f"{where}; 95% interval {_interval_text(est, unit)} inside {tol_text} ({p_text})",
+            f"{where}; 95% interval {interval_text(est, unit)} inside {tol_text} ({p_text})",
         )
     else:
         needed = _needed_n(n, q, est, recorded, tolerance)
         if few is not None:
             why = few
         elif p < alpha:
-            why = f"significant ({p_text}) but inside {tol_text}; interval {_interval_text(est, unit)} is wider"
+            why = f"significant ({p_text}) but inside {tol_text}; interval {interval_text(est, unit)} is wider"
         else:
-            why = f"not significant ({p_text}) but interval {_interval_text(est, unit)} is wider than {tol_text}"
+            why = f"not significant ({p_text}) but interval {interval_text(est, unit)} is wider than {tol_text}"
         more = needed is not None and needed > n and f"n ≥ {needed}" not in why
         need_text = f"; need n ≥ {needed}" if more else ""
-        outcome = judge.Outcome(Verdict.INCONCLUSIVE, p, rel, needed, f"{where}: {why}{need_text}")
+        outcome = verdict.Outcome(Verdict.INCONCLUSIVE, p, rel, needed, f"{where}: {why}{need_text}")
     return QuantileCheck(q, recorded, claim, n, above, below, p_above, p_below, p_two, est, outcome)
 
 
-def _interval_text(est: Estimate, unit: str) -> str:
+def interval_text(est: Estimate, unit: str) -> str:
     low = fmt.num(est.low) if est.low is not None else "−∞"
     high = fmt.num(est.high) if est.high is not None else "∞"
     return f"[{low}, {high}]{' ' + unit if unit else ''}"
-
-
-# --- inter-token latency -------------------------------------------------------------------------------
-
-
-def gaps(arrivals: Sequence[float]) -> list[float]:
-    """Gaps between consecutive answer-chunk arrival times (seconds after send) of one request."""
-    if not arrivals:
-        return []
-    xs = _clean(arrivals, "chunk arrival times")
-    if xs[0] < 0:
-        raise BadInput(f"chunk arrival times are seconds after send: {xs[0]} is negative")
-    out = []
-    for a, b in zip(xs, xs[1:], strict=False):
-        if b < a:
-            raise BadInput(f"chunk arrival times must not decrease: {b} after {a}")
-        out.append(b - a)
-    return out
-
-
-def itl(requests: Iterable[Sequence[float]]) -> list[float]:
-    """Inter-token latency: every gap between consecutive answer chunks, pooled over requests."""
-    return [g for arrivals in requests for g in gaps(arrivals)]
-
-
-def tpot(e2e: float, ttft: float, answer_tokens: int) -> float | None:
-    """Time per output token after the first, (e2e − ttft) / (tokens − 1); None for fewer than 2 tokens."""
-    if answer_tokens < 2:
-        return None
-    if not (math.isfinite(e2e) and math.isfinite(ttft)) or ttft < 0 or e2e < ttft:
-        raise BadInput(f"tpot needs 0 ≤ ttft ≤ e2e (got ttft={ttft}, e2e={e2e})")
-    return (e2e - ttft) / (answer_tokens - 1)
-
-
-class RequestLatency(TypedDict):
-    """Latency metrics of one request, derived from its answer-chunk arrival times."""
-
-    ttft: float | None
-    e2e: float | None
-    itl: list[float]
-    itl_max: float | None
-    tpot: float | None
-
-
-def per_request(arrivals: Sequence[float], answer_tokens: int | None = None) -> RequestLatency:
-    """ttft, e2e, ITL gaps, the largest gap and TPOT (tokens default to the number of chunks)."""
-    gs = gaps(arrivals)
-    if not arrivals:
-        return RequestLatency(ttft=None, e2e=None, itl=[], itl_max=None, tpot=None)
-    first, last = float(arrivals[0]), float(arrivals[-1])
-    tokens = len(arrivals) if answer_tokens is None else answer_tokens
-    return RequestLatency(ttft=first, e2e=last, itl=gs, itl_max=max(gs) if gs else None, tpot=tpot(last, first, tokens))

@@ -1,11 +1,11 @@
-"""A learned second opinion on the lint's rules (an experiment; the lint does not use it): a logistic regression
-over the words of a sentence that holds a number with a unit, trained on the real-sentence corpus
-(tests/data/claims-real) by bench/train_claims.py, which also measures it.
+"""A learned second opinion on the lint's rules (an experiment, not adopted: kept here beside its training script,
+outside the package): a logistic regression over the words of a sentence that holds a number with a unit, trained
+on the real-sentence corpus (tests/data/claims-real) by bench/train_claims.py, which also measures it.
 
 The rules in factreg.docs.lint find every number with a unit and say which are claims, which are targets and which
 are neither ("dismissed"). This module reads, for each sentence holding at least one of them (and only those), the
 words of the sentence, the words right before and after each number, its unit and what the rules made of it, and
-gives the probability that the sentence holds a claim. Then, in `lint_text(..., model=M)`:
+gives the probability that the sentence holds a claim. Then, in this module's `lint_text(text, M)`:
 
 - **veto**: when the rules found claims in a sentence and the probability is below the model's `veto` threshold,
   those findings become kind "vetoed" (listed only with `targets=True`, as targets are; they never fail the lint);
@@ -29,6 +29,12 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from factreg.docs.findings import Finding
+from factreg.docs.lint import engine
+from factreg.docs.lint.vocab import TARGET_RULE
+
+MODEL_RULE = "FR901"  # a claim only the model found
 
 # start, end, value, unit, kind ("claim", "target", "vetoed", "dismissed"), by ("rules" or "model")
 Decided = tuple[int, int, str, str, str, str]
@@ -181,3 +187,24 @@ def decide(text: str, found: list[Candidate], dismissed: list[Candidate], model:
         out.extend((*c, "rules") for c in cands if c[4] != "dismissed")
     out.sort()
     return out
+
+
+def lint_text(
+    text: str,
+    model: Model,
+    path: str = "<text>",
+    include_code: bool = False,
+    targets: bool = False,
+    rules: frozenset[str] | None = None,
+) -> list[Finding]:
+    """The lint's findings with the model's second opinion: `factreg.docs.lint.lint_text`, where the model may veto
+    the rules' claims in a sentence (kind "vetoed", listed with `targets`) or add one (rule `MODEL_RULE`); such
+    findings have `by == "model"`."""
+    dismissed: list[engine.Candidate] = []
+    found = engine._scan(text, include_code, True, dismissed)
+    rule_at = {c[0]: c[5] for c in found}
+    decided = [
+        (s, e, v, u, k, by, TARGET_RULE if k == "target" else rule_at.get(s, MODEL_RULE))
+        for s, e, v, u, k, by in decide(text, [c[:5] for c in found], [c[:5] for c in dismissed], model)
+    ]
+    return engine._findings(text, path, decided, targets, rules)

@@ -1,7 +1,7 @@
 """How the machine's state and the control measurement of a fact or verification are shown (`status`, the report,
 correction notes): the two info conditions `machine_state` and `control` are compact JSON written by
-`measure/machine.py` and `measure/control.py`; here they are read back and summarised in one line each.
-Registry level, so that publish/ can show them without importing measure/."""
+`measure/machine.py` and `measure/control.py`; here they are read back and summarised in one line each, for
+`measure/` and for `publish/`, which ranks above it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Statistics in pure Python: summaries at write time, Welch's t-test and sample-size estimates.
+"""Statistics in pure Python, at the bottom of the package (it knows nothing of facts, registries or servers).
+
+Here: summaries at write time, Student's t, Welch's t-test and sample-size estimates. Beside them:
+`quantiles.py` (percentiles with their intervals, exact binomial tails, the test of a recorded percentile),
+`changepoints.py` (where the level of a series shifts) and `verdict.py` (the verdict rule: Welch, TOST, power).
 
 Kept free of scipy so that reading and recording stay fast to start; tests check it against scipy.
 """

@@ -1,7 +1,7 @@
 """The verdicts a verification can reach: the one list of their names, and the default practical tolerance.
 
 A verdict is stored with each verification and read by freshness, status, docs check, decisions and correction
-notes; the statistics that reach one live in `factreg.measure.judge`.
+notes; the statistics that reach one live in `factreg.stats.verdict`.
 
 | verdict | meaning |
 |---|---|
@@ -33,7 +33,8 @@ class Verdict(str, Enum):
     def __str__(self) -> str:
         return self.value
 
-    __format__ = str.__format__  # type: ignore[assignment]
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
 
 
 # The measurement could not be made: `verify` exits 3, the fact becomes `unverifiable`.
