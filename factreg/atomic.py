@@ -7,6 +7,7 @@ import errno
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from factreg.errors import UsageError
@@ -30,28 +31,31 @@ def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     tmp = _temp_beside(path, data, mode)
-    try:
+    with _removed_on_failure(tmp):
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def _temp_beside(path: Path, data: bytes, mode: int) -> str:
     """`data` in a new temp file beside `path`, fsynced, with `mode`; its name. Nothing is left on failure."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
+    with _removed_on_failure(tmp):
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
+    return tmp
+
+
+@contextlib.contextmanager
+def _removed_on_failure(tmp: str) -> Iterator[None]:
+    """Remove the temp file `tmp` when the block raises (anything, re-raised)."""
+    try:
+        yield
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    return tmp
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -102,13 +106,9 @@ def _replace_if_unchanged(path: Path, data: bytes, expected: bytes) -> bool:
     if before is None or before[4] != hashlib.sha256(expected).hexdigest():
         return False
     tmp = _temp_beside(path, data, os.stat(path).st_mode & 0o777)
-    try:
+    with _removed_on_failure(tmp):
         if _stamp(path) != before:
             os.unlink(tmp)
             return False
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
     return True

@@ -305,6 +305,42 @@ def test_each_command_module_registers_exactly_the_commands_mapped_to_it() -> No
     assert every == set(_root().commands) == set(panels.PANELS)  # type: ignore[attr-defined]
 
 
+ONLY_ITS_MODULE = """
+import sys, io, contextlib
+from factreg.cli import main
+sys.argv = ['factreg', sys.argv[1], '--help']
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
+print(','.join(sorted(m for m in sys.modules if m.startswith('factreg.cli.'))))
+"""
+
+
+def _first_command_of_each_module() -> list[tuple[str, str]]:
+    from factreg import cli
+
+    return [(next(c for c, m in cli.MODULES.items() if m == module), module) for module in cli.ORDER]
+
+
+@pytest.mark.parametrize(("command", "module"), _first_command_of_each_module())
+def test_a_command_imports_its_own_module_of_cli_and_no_other(command, module, tmp_path) -> None:
+    """`factreg X` (the real entry point) loads X's module of factreg/cli and none of the other command groups',
+    only the shared ones (common, panels, progress, formats)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-c", ONLY_ITS_MODULE, command], cwd=tmp_path, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    assert r.returncode == 0, r.stderr
+    loaded = {m.removeprefix("factreg.cli.") for m in r.stdout.strip().split(",") if m}
+    assert loaded - {"common", "panels", "progress", "formats"} == {module}, (command, loaded)
+
+
 @pytest.mark.parametrize("args", [["--version"], ["list", "--db", "x.db", "--limit", "2"], ["--db", "x.db", "show"],
                                   ["--db=x.db", "docs", "lint"], ["-q", "--", "list"], ["--json"], ["nosuch"]])
 def test_the_command_word_skips_global_options_and_their_values(args) -> None:

@@ -205,16 +205,16 @@ def internal_error(exc: BaseException) -> None:
 # command -> the module of factreg/cli that registers it (tests/test_cli_shape.py holds it to the modules)
 MODULES: dict[str, str] = {
     "record": "facts", "show": "facts", "list": "facts", "history": "facts", "rm": "facts", "mv": "facts",
-    "init": "registry", "env": "registry", "metrics": "registry", "export": "registry", "import": "registry",
+    "init": "registry", "env": "registry", "metrics": "registry", "export": "transfer", "import": "transfer",
     "method": "registry", "prune": "registry",
-    "bench": "verify", "verify": "verify",
+    "bench": "bench", "verify": "verify",
     "probe": "probe", "sweep": "sweep", "status": "status", "changes": "changes", "docs": "docs",
-    "compare": "decisions", "decision": "decisions", "correct": "decisions", "retract": "decisions",
-    "report": "decisions",
+    "compare": "compare", "decision": "decision", "correct": "corrections", "retract": "corrections",
+    "report": "report",
     "demo": "demo", "cite": "agents", "mcp": "agents", "completion": "completion", "plugins": "plugins",
 }
-ORDER = ("facts", "registry", "verify", "probe", "sweep", "status", "changes", "docs", "decisions", "demo", "agents",
-         "completion", "plugins")
+ORDER = ("facts", "registry", "transfer", "bench", "verify", "probe", "sweep", "status", "changes", "docs", "compare",
+         "decision", "corrections", "report", "demo", "agents", "completion", "plugins")
 
 
 def build(modules: tuple[str, ...] = ORDER, only: str | None = None) -> typer.Typer:

@@ -11,6 +11,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 
 import typer
@@ -61,6 +62,37 @@ AsOfOption = Annotated[
     typer.Option("--as-of", metavar="DATE", help="Judge freshness as of this date or time (ISO-8601) instead of "
                  "now. Default: FACTREG_NOW when set, else the clock.", show_default=False),
 ]
+
+# the options of the commands that write files into the project (decision, correct, retract, report)
+OutOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        help="Folder to write into (default: the project root, the folder holding .factreg/).",
+        show_default=False,
+    ),
+]
+TemplatesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--templates", help="Folder of templates overriding the shipped ones, file by file.", show_default=False
+    ),
+]
+LangOption = Annotated[
+    str | None,
+    typer.Option("--lang", help="Language of notes, reports and decisions: en or ko (default: [report] lang, else en).",
+                 show_default=False),
+]
+CommitFlag = Annotated[
+    bool,
+    typer.Option("--commit", help="Commit exactly the files written (and changed) to the git repo holding them."),
+]
+
+
+
+def out_folder(s: Settings, out: Path | None) -> Path:
+    """The folder a command writes into: --out, else the project root (the folder holding .factreg/)."""
+    return Path(out) if out is not None else Path(s.root)
 
 
 def handles_errors(func: F) -> F:

@@ -210,44 +210,29 @@ class _Blocks:
     # --- one line -----------------------------------------------------------------------------------------------
 
     def _line(self, lo: int, eol: int, nxt: int) -> None:
-        """Read the line [lo, eol) (`nxt` is where the next one starts) as CommonMark's block parser does: the open
-        containers it continues, whether it goes on with the open leaf, then the new blocks that start on it."""
+        """Read the line [lo, eol) (`nxt` is where the next one starts) as CommonMark's block parser does."""
         self.offset, self.column, self.eol = lo, 0, eol
-        depth = self._continued()
+        depth = self._containers()
+        leaf = self.leaf
         para = False  # whether the line goes on with an open paragraph (rather than lazily)
-        if depth == len(self.stack) and self.leaf != _NONE:
-            went_on = self._leaf_goes_on(depth, eol, nxt)
-            if went_on is None:
+        if depth == len(self.stack) and leaf != _NONE:
+            goes_on = self._leaf_line(depth, eol, nxt)
+            if goes_on is None:
                 return
-            para = went_on
-        all_closed = depth == len(self.stack) and (self.leaf == _NONE or para)
-        # new blocks, as many as start on this line (`- > ```` opens an item, a quote and a fence)
-        while True:
-            opened = self._new_block(depth, para, all_closed, eol, nxt)
-            if opened is None:
-                return
-            if not opened:
-                break
-            depth += 1
-            para = False
-        self._to_nonspace()
-        if para:
-            self.leaf_end = eol
-        elif not all_closed and not self.blank and self.leaf == _PARA:
-            self.leaf_end = eol  # a lazy continuation line
-        else:
-            self._close(depth)
-            if not self.blank:
-                self._open(depth)
-                self.leaf, self.leaf_start, self.leaf_end = _PARA, self.offset, eol
+            para = goes_on
+        all_closed = depth == len(self.stack) and (leaf == _NONE or para)
+        depth, para, done = self._new_blocks(depth, eol, nxt, para, all_closed)
+        if not done:
+            self._text_line(depth, eol, para, all_closed)
 
-    def _continued(self) -> int:
-        """How many open containers (quotes, list items) the line continues, moving past their markers."""
+    def _containers(self) -> int:
+        """How many of the open containers (quotes, list items) the line continues; their markers are passed."""
+        text = self.text
         depth = 0
         for kind, need, has_child in self.stack:
             self._find_nonspace()
             if kind == _QUOTE:
-                if self.indent >= 4 or self.blank or self.text[self.nn] != ">":
+                if self.indent >= 4 or self.blank or text[self.nn] != ">":
                     break
                 self._quote_marker()
             elif self.blank:
@@ -261,10 +246,12 @@ class _Blocks:
             depth += 1
         return depth
 
-    def _leaf_goes_on(self, depth: int, eol: int, nxt: int) -> bool | None:
-        """The line in an open leaf whose containers it continues: None when the leaf took the whole line (a
-        fence, indented code, HTML), else whether it goes on with an open paragraph."""
-        text, leaf = self.text, self.leaf
+    def _leaf_line(self, depth: int, eol: int, nxt: int) -> bool | None:
+        """A line that continues every container, with a leaf block open: None when the line belongs to that block
+        (a fence's, indented code's or an HTML block's line) and is read; else whether it goes on with the open
+        paragraph."""
+        text = self.text
+        leaf = self.leaf
         self._find_nonspace()
         if leaf == _FENCE:
             if self.indent < 4 and not self.blank and text[self.nn] == self.fence_char:
@@ -279,47 +266,56 @@ class _Blocks:
             if self.indent >= 4:
                 self.leaf_end = nxt
                 return None
-            return None if self.blank else False
-        if leaf == _HTML:
+            if self.blank:
+                return None
+        elif leaf == _HTML:
             if not (self.blank and self.html_kind >= 6):
                 if self.html_kind <= 5 and _HTML_END[self.html_kind - 1].search(text, self.offset, eol):
                     self.leaf = _NONE
                 return None
-            return False
-        return not self.blank
+        elif not self.blank:
+            return True
+        return False
 
-    def _new_block(self, depth: int, para: bool, all_closed: bool, eol: int, nxt: int) -> bool | None:
-        """A block starting at the line's next non-space character: True for a container opened (read on), None
-        for a leaf that took the rest of the line, False for none."""
-        self._find_nonspace()
-        if self.indent >= 4:
-            if self.leaf != _PARA and not self.blank:  # indented code, which cannot interrupt a paragraph
+    def _new_blocks(self, depth: int, eol: int, nxt: int, para: bool, all_closed: bool) -> tuple[int, bool, bool]:
+        """Open the blocks that start on this line, as many as there are (`- > ```` opens an item, a quote and a
+        fence): the depth and `para` after them, and whether the line is read (a leaf block took it)."""
+        text = self.text
+        stack = self.stack
+        while True:
+            self._find_nonspace()
+            ch = "" if self.blank else text[self.nn]
+            if self.indent < 4:
+                if ch not in _MAYBE_SPECIAL:
+                    break
+                if ch == ">":
+                    self._quote_marker()
+                    self._open(depth)
+                    stack.append([_QUOTE, 0, 1])
+                    depth += 1
+                    para = False
+                    continue
+                if self._leaf_start(ch, depth, eol, nxt, para, all_closed):
+                    return depth, para, True
+                need = self._list_marker(para)
+                if need:
+                    self._open(depth)
+                    stack.append([_ITEM, need, 0])
+                    depth += 1
+                    para = False
+                    continue
+            elif self.leaf != _PARA and not self.blank:  # indented code, which cannot interrupt a paragraph
                 start = self.offset
                 self._advance(4, True)
                 self._open(depth)
                 self.leaf, self.leaf_start, self.leaf_end = _ICODE, start, nxt
-                return None
-            return False
-        ch = "" if self.blank else self.text[self.nn]
-        if ch not in _MAYBE_SPECIAL:
-            return False
-        if ch == ">":
-            self._quote_marker()
-            self._open(depth)
-            self.stack.append([_QUOTE, 0, 1])
-            return True
-        if self._leaf_starts(ch, depth, para, all_closed, eol, nxt):
-            return None
-        need = self._list_marker(para)
-        if need:
-            self._open(depth)
-            self.stack.append([_ITEM, need, 0])
-            return True
-        return False
+                return depth, para, True
+            break
+        return depth, para, False
 
-    def _leaf_starts(self, ch: str, depth: int, para: bool, all_closed: bool, eol: int, nxt: int) -> bool:
-        """Whether a heading, a fence, an HTML block, a setext underline or a thematic break starts here (and is
-        opened)."""
+    def _leaf_start(self, ch: str, depth: int, eol: int, nxt: int, para: bool, all_closed: bool) -> bool:
+        """Whether a leaf block (an ATX heading, a fence, an HTML block, a setext underline, a thematic break)
+        starts at the next non-space character `ch` and takes the line."""
         text = self.text
         if ch == "#":
             m = _ATX.match(text, self.nn, eol)
@@ -349,6 +345,19 @@ class _Blocks:
             self._open(depth)
             return True
         return False
+
+    def _text_line(self, depth: int, eol: int, para: bool, all_closed: bool) -> None:
+        """The rest of a line no leaf block took: it goes on with a paragraph (lazily or not), or starts one."""
+        self._to_nonspace()
+        if para:
+            self.leaf_end = eol
+        elif not all_closed and not self.blank and self.leaf == _PARA:
+            self.leaf_end = eol  # a lazy continuation line
+        else:
+            self._close(depth)
+            if not self.blank:
+                self._open(depth)
+                self.leaf, self.leaf_start, self.leaf_end = _PARA, self.offset, eol
 
     def _html_start(self, after_para: bool) -> int:
         """The kind of HTML block starting at the next non-space character (1 to 7), or 0."""

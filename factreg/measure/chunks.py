@@ -161,22 +161,26 @@ class ChunkReader:
         self._undecided: list[_Chunk] = []
         self._last_content: _Chunk | None = None
 
+    def _count(self, c: _Chunk, kind: str) -> bool:
+        """Count chunk `c` as `kind` (reasoning or answer) once: its number and time in the trace, and the last
+        token's time. False when it was counted as `kind` already."""
+        if getattr(c, kind):
+            return False
+        setattr(c, kind, True)
+        tr = self.trace
+        setattr(tr, f"n_{kind}", getattr(tr, f"n_{kind}") + 1)
+        getattr(tr, f"{kind}_times").append(c.t)
+        tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
+        return True
+
     def _reasoning(self, c: _Chunk) -> None:
         tr = self.trace
-        if not c.reasoning:
-            c.reasoning = True
-            tr.n_reasoning += 1
-            tr.reasoning_times.append(c.t)
+        if self._count(c, "reasoning"):
             tr.first_reasoning = c.t if tr.first_reasoning is None else min(tr.first_reasoning, c.t)
-            tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
 
     def _answer(self, c: _Chunk, visible: bool) -> None:
         tr = self.trace
-        if not c.answer:
-            c.answer = True
-            tr.n_answer += 1
-            tr.answer_times.append(c.t)
-            tr.last_token = c.t if tr.last_token is None else max(tr.last_token, c.t)
+        if self._count(c, "answer"):
             tr.last_answer = c.t if tr.last_answer is None else max(tr.last_answer, c.t)
         if visible and not c.visible:
             c.visible = True

@@ -51,23 +51,23 @@ def cpu_times() -> list[int] | None:
         return None
 
 
-def _steal_pct(before: list[int] | None, after: list[int] | None) -> float | None:
+def _share_pct(before: list[int] | None, after: list[int] | None, fields: tuple[int, ...]) -> float | None:
+    """The share (%) of the CPU time between two `cpu_times` readings spent in these fields of /proc/stat's `cpu`
+    line (the first eight: user … steal); None when a reading is missing or no time passed."""
     if not before or not after or len(before) < 8 or len(after) < 8:
         return None
     total = sum(after[:8]) - sum(before[:8])
     if total <= 0:
         return None
-    return round(100.0 * (after[7] - before[7]) / total, 1)
+    return round(100.0 * sum(after[i] - before[i] for i in fields) / total, 1)
+
+
+def _steal_pct(before: list[int] | None, after: list[int] | None) -> float | None:
+    return _share_pct(before, after, (7,))  # steal
 
 
 def _busy_pct(before: list[int] | None, after: list[int] | None) -> float | None:
-    if not before or not after or len(before) < 8 or len(after) < 8:
-        return None
-    total = sum(after[:8]) - sum(before[:8])
-    if total <= 0:
-        return None
-    idle = (after[3] + after[4]) - (before[3] + before[4])
-    return round(100.0 * (total - idle) / total, 1)
+    return _share_pct(before, after, (0, 1, 2, 5, 6, 7))  # all but idle and iowait
 
 
 def pressure() -> float | None:

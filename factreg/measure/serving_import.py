@@ -13,7 +13,7 @@ one (measure/methods.py). Everything is validated before anything is written, an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,15 @@ def _pct_word(q: float) -> str:
 
 
 # ---------------------------------------------------------------- what each tool's file looks like
+
+
+def _blocks(data: Mapping[str, Any], table: Mapping[str, Any], where: str) -> Iterator[tuple[str, Any, dict[str, Any]]]:
+    """Each metric block of `table` that `data` holds: its key, its entry in `table`, the block (an object, else
+    BadInput)."""
+    for key, entry in table.items():
+        block = data.get(key)
+        if block is not None:
+            yield key, entry, sv.obj(block, key, where)
 
 
 def is_vllm(data: Any) -> bool:
@@ -241,11 +250,7 @@ def read_aiperf(data: Any, where: str) -> list[Run]:
         ("tokenizer", sv.opt(sv.obj(config.get("tokenizer") or {}, "tokenizer", where), "name")),
         ("source_date", sv.opt(data, "start_time")),
     ) if v is not None})
-    for tag, (metric, unit) in AIPERF_METRICS.items():
-        block = data.get(tag)
-        if block is None:
-            continue
-        block = sv.obj(block, tag, where)
+    for tag, (metric, unit), block in _blocks(data, AIPERF_METRICS, where):
         if block.get("unit") != unit:
             raise BadInput(f"{where}: {tag} is in {str(block.get('unit'))[:40]!r}, factreg reads it in {unit!r}")
         scale = 1e-3 if unit == "ms" else 1.0
@@ -341,11 +346,7 @@ def read_benchy(data: Any, where: str) -> list[Run]:
             ("tool_version", sv.opt(data, "version")), ("latency_mode", sv.opt(data, "latency_mode")),
             ("latency_ms", sv.opt_number(data, "latency_ms", where)), ("source_date", sv.opt(data, "timestamp")),
         ) if v is not None})
-        for key, (metric, scale) in BENCHY_METRICS.items():
-            block = bench.get(key)
-            if block is None:
-                continue
-            block = sv.obj(block, key, at)
+        for key, (metric, scale), block in _blocks(bench, BENCHY_METRICS, at):
             values = block.get("values")
             if not isinstance(values, list) or not values:
                 raise BadInput(f"{at}: {key}.values must be a non-empty list of numbers")

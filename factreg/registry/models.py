@@ -199,3 +199,9 @@ class Migration(SQLModel, table=True):
 def table(model: type[SQLModel]) -> Table:
     """A table model's SQLAlchemy `Table` (its `__table__`, which SQLModel sets without declaring it for mypy)."""
     return cast(Table, inspect(model).local_table)
+
+
+# the tables of decisions and corrections, as the JSONL export and import read and write them
+DECISION = table(Decision)
+CITE = table(DecisionCite)
+CORRECTION = table(Correction)

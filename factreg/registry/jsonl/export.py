@@ -17,12 +17,8 @@ from factreg.registry.facts import (
     VERSION,
     unreadable,
 )
-from factreg.registry.models import Correction, Decision, DecisionCite
+from factreg.registry.models import CITE, CORRECTION, DECISION
 from factreg.registry.store import Registry, note_unreadable
-
-DECISION = Decision.metadata.tables["decision"]
-CITE = DecisionCite.metadata.tables["decision_cite"]
-CORRECTION = Correction.metadata.tables["correction"]
 
 
 def dumps(obj: Any) -> str:

@@ -25,15 +25,11 @@ from factreg.registry.facts import (
 )
 from factreg.registry.jsonl.lines import FactRows, correction_line, decision_line, fact_rows, record_line, required
 from factreg.registry.jsonl.parse import read_lines
-from factreg.registry.models import Correction, Decision, DecisionCite
+from factreg.registry.models import CITE, CORRECTION, DECISION
 from factreg.registry.provenance import IMPORTED, ensure_keys, tag
 from factreg.registry.store import Registry, in_list, tuples
 from factreg.registry.types import Prepared, VersionRow
 from factreg.textfile import read_text
-
-DECISION = Decision.metadata.tables["decision"]
-CITE = DecisionCite.metadata.tables["decision_cite"]
-CORRECTION = Correction.metadata.tables["correction"]
 
 
 def import_lines(registry: Registry, lines: Iterable[tuple[Any, ...]] | Callable[[], Iterable[tuple[Any, ...]]],
