@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import insert
 
 from factreg.demo import standin
-from factreg.measure import control, machine, speed
+from factreg.measure import control, machine, remeasure, speed
 from factreg.measure import verify as engine
 from factreg.measure.measurement import Measurement
 from factreg.registry import facts
@@ -173,7 +173,7 @@ def test_an_explained_refutation_is_measured_again_and_a_control_fluke_excuses_n
         seen = control.Bracketed({"load1": 1.0}, control.Control("llama-bench-tiny", SPEC, "tok/s", [value] * 4), 0.1)
         return fn(), seen
 
-    monkeypatch.setattr(engine, "load_verifier", lambda kind: fake_remeasure)
+    monkeypatch.setattr(remeasure, "load_verifier", lambda kind: fake_remeasure)
     monkeypatch.setattr(control, "bracket", fake_bracket)
     [fact_data] = facts.list_facts(registry, {}, ids=["testhost/tiny/tg32"])
     [res] = engine.verify(registry, None, [fact_data])
