@@ -13,6 +13,7 @@ from pathlib import Path
 
 from factreg.docs import check as chk
 from factreg.registry import facts
+from factreg.registry.store import Registry
 from tests.conftest import ago
 
 N = 120
@@ -57,18 +58,21 @@ def _build(cli, db_path: Path) -> None:  # type: ignore[no-untyped-def]
     con.execute("UPDATE fact_version SET derived_from = ? WHERE fact_id = ?",
                 (f'[{{"id": "{ids[10]}", "version": 1}}]', ids[40]))
     con.commit()
+    assert con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0  # every page in the file
     con.close()
     _BUILT.append(db_path.read_bytes())
 
 
-def _every_status(registry) -> set[str]:  # type: ignore[no-untyped-def]
-    return {str(f["status"]) for f in facts.list_facts(registry)}
-
-
-def test_the_registry_has_every_status(cli, db_path, registry):
+def _opened(cli, db_path: Path) -> Registry:  # type: ignore[no-untyped-def]
+    """The built registry, opened after its file was written."""
     _build(cli, db_path)
+    return Registry(f"sqlite:///{db_path}")
+
+
+def test_the_registry_has_every_status(cli, db_path):
+    registry = _opened(cli, db_path)
     assert {"fresh", "aging", "stale", "refuted", "conditions_changed", "retracted",
-            "superseded"} <= _every_status(registry)
+            "superseded"} <= {str(f["status"]) for f in facts.list_facts(registry)}
 
 
 LISTS = [
@@ -95,8 +99,8 @@ def test_list_limit_prints_what_listing_every_fact_printed(cli, db_path, monkeyp
         assert (fast.exit_code, fast.stdout, fast.stderr) == (whole.exit_code, whole.stdout, whole.stderr), args
 
 
-def test_list_first_reads_only_a_batch(cli, db_path, registry, monkeypatch):
-    _build(cli, db_path)
+def test_list_first_reads_only_a_batch(cli, db_path, monkeypatch):
+    registry = _opened(cli, db_path)
     asked: list[int] = []
     real = facts.list_facts
 
@@ -156,8 +160,8 @@ def test_docs_check_prints_what_the_whole_index_printed(cli, db_path, tmp_path, 
             assert (fast.exit_code, fast.stdout, fast.stderr) == (whole.exit_code, whole.stdout, whole.stderr), target
 
 
-def test_load_index_given_ids_holds_them_and_their_successors_as_the_whole_index(cli, db_path, registry):
-    _build(cli, db_path)
+def test_load_index_given_ids_holds_them_and_their_successors_as_the_whole_index(cli, db_path):
+    registry = _opened(cli, db_path)
     whole = chk.load_index(registry)
     ids = sorted(whole)
     for chosen in ([ids[10]], [ids[20]], [ids[30]], ids[:50], ["no/such/fact", ids[5]]):
