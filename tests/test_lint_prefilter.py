@@ -149,3 +149,22 @@ def test_a_small_file_compiles_only_the_line_flags_and_extra_patterns_its_number
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     n_flags, flags, n_extra, extra = map(int, run.stdout.split())
     assert flags < n_flags // 2 and extra < n_extra
+
+
+def test_a_lazy_patterns_pre_test_is_its_compiled_patterns_and_compiles_nothing() -> None:
+    # literals.screen reads a lazy pattern's text and declared flags (a pre-test that rules a line out then costs
+    # no compile); inline flags such as (?i) come from the parsed tree, as the compiled pattern has them
+    import re
+
+    import factreg.docs.lint.rules  # noqa: F401  (every rule module's patterns)
+    from factreg.docs import literals
+    from factreg.docs.lint import base, patterns, prefilter, vocab
+
+    found = [v for m in (vocab, base, prefilter) for v in vars(m).values() if isinstance(v, patterns.Lazy)]
+    found += [v for v in vocab._LINE_FLAGS.values() if isinstance(v, patterns.Lazy)]
+    found += [patterns.Lazy("(?i)took (\\d+) ms"), patterns.Lazy("TOOK", re.IGNORECASE)]
+    assert len(found) > 40
+    for rx in found:
+        fresh = patterns.Lazy(rx.pattern, rx.declared_flags)
+        assert literals.screen(fresh) == literals.screen(re.compile(rx.pattern, rx.declared_flags)), rx.pattern
+        assert fresh._rx is None
