@@ -130,3 +130,41 @@ def test_lines_without_a_claim_are_passed_over() -> None:
     text = "On 2026-11-05 the team met.\n\nThe context window is 32768 tokens; 3 people, m3 server, 14:30.\n"
     assert prefilter._windows(text) == []
     assert prefilter._windows(text + "It runs at 28 tok/s.\n") == [(len(text), len(text) + 20)]
+
+
+def test_a_small_file_compiles_only_the_line_flags_and_extra_patterns_its_numbers_ask() -> None:
+    # each line flag's pre-test and each extra pattern's is worked out (compiling its pattern) when a number first
+    # needs it, not all of them on the first lint (which compiled ~35 patterns a one-claim file never uses)
+    import subprocess
+    import sys
+
+    code = (
+        "from factreg.docs.lint import lint_text, prefilter\n"
+        "from factreg.docs.lint.vocab import _LINE_FLAGS\n"
+        "lint_text('Decoding took 1.2 s and runs at 11.9 tok/s.')\n"
+        "flags = sum(rx._rx is not None for rx in _LINE_FLAGS.values())\n"
+        "extra = sum(rx._rx is not None for rx in prefilter._extra_hints())\n"
+        "print(len(_LINE_FLAGS), flags, len(prefilter._extra_hints()), extra)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    n_flags, flags, n_extra, extra = map(int, run.stdout.split())
+    assert flags < n_flags // 2 and extra < n_extra
+
+
+def test_a_lazy_patterns_pre_test_is_its_compiled_patterns_and_compiles_nothing() -> None:
+    # literals.screen reads a lazy pattern's text and declared flags (a pre-test that rules a line out then costs
+    # no compile); inline flags such as (?i) come from the parsed tree, as the compiled pattern has them
+    import re
+
+    import factreg.docs.lint.rules  # noqa: F401  (every rule module's patterns)
+    from factreg.docs import literals
+    from factreg.docs.lint import base, patterns, prefilter, vocab
+
+    found = [v for m in (vocab, base, prefilter) for v in vars(m).values() if isinstance(v, patterns.Lazy)]
+    found += [v for v in vocab._LINE_FLAGS.values() if isinstance(v, patterns.Lazy)]
+    found += [patterns.Lazy("(?i)took (\\d+) ms"), patterns.Lazy("TOOK", re.IGNORECASE)]
+    assert len(found) > 40
+    for rx in found:
+        fresh = patterns.Lazy(rx.pattern, rx.declared_flags)
+        assert literals.screen(fresh) == literals.screen(re.compile(rx.pattern, rx.declared_flags)), rx.pattern
+        assert fresh._rx is None

@@ -8,7 +8,7 @@ offers it only with `--allow-write`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -37,8 +37,8 @@ class Tools:
         self.registry = registry
         self.settings = settings
 
-    def _index(self) -> dict[str, FactData]:
-        return chk.load_index(self.registry, self.settings.file_config)
+    def _index(self, ids: Iterable[str] | None = None) -> dict[str, FactData]:
+        return chk.load_index(self.registry, self.settings.file_config, ids)
 
     def _advice(self, fact: FactData, index: Mapping[str, FactData], template: str | None = None,
                 asof: bool = False) -> dict[str, Any]:
@@ -91,7 +91,7 @@ class Tools:
     def get_fact(self, fact_id: str) -> dict[str, Any]:
         """One fact: value, spread, n, interval, conditions, status with its reason, history, the marker to cite."""
         check_id(fact_id)
-        index = self._index()
+        index = self._index([fact_id])
         fact = index.get(fact_id)
         if fact is None:
             raise NotFound(f"no fact {fact_id!r} in the registry")
@@ -158,7 +158,7 @@ class Tools:
     def cite(self, fact_id: str, format: str | None = None, asof: bool = False) -> dict[str, Any]:  # noqa: A002
         """The marker to paste for a fact (its successor's when it was superseded), and whether it may be cited."""
         check_id(fact_id)
-        index = self._index()
+        index = self._index([fact_id])
         fact = index.get(fact_id)
         if fact is None:
             raise NotFound(f"no fact {fact_id!r} in the registry")

@@ -189,7 +189,8 @@ def check(
     if changes is not None:
         claims = [f for f in claims if changes.changed(f.path, f.line)]
     with clock.as_of(as_of):
-        index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
+        index = (chk.load_index(_registry_opener(db)(), s.file_config, chk.cited_ids(docs))
+                 if chk.needs_registry(docs) else {})
         problems = chk.check_scanned(docs, index)
     debt: list[chk.Problem] = []
     if changes is not None:

@@ -166,11 +166,19 @@ def list_(
     if prefix is not None:
         check_id(prefix.rstrip("/"))
     s, reg = open_registry(db, create=False)
-    data = facts.list_facts(reg, s.file_config, metric=metric, subject=subject,
-                            conds=conditions.parse_pairs(cond or [], "--cond"), prefix=prefix)
-    if wanted:
-        data = [f for f in data if f.get("status") in wanted]
-    data = select_rows(data, available, sort=sort, since=since, limit=limit)
+    filters = {"metric": metric, "subject": subject, "conds": conditions.parse_pairs(cond or [], "--cond"),
+               "prefix": prefix}
+
+    def pick(found: list) -> list:  # type: ignore[type-arg]
+        return select_rows([f for f in found if not wanted or f.get("status") in wanted], available, since=since)
+
+    select_rows([], available, sort=sort, since=since, limit=limit)  # a bad --sort, --since or --limit: an error now
+    if limit is not None and (sort or "id").lstrip("-") == "id":
+        # In id order: read and judge only the facts it takes to fill --limit.
+        data = facts.list_first(reg, s.file_config, limit, pick if wanted or since is not None else None,
+                                descending=(sort or "").startswith("-"), **filters)
+    else:
+        data = select_rows(pick(facts.list_facts(reg, s.file_config, **filters)), available, sort=sort, limit=limit)
     keys = chosen if columns else None
     if jsonl:
         emit_jsonl(project(f, keys) for f in data)

@@ -127,11 +127,31 @@ def scan(paths: Iterable[Path | str], config: Mapping[str, Any] | None = None,
     return out
 
 
-def load_index(registry: Registry, config: Mapping[str, Any] | None = None) -> dict[str, FactData]:
-    """Every current fact with its status, by id."""
+# Up to this many cited ids, `load_index` reads only them (and their successors); more, every fact at once.
+FEW_IDS = 200
+
+
+def load_index(registry: Registry, config: Mapping[str, Any] | None = None,
+               ids: Iterable[str] | None = None) -> dict[str, FactData]:
+    """Every current fact with its status, by id; given `ids`, only what `plan` and `live_fact` look up for them
+    (those facts and every fact that supersedes one of them), each as the whole index has it."""
     from factreg.registry import facts
 
-    return {f["id"]: f for f in facts.list_facts(registry, config)}
+    wanted = None if ids is None else set(ids)
+    if wanted is None or len(wanted) > FEW_IDS:
+        return {f["id"]: f for f in facts.list_facts(registry, config)}
+    index: dict[str, FactData] = {}
+    asked: set[str] = set()
+    while wanted := wanted - asked:
+        asked |= wanted
+        index.update((f["id"], f) for f in facts.list_facts(registry, config, ids=sorted(wanted)))
+        wanted = {str(f["superseded_by"]) for f in index.values() if f.get("superseded_by")}
+    return index
+
+
+def cited_ids(docs: Iterable[Scanned]) -> set[str]:
+    """The fact ids the markers of `docs` cite."""
+    return {m.fact_id for d in docs for m in d.markers}
 
 
 def live_fact(fact: FactData, index: Mapping[str, FactData]) -> FactData:
@@ -272,5 +292,5 @@ def check(registry: Any, paths: Iterable[Path | str], config: Mapping[str, Any] 
     index: dict[str, FactData] = {}
     if needs_registry(docs):
         reg = registry() if callable(registry) else registry
-        index = load_index(reg, config)
+        index = load_index(reg, config, cited_ids(docs))
     return check_scanned(docs, index)

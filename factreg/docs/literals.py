@@ -145,9 +145,12 @@ def _in_set(av: Any, icase: bool) -> frozenset[str] | None:
 
 def screen(rx: re.Pattern[str]) -> Screen:
     """The pre-test of a compiled pattern (no pre-test when its tree cannot be read)."""
+    # A lazy pattern (factreg.docs.lint.patterns) gives the flags it was written with, so that working out its
+    # pre-test does not compile it; the parsed tree's flags are the compiled pattern's (inline flags included).
+    declared = getattr(rx, "declared_flags", None)
     try:
-        tree = _p.parse(rx.pattern, rx.flags & ~re.UNICODE)
-        options = _options(list(tree), bool(rx.flags & re.IGNORECASE))
+        tree = _p.parse(rx.pattern, (rx.flags if declared is None else declared) & ~re.UNICODE)
+        options = _options(list(tree), bool(tree.state.flags & re.IGNORECASE))
     except Exception:  # pragma: no cover - a syntax tree of another Python version: no pre-test, still exact
         options = []
     if not options:

@@ -23,13 +23,20 @@ _ABBREVIATION_END = lazy(r"(?:\b[A-Za-z]\.[a-z]|\betc|\bvs)\.$")
 _NEWLINE = lazy("\n")
 
 
-_SCREENS: dict[str, literals.Screen] = {}
+class _Screens(dict[str, literals.Screen]):
+    """The literal pre-test of each line flag's pattern, worked out (and the pattern compiled) when that flag is
+    first asked: a file whose numbers ask two flags pays for two patterns."""
+
+    def __missing__(self, name: str) -> literals.Screen:
+        screen = self[name] = literals.screen(_LINE_FLAGS[name])
+        return screen
+
+
+_SCREENS: dict[str, literals.Screen] = _Screens()
 
 
 def _line_screens() -> dict[str, literals.Screen]:
-    """The literal pre-tests of the line flags' patterns, worked out on first use."""
-    if not _SCREENS:
-        _SCREENS.update({name: literals.screen(rx) for name, rx in _LINE_FLAGS.items()})
+    """The literal pre-tests of the line flags' patterns, each worked out on its first use."""
     return _SCREENS
 
 

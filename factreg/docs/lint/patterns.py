@@ -33,6 +33,11 @@ class Lazy:
         return rx
 
     @property
+    def declared_flags(self) -> int:
+        """The flags given with the pattern (without its inline ones): known without compiling it."""
+        return self._flags
+
+    @property
     def flags(self) -> int:
         return self.compiled().flags
 

@@ -138,7 +138,9 @@ def _extra_runs(
             continue
         if folded is None:  # a match holds no newline: its literals are in its window
             folded = [literals.fold(text[lo:hi]) for lo, hi in windows]
-        screen = _EXTRA_SCREENS[rx]
+        screen = _EXTRA_SCREENS.get(rx)
+        if screen is None:  # worked out (and the pattern compiled) when a window first needs it
+            screen = _EXTRA_SCREENS[rx] = literals.screen(rx)
         runs.append((rx, [w for w, f in zip(windows, folded, strict=True) if screen.may_match_all(f)]))
     return runs
 
@@ -150,13 +152,11 @@ _EXTRA_HINTS: dict[re.Pattern[str], tuple[str, ...]] = {}
 
 
 def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:
-    """Each extra pattern once, with its hints; their pre-tests in _EXTRA_SCREENS (worked out on first use)."""
+    """Each extra pattern once, with its hints (their pre-tests: _EXTRA_SCREENS, each worked out on its first use)."""
     if _EXTRA_HINTS:
         return _EXTRA_HINTS
     hints: dict[re.Pattern[str], tuple[str, ...]] = {}
     for rx, hint in _EXTRA:
         hints[rx] = (*hints.get(rx, ()), hint)
-    if not _EXTRA_SCREENS:
-        _EXTRA_SCREENS.update({rx: literals.screen(rx) for rx in hints})
     _EXTRA_HINTS.update(hints)
     return hints

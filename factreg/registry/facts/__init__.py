@@ -29,6 +29,7 @@ from factreg.registry.facts.reading import (
     history,
     last_verifications,
     list_facts,
+    list_first,
     load_current,
     newest_environment,
     observed_environment,
@@ -54,7 +55,8 @@ from factreg.registry.facts.recording import (
 __all__ = [
     "MAX_MAGNITUDE", "MAX_N", "METHOD_KINDS", "Corrected", "NewFact", "build_rows", "bulk_insert", "corrected_versions",
     "count", "current_metrics", "current_versions", "dangling", "get", "history", "in_range", "insert_rows",
-    "last_verifications", "last_versions", "list_facts", "load_current", "newest_environment", "observed_environment",
+    "last_verifications", "last_versions", "list_facts", "list_first",
+    "load_current", "newest_environment", "observed_environment",
     "parse_number", "parse_samples", "preview", "prune_raw", "readable", "record", "record_many", "retractions",
     "same_metric", "settle_current", "supersede", "unreadable", "verification_json", "write_versions",
 ]

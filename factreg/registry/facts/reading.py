@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -277,6 +277,34 @@ def list_facts(registry: Registry, config: Mapping[str, Any] | None = None, **fi
         if behind is not None:
             fact["verification"] = behind
     return facts
+
+
+def list_first(registry: Registry, config: Mapping[str, Any] | None, limit: int,
+               pick: Callable[[list[FactData]], list[FactData]] | None = None, descending: bool = False,
+               **filters: Any) -> list[FactData]:
+    """The first `limit` facts of `list_facts(registry, config, **filters)` in id order (`descending`: from the
+    last id), after `pick` (a filter over facts with their status, e.g. by status): the same facts and data, but
+    only the candidates are read and judged, a batch of ids at a time, until `limit` facts are picked."""
+    filtered = bool(filters.get("metric") or filters.get("subject") or filters.get("conds")
+                    or filters.get("ids") is not None or filters.get("prefix"))
+    with registry.reader() as conn:
+        where, params = _current_where(filters.get("metric"), filters.get("subject"), filters.get("conds"),
+                                       filters.get("ids"), filters.get("prefix"))
+        ids = sorted({r["fact_id"] for r in rows(conn, f"SELECT v.fact_id FROM {CURRENT} WHERE {where}", params)},
+                     reverse=descending)
+        if filters.get("ids") is not None:
+            dangling(conn, filters["ids"])
+        elif not filtered:
+            dangling(conn)  # as `load_current` notes them when it reads every fact
+    out: list[FactData] = []
+    # Without `pick` a batch of `limit` ids is enough unless one cannot be read; with it, a larger one.
+    size = max(limit, 1) if pick is None else max(limit, 100)
+    for batch in chunks(ids, size):
+        if len(out) >= limit:
+            break
+        found = sorted(list_facts(registry, config, ids=list(batch)), key=lambda f: f["id"], reverse=descending)
+        out += pick(found) if pick is not None else found
+    return out[:limit]
 
 
 def get(registry: Registry, fact_id: str, version: int | None = None,
