@@ -169,7 +169,7 @@ def list_(
     filters = {"metric": metric, "subject": subject, "conds": conditions.parse_pairs(cond or [], "--cond"),
                "prefix": prefix}
 
-    def pick(found: list) -> list:  # type: ignore[type-arg]
+    def pick(found: list[Any]) -> list[Any]:
         return select_rows([f for f in found if not wanted or f.get("status") in wanted], available, since=since)
 
     select_rows([], available, sort=sort, since=since, limit=limit)  # a bad --sort, --since or --limit: an error now
