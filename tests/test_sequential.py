@@ -90,3 +90,13 @@ def test_a_quick_first_batch_still_has_the_minimum_budget():
 def test_one_planned_look_is_one_batch_at_the_full_level():
     _, _, looks = _sim(0.0, 0.5, seed=2, planned=1, budget=5, clock=Clock())
     assert looks.batches["f"] == [5] and looks.alphas["f"] == [0.05] and looks.budget_s is None
+
+
+def test_a_server_kept_from_a_cpu_is_not_measured_again_for_more_samples():
+    # More batches beside the same co-runners would measure them, not the server (measure/endpoint.py `denied`).
+    from factreg.measure import looks
+
+    noisy = {"verdict": "inconclusive", "needed_n": 12}
+    assert looks.needs_more(noisy)
+    assert not looks.needs_more({**noisy, "denied": {"share": 0.06, "side": "now", "verdict": "refuted"}})
+    assert not looks.needs_more({"verdict": "inconclusive", "needed_n": None})

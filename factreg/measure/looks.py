@@ -20,7 +20,9 @@ def needs_more(result: VerifyResult) -> bool:
     """Another batch could decide it: inconclusive only because the re-run was too noisy (it, or its comparison
     relative to the interleaved control, asked for more new samples) — not limited by the fact's own imprecision,
     nor by co-runners or a confirmation the control withdrew (those ask for no samples)."""
-    return result["verdict"] == Verdict.INCONCLUSIVE and result.get("needed_n") is not None
+    # A server kept from a CPU during the run (`denied`, measure/endpoint.py): more batches beside the same
+    # co-runners would measure them, not the server — a busier machine must not refute by sheer sample size.
+    return result["verdict"] == Verdict.INCONCLUSIVE and result.get("needed_n") is not None and "denied" not in result
 
 
 def left(result: VerifyResult) -> float:
