@@ -168,3 +168,32 @@ def test_a_lazy_patterns_pre_test_is_its_compiled_patterns_and_compiles_nothing(
         fresh = patterns.Lazy(rx.pattern, rx.declared_flags)
         assert literals.screen(fresh) == literals.screen(re.compile(rx.pattern, rx.declared_flags)), rx.pattern
         assert fresh._rx is None
+
+
+# The patterns read a thin space (U+2009) and a narrow no-break space (U+202F) as a no-break space (vocab.MATCHABLE):
+# a finding's text and value stay as the document writes them, at the document's own offsets.
+@pytest.mark.parametrize("space", ["\u2009", "\u202f"])
+def test_a_thin_space_is_a_space_and_is_kept_as_written(space: str) -> None:
+    text = f"Decode ran at 28{space}tok/s and the reply took between 0.4 and{space}0.9{space}s.\n"
+    found = [(f.col, f.text, f.value, f.unit, f.rule) for f in engine.lint_text(text)]
+    assert found == [
+        (15, f"28{space}tok/s", "28", "tok/s", "FR111"),
+        (51, f"0.4 and{space}0.9{space}s", f"0.4 and{space}0.9", "s", "FR101"),
+    ]
+    filtered, full = both(text)
+    assert filtered == full == engine.lint_text(text, "x.md")
+
+
+@pytest.mark.parametrize("space", ["\u2009", "\u202f"])
+def test_thin_spaces_find_what_no_break_spaces_find_on_the_corpora(space: str) -> None:
+    """Every sentence with its spaces made thin finds what it finds with no-break spaces, in the same places;
+    bench/lint_thin_spaces.py compares the lint before and after the translation on every corpus sentence."""
+    n = 0
+    for text in sample(corpus("claims-real/corpus.jsonl") + corpus("lint_corpus.jsonl")):
+        thin = [(f.line, f.col, f.text, f.value, f.unit, f.kind, f.rule)
+                for f in engine.lint_text(text.replace(" ", space) + "\n", targets=True)]
+        nbsp = [(f.line, f.col, f.text.replace("\u00a0", space), f.value.replace("\u00a0", space), f.unit, f.kind,
+                 f.rule) for f in engine.lint_text(text.replace(" ", "\u00a0") + "\n", targets=True)]
+        assert thin == nbsp, text
+        n += len(thin)
+    assert n > 300

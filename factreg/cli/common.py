@@ -98,11 +98,11 @@ def out_folder(s: Settings, out: Path | None) -> Path:
 def handles_errors(func: F) -> F:
     """Turn expected failures into one line `Error: …` on stderr and their exit code.
 
-    Rows the readers skipped as unreadable (`store.note_unreadable`) are named in one line `Warning: …`."""
+    Rows the readers skipped as unreadable (`unreadable.note_unreadable`) are named in one line `Warning: …`."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from factreg.registry.store import collect_unreadable
+        from factreg.registry.unreadable import collect_unreadable
 
         failed = False
         _apply_globals(kwargs)

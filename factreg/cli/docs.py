@@ -119,11 +119,12 @@ NoCacheOption = Annotated[
 def _scan(roots: list[Path], no_cache: bool, **kwargs: Any) -> Scan:
     """factreg.docs.scan.scan with the document cache, unless --no-cache or it cannot be used (then a warning
     says why, and the run goes on without it)."""
-    from factreg.docs import cache as dc
     from factreg.docs.scan import scan
 
     cache = None
     if not no_cache:
+        from factreg.docs import cache as dc
+
         try:
             cache = dc.DocCache.open()
         except dc.CacheError as exc:
@@ -252,12 +253,13 @@ def sync(
     """
     from factreg.docs import check as chk
     from factreg.docs import sync as sy
+    from factreg.docs import walk
 
     s = settings(db)
     roots = _paths(paths, s)
     docs = chk.scan(roots, s.file_config)
     index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
-    result = sy.sync_scanned(docs, index, dry_run=dry_run, roots=roots, max_bytes=chk.max_bytes(s.file_config))
+    result = sy.sync_scanned(docs, index, dry_run=dry_run, roots=roots, max_bytes=walk.max_bytes(s.file_config))
     if json_out:
         emit_json(
             {

@@ -98,23 +98,11 @@ class Scanned:
     problems: list[Problem]
 
 
-def max_bytes(config: Mapping[str, Any] | None) -> int:
-    """The size cap per document: `[docs] max_file_mb` in the config file, default 50 MB."""
-    raw = ((config or {}).get("docs") or {}).get("max_file_mb", walk.MAX_FILE_BYTES / 1048576)
-    try:
-        mb = float(raw)
-    except (TypeError, ValueError):
-        raise UsageError(f"[docs] max_file_mb must be a number, got {raw!r}") from None
-    if mb <= 0:
-        raise UsageError("[docs] max_file_mb must be positive")
-    return int(mb * 1048576)
-
-
 def scan(paths: Iterable[Path | str], config: Mapping[str, Any] | None = None,
          progress: Callable[[int, str], None] | None = None) -> list[Scanned]:
     """Walk and parse the documents under `paths` (no registry needed); `progress(n, path)` after each one."""
     out: list[Scanned] = []
-    for n, (path, text) in enumerate(walk.documents(paths, max_bytes(config)), 1):
+    for n, (path, text) in enumerate(walk.documents(paths, walk.max_bytes(config)), 1):
         if progress:
             progress(n, str(path))
         if isinstance(text, walk.Problem):

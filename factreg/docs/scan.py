@@ -16,12 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factreg import terminal
-from factreg.docs import cache as dc
-from factreg.docs import check as chk
-from factreg.docs import markers as mk
 from factreg.docs import walk
 
 if TYPE_CHECKING:
+    from factreg.docs import cache as dc
+    from factreg.docs import check as chk
     from factreg.docs.findings import Finding
 
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this much Markdown, one process
@@ -85,7 +84,7 @@ def scan(
     each file read (one process) or each chunk (several). With a `cache` (factreg.docs.cache), files it knows
     unchanged are not read, or read only for their markers, and their findings are taken from it; what is read
     is recorded in it. The result is the same with a cache and without."""
-    opts = _Options(check, lint, include_code, targets, chk.max_bytes(config))
+    opts = _Options(check, lint, include_code, targets, walk.max_bytes(config))
     entries, walk_problems = walk.markdown_entries(paths)
     out = Scan(paths=[path for path, _ in entries])
     out.odd_names = [path for path in out.paths if not terminal.is_utf8_name(path)]
@@ -98,11 +97,14 @@ def scan(
         from factreg.errors import UsageError
 
         raise UsageError(f"--jobs must be 1 or more, got {jobs}")
-    lint_variant = dc.variant(include_code, targets) if lint else None
+    lint_variant: str | None = None
     known: dict[int, dc.Known] = {}
     absolute: list[str] = []
     sigs: list[str] = []
-    if cache is not None:
+    if cache is not None:  # the cache's module is imported only with a cache: a lint alone needs just the rules
+        from factreg.docs import cache as dc
+
+        lint_variant = dc.variant(include_code, targets) if lint else None
         absolute = [os.path.abspath(path) for path, _ in entries]
         sigs = [dc.signature(st) for _, st in entries]
         # A name that is not UTF-8 cannot be a key of the cache (SQLite text): such a file is read every run.
@@ -169,6 +171,8 @@ def _record(
     read_ns: int,
 ) -> None:
     """Write what this run read to the cache (read_ns: when the reading began)."""
+    from factreg.docs import cache as dc
+
     files = [(absolute[i], sigs[i], dig, dc.settled(entries[i][1], read_ns)) for i, dig, *_ in stored
              if i not in known and terminal.is_utf8_name(absolute[i])]
     texts = [(dig, hold, parsed) for _, dig, hold, parsed, _ in stored]
@@ -180,6 +184,8 @@ def _record(
 
 
 def _problem_doc(problem: walk.Problem) -> chk.Scanned:
+    from factreg.docs import check as chk
+
     return chk.Scanned(
         problem.path, None, [], [chk.Problem(str(problem.path), problem.line, 0, problem.kind, problem.message)]
     )
@@ -211,7 +217,7 @@ def _chunks(items: list[_Item], jobs: int) -> list[list[_Item]]:
     return out
 
 
-_ChunkResult = tuple[list[chk.Scanned], dict[int, list[dc.Row]], list[walk.Problem], list[_Stored]]
+_ChunkResult = tuple["list[chk.Scanned]", "dict[int, list[dc.Row]]", list[walk.Problem], list[_Stored]]
 
 
 def _scan_chunk(
@@ -222,6 +228,11 @@ def _scan_chunk(
 ) -> _ChunkResult:
     """The documents with markers or problems, the findings by file index, the unreadable files of a chunk, and
     (with a cache's `reader`) what to record of each file read."""
+    markers = opts.check or reader is not None  # a lint alone, without the cache, reads no marker
+    if markers:
+        from factreg.docs import cache as dc
+        from factreg.docs import check as chk
+        from factreg.docs import markers as mk
     docs: list[chk.Scanned] = []
     rows: dict[int, list[dc.Row]] = {}
     unreadable: list[walk.Problem] = []
@@ -242,7 +253,7 @@ def _scan_chunk(
         dig = dc.digest(data) if reader is not None and isinstance(data, bytes) else b""
         if expected is not None and dig != expected:  # changed since the walk: the known findings are not its
             to_lint = opts.lint
-        hold = mk.may_hold(text)
+        hold = markers and mk.may_hold(text)
         parsed_text: str | None = None
         if opts.check and hold:
             parsed = reader.markers(dig) if reader is not None else None

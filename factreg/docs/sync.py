@@ -149,7 +149,7 @@ def sync_report(
     if chk.needs_registry(docs):
         reg = registry() if callable(registry) else registry
         index = chk.load_index(reg, config)
-    return sync_scanned(docs, index, dry_run, paths, chk.max_bytes(config))
+    return sync_scanned(docs, index, dry_run, paths, walk.max_bytes(config))
 
 
 def sync(registry: Any, paths: Iterable[Path | str], config: Mapping[str, Any] | None = None) -> list[Path]:

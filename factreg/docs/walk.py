@@ -12,15 +12,28 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from factreg.errors import UsageError
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 MAX_FILE_BYTES = 50 * 1024 * 1024
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"})
+
+
+def max_bytes(config: Mapping[str, Any] | None) -> int:
+    """The size cap per document: `[docs] max_file_mb` in the config file, default 50 MB."""
+    raw = ((config or {}).get("docs") or {}).get("max_file_mb", MAX_FILE_BYTES / 1048576)
+    try:
+        mb = float(raw)
+    except (TypeError, ValueError):
+        raise UsageError(f"[docs] max_file_mb must be a number, got {raw!r}") from None
+    if mb <= 0:
+        raise UsageError("[docs] max_file_mb must be positive")
+    return int(mb * 1048576)
 
 
 @dataclass(frozen=True)

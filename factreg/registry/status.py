@@ -17,9 +17,10 @@ from typing import Any, TypedDict, cast
 from factreg import clock
 from factreg.registry import freshness, series
 from factreg.registry.facts import dangling, last_verifications, observed_environment, retractions, unreadable
-from factreg.registry.store import Registry, note_unreadable
+from factreg.registry.store import Registry
 from factreg.registry.store import rows as dict_rows
 from factreg.registry.types import FactStatus, LastVerification, StatusRow
+from factreg.registry.unreadable import note_unreadable
 
 # Identity conditions that staleness looks at (the machine and its build/driver).
 _KEYS = ("machine", *freshness.ENVIRONMENT_KEYS)

@@ -12,7 +12,6 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,28 +25,6 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
 
 BUSY_TIMEOUT_MS = 30_000
-
-# Rows a reader skipped because they cannot be read (`fact@version` → why), for the command to name in one warning.
-_unreadable: ContextVar[dict[str, str] | None] = ContextVar("factreg_unreadable", default=None)
-
-
-@contextmanager
-def collect_unreadable() -> Iterator[dict[str, str]]:
-    """Within the block, rows that readers skip as unreadable are gathered in the dict yielded."""
-    found: dict[str, str] = {}
-    token = _unreadable.set(found)
-    try:
-        yield found
-    finally:
-        _unreadable.reset(token)
-
-
-def note_unreadable(key: str, why: str) -> None:
-    """A reader skipped row `key` (e.g. `a/b@2`) because of `why`: one bad row never breaks reading the rest."""
-    found = _unreadable.get()
-    if found is not None:
-        found.setdefault(key, why)
-
 
 def sqlite_file(url: str) -> str:
     """The file path of a `sqlite:///PATH` URL (percent-decoded, the query left out), as SQLAlchemy reads it."""

@@ -31,6 +31,7 @@ from factreg.docs.lint.vocab import (
     BARE_RATIO_RULE,
     FAMILY_RULE,
     ITEM_RATE_RULE,
+    MATCHABLE,
     PERCENT_RULE,
     RATIO_RULE,
     SPREAD_RULE,
@@ -211,9 +212,17 @@ def lint_text(
 
 def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candidate] | None) -> list[Candidate]:
     """The claims and targets the rules find in a document's text (and, with a `dismissed` list, the numbers
-    with a unit they found to be neither)."""
+    with a unit they found to be neither). The patterns read thin spaces as no-break spaces (vocab.MATCHABLE);
+    a candidate's offsets are the document's own."""
     if not _DIGIT.search(text):
         return []
+    if "\u2009" in text or "\u202f" in text:
+        matched = text.translate(MATCHABLE)
+        unwritten: list[Candidate] | None = [] if dismissed is not None else None
+        found = _scan(matched, include_code, prefilter, unwritten)
+        if dismissed is not None and unwritten:
+            dismissed.extend(_as_written(c, text, matched) for c in unwritten)
+        return [_as_written(c, text, matched) for c in found]
     windows: list[tuple[int, int]] | None = None
     if prefilter:
         windows = _windows(text)
@@ -244,6 +253,17 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
     if regions.scoped:  # `ignore[FR101]`: the rule is known only once the number is read
         found = [c for c in found if not regions.silenced(c[0], c[5])]
     return found
+
+
+def _as_written(c: Candidate, text: str, matched: str) -> Candidate:
+    """A candidate found in `matched` (`text` with its thin spaces read as no-break spaces) with its value as the
+    document writes it: a value is a slice of the text at or after the candidate's start."""
+    value = c[2]
+    if "\u00a0" in value:
+        at = matched.find(value, c[0], max(c[1], c[0] + len(value)))
+        if at >= 0:
+            value = text[at : at + len(value)]
+    return (c[0], c[1], value, c[3], c[4], c[5])
 
 
 def _lint(

@@ -12,8 +12,9 @@ from typing import Any
 from factreg import clock
 from factreg.errors import UsageError
 from factreg.registry import freshness
-from factreg.registry.store import in_list, note_unreadable, rows
+from factreg.registry.store import in_list, rows
 from factreg.registry.types import STAT_COLUMNS
+from factreg.registry.unreadable import note_unreadable
 
 _OPTIONAL_NUMBERS = ("spread", *STAT_COLUMNS, "tolerance")
 
@@ -30,7 +31,7 @@ def unreadable(row: Mapping[str, Any], samples: Sequence[Any] = ()) -> str | Non
     """Why a stored version row cannot be read, or None: a row written by another tool or by hand straight into
     the database (a time that is no time, flags or method that are not JSON, a number that is not finite).
 
-    Readers skip such a row and name it (`store.note_unreadable`): one bad row never breaks reading the rest.
+    Readers skip such a row and name it (`unreadable.note_unreadable`): one bad row never breaks reading the rest.
     Only the columns present in `row` are checked."""
     for col in ("measured_at", "recorded_at"):
         if col in row and not _is_time(row[col]):
@@ -94,7 +95,7 @@ def _is_finite(x: Any) -> bool:
 
 def readable(found: Iterable[Mapping[str, Any]], samples: Mapping[Any, Sequence[Any]] | None = None,
              key: Callable[[Mapping[str, Any]], Any] = lambda r: r["fact_id"]) -> list[Any]:
-    """The rows of `found` that can be read; each other one is named with `store.note_unreadable`."""
+    """The rows of `found` that can be read; each other one is named with `unreadable.note_unreadable`."""
     out = []
     for row in found:
         why = unreadable(row, (samples or {}).get(key(row), ()))
@@ -106,7 +107,7 @@ def readable(found: Iterable[Mapping[str, Any]], samples: Mapping[Any, Sequence[
 
 
 def dangling(conn: Any, ids: Sequence[str] | None = None) -> list[str]:
-    """Facts whose `current_version` names no stored version (each named with `store.note_unreadable`)."""
+    """Facts whose `current_version` names no stored version (each named with `unreadable.note_unreadable`)."""
     sql = ("SELECT f.id, f.current_version, (SELECT max(v.version) FROM fact_version v WHERE v.fact_id = f.id) "
            "AS newest FROM fact f WHERE NOT EXISTS (SELECT 1 FROM fact_version v WHERE v.fact_id = f.id AND "
            "v.version = f.current_version)")

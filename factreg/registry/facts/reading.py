@@ -16,7 +16,7 @@ from factreg.registry import conditions as cond
 from factreg.registry import freshness, series
 from factreg.registry.facts.integrity import dangling, json_as, readable
 from factreg.registry.ids import check_id
-from factreg.registry.store import Registry, collect_unreadable, in_list, note_unreadable, rows
+from factreg.registry.store import Registry, in_list, rows
 from factreg.registry.types import (
     SUMMARY_COLUMNS,
     VERSION_COLUMNS,
@@ -25,6 +25,7 @@ from factreg.registry.types import (
     Stats,
     VerificationData,
 )
+from factreg.registry.unreadable import collect_unreadable, note_unreadable
 
 
 def version_json(row: Mapping[str, Any], samples: list[float], conds: Iterable[tuple[str, str, str]]) -> FactData:

@@ -18,7 +18,8 @@ from factreg.registry.facts import (
     unreadable,
 )
 from factreg.registry.models import CITE, CORRECTION, DECISION
-from factreg.registry.store import Registry, note_unreadable
+from factreg.registry.store import Registry
+from factreg.registry.unreadable import note_unreadable
 
 
 def dumps(obj: Any) -> str:
