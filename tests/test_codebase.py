@@ -1,5 +1,6 @@
 """The codebase holds its own conventions: lint, types, help on every command, a thin CLI."""
 
+import os
 import re
 import subprocess
 import sys
@@ -185,6 +186,34 @@ def test_read_commands_import_no_heavy_library_and_run_no_program(args, allowed,
     assert code in ("0", "1"), (argv, r.stderr)  # 1: docs check / lint found what the documents hold
     assert [m for m in loaded.split(",") if m and m not in allowed] == [], f"{argv} imported {loaded}"
     assert spawned == "", f"{argv} started {spawned}"
+
+
+LINT_ONLY = """
+import contextlib, io, sys
+from factreg.__main__ import main
+sys.argv = ['factreg', 'docs', 'lint', *sys.argv[1:]]
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
+print(','.join(m for m in ('factreg.docs.check', 'factreg.docs.markers', 'factreg.docs.cache',
+                           'factreg.registry.store', 'sqlite3', 'hashlib') if m in sys.modules))
+"""
+
+
+def test_a_lint_without_the_cache_imports_neither_the_check_the_markers_the_cache_nor_the_store(tmp_path):
+    """`docs lint --no-cache` needs the rules alone: not the check, the markers, the document cache or the
+    registry's store (`handles_errors` gathers unreadable rows through registry/unreadable.py)."""
+    (tmp_path / "doc.md").write_text("Decode is 12 tok/s; the first token took 412 ms.\n")
+    r = subprocess.run([sys.executable, "-c", LINT_ONLY, "doc.md", "--no-cache"], cwd=tmp_path, capture_output=True,
+                       text=True, env={**os.environ, "FACTREG_DB": str(tmp_path / "none.db")})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "", f"docs lint --no-cache imported {r.stdout}"
+    cached = subprocess.run([sys.executable, "-c", LINT_ONLY, "doc.md"], cwd=tmp_path, capture_output=True, text=True,
+                            env={**os.environ, "FACTREG_DB": str(tmp_path / "none.db"),
+                                 "FACTREG_CACHE_DIR": str(tmp_path / "cache")})
+    assert "factreg.docs.cache" in cached.stdout, cached.stdout + cached.stderr  # the guard can see the imports
 
 
 def test_record_writes_a_sqlite_registry_without_sqlalchemy(db_path, tmp_path, monkeypatch):
