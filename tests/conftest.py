@@ -36,6 +36,46 @@ PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PRO
               "NO_PROXY")
 
 
+# On several processes (pytest-xdist: the README's `-n auto`), a test that measures or times something runs with
+# the machine to itself: it takes the run's lock alone, and every other test shares it (`_machine`). These are the
+# tests that run llama.cpp, serve or probe streams, start busy processes, or compare CPU times; a test elsewhere
+# that times something is marked `alone` by hand.
+ALONE_MODULES = frozenset({
+    "test_arrival_clock", "test_capacity", "test_control", "test_endpoint", "test_interleave", "test_latency",
+    "test_load", "test_one_stream", "test_plugin_hyperfine", "test_precision", "test_probe",
+    "test_probe_llamaserver", "test_real_model", "test_sequential", "test_streams_real", "test_verify",
+    "test_verify_control", "test_verify_endpoint", "test_voice_line", "test_wire",
+})
+ALONE_FIXTURES = frozenset({"tiny_model", "llama_bench", "real_model", "server", "standin", "standin_process",
+                            "two_busy_processes", "three_busy_processes"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+        if (module in ALONE_MODULES or item.get_closest_marker("llama") is not None
+                or ALONE_FIXTURES.intersection(getattr(item, "fixturenames", ()))):
+            item.add_marker(pytest.mark.alone)
+
+
+@pytest.fixture(autouse=True)
+def _machine(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under pytest-xdist, the run's lock (a file all its workers open): taken exclusively by an `alone` test,
+    shared by every other, for the test's whole set-up, run and tear-down. Without workers, nothing."""
+    worker = getattr(request.config, "workerinput", None)
+    if worker is None:
+        yield
+        return
+    import fcntl
+    import tempfile
+
+    path = Path(tempfile.gettempdir()) / f"factreg-tests-{worker['testrunuid']}.lock"
+    alone = request.node.get_closest_marker("alone") is not None
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point every path at a temp dir, clear FACTREG_* and proxy variables, give git an identity."""

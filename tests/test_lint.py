@@ -466,6 +466,7 @@ def _cpu(doc: str) -> float:
     lambda k: "x 3 s " * k,  # one very long line
     lambda k: "\n    3 s\n\n- item\n\n    4 s\n" * (k // 4),  # indented code and list continuations
 ])
+@pytest.mark.alone
 def test_no_quadratic_blow_up_on_pathological_input(make) -> None:
     """Growth, not speed: four times the input costs about four times the CPU (quadratic would be sixteen), a ratio
     measured in the same process that a busy machine moves on both sides alike."""
