@@ -144,6 +144,7 @@ _ASKED: list[str] = []  # the date-sensitive modules' tests that asked the date,
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("later-dates")  # on several processes, both dates on one, in order: the second reads _ASKED
 @pytest.mark.skipif(bool(os.environ.get("FACTREG_TEST_SHIFTED")), reason="already running at a shifted date")
 @pytest.mark.parametrize("when", LATER)
 def test_date_sensitive_tests_pass_years_from_now(when: str, tmp_path: Path) -> None:
