@@ -138,7 +138,9 @@ def test_three_noisy_samples_and_a_small_difference_is_inconclusive(cli, benched
     facts.record(registry, copy_of(benched, "testhost/tiny/noisy", samples=[m * 0.4, m * 1.05, m * 1.6]))
     r, res = verify_until(cli, "testhost/tiny/noisy", ("inconclusive",), by_statistics=True)
     assert r.exit_code == 0, r.stderr
-    assert res["needed_n"] is None and "the fact itself is too imprecise to confirm" in res["message"]
+    # inside the tolerance "too imprecise to confirm", outside it "too imprecise to tell a +27% difference from
+    # none": which one is the machine's drift between the two runs; either way the fact is blamed, not the sample
+    assert res["needed_n"] is None and "the fact itself is too imprecise to " in res["message"]
     assert "re-record" in res["resolve"]
     row = verifications(registry, "testhost/tiny/noisy")[-1]
     assert row["needed_n"] is None
