@@ -93,16 +93,21 @@ def test_reading_many_facts_in_one_pass_gives_the_same_series(cli, registry, tmp
     # More than series._WHOLE_TABLES ids are read with one query per table instead of IN lists: the same series.
     shifted_history(cli, tmp_path)
     shifted_history(cli, tmp_path, fid="gamebox/a3b/pp512")
-    record_at(cli, 10, 28.0, fid="gamebox/other/tg32")
-    import_verifications(cli, tmp_path, "gamebox/other/tg32", 1, [(5, 26.0, {"build_commit": NEW})])
-    ids = [FACT, "gamebox/a3b/pp512", "gamebox/none/tg32"]  # not gamebox/other/tg32: its rows are left out
+    record_at(cli, 10, 28.0, fid="gamebox/a3b/rr32")
+    import_verifications(cli, tmp_path, "gamebox/a3b/rr32", 1, [(5, 26.0, {"build_commit": NEW})])
+    ids = [FACT, "gamebox/a3b/pp512", "gamebox/none/tg32"]  # not gamebox/a3b/rr32: its rows are left out
     with registry.reader() as conn:
         by_lists = {samples: series.load(conn, ids, samples=samples) for samples in (True, False)}
         monkeypatch.setattr(series, "_WHOLE_TABLES", 0)
         one_pass = {samples: series.load(conn, ids, samples=samples) for samples in (True, False)}
         subset = series.load(conn, [FACT])
+        # a range of ids (changes over every fact, a part at a time): gamebox/a3b/rr32 lies inside the range of
+        # these ids and is left out all the same
+        ranged = series.load_range(conn, ids)
+    assert ids[1] < "gamebox/a3b/rr32" < ids[0]
     assert sorted(by_lists[True]) == sorted(ids[:2])
     assert one_pass == by_lists
+    assert ranged == by_lists[False]
     assert len(by_lists[True][FACT].points) == 12 and by_lists[True][FACT].points[5].samples
     assert by_lists[False][FACT].points[5].samples is None
     assert list(subset) == [FACT] and subset[FACT] == by_lists[True][FACT]
