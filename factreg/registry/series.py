@@ -297,5 +297,6 @@ def find_changes(registry: Any, ids: Sequence[str] = (), since: str | None = Non
     return out
 
 
-# Facts whose series `find_changes` holds at once: 10,000 facts of 100 points each are read in five parts.
-_STREAM = _WHOLE_TABLES
+# Facts whose series `find_changes` holds at once: 10,000 facts of 100 points each are read in ten parts (a part's
+# rows are fetched at once: 2,000 facts a part peaked at 283 MB, 1,000 at 182 MB, for the same CPU).
+_STREAM = 1_000
