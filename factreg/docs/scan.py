@@ -122,10 +122,13 @@ def scan(
             items.append((i, path, lint, None))
         elif check and got.may_hold:
             items.append((i, path, False, got.digest))  # its findings are known; its markers are read
-    from factreg import clock
+    read_ns = 0  # when the reading began: what the cache records a file as settled against
+    reader = None
+    if cache is not None:
+        from factreg import clock
 
-    read_ns = int(clock.wall() * 1e9)
-    reader = cache.reader(lint_variant) if cache is not None else None
+        read_ns = int(clock.wall() * 1e9)
+        reader = cache.reader(lint_variant)
     # Several processes pay off for linting; reading alone, only for a check without the lint (a run whose
     # findings all come from the cache re-reads just the files with markers, in this process).
     heavy = [it for it in items if it[2]] if lint else items

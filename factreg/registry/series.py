@@ -281,10 +281,10 @@ def find_changes(registry: Any, ids: Sequence[str] = (), since: str | None = Non
     wanted = [check_id(i) for i in dict.fromkeys(ids)]
     out: list[dict[str, Any]] = []
     missing: list[str] = []
+    # every fact with a history, on SQLite: each part read as a range of ids (its text order is the code points')
+    ranged = not wanted and registry.is_sqlite
     with registry.reader() as conn:  # one snapshot; the series read and judged _STREAM facts at a time, then dropped
         for part in _chunks(sorted(wanted or with_history(conn, 2 * min_segment)), _STREAM):
-            # every fact with a history, on SQLite: a range of ids (its text order is the code points', as here)
-            ranged = not wanted and registry.is_sqlite
             found = load_range(conn, part) if ranged else load(conn, part, samples=False)
             missing += [i for i in part if i not in found]
             for fid in part if not missing else ():

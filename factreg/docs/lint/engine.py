@@ -214,15 +214,15 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
     """The claims and targets the rules find in a document's text (and, with a `dismissed` list, the numbers
     with a unit they found to be neither). The patterns read thin spaces as no-break spaces (vocab.MATCHABLE);
     a candidate's offsets are the document's own."""
-    if not _DIGIT.search(text):
-        return []
-    if "\u2009" in text or "\u202f" in text:
+    if "\u2009" in text or "\u202f" in text:  # scanned once, translated; the values given back as written
         matched = text.translate(MATCHABLE)
         unwritten: list[Candidate] | None = [] if dismissed is not None else None
         found = _scan(matched, include_code, prefilter, unwritten)
         if dismissed is not None and unwritten:
             dismissed.extend(_as_written(c, text, matched) for c in unwritten)
         return [_as_written(c, text, matched) for c in found]
+    if not _DIGIT.search(text):
+        return []
     windows: list[tuple[int, int]] | None = None
     if prefilter:
         windows = _windows(text)
