@@ -1,6 +1,7 @@
 """The entry point (`factreg`, `python -m factreg`): a shell completing a word (`_FACTREG_COMPLETE` set) and
 `factreg --version` are answered before the command line, typer and SQLAlchemy are imported (factreg/complete.py,
-`_version`); everything else goes to the command line, which builds only the command named (factreg/cli)."""
+`_version`), and so are the plain forms of `docs lint`, `docs check` and `cite` (factreg/cli/quick.py); everything
+else goes to the command line, which builds only the command named (factreg/cli)."""
 
 import os
 import sys
@@ -34,6 +35,12 @@ def main() -> None:
         sys.exit(complete.main())
     if "--version" in sys.argv[1:4] and _version(sys.argv[1:]):
         return
+    if sys.argv[1:2] in (["docs"], ["cite"]):
+        from factreg.cli import quick
+
+        code = quick.main(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
     from factreg.cli import main as cli_main
 
     cli_main()

@@ -327,7 +327,7 @@ def _first_command_of_each_module() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("command", "module"), _first_command_of_each_module())
 def test_a_command_imports_its_own_module_of_cli_and_no_other(command, module, tmp_path) -> None:
     """`factreg X` (the real entry point) loads X's module of factreg/cli and none of the other command groups',
-    only the shared ones (common, panels, progress, formats)."""
+    only the shared ones (application, base, common, panels, progress, formats, quick)."""
     import os
     import subprocess
     import sys
@@ -338,7 +338,8 @@ def test_a_command_imports_its_own_module_of_cli_and_no_other(command, module, t
                        env={**os.environ, "PYTHONPATH": str(root)})
     assert r.returncode == 0, r.stderr
     loaded = {m.removeprefix("factreg.cli.") for m in r.stdout.strip().split(",") if m}
-    assert loaded - {"common", "panels", "progress", "formats"} == {module}, (command, loaded)
+    assert loaded - {"application", "base", "common", "panels", "progress", "formats", "quick"} == {module}, (
+        command, loaded)
 
 
 @pytest.mark.parametrize("args", [["--version"], ["list", "--db", "x.db", "--limit", "2"], ["--db", "x.db", "show"],

@@ -159,16 +159,20 @@ NO_TABLE = ("typer",)  # piped (as here), a table or a fact's lines are the char
     (["--color", "list", "--limit", "20"], TABLES),  # colour forced: rich decides
     (["status"], NO_TABLE),
     (["status", "--json"], NO_TABLE),
-    (["cite", FACT], NO_TABLE),
+    (["cite", FACT], ()),  # the plain forms (cli/quick.py): not even typer
     (["changes"], NO_TABLE),
-    (["docs", "check", "doc.md"], NO_TABLE),
-    (["docs", "lint", "doc.md"], NO_TABLE),
-    (["docs", "lint", "plain.md"], NO_TABLE),
+    (["docs", "check", "doc.md"], ()),
+    (["docs", "lint", "doc.md"], ()),
+    (["docs", "lint", "plain.md"], ()),
+    (["docs", "lint", "doc.md", "--no-cache"], ()),
+    (["docs", "check", "--no-cache", "doc.md"], ()),
+    (["docs", "lint", "--quiet", "doc.md"], NO_TABLE),  # any other option: the command line
+    (["cite", FACT, "--json"], NO_TABLE),
 ])
 def test_read_commands_import_no_heavy_library_and_run_no_program(args, allowed, db_path, tmp_path, monkeypatch):
     """The read paths (the real entry point, output piped) load neither SQLAlchemy, SQLModel, httpx, jinja2, git nor
     pydantic, nor rich unless colour is forced, nor socket (no read asks the machine's name), and start no other
-    program; `--version` not even typer."""
+    program; `--version` and the plain forms of `cite`, `docs check` and `docs lint` not even typer."""
     from factreg.registry import facts
     from factreg.registry.store import Registry
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from factreg.cli.common import DbOption, JsonFlag, emit, emit_json, handles_errors, info, open_registry
+from factreg.cli.common import DbOption, JsonFlag, handles_errors, open_registry
 
 if TYPE_CHECKING:
     from factreg.config import Settings
@@ -34,19 +34,11 @@ def cite(
     A superseded fact gives its successor's marker. Exit 1 when the fact should not be cited (not fresh or aging,
     or flagged cold or few_samples): the marker is printed, and why on stderr.
     """
-    from factreg.agents.tools import Tools
+    from factreg.cli import quick
 
-    s, reg = open_registry(db, create=False)
-    advice = Tools(reg, s).cite(fact_id, format_, asof)
-    if json_out:
-        emit_json(advice)
-    else:
-        emit(advice["marker"] + "\n")
-    if advice.get("replaces"):
-        info(f"{fact_id} is superseded: this cites {advice['fact_id']}")
-    if advice["why_not"]:
-        info(f"{advice['fact_id']} should not be cited: {advice['why_not']}")
-        raise typer.Exit(1)
+    code = quick.cite(fact_id, format_, asof, json_out, db)
+    if code:
+        raise typer.Exit(code)
 
 
 @handles_errors

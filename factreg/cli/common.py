@@ -1,4 +1,5 @@
-"""What every command shares: option aliases, the error decorator, JSON and table output.
+"""What every command shares: option aliases, the error decorator, tables and rows (the typer-free rest, output
+and settings, is in cli/base.py and re-exported here).
 
 Everything printed goes through `secrets.redact`: errors, messages, JSON, lines and tables.
 """
@@ -17,16 +18,31 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 import typer
 
 from factreg import secrets
+from factreg.cli.base import (  # noqa: F401 - re-exported (implicit_reexport in pyproject.toml)
+    GLOBAL,
+    PIPED_WIDTH,
+    Globals,
+    check_arguments,
+    console,
+    emit,
+    emit_findings,
+    emit_json,
+    expected_failure,
+    info,
+    open_registry,
+    print_error,
+    restore_text_copy,
+    settings,
+    warn_unreadable,
+)
 from factreg.errors import FactregError
 from factreg.secrets import redact
 from factreg.terminal import visible
 
 if TYPE_CHECKING:
-    from rich.console import Console
     from rich.table import Table
 
     from factreg.config import Settings
-    from factreg.registry.store import Registry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,22 +57,6 @@ JsonlFlag = Annotated[bool, typer.Option("--jsonl", help="Print one JSON object 
                                          "produced.")]
 
 
-@dataclass
-class Globals:
-    """The options every command accepts, before the command (`factreg --db X list`) or after it
-    (`factreg list --db X`); a command's own option wins over the global one."""
-
-    db: str | None = None
-    json: bool = False
-    jsonl: bool = False
-    quiet: bool = False
-    color: bool | None = None  # None: rich decides (a terminal, NO_COLOR)
-
-    def reset(self) -> None:
-        self.db, self.json, self.jsonl, self.quiet, self.color = None, False, False, False, None
-
-
-GLOBAL = Globals()
 AsOfOption = Annotated[
     str | None,
     typer.Option("--as-of", metavar="DATE", help="Judge freshness as of this date or time (ISO-8601) instead of "
@@ -96,7 +96,7 @@ def out_folder(s: Settings, out: Path | None) -> Path:
 
 
 def handles_errors(func: F) -> F:
-    """Turn expected failures into one line `Error: …` on stderr and their exit code.
+    """Turn expected failures into one line `Error: …` on stderr and their exit code (`base.expected_failure`).
 
     Rows the readers skipped as unreadable (`unreadable.note_unreadable`) are named in one line `Warning: …`."""
 
@@ -108,27 +108,16 @@ def handles_errors(func: F) -> F:
         _apply_globals(kwargs)
         with collect_unreadable() as skipped:
             try:
-                _check_arguments([*args, *kwargs.values()])
+                check_arguments([*args, *kwargs.values()])
                 return func(*args, **kwargs)
-            except FactregError as exc:
-                failed = True
-                print_error(exc)
-                raise typer.Exit(exc.exit_code) from None
-            except KeyboardInterrupt:
-                print("Error: interrupted", file=sys.stderr)
-                raise typer.Exit(130) from None
-            except BrokenPipeError:
-                raise typer.Exit(0) from None
+            except (FactregError, KeyboardInterrupt, BrokenPipeError) as exc:
+                failed = isinstance(exc, FactregError)
+                raise typer.Exit(expected_failure(exc) or 0) from None  # one of the three: never None
             finally:
                 if skipped and not failed:
                     warn_unreadable(skipped)
 
     return cast(F, wrapper)
-
-
-def print_error(exc: FactregError) -> None:
-    """The one `Error: …` line of an expected failure on stderr: redacted, control characters made visible."""
-    print(visible(redact(exc.line())), file=sys.stderr)
 
 
 def _apply_globals(kwargs: dict[str, Any]) -> None:
@@ -139,27 +128,6 @@ def _apply_globals(kwargs: dict[str, Any]) -> None:
         kwargs["jsonl"] = kwargs["jsonl"] or GLOBAL.jsonl
     if "json_out" in kwargs:
         kwargs["json_out"] = kwargs["json_out"] or GLOBAL.json or (GLOBAL.jsonl and "jsonl" not in kwargs)
-
-
-def _check_arguments(values: list[Any]) -> None:
-    """Refuse an argument that is not valid text: a lone surrogate (bytes in argv that are not UTF-8)."""
-    from factreg.errors import UsageError
-
-    for value in values:
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            try:
-                str(item).encode("utf-8")
-            except UnicodeEncodeError:
-                raise UsageError(f"an argument is not valid UTF-8 text: {str(item).encode('utf-8', 'replace')!r}"
-                                 ) from None
-
-
-def warn_unreadable(skipped: dict[str, str], shown: int = 5) -> None:
-    """One line on stderr naming the rows a command skipped because they cannot be read."""
-    parts = [f"{key} ({why})" for key, why in list(skipped.items())[:shown]]
-    more = f"; and {len(skipped) - shown} more" if len(skipped) > shown else ""
-    print(visible(redact(f"Warning: skipped {len(skipped)} unreadable row(s): {'; '.join(parts)}{more}")),
-          file=sys.stderr)
 
 
 _WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
@@ -199,82 +167,8 @@ def number(option: str) -> Callable[[Any], float]:
     return parse
 
 
-def emit_json(data: Any) -> None:
-    """Pure JSON on stdout (every string redacted): containers of containers indented, flat ones on a line."""
-    from factreg import jsontext
-
-    text = secrets.dumps(data, encode=jsontext.dumps, ensure_ascii=False, allow_nan=False)
-    sys.stdout.write(jsontext.printable(text))
-    sys.stdout.write("\n")
-
-
-def emit(text: str) -> None:
-    """Data lines on stdout, redacted, control characters made visible."""
-    sys.stdout.write(visible(redact(text)))
-
-
-def settings(db: str | None) -> Settings:
-    from factreg import config
-
-    return config.resolve(db or GLOBAL.db)
-
-
-def open_registry(db: str | None, create: bool = True) -> tuple[Settings, Registry]:
-    """The resolved settings and the opened, migrated registry."""
-    from factreg.registry import retention
-    from factreg.registry.store import Registry
-
-    s = settings(db)
-    restore_text_copy(s)
-    return s, Registry(s.db_url, create=create, raw_runs=retention.raw_runs(s))
-
-
-def restore_text_copy(s: Settings) -> None:
-    """A checkout with `.factreg/registry.jsonl` and no registry.db (a fresh clone, CI): build it first, and say so."""
-    from factreg.registry import snapshot
-
-    if snapshot.location(s) is None:
-        return
-    built = snapshot.restore(s)
-    if built is not None:
-        info(f"Built the local registry from .factreg/{snapshot.FILE} ({built.get('facts', 0)} fact(s), "
-             f"{built.get('decisions', 0)} decision(s)); its methods are not trusted here: `factreg verify "
-             "--trust-imported` runs them")
-
-
 def min_uptime(s: Settings) -> float:
     return float(s.min_uptime_s)
-
-
-def console(stderr: bool = False) -> Console:
-    from rich.console import Console
-
-    class RedactingConsole(Console):
-        """A console whose printed strings are redacted (tables from `make_table()` redact their cells)."""
-
-        def print(self, *objects: Any, **kwargs: Any) -> None:
-            super().print(*(visible(redact(o)) if isinstance(o, str) else o for o in objects), **kwargs)
-
-    # No markup: text from a user or a file (`[/bold]` in a condition) is printed as it is; styled lines pass
-    # markup=True with every user part through `rich.markup.escape`.
-    import os
-
-    color: dict[str, Any] = {}
-    if GLOBAL.color is True:
-        color = {"force_terminal": True, "no_color": False}
-    elif GLOBAL.color is False or os.environ.get("NO_COLOR"):
-        color = {"color_system": None}  # no escape codes at all, bold included (https://no-color.org)
-    quiet = stderr and GLOBAL.quiet
-    out = RedactingConsole(stderr=stderr, highlight=False, soft_wrap=False, markup=False, quiet=quiet, **color)
-    if not out.is_terminal:
-        out.width = max(out.width, PIPED_WIDTH)  # piped output: whole lines, not an 80-column wrap
-    return out
-
-
-def info(message: str) -> None:
-    """A line for people, on stderr (stdout is data); --quiet leaves it out."""
-    if not GLOBAL.quiet:
-        print(visible(redact(message)), file=sys.stderr)
 
 
 def make_table(**kwargs: Any) -> Table:
@@ -294,21 +188,6 @@ FormatOption = Annotated[
                  "--json), github (workflow commands: annotations on a pull request) or sarif (SARIF 2.1.0, for code "
                  "scanning).", show_default=False),
 ]
-
-
-def emit_findings(fmt: str, findings: Any, rules: Any = None, properties: Any = None) -> None:
-    """Findings (factreg.cli.formats.Finding) on stdout in an output format with a renderer (github, sarif, or
-    a plugin's), text or JSON as the format produces."""
-    from factreg import plugins
-    from factreg.errors import UsageError
-
-    spec = plugins.output_format(fmt)
-    if spec is None or spec.render is None:
-        raise UsageError(f"--format {fmt} has no renderer for findings")
-    if spec.produces == "json":
-        emit_json(plugins.load(spec.render)(findings, rules, properties))
-    else:
-        emit(plugins.load(spec.render)(findings, rules, properties))
 
 
 # `list`, `status` and `history`: which rows, in which order, with which columns.
@@ -447,7 +326,6 @@ def terminal_width() -> int | None:
 
 
 # Piped output is never narrower than this (`console`): a line or table that fits is printed whole by rich.
-PIPED_WIDTH = 160
 # Characters rich gives one column each (tests/test_cli_plain.py checks every one against rich.cells): printable
 # ASCII, Latin-1 and Latin Extended-A but the soft hyphen, dashes, quotes, bullets and the ellipsis, arrows, − ≤ ≥.
 _ONE_COLUMN = ((0x20, 0x7E), (0xA1, 0xAC), (0xAE, 0x17F), (0x2010, 0x2027), (0x2190, 0x2199), (0x2212, 0x2212),

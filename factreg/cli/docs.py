@@ -5,33 +5,26 @@ Exit codes: 0 clean, 1 findings, 2 usage or configuration error, 3 could not ver
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from factreg.cli import quick
 from factreg.cli.common import (
     AsOfOption,
     DbOption,
     FormatOption,
     JsonFlag,
     emit,
-    emit_findings,
     emit_json,
     handles_errors,
     info,
-    open_registry,
     settings,
 )
 
 if TYPE_CHECKING:
-    from factreg.cli.formats import Finding as CiFinding
-    from factreg.config import Settings
-    from factreg.docs.changed import Changes
-    from factreg.docs.findings import Finding
-    from factreg.docs.scan import Scan
-    from factreg.registry.store import Registry
+    pass
 
 docs_app = typer.Typer(
     help="Citations of facts in Markdown (<!-- fact: ID -->text<!-- /fact -->): check, sync, cites, lint.",
@@ -71,30 +64,6 @@ def register(app: typer.Typer) -> None:
     app.add_typer(docs_app, name="docs")
 
 
-def _paths(paths: list[Path] | None, s: Settings) -> list[Path]:
-    if paths:
-        return list(paths)
-    roots = s.get("docs.roots", ["."])
-    if isinstance(roots, str):
-        roots = [roots]
-    return [s.root / r for r in roots]
-
-
-def _changed(roots: list[Path], ref: str | None) -> tuple[list[Path], Changes | None]:
-    """The documents to read: all under `roots`, or with --changed-since only the changed ones."""
-    if ref is None:
-        return roots, None
-    from factreg.docs import changed
-
-    changes = changed.since(ref)
-    return changed.documents(roots, changes), changes
-
-
-def _debt_line(command: str, debt: int, ref: str | None, what: str) -> None:
-    if ref is not None:
-        info(f"{command}: {debt} existing {what} on lines unchanged since {ref} (debt, not judged)")
-
-
 JobsOption = Annotated[
     int | None,
     typer.Option(
@@ -114,44 +83,6 @@ NoCacheOption = Annotated[
         help="Read and lint every file, neither using nor filling the document cache (FACTREG_CACHE_DIR).",
     ),
 ]
-
-
-def _scan(roots: list[Path], no_cache: bool, **kwargs: Any) -> Scan:
-    """factreg.docs.scan.scan with the document cache, unless --no-cache or it cannot be used (then a warning
-    says why, and the run goes on without it)."""
-    from factreg.docs.scan import scan
-
-    cache = None
-    if not no_cache:
-        from factreg.docs import cache as dc
-
-        try:
-            cache = dc.DocCache.open()
-        except dc.CacheError as exc:
-            if "turned off" not in str(exc):
-                info(f"warning: document cache not used: {exc}")
-    try:
-        result = scan(roots, cache=cache, **kwargs)
-    finally:
-        if cache is not None:
-            cache.close()
-    if result.cache_problem:
-        info(f"warning: document cache not used: {result.cache_problem}")
-    if result.odd_names:
-        from factreg import terminal
-
-        names = ", ".join(terminal.name(p) for p in result.odd_names[:5])
-        more = f" and {len(result.odd_names) - 5} more" if len(result.odd_names) > 5 else ""
-        info(f"warning: {len(result.odd_names)} file name(s) not UTF-8, read and shown with \\xNN escapes: "
-             f"{names}{more}")
-    return result
-
-
-def _registry_opener(db: str | None) -> Callable[[], Registry]:
-    def opener() -> Registry:
-        return open_registry(db, create=False)[1]
-
-    return opener
 
 
 @handles_errors
@@ -175,66 +106,10 @@ def check(
     when a marker's text differs from the registry, or a file or marker cannot be read; with --lint, also when
     there are unsourced claims (listed after the problems; in --json under "claims").
     """
-    from factreg import clock
-    from factreg.cli import formats, progress
-    from factreg.docs import check as chk
-
-    out_format = formats.choose(fmt, json_out)
-    s = settings(db)
-    roots, changes = _changed(_paths(paths, s), changed_since)
-    with progress.bar("reading documents", None, minimum=0) as step:
-        scanned = _scan(roots, no_cache, config=s.file_config, lint=with_lint, jobs=jobs, progress=step)
-    docs = scanned.docs
-    rules = lint_rules(s, None, None, False) if with_lint else frozenset()
-    claims = [f for f in scanned.findings if f.kind == "claim" and f.rule in rules]
-    if changes is not None:
-        claims = [f for f in claims if changes.changed(f.path, f.line)]
-    with clock.as_of(as_of):
-        index = (chk.load_index(_registry_opener(db)(), s.file_config, chk.cited_ids(docs))
-                 if chk.needs_registry(docs) else {})
-        problems = chk.check_scanned(docs, index)
-    debt: list[chk.Problem] = []
-    if changes is not None:
-        debt = [p for p in problems if not changes.changed(p.path, p.line)]
-        problems = [p for p in problems if changes.changed(p.path, p.line)]
-    n_markers = sum(len(d.markers) for d in docs)
-    if out_format == "json":
-        emit_json(
-            {
-                "problems": [p.as_json() for p in problems],
-                "markers": n_markers,
-                "documents_with_markers": sum(1 for d in docs if d.markers),
-                **({"changed_since": changed_since, "existing_debt": len(debt)} if changes is not None else {}),
-                **({"claims": _findings_json(claims)} if with_lint else {}),
-            }
-        )
-    elif out_format != "text":  # github, sarif or a plugin's format
-        emit_findings(
-            out_format,
-            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems]
-            + _lint_findings(claims),  # with --lint, the claims under their rules' ids
-            rules=_rule_docs() if claims else None,
-            properties={"existingDebt": len(debt)} if changes is not None else None,
-        )
-    else:
-        out = []
-        for p in problems:
-            head = f"{p.path}:{p.line}:{p.col}: " + (f"{p.fact_id}: " if p.fact_id else "") + f"{p.kind}: {p.message}"
-            out.append(head)
-            out.extend(f"    {d}" for d in p.diff)
-            if p.fix:
-                out.append(f"    fix: {p.fix}")
-        if out:
-            emit("\n".join(out) + "\n")
-        if claims:
-            emit(_findings_text(claims))
-    files = len({p.path for p in problems})
-    info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
-    _debt_line("docs check", len(debt), changed_since, "problem(s)")
-    if with_lint:
-        info(f"docs lint: {len(claims)} unsourced claim(s) in {len({f.path for f in claims})} file(s)")
-    if problems or claims:
-        raise typer.Exit(1)
+    code = quick.check(paths, no_cache=no_cache, as_of=as_of, json_out=json_out, db=db,
+                       changed_since=changed_since, fmt=fmt, with_lint=with_lint, jobs=jobs)
+    if code:
+        raise typer.Exit(code)
 
 
 @handles_errors
@@ -256,9 +131,9 @@ def sync(
     from factreg.docs import walk
 
     s = settings(db)
-    roots = _paths(paths, s)
+    roots = quick.doc_paths(paths, s)
     docs = chk.scan(roots, s.file_config)
-    index = chk.load_index(_registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
+    index = chk.load_index(quick.registry_opener(db)(), s.file_config) if chk.needs_registry(docs) else {}
     result = sy.sync_scanned(docs, index, dry_run=dry_run, roots=roots, max_bytes=walk.max_bytes(s.file_config))
     if json_out:
         emit_json(
@@ -299,7 +174,7 @@ def cites(
 
     check_id(fact_id)
     s = settings(db)
-    found = find_citations(_paths(paths, s), fact_id)
+    found = find_citations(quick.doc_paths(paths, s), fact_id)
     if json_out:
         emit_json([{"path": str(c.path), "line": c.line, "fact_id": c.fact_id, "text": c.text} for c in found])
     elif found:
@@ -356,49 +231,23 @@ def lint(
     the facts that could back each; --fix cites those with exactly one citable fact whose marker renders the text
     as written (never a refuted, superseded, stale, cold or few_samples fact), then lists what is left.
     """
-    from factreg.cli import formats
-
     if explain is not None:
-        emit(_explain(explain))
+        emit(quick.explain_rule(explain))
         return
-    s = settings(db)
-    rules = lint_rules(s, select, ignore, every_rule)
     if suggest or fix:
+        s = settings(db)
+        quick.lint_rules(s, select, ignore, every_rule)  # an unknown rule id is refused here too
         if include_code or targets:
             from factreg.errors import UsageError
 
             raise UsageError("--suggest and --fix read prose only: drop --include-code and --targets")
-        _suggest_or_fix(_paths(paths, s), db, fix, json_out)
+        _suggest_or_fix(quick.doc_paths(paths, s), db, fix, json_out)
         return
-    out_format = formats.choose(fmt, json_out)
-    roots, changes = _changed(_paths(paths, s), changed_since)
-    findings = _scan(
-        roots, no_cache, check=False, lint=True, include_code=include_code, targets=targets, jobs=jobs
-    ).findings
-    findings = [f for f in findings if f.rule in rules]
-    debt = 0
-    if changes is not None:
-        kept = [f for f in findings if changes.changed(f.path, f.line)]
-        debt = sum(1 for f in findings if f.kind == "claim") - sum(1 for f in kept if f.kind == "claim")
-        findings = kept
-    claims = [f for f in findings if f.kind == "claim"]
-    if out_format in ("github", "sarif"):
-        emit_findings(
-            out_format,
-            _lint_findings(findings),
-            rules=_rule_docs(),
-            properties={"existingDebt": debt} if changes is not None else None,
-        )
-    elif out_format == "json":
-        emit_json(_findings_json(findings))
-    elif findings:
-        emit(_findings_text(findings))
-    info(f"docs lint: {len(claims)} unsourced claim(s) in {len({str(f.path) for f in claims})} file(s)")
-    if targets:
-        info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
-    _debt_line("docs lint", debt, changed_since, "unsourced claim(s)")
-    if claims:
-        raise typer.Exit(1)
+    code = quick.lint(paths, no_cache=no_cache, include_code=include_code, targets=targets,
+                      changed_since=changed_since, fmt=fmt, json_out=json_out, jobs=jobs, db=db, select=select,
+                      ignore=ignore, every_rule=every_rule)
+    if code:
+        raise typer.Exit(code)
 
 
 def _suggest_or_fix(roots: list[Path], db: str | None, fix: bool, json_out: bool) -> None:
@@ -406,7 +255,7 @@ def _suggest_or_fix(roots: list[Path], db: str | None, fix: bool, json_out: bool
     from factreg.docs import suggest as sg
     from factreg.docs import walk
 
-    facts = list(chk.load_index(_registry_opener(db)(), settings(db).file_config).values())
+    facts = list(chk.load_index(quick.registry_opener(db)(), settings(db).file_config).values())
     cited: list[sg.Suggestion] = []
     if fix:
         result = sg.fix_paths(roots, facts)
@@ -426,7 +275,7 @@ def _suggest_or_fix(roots: list[Path], db: str | None, fix: bool, json_out: bool
         out = []
         for x in found:
             f = x.finding
-            out.append(f"{f.path}:{f.line}:{f.col}: {f.text} ({_value_unit(f)})")
+            out.append(f"{f.path}:{f.line}:{f.col}: {f.text} ({quick.value_unit(f)})")
             out.extend(
                 f"    {c.fact_id}  {c.text}  [{c.status}{', ' + ', '.join(c.flags) if c.flags else ''}]"
                 f"{'  named by: ' + ', '.join(c.words) if c.words else ''}"
@@ -476,8 +325,9 @@ def coverage(
         raise UsageError(f"--fail-under is a percentage from 0 to 100, got {fail_under:g}")
     s = settings(db)
     with clock.as_of(as_of):
-        scanned = _scan(_paths(paths, s), no_cache, config=s.file_config, check=True, lint=True, jobs=jobs)
-        result = cov.tally(scanned, lambda: chk.load_index(_registry_opener(db)(), s.file_config))
+        scanned = quick.scan(quick.doc_paths(paths, s), no_cache, config=s.file_config, check=True, lint=True,
+                             jobs=jobs)
+        result = cov.tally(scanned, lambda: chk.load_index(quick.registry_opener(db)(), s.file_config))
     if json_out:
         emit_json(result.as_json())
     else:
@@ -500,84 +350,3 @@ def coverage(
         raise typer.Exit(1)
 
 
-LINT_FIX = (
-    "cite a fact: <!-- fact: ID -->the number<!-- /fact --> (record it first with `factreg record`), reword it, "
-    "or mark a target, limit or setting as such"
-)
-
-
-def _findings_json(findings: list[Finding]) -> list[dict[str, Any]]:
-    from dataclasses import fields
-
-    from factreg.docs.findings import Finding
-
-    # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (only the
-    # experiment bench/claimmodel.py makes other findings), so the JSON keeps its keys
-    names = [f.name for f in fields(Finding) if f.name != "by"]
-    return [{k: (str(v) if isinstance(v, Path) else v) for k in names for v in (getattr(f, k),)} for f in findings]
-
-
-def _findings_text(findings: list[Finding]) -> str:
-    return "".join(
-        f"{f.path}:{f.line}:{f.col}: {f.rule} {f.text} ({_value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
-        for f in findings
-    )
-
-
-def lint_rules(conf: Settings, select: str | None, ignore: str | None, every: bool) -> frozenset[str]:
-    """The lint rules in force: `--select`/`--ignore` (else `[lint] select`/`ignore`), the preview rules with
-    `--all` or `[lint] preview = true`; UsageError for an id that names no rule."""
-    from factreg.docs.lint.rules import UnknownRule, selected
-    from factreg.errors import UsageError
-
-    chosen = [c for c in select.split(",") if c.strip()] if select is not None else conf.names("lint.select")
-    left = [c for c in ignore.split(",") if c.strip()] if ignore is not None else conf.names("lint.ignore")
-    preview = every or str(conf.get("lint.preview", "false")).strip().lower() in ("true", "1", "yes", "on")
-    try:
-        return selected(chosen or None, left, preview)
-    except UnknownRule as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _explain(rule_id: str) -> str:
-    from factreg.docs.lint.rules import UnknownRule, by_id, explain
-    from factreg.errors import UsageError
-
-    try:
-        return explain(by_id(rule_id))
-    except UnknownRule as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _lint_findings(findings: list[Finding]) -> list[CiFinding]:
-    """The lint's findings as formats.Finding (GitHub annotations, SARIF results), each under its rule's id."""
-    from factreg.cli import formats
-
-    return [
-        formats.Finding(
-            f.rule,
-            f"{f.rule} unsourced performance claim {f.text!r} ({_value_unit(f)})"
-            if f.kind == "claim"
-            else f"{f.rule} target, limit or setting {f.text!r} (not a claim)",
-            str(f.path),
-            f.line,
-            f.col,
-            "error" if f.kind == "claim" else "note",
-            LINT_FIX if f.kind == "claim" else "",
-        )
-        for f in findings
-    ]
-
-
-def _rule_docs() -> dict[str, str]:
-    """SARIF's rule descriptions: each lint rule's one-line doc."""
-    from factreg.docs.lint.rules import all_rules
-
-    return {r.id: f"{r.name}: {r.doc}" for r in all_rules()}
-
-
-def _value_unit(f: Finding) -> str:
-    value = f.value
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"{value} {f.unit}".strip() if value is not None else str(f.unit or "")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from factreg.cli.common import GLOBAL, console
+from factreg.cli.base import GLOBAL, console
 
 Step = Callable[..., None]
 

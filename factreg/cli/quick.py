@@ -1,0 +1,335 @@
+"""The commands a hook, an agent or a script calls most, in the plain forms they call them (`docs lint PATH…`,
+`docs check PATH…`, each with or without `--no-cache`, and `cite ID`), answered without importing typer; the
+bodies of those commands, which the command line (cli/docs.py, cli/agents.py) calls for every form; and the
+helpers of the docs commands.
+
+`main(args)` answers a plain form and returns its exit code, or None for anything else (another option, `--help`,
+`--`, an empty or dash-led word, a global option): the command line answers that. A body returns its exit code and
+prints what the command prints; `base.run_body` handles its failures as the command line's error decorator does.
+tests/test_quick.py holds both paths to the same output and exit code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from factreg.cli.base import emit, emit_findings, emit_json, info, open_registry, settings
+
+if TYPE_CHECKING:
+    from factreg.cli.formats import Finding as CiFinding
+    from factreg.config import Settings
+    from factreg.docs.changed import Changes
+    from factreg.docs.findings import Finding
+    from factreg.docs.scan import Scan
+    from factreg.registry.store import Registry
+
+# the options each plain form takes, besides its words (paths, or the one id)
+_PLAIN = {("docs", "lint"): {"--no-cache"}, ("docs", "check"): {"--no-cache"}, ("cite",): set()}
+
+
+def main(args: list[str]) -> int | None:
+    """The exit code of a plain form after running it, or None when the command line must answer `args`."""
+    from factreg.cli.base import run_body
+
+    for words, options in _PLAIN.items():
+        if tuple(args[:len(words)]) != words:
+            continue
+        rest = args[len(words):]
+        if not all(a and (a in options or not a.startswith("-")) for a in rest):
+            return None
+        given = [a for a in rest if not a.startswith("-")]
+        no_cache = "--no-cache" in rest
+        if words == ("cite",):
+            return run_body(cite, given[0]) if len(given) == 1 else None
+        body = lint if words[1] == "lint" else check
+        return run_body(body, [Path(p) for p in given] or None, no_cache=no_cache)
+    return None
+
+
+def lint(
+    paths: list[Path] | None,
+    *,
+    no_cache: bool = False,
+    include_code: bool = False,
+    targets: bool = False,
+    changed_since: str | None = None,
+    fmt: str | None = None,
+    json_out: bool = False,
+    jobs: int | None = None,
+    db: str | None = None,
+    select: str | None = None,
+    ignore: str | None = None,
+    every_rule: bool = False,
+) -> int:
+    """`docs lint` (without --explain, --suggest or --fix): the unsourced claims, exit 1 when there are any."""
+    from factreg.cli import formats
+
+    s = settings(db)
+    rules = lint_rules(s, select, ignore, every_rule)
+    out_format = formats.choose(fmt, json_out)
+    roots, changes = changed_only(doc_paths(paths, s), changed_since)
+    findings = scan(
+        roots, no_cache, check=False, lint=True, include_code=include_code, targets=targets, jobs=jobs
+    ).findings
+    findings = [f for f in findings if f.rule in rules]
+    debt = 0
+    if changes is not None:
+        kept = [f for f in findings if changes.changed(f.path, f.line)]
+        debt = sum(1 for f in findings if f.kind == "claim") - sum(1 for f in kept if f.kind == "claim")
+        findings = kept
+    claims = [f for f in findings if f.kind == "claim"]
+    if out_format in ("github", "sarif"):
+        emit_findings(
+            out_format,
+            lint_findings(findings),
+            rules=rule_docs(),
+            properties={"existingDebt": debt} if changes is not None else None,
+        )
+    elif out_format == "json":
+        emit_json(findings_json(findings))
+    elif findings:
+        emit(findings_text(findings))
+    info(f"docs lint: {len(claims)} unsourced claim(s) in {len({str(f.path) for f in claims})} file(s)")
+    if targets:
+        info(f"docs lint: {len(findings) - len(claims)} target(s), limit(s) or setting(s)")
+    debt_line("docs lint", debt, changed_since, "unsourced claim(s)")
+    return 1 if claims else 0
+
+
+def check(
+    paths: list[Path] | None,
+    *,
+    no_cache: bool = False,
+    as_of: str | None = None,
+    json_out: bool = False,
+    db: str | None = None,
+    changed_since: str | None = None,
+    fmt: str | None = None,
+    with_lint: bool = False,
+    jobs: int | None = None,
+) -> int:
+    """`docs check`: every cited fact and marker judged, exit 1 on a problem (or, with --lint, a claim)."""
+    from factreg import clock
+    from factreg.cli import formats, progress
+    from factreg.docs import check as chk
+
+    out_format = formats.choose(fmt, json_out)
+    s = settings(db)
+    roots, changes = changed_only(doc_paths(paths, s), changed_since)
+    with progress.bar("reading documents", None, minimum=0) as step:
+        scanned = scan(roots, no_cache, config=s.file_config, lint=with_lint, jobs=jobs, progress=step)
+    docs = scanned.docs
+    rules = lint_rules(s, None, None, False) if with_lint else frozenset()
+    claims = [f for f in scanned.findings if f.kind == "claim" and f.rule in rules]
+    if changes is not None:
+        claims = [f for f in claims if changes.changed(f.path, f.line)]
+    with clock.as_of(as_of):
+        index = (chk.load_index(registry_opener(db)(), s.file_config, chk.cited_ids(docs))
+                 if chk.needs_registry(docs) else {})
+        problems = chk.check_scanned(docs, index)
+    debt: list[chk.Problem] = []
+    if changes is not None:
+        debt = [p for p in problems if not changes.changed(p.path, p.line)]
+        problems = [p for p in problems if changes.changed(p.path, p.line)]
+    n_markers = sum(len(d.markers) for d in docs)
+    if out_format == "json":
+        emit_json(
+            {
+                "problems": [p.as_json() for p in problems],
+                "markers": n_markers,
+                "documents_with_markers": sum(1 for d in docs if d.markers),
+                **({"changed_since": changed_since, "existing_debt": len(debt)} if changes is not None else {}),
+                **({"claims": findings_json(claims)} if with_lint else {}),
+            }
+        )
+    elif out_format != "text":  # github, sarif or a plugin's format
+        emit_findings(
+            out_format,
+            [formats.Finding(p.kind, p.message, p.path, p.line, p.col, "error", p.fix, p.fact_id) for p in problems]
+            + lint_findings(claims),  # with --lint, the claims under their rules' ids
+            rules=rule_docs() if claims else None,
+            properties={"existingDebt": len(debt)} if changes is not None else None,
+        )
+    else:
+        out = []
+        for p in problems:
+            head = f"{p.path}:{p.line}:{p.col}: " + (f"{p.fact_id}: " if p.fact_id else "") + f"{p.kind}: {p.message}"
+            out.append(head)
+            out.extend(f"    {d}" for d in p.diff)
+            if p.fix:
+                out.append(f"    fix: {p.fix}")
+        if out:
+            emit("\n".join(out) + "\n")
+        if claims:
+            emit(findings_text(claims))
+    files = len({p.path for p in problems})
+    info(f"docs check: {n_markers} citation(s), {len(problems)} problem(s) in {files} file(s)")
+    debt_line("docs check", len(debt), changed_since, "problem(s)")
+    if with_lint:
+        info(f"docs lint: {len(claims)} unsourced claim(s) in {len({f.path for f in claims})} file(s)")
+    return 1 if problems or claims else 0
+
+
+def cite(fact_id: str, format_: str | None = None, asof: bool = False, json_out: bool = False,
+         db: str | None = None) -> int:
+    """`cite`: the citation marker for a fact; exit 1 when the fact should not be cited."""
+    from factreg.agents.tools import Tools
+
+    s, reg = open_registry(db, create=False)
+    advice = Tools(reg, s).cite(fact_id, format_, asof)
+    if json_out:
+        emit_json(advice)
+    else:
+        emit(advice["marker"] + "\n")
+    if advice.get("replaces"):
+        info(f"{fact_id} is superseded: this cites {advice['fact_id']}")
+    if advice["why_not"]:
+        info(f"{advice['fact_id']} should not be cited: {advice['why_not']}")
+        return 1
+    return 0
+
+
+def doc_paths(paths: list[Path] | None, s: Settings) -> list[Path]:
+    if paths:
+        return list(paths)
+    roots = s.get("docs.roots", ["."])
+    if isinstance(roots, str):
+        roots = [roots]
+    return [s.root / r for r in roots]
+
+
+def changed_only(roots: list[Path], ref: str | None) -> tuple[list[Path], Changes | None]:
+    """The documents to read: all under `roots`, or with --changed-since only the changed ones."""
+    if ref is None:
+        return roots, None
+    from factreg.docs import changed
+
+    changes = changed.since(ref)
+    return changed.documents(roots, changes), changes
+
+
+def debt_line(command: str, debt: int, ref: str | None, what: str) -> None:
+    if ref is not None:
+        info(f"{command}: {debt} existing {what} on lines unchanged since {ref} (debt, not judged)")
+
+
+def scan(roots: list[Path], no_cache: bool, **kwargs: Any) -> Scan:
+    """factreg.docs.scan.scan with the document cache, unless --no-cache or it cannot be used (then a warning
+    says why, and the run goes on without it)."""
+    from factreg.docs import scan as sc
+
+    cache = None
+    if not no_cache:
+        from factreg.docs import cache as dc
+
+        try:
+            cache = dc.DocCache.open()
+        except dc.CacheError as exc:
+            if "turned off" not in str(exc):
+                info(f"warning: document cache not used: {exc}")
+    try:
+        result = sc.scan(roots, cache=cache, **kwargs)
+    finally:
+        if cache is not None:
+            cache.close()
+    if result.cache_problem:
+        info(f"warning: document cache not used: {result.cache_problem}")
+    if result.odd_names:
+        from factreg import terminal
+
+        names = ", ".join(terminal.name(p) for p in result.odd_names[:5])
+        more = f" and {len(result.odd_names) - 5} more" if len(result.odd_names) > 5 else ""
+        info(f"warning: {len(result.odd_names)} file name(s) not UTF-8, read and shown with \\xNN escapes: "
+             f"{names}{more}")
+    return result
+
+
+def registry_opener(db: str | None) -> Callable[[], Registry]:
+    def opener() -> Registry:
+        return open_registry(db, create=False)[1]
+
+    return opener
+
+
+LINT_FIX = (
+    "cite a fact: <!-- fact: ID -->the number<!-- /fact --> (record it first with `factreg record`), reword it, "
+    "or mark a target, limit or setting as such"
+)
+
+
+def findings_json(findings: list[Finding]) -> list[dict[str, Any]]:
+    from dataclasses import fields
+
+    from factreg.docs.findings import Finding
+
+    # a Finding holds only strings and numbers: no deep copy needed; `by` is always "rules" here (only the
+    # experiment bench/claimmodel.py makes other findings), so the JSON keeps its keys
+    names = [f.name for f in fields(Finding) if f.name != "by"]
+    return [{k: (str(v) if isinstance(v, Path) else v) for k in names for v in (getattr(f, k),)} for f in findings]
+
+
+def findings_text(findings: list[Finding]) -> str:
+    return "".join(
+        f"{f.path}:{f.line}:{f.col}: {f.rule} {f.text} ({value_unit(f)}){' [target]' if f.kind != 'claim' else ''}\n"
+        for f in findings
+    )
+
+
+def lint_rules(conf: Settings, select: str | None, ignore: str | None, every: bool) -> frozenset[str]:
+    """The lint rules in force: `--select`/`--ignore` (else `[lint] select`/`ignore`), the preview rules with
+    `--all` or `[lint] preview = true`; UsageError for an id that names no rule."""
+    from factreg.docs.lint.rules import UnknownRule, selected
+    from factreg.errors import UsageError
+
+    chosen = [c for c in select.split(",") if c.strip()] if select is not None else conf.names("lint.select")
+    left = [c for c in ignore.split(",") if c.strip()] if ignore is not None else conf.names("lint.ignore")
+    preview = every or str(conf.get("lint.preview", "false")).strip().lower() in ("true", "1", "yes", "on")
+    try:
+        return selected(chosen or None, left, preview)
+    except UnknownRule as exc:
+        raise UsageError(str(exc)) from None
+
+
+def explain_rule(rule_id: str) -> str:
+    from factreg.docs.lint.rules import UnknownRule, by_id, explain
+    from factreg.errors import UsageError
+
+    try:
+        return explain(by_id(rule_id))
+    except UnknownRule as exc:
+        raise UsageError(str(exc)) from None
+
+
+def lint_findings(findings: list[Finding]) -> list[CiFinding]:
+    """The lint's findings as formats.Finding (GitHub annotations, SARIF results), each under its rule's id."""
+    from factreg.cli import formats
+
+    return [
+        formats.Finding(
+            f.rule,
+            f"{f.rule} unsourced performance claim {f.text!r} ({value_unit(f)})"
+            if f.kind == "claim"
+            else f"{f.rule} target, limit or setting {f.text!r} (not a claim)",
+            str(f.path),
+            f.line,
+            f.col,
+            "error" if f.kind == "claim" else "note",
+            LINT_FIX if f.kind == "claim" else "",
+        )
+        for f in findings
+    ]
+
+
+def rule_docs() -> dict[str, str]:
+    """SARIF's rule descriptions: each lint rule's one-line doc."""
+    from factreg.docs.lint.rules import all_rules
+
+    return {r.id: f"{r.name}: {r.doc}" for r in all_rules()}
+
+
+def value_unit(f: Finding) -> str:
+    value = f.value
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value} {f.unit}".strip() if value is not None else str(f.unit or "")
