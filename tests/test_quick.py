@@ -131,3 +131,30 @@ def test_every_other_form_goes_to_the_command_line(args):
     from factreg.cli import quick
 
     assert quick.main(args) is None
+
+
+@pytest.mark.parametrize(("raised", "code", "line"), [
+    (RuntimeError("boom\nsecond line"), 70, "Error: internal error: RuntimeError: boom (traceback in "),
+    (KeyboardInterrupt(), 130, "Error: interrupted"),
+    (BrokenPipeError(), 0, None),
+])
+def test_a_plain_forms_failure_is_one_line_and_the_command_lines_exit_code(raised, code, line, tmp_path, monkeypatch,
+                                                                             capsys):
+    """`base.run_body`, the plain forms' last resort, ends as the command line's decorator and group do."""
+    from factreg.cli import quick
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise raised
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(quick, "scan", broken)
+    assert quick.main(["docs", "lint", "a.md"]) == code
+    err = capsys.readouterr().err
+    if line is None:
+        assert err == ""
+    else:
+        assert err.startswith(line) and err.count("\n") == 1, err
+    if code == 70:
+        trace = Path(err.split("traceback in ", 1)[1].split(";", 1)[0])
+        assert "boom" in trace.read_text()
+        trace.unlink()
