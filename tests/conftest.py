@@ -58,22 +58,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.alone)
 
 
-@pytest.fixture(autouse=True)
-def _machine(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Under pytest-xdist, the run's lock (a file all its workers open): taken exclusively by an `alone` test,
-    shared by every other, for the test's whole set-up, run and tear-down. Without workers, nothing."""
-    worker = getattr(request.config, "workerinput", None)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+    """Under pytest-xdist, the run's lock (a file all its workers open): taken exclusively by an `alone` test, shared
+    by every other, around the test's whole protocol. That holds the fixtures a test sets up or tears down of every
+    scope: a session's PostgreSQL or browser started by the first test that needs it, a module's server stopped
+    after its last test (during the next test's protocol), so none of them runs beside a measurement. Without
+    workers, nothing."""
+    worker = getattr(item.config, "workerinput", None)
     if worker is None:
-        yield
-        return
+        return (yield)
     import fcntl
     import tempfile
 
     path = Path(tempfile.gettempdir()) / f"factreg-tests-{worker['testrunuid']}.lock"
-    alone = request.node.get_closest_marker("alone") is not None
+    alone = item.get_closest_marker("alone") is not None
     with open(path, "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        yield
+        return (yield)
 
 
 @pytest.fixture(autouse=True)
