@@ -1,6 +1,6 @@
 """The entry point (`factreg`, `python -m factreg`): a shell completing a word (`_FACTREG_COMPLETE` set) and
 `factreg --version` are answered before the command line, typer and SQLAlchemy are imported (factreg/complete.py,
-`_version`), and so are the plain forms of `docs lint`, `docs check` and `cite` (factreg/cli/quick.py); everything
+`_version`), and so are the plain forms of `docs lint`, `docs check`, `cite` and `status` (factreg/cli/quick.py); everything
 else goes to the command line, which builds only the command named (factreg/cli)."""
 
 import os
@@ -35,7 +35,7 @@ def main() -> None:
         sys.exit(complete.main())
     if "--version" in sys.argv[1:4] and _version(sys.argv[1:]):
         return
-    if sys.argv[1:2] in (["docs"], ["cite"]):
+    if sys.argv[1:2] in (["docs"], ["cite"], ["status"]):
         from factreg.cli import quick
 
         code = quick.main(sys.argv[1:])

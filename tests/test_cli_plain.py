@@ -1,4 +1,4 @@
-"""Piped output printed without rich (cli/common.py: `plain_table`, `print_lines`) is byte for byte what rich prints,
+"""Piped output printed without rich (cli/tables.py: `plain_table`, `print_lines`) is byte for byte what rich prints,
 and falls back to rich whenever it might not be."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from factreg.cli import common
-from factreg.cli.common import Bold, Column
+from factreg.cli import tables
+from factreg.cli.tables import Bold, Column
 
 # Characters of every kind the plain path must either print as rich does or hand to rich: ASCII (spaces and colons
 # too, for times and emoji codes), the one-column characters factreg writes, letters with accents, a wide character,
@@ -32,19 +32,19 @@ def _both(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, s
     """What `show()` prints through the plain path and through rich alone, and whether the plain path printed
     it itself (without asking rich for a console)."""
     asked: list[bool] = []
-    made = common.console
+    made = tables.console
 
     def console(*args, **kwargs):  # type: ignore[no-untyped-def]
         asked.append(True)
         return made(*args, **kwargs)
 
-    monkeypatch.setattr(common, "console", console)
-    monkeypatch.setattr(common, "plain_stdout", lambda: True)
+    monkeypatch.setattr(tables, "console", console)
+    monkeypatch.setattr(tables, "plain_stdout", lambda: True)
     capsys.readouterr()
     show()
     plain = capsys.readouterr().out
     itself = not asked
-    monkeypatch.setattr(common, "plain_stdout", lambda: False)
+    monkeypatch.setattr(tables, "plain_stdout", lambda: False)
     show()
     return plain, capsys.readouterr().out, itself
 
@@ -53,9 +53,9 @@ def test_one_column_characters_are_one_column_for_rich():
     from rich._emoji_codes import EMOJI
     from rich.cells import cell_len
 
-    wide = [hex(code) for lo, hi in common._ONE_COLUMN for code in range(lo, hi + 1) if cell_len(chr(code)) != 1]
+    wide = [hex(code) for lo, hi in tables._ONE_COLUMN for code in range(lo, hi + 1) if cell_len(chr(code)) != 1]
     assert wide == []
-    assert sorted(name for name in EMOJI if name.isdigit()) == sorted(common._DIGIT_EMOJI)
+    assert sorted(name for name in EMOJI if name.isdigit()) == sorted(tables._DIGIT_EMOJI)
 
 
 def test_piped_tables_print_what_rich_prints(capsys, monkeypatch):
@@ -68,7 +68,7 @@ def test_piped_tables_print_what_rich_prints(capsys, monkeypatch):
         rows = [[_text(rng, longest) for _ in range(ncol)] for _ in range(rng.randint(0, 5))]
         columns = [Column(rng.choice(("id", "value", "n", "status", "flags", "version", "reason")) + str(i), str(i),
                           lambda row, i=i: row[i], justify[i]) for i in range(ncol)]
-        plain, rich, itself = _both(capsys, monkeypatch, lambda rows=rows, columns=columns: common.print_table(rows, columns))
+        plain, rich, itself = _both(capsys, monkeypatch, lambda rows=rows, columns=columns: tables.print_table(rows, columns))
         assert plain == rich, (rows, justify)
         plain_taken += itself
         fallback += not itself
@@ -88,16 +88,16 @@ def test_piped_lines_print_what_rich_prints(capsys, monkeypatch):
                 lines.append([Bold(p) if rng.random() < 0.5 else p for p in parts])
             else:
                 lines.append("  " + _text(rng, rng.choice((10, 40, 200)), clean))
-        plain, rich, itself = _both(capsys, monkeypatch, lambda lines=lines: common.print_lines(lines))
+        plain, rich, itself = _both(capsys, monkeypatch, lambda lines=lines: tables.print_lines(lines))
         assert plain == rich, lines
         plain_taken += itself
         fallback += not itself
     assert plain_taken > 60 and fallback > 60, (plain_taken, fallback)  # both paths were compared
-    assert common.plain_text("  samples: 21.22, 23.50", cell=False)
-    assert common.plain_text("  measured 2026-10-26T02:30:00Z, method manual", cell=False)
-    assert not common.plain_text("note :smile:", cell=False)
-    assert not common.plain_text("中", cell=False)
-    assert not common.plain_text(" padded ")
+    assert tables.plain_text("  samples: 21.22, 23.50", cell=False)
+    assert tables.plain_text("  measured 2026-10-26T02:30:00Z, method manual", cell=False)
+    assert not tables.plain_text("note :smile:", cell=False)
+    assert not tables.plain_text("中", cell=False)
+    assert not tables.plain_text(" padded ")
 
 
 def test_a_forced_terminal_leaves_the_choice_to_rich(monkeypatch):
@@ -105,10 +105,10 @@ def test_a_forced_terminal_leaves_the_choice_to_rich(monkeypatch):
     for var in ("FORCE_COLOR", "TTY_COMPATIBLE"):
         monkeypatch.delenv("FORCE_COLOR", raising=False)
         monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
-        assert common.plain_stdout()
+        assert tables.plain_stdout()
         monkeypatch.setenv(var, "")  # any value, even empty: rich reads it
-        assert not common.plain_stdout()
+        assert not tables.plain_stdout()
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
-    monkeypatch.setattr(common.GLOBAL, "color", True)
-    assert not common.plain_stdout()
+    monkeypatch.setattr(tables.GLOBAL, "color", True)
+    assert not tables.plain_stdout()

@@ -217,6 +217,8 @@ def test_jsonl_is_one_object_a_line(cli, registry) -> None:
 
 
 def test_jsonl_writes_each_object_as_it_is_produced(monkeypatch) -> None:
+    import sys
+
     from factreg.cli import common
 
     class Out:
@@ -231,7 +233,7 @@ def test_jsonl_writes_each_object_as_it_is_produced(monkeypatch) -> None:
             self.pending = ""
 
     out = Out()
-    monkeypatch.setattr(common.sys, "stdout", out)
+    monkeypatch.setattr(sys, "stdout", out)
 
     def rows():  # type: ignore[no-untyped-def]
         yield {"a": 1}
@@ -260,13 +262,13 @@ def test_history_limit_and_sort(cli, registry) -> None:
 
 
 def test_tables_fit_the_terminal_and_never_cut_an_id(registry, monkeypatch) -> None:
-    from factreg.cli import common
+    from factreg.cli import tables
 
     long_id = "g/" + "x" * 70
     record(registry, long_id, 10.0)
     monkeypatch.setenv("COLUMNS", "60")
-    monkeypatch.setattr(common, "console", _terminal_console(60))
-    monkeypatch.setattr(common, "plain_stdout", lambda: False)  # a terminal: not the piped plain path
+    monkeypatch.setattr(tables, "console", _terminal_console(60))
+    monkeypatch.setattr(tables, "plain_stdout", lambda: False)  # a terminal: not the piped plain path
     monkeypatch.setenv("FACTREG_DB", str(registry.url))
     run = CliRunner().invoke(app, ["list"])
     lines = run.stdout.splitlines()
@@ -327,7 +329,7 @@ def _first_command_of_each_module() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("command", "module"), _first_command_of_each_module())
 def test_a_command_imports_its_own_module_of_cli_and_no_other(command, module, tmp_path) -> None:
     """`factreg X` (the real entry point) loads X's module of factreg/cli and none of the other command groups',
-    only the shared ones (application, base, common, panels, progress, formats, quick)."""
+    only the shared ones (application, base, common, panels, progress, formats, quick, tables)."""
     import os
     import subprocess
     import sys
@@ -338,7 +340,7 @@ def test_a_command_imports_its_own_module_of_cli_and_no_other(command, module, t
                        env={**os.environ, "PYTHONPATH": str(root)})
     assert r.returncode == 0, r.stderr
     loaded = {m.removeprefix("factreg.cli.") for m in r.stdout.strip().split(",") if m}
-    assert loaded - {"application", "base", "common", "panels", "progress", "formats", "quick"} == {module}, (
+    assert loaded - {"application", "base", "common", "panels", "progress", "formats", "quick", "tables"} == {module}, (
         command, loaded)
 
 

@@ -1,5 +1,5 @@
 """The plain forms answered without typer (factreg/cli/quick.py: `docs lint PATH…`, `docs check PATH…`, each with
-or without `--no-cache`, and `cite ID`) print what the command line prints for them, byte for byte, on stdout and
+or without `--no-cache`, `cite ID`, and `status` with or without `--json`) print what the command line prints for them, byte for byte, on stdout and
 stderr, with the same exit code; every other form goes to the command line."""
 
 from __future__ import annotations
@@ -99,6 +99,10 @@ def _both(args: list[str | bytes], cwd: Path, **env: str) -> tuple[subprocess.Co
     (["cite", STALE], {}, 1),
     (["cite", "gamebox/none/tg"], {}, None),
     (["cite", "not an id"], {}, None),
+    (["status"], {}, 1),  # a stale fact
+    (["status", "--json"], {}, 1),
+    (["status"], {"GITHUB_ACTIONS": "true"}, 1),  # on GitHub: annotations
+    (["status"], {"FACTREG_DB": "nowhere/registry.db"}, None),
 ])
 def test_a_plain_form_prints_what_the_command_line_prints(args, env, code, project):
     quick, typer_run = _both(args, project, **env)
@@ -115,7 +119,7 @@ def test_a_plain_form_prints_what_the_command_line_prints(args, env, code, proje
 def test_a_broken_configuration_is_the_same_error_line_both_ways(project):
     (project / ".factreg").mkdir()
     (project / ".factreg" / "config.toml").write_text("[docs\nroots = 3\n")
-    for args in (["docs", "lint"], ["docs", "check"], ["cite", FRESH]):
+    for args in (["docs", "lint"], ["docs", "check"], ["cite", FRESH], ["status"]):
         quick, typer_run = _both(args, project, FACTREG_DB="")
         assert quick.returncode == typer_run.returncode == 2, quick.stderr
         assert quick.stderr == typer_run.stderr and quick.stderr.startswith(b"Error: "), quick.stderr
@@ -126,6 +130,7 @@ def test_a_broken_configuration_is_the_same_error_line_both_ways(project):
     ["docs", "lint", ""], ["docs", "lint", "--no-cache=1"], ["docs", "lint", "--json", "a.md"], ["docs"],
     ["docs", "sync", "a.md"], ["docs", "check", "--lint", "a.md"], ["cite"], ["cite", "a/b", "c/d"],
     ["cite", "--json", "a/b"], ["cite", "a/b", "--asof"], ["--db", "x.db", "cite", "a/b"], ["list"],
+    ["status", "--fail-on", "aging"], ["status", "--jsonl"], ["status", "a/b"], ["status", "--json", "-q"],
 ])
 def test_every_other_form_goes_to_the_command_line(args):
     from factreg.cli import quick

@@ -1,7 +1,7 @@
-"""The commands a hook, an agent or a script calls most, in the plain forms they call them (`docs lint PATH…`,
-`docs check PATH…`, each with or without `--no-cache`, and `cite ID`), answered without importing typer; the
-bodies of those commands, which the command line (cli/docs.py, cli/agents.py) calls for every form; and the
-helpers of the docs commands.
+"""The commands a hook, an agent, a cron job or a script calls most, in the plain forms they call them (`docs lint
+PATH…`, `docs check PATH…`, each with or without `--no-cache`, `cite ID`, and `status` with or without `--json`),
+answered without importing typer; the bodies of those commands, which the command line (cli/docs.py,
+cli/agents.py, cli/status.py) calls for every form; and the helpers of the docs commands and of `status`.
 
 `main(args)` answers a plain form and returns its exit code, or None for anything else (another option, `--help`,
 `--`, an empty or dash-led word, a global option): the command line answers that. A body returns its exit code and
@@ -10,11 +10,21 @@ tests/test_quick.py holds both paths to the same output and exit code."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factreg.cli.base import emit, emit_findings, emit_json, info, open_registry, settings
+from factreg.cli.tables import (
+    Column,
+    emit_jsonl,
+    fit_line,
+    pick_columns,
+    print_table,
+    project,
+    select_rows,
+    terminal_width,
+)
 
 if TYPE_CHECKING:
     from factreg.cli.formats import Finding as CiFinding
@@ -23,9 +33,10 @@ if TYPE_CHECKING:
     from factreg.docs.findings import Finding
     from factreg.docs.scan import Scan
     from factreg.registry.store import Registry
+    from factreg.registry.types import FactStatus
 
 # the options each plain form takes, besides its words (paths, or the one id)
-_PLAIN = {("docs", "lint"): {"--no-cache"}, ("docs", "check"): {"--no-cache"}, ("cite",): set()}
+_PLAIN = {("docs", "lint"): {"--no-cache"}, ("docs", "check"): {"--no-cache"}, ("cite",): set(), ("status",): {"--json"}}
 
 
 def main(args: list[str]) -> int | None:
@@ -42,6 +53,8 @@ def main(args: list[str]) -> int | None:
         no_cache = "--no-cache" in rest
         if words == ("cite",):
             return run_body(cite, given[0]) if len(given) == 1 else None
+        if words == ("status",):
+            return run_body(status, json_out="--json" in rest) if not given else None
         body = lint if words[1] == "lint" else check
         return run_body(body, [Path(p) for p in given] or None, no_cache=no_cache)
     return None
@@ -169,6 +182,83 @@ def check(
     if with_lint:
         info(f"docs lint: {len(claims)} unsourced claim(s) in {len({f.path for f in claims})} file(s)")
     return 1 if problems or claims else 0
+
+
+def status(
+    *,
+    fail_on: str = "stale",
+    as_of: str | None = None,
+    since: str | None = None,
+    sort: str | None = None,
+    limit: int | None = None,
+    columns: str | None = None,
+    json_out: bool = False,
+    jsonl: bool = False,
+    db: str | None = None,
+    fmt: str | None = None,
+) -> int:
+    """`status`: every fact's status with why, and the decisions needing review; exit 1 at or above --fail-on."""
+    from factreg import clock
+    from factreg.cli import formats
+    from factreg.registry import freshness
+    from factreg.registry import status as st
+
+    out_format = formats.choose(fmt, json_out)
+    json_out = out_format == "json"
+    freshness.fails("fresh", fail_on)  # validate --fail-on before opening anything
+    available = _columns()
+    chosen = pick_columns(columns, available)
+    with clock.as_of(as_of):
+        s, reg = open_registry(db, create=False)
+        facts = st.statuses(reg, s.file_config)
+        _uncited_retractions(reg, s, facts)
+        summary = st.summary(facts, fail_on)
+        review = _decisions_needing_review(reg, s.file_config, facts)
+        machines = _machine_sides(reg, facts)
+    facts = select_rows(facts, available, sort=sort, since=since, limit=limit)
+    keys = chosen if columns else None
+
+    def with_machine(f: FactStatus) -> dict[str, object]:
+        row = project(f, keys)
+        return {**row, "machine": machines[f["id"]]} if f["id"] in machines and keys is None else row
+
+    if jsonl:
+        emit_jsonl(with_machine(f) for f in facts)
+    elif json_out:
+        emit_json({"facts": [with_machine(f) for f in facts], "summary": summary,
+                   "decisions_needing_review": review})
+    elif out_format != "text":  # github, sarif or a plugin's format
+        emit_findings(out_format, _findings(facts, review, fail_on))
+    elif columns and facts:
+        print_table(facts, chosen)
+    elif facts and terminal_width() is not None:
+        # On a terminal: a table that keeps every id whole, shortening or dropping the other columns.
+        print_table(facts, pick_columns(None, available, ["status", "id", "value", "reason"]))
+        screen = terminal_width()
+        for fid, sides in machines.items():
+            emit(fit_line(f"{fid}: ", f"machine when measured: {sides['fact']}", screen) + "\n"
+                 + fit_line(f"{fid}: ", f"machine at verification: {sides['verification']}", screen) + "\n")
+    elif facts:
+        from factreg.registry import display, freshness
+
+        width = max(len(f["id"]) for f in facts)
+        emit(
+            "".join(
+                f"{freshness.label(f):<18} {f['id']:<{width}}  {display.headline(f)}  {f['status_reason']}\n"
+                + (f"{'':<18} machine when measured: {machines[f['id']]['fact']}\n"
+                   f"{'':<18} machine at verification: {machines[f['id']]['verification']}\n"
+                   if f["id"] in machines else "")
+                for f in facts
+            )
+        )
+    if review and out_format == "text" and not jsonl:
+        emit("".join(
+            f"{'needs review':<18} decision {d['number']}: {d['title']} — {d['review_reason']}\n" for d in review))
+    line = st.summary_line(summary)
+    if review:
+        line += f"; {len(review)} decision(s) need review"
+    info(line)
+    return 1 if summary["failing"] else 0
 
 
 def cite(fact_id: str, format_: str | None = None, asof: bool = False, json_out: bool = False,
@@ -333,3 +423,72 @@ def value_unit(f: Finding) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return f"{value} {f.unit}".strip() if value is not None else str(f.unit or "")
+
+
+# status's helpers
+
+def _uncited_retractions(reg: Registry, s: Any, facts: list[FactStatus]) -> None:
+    """A retracted fact that nothing cites any more (no document, decision or fact) fails nothing: severity 0."""
+    if not any(f["status"] == "retracted" for f in facts):
+        return
+    from factreg.publish import tidy
+
+    uncited = tidy.retracted_uncited(reg, s, facts)
+    for f in facts:
+        if f["id"] in uncited:
+            f["severity"] = 0
+            f["status_reason"] += "; nothing cites it any more"
+
+
+def _findings(facts: list[FactStatus], review: list[dict[str, object]], fail_on: str) -> list[Any]:
+    """Facts that are not fresh (an error at or above --fail-on, else a warning) and decisions needing review."""
+    from factreg.cli.formats import Finding
+    from factreg.registry import freshness
+
+    out = []
+    for f in facts:
+        if f["status"] in ("fresh", "superseded"):
+            continue
+        level = "error" if f["severity"] >= freshness.FAIL_LEVELS[fail_on] else "warning"
+        fix = (f"factreg method {f['id']} --probe URL --body FILE (or --bench -- ARGS), then factreg verify {f['id']}"
+               if freshness.label(f) != f["status"] else f"factreg verify {f['id']}")
+        out.append(Finding(f["status"], f"{f['id']} is {freshness.label(f)}: {f['status_reason']}", level=level,
+                           fact_id=f["id"], fix=fix))
+    for d in review:
+        out.append(Finding("decision_needs_review", f"decision {d['number']}: {d['title']} — {d['review_reason']}",
+                           level="warning", title=f"decision {d['number']} needs review"))
+    return out
+
+
+def _machine_sides(reg: Registry, facts: list[FactStatus]) -> dict[str, dict[str, str]]:
+    """For each refuted or conditions_changed fact: the machine's state and control, measured and verified."""
+    from factreg.measure import machinestate
+
+    return machinestate.for_facts(reg, [f["id"] for f in facts if f["status"] in ("refuted", "conditions_changed")])
+
+
+def _columns() -> list[Column]:
+    from factreg.registry import display, freshness
+
+    return [Column("status", "status", freshness.label),
+            Column("id", "id", lambda f: f["id"]),
+            Column("value", "value", display.headline),
+            Column("reason", "status_reason", lambda f: f["status_reason"]),
+            Column("metric", "metric", lambda f: f["metric"]),
+            Column("measured", "measured_at", lambda f: (f["measured_at"] or "")[:10]),
+            Column("subject", "subject", lambda f: f["subject"] or "—"),
+            Column("severity", "severity", lambda f: str(f["severity"]), "right")]
+
+
+def _decisions_needing_review(
+    reg: Registry, config: Mapping[str, Any], facts: list[FactStatus]
+) -> list[dict[str, object]]:
+    """Open decisions whose cited facts have since changed (none loaded when the registry has no decisions).
+
+    The cited facts' statuses are taken from `facts`, the statuses just computed for every fact."""
+    if not reg.query("SELECT count(*) AS n FROM decision")[0]["n"]:
+        return []
+    from factreg.publish import decisions
+
+    return [{"number": d["number"], "title": d["title"], "review_reason": "; ".join(d["review_reasons"])}
+            for d in decisions.needing_review(reg, config, statuses=facts)]
