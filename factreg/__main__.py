@@ -35,7 +35,7 @@ def main() -> None:
         sys.exit(complete.main())
     if "--version" in sys.argv[1:4] and _version(sys.argv[1:]):
         return
-    if sys.argv[1:2] in (["docs"], ["cite"], ["status"]):
+    if sys.argv[1:2] in (["docs"], ["cite"], ["status"]):  # the first words of quick._PLAIN, before importing it
         from factreg.cli import quick
 
         code = quick.main(sys.argv[1:])

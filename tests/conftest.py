@@ -37,7 +37,7 @@ PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PRO
 
 
 # On several processes (pytest-xdist: the README's `-n auto`), a test that measures or times something runs with
-# the machine to itself: it takes the run's lock alone, and every other test shares it (`_machine`). These are the
+# the machine to itself: it takes the run's lock alone, and every other test shares it (`pytest_runtest_protocol`). These are the
 # tests that run llama.cpp, serve or probe streams, start busy processes, or compare CPU times; a test elsewhere
 # that times something is marked `alone` by hand.
 ALONE_MODULES = frozenset({

@@ -197,27 +197,34 @@ def expected_failure(exc: BaseException) -> int | None:
     return None
 
 
-def run_body(body: Callable[..., int], *args: Any, **kwargs: Any) -> int:
-    """Run a command's typer-free body (cli/quick.py) as the command line runs the command: the arguments checked,
-    expected failures handled as `common.handles_errors` does, unreadable rows named, anything unexpected reported
-    by `internal_error` (exit 70); its exit code."""
-    from factreg.errors import EXIT_INTERNAL
+def run_checked(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, int | None]:
+    """A command's result and None, or None and the exit code of an expected failure (`expected_failure`, its line
+    printed): the arguments checked first, and the rows the readers skipped as unreadable
+    (`unreadable.note_unreadable`) named in one line `Warning: …` unless the command failed. Anything else raised
+    goes on. The one core of `common.handles_errors` (typer's commands) and `run_body` (cli/quick.py's bodies)."""
     from factreg.registry.unreadable import collect_unreadable
 
     failed = False
     with collect_unreadable() as skipped:
         try:
             check_arguments([*args, *kwargs.values()])
-            return body(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - sorted into expected failures and the last resort
-            code = expected_failure(exc)
+            return func(*args, **kwargs), None
+        except (FactregError, KeyboardInterrupt, BrokenPipeError) as exc:
             failed = isinstance(exc, FactregError)
-            if code is not None:
-                return code
-            if not isinstance(exc, Exception):
-                raise  # SystemExit and the like keep their meaning
-            internal_error(exc)
-            return EXIT_INTERNAL
+            return None, expected_failure(exc)
         finally:
             if skipped and not failed:
                 warn_unreadable(skipped)
+
+
+def run_body(body: Callable[..., int], *args: Any, **kwargs: Any) -> int:
+    """Run a command's typer-free body (cli/quick.py) as the command line runs the command (`run_checked`), with
+    anything unexpected reported by `internal_error` (exit 70), as the command line's group does; its exit code."""
+    from factreg.errors import EXIT_INTERNAL
+
+    try:
+        code, failure = run_checked(body, args, kwargs)
+    except Exception as exc:  # noqa: BLE001 - the last resort; SystemExit and the like keep their meaning
+        internal_error(exc)
+        return EXIT_INTERNAL
+    return int(code) if failure is None else failure

@@ -29,6 +29,7 @@ from factreg.cli.base import (  # noqa: F401 - re-exported (implicit_reexport in
     open_registry,
     print_error,
     restore_text_copy,
+    run_checked,
     settings,
     warn_unreadable,
 )
@@ -51,7 +52,6 @@ from factreg.cli.tables import (  # noqa: F401 - re-exported (implicit_reexport 
     select_rows,
     terminal_width,
 )
-from factreg.errors import FactregError
 
 if TYPE_CHECKING:
 
@@ -109,26 +109,17 @@ def out_folder(s: Settings, out: Path | None) -> Path:
 
 
 def handles_errors(func: F) -> F:
-    """Turn expected failures into one line `Error: …` on stderr and their exit code (`base.expected_failure`).
-
-    Rows the readers skipped as unreadable (`unreadable.note_unreadable`) are named in one line `Warning: …`."""
+    """Turn expected failures into one line `Error: …` on stderr and their exit code, and name the rows the readers
+    skipped as unreadable (`base.run_checked`), after filling the command's --db, --json and --jsonl from the
+    global options."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from factreg.registry.unreadable import collect_unreadable
-
-        failed = False
         _apply_globals(kwargs)
-        with collect_unreadable() as skipped:
-            try:
-                check_arguments([*args, *kwargs.values()])
-                return func(*args, **kwargs)
-            except (FactregError, KeyboardInterrupt, BrokenPipeError) as exc:
-                failed = isinstance(exc, FactregError)
-                raise typer.Exit(expected_failure(exc) or 0) from None  # one of the three: never None
-            finally:
-                if skipped and not failed:
-                    warn_unreadable(skipped)
+        result, failure = run_checked(func, args, kwargs)
+        if failure is not None:
+            raise typer.Exit(failure)
+        return result
 
     return cast(F, wrapper)
 

@@ -24,6 +24,7 @@ from factreg.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from factreg.config import Settings
     pass
 
 docs_app = typer.Typer(
@@ -241,7 +242,7 @@ def lint(
             from factreg.errors import UsageError
 
             raise UsageError("--suggest and --fix read prose only: drop --include-code and --targets")
-        _suggest_or_fix(quick.doc_paths(paths, s), db, fix, json_out)
+        _suggest_or_fix(quick.doc_paths(paths, s), s, db, fix, json_out)
         return
     code = quick.lint(paths, no_cache=no_cache, include_code=include_code, targets=targets,
                       changed_since=changed_since, fmt=fmt, json_out=json_out, jobs=jobs, db=db, select=select,
@@ -250,12 +251,12 @@ def lint(
         raise typer.Exit(code)
 
 
-def _suggest_or_fix(roots: list[Path], db: str | None, fix: bool, json_out: bool) -> None:
+def _suggest_or_fix(roots: list[Path], s: Settings, db: str | None, fix: bool, json_out: bool) -> None:
     from factreg.docs import check as chk
     from factreg.docs import suggest as sg
     from factreg.docs import walk
 
-    facts = list(chk.load_index(quick.registry_opener(db)(), settings(db).file_config).values())
+    facts = list(chk.load_index(quick.registry_opener(db)(), s.file_config).values())
     cited: list[sg.Suggestion] = []
     if fix:
         result = sg.fix_paths(roots, facts)
