@@ -1,7 +1,7 @@
 """The entry point (`factreg`, `python -m factreg`): a shell completing a word (`_FACTREG_COMPLETE` set) and
 `factreg --version` are answered before the command line, typer and SQLAlchemy are imported (factreg/complete.py,
-`_version`), and so are the plain forms of `docs lint`, `docs check`, `cite` and `status` (factreg/cli/quick.py); everything
-else goes to the command line, which builds only the command named (factreg/cli)."""
+`_version`), and so are the plain forms of `docs lint`, `docs check`, `cite`, `status` and `list`
+(factreg/cli/quick.py); everything else goes to the command line, which builds only the command named (factreg/cli)."""
 
 import os
 import sys
@@ -35,7 +35,7 @@ def main() -> None:
         sys.exit(complete.main())
     if "--version" in sys.argv[1:4] and _version(sys.argv[1:]):
         return
-    if sys.argv[1:2] in (["docs"], ["cite"], ["status"]):  # the first words of quick._PLAIN, before importing it
+    if sys.argv[1:2] in (["docs"], ["cite"], ["status"], ["list"]):  # quick._PLAIN's first words, before importing it
         from factreg.cli import quick
 
         code = quick.main(sys.argv[1:])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if (module in ALONE_MODULES or item.get_closest_marker("llama") is not None
                 or ALONE_FIXTURES.intersection(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.alone)
+    # On several workers (xdist hands tests out one at a time, in this order: `--maxschedchunk=1` in pyproject.toml),
+    # an `alone` test waits for the test beside it to end. So the `alone` tests run first, one after the other with
+    # nothing to wait for; then a few short shared tests, while the last `alone` ones end; then the long shared ones
+    # (`slow`), which would have kept an `alone` test waiting, and end before the rest, which fill in at the end.
+    alone = [item for item in items if item.get_closest_marker("alone")]
+    slow = [item for item in items if not item.get_closest_marker("alone") and item.get_closest_marker("slow")]
+    rest = [item for item in items if not item.get_closest_marker("alone") and not item.get_closest_marker("slow")]
+    items[:] = alone + rest[:SHARED_FIRST] + slow + rest[SHARED_FIRST:]
+
+
+SHARED_FIRST = 40  # short shared tests between the last `alone` test and the first long shared one
 
 
 @pytest.hookimpl(wrapper=True)
@@ -73,9 +85,18 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
     path = Path(tempfile.gettempdir()) / f"factreg-tests-{worker['testrunuid']}.lock"
     alone = item.get_closest_marker("alone") is not None
+    log = os.environ.get("FACTREG_TEST_LOCK_LOG")  # "worker alone wait held nodeid" a line: where a run idles
     with open(path, "a") as fh:
+        asked = time.monotonic()
         fcntl.flock(fh, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        return (yield)
+        got = time.monotonic()
+        try:
+            return (yield)
+        finally:
+            if log:
+                with open(log, "a", encoding="utf-8") as out:
+                    out.write(f"{worker['workerid']} {int(alone)} {got - asked:.3f} {time.monotonic() - got:.3f} "
+                              f"{item.nodeid}\n")
 
 
 @pytest.fixture(autouse=True)

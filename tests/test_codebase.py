@@ -154,7 +154,9 @@ NO_TABLE = ("typer",)  # piped (as here), a table or a fact's lines are the char
     (["--db", "{db}", "--version"], ()),
     (["--help"], ("typer",)),
     (["show", FACT], NO_TABLE),
-    (["list", "--limit", "20"], NO_TABLE),
+    (["list", "--limit", "20"], ()),  # a plain form: not even typer
+    (["list", "gamebox", "--json"], ()),
+    (["list", "--limit", "20", "--jsonl"], NO_TABLE),
     (["history", FACT], NO_TABLE),
     (["--color", "list", "--limit", "20"], TABLES),  # colour forced: rich decides
     (["status"], ()),
@@ -173,7 +175,8 @@ NO_TABLE = ("typer",)  # piped (as here), a table or a fact's lines are the char
 def test_read_commands_import_no_heavy_library_and_run_no_program(args, allowed, db_path, tmp_path, monkeypatch):
     """The read paths (the real entry point, output piped) load neither SQLAlchemy, SQLModel, httpx, jinja2, git nor
     pydantic, nor rich unless colour is forced, nor socket (no read asks the machine's name), and start no other
-    program; `--version` and the plain forms of `cite`, `docs check`, `docs lint` and `status` not even typer."""
+    program; `--version` and the plain forms of `cite`, `docs check`, `docs lint`, `status` and `list` not even
+    typer."""
     from factreg.registry import facts
     from factreg.registry.store import Registry
 

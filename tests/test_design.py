@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "factreg"
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
@@ -138,6 +140,7 @@ def similar_pairs(cwd: Path, target: str) -> set[frozenset[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_duplicated_code_but_the_deliberate_pairs() -> None:
     """Every pair pylint finds in factreg/ must be listed in docs/design.md as deliberate."""
     unexpected = [sorted(p) for p in similar_pairs(ROOT, "factreg") if p not in deliberate_pairs()]

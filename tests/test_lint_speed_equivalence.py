@@ -98,6 +98,7 @@ def pieces() -> list[str]:
     return sorted(out) + list(PIECES) * 3
 
 
+@pytest.mark.slow
 def test_a_pre_test_never_rejects_a_text_its_pattern_matches() -> None:
     rnd = random.Random(11)
     parts = pieces()

@@ -1,6 +1,7 @@
 """The plain forms answered without typer (factreg/cli/quick.py: `docs lint PATH…`, `docs check PATH…`, each with
-or without `--no-cache`, `cite ID`, and `status` with or without `--json`) print what the command line prints for them, byte for byte, on stdout and
-stderr, with the same exit code; every other form goes to the command line."""
+or without `--no-cache`, `cite ID`, `status` with or without `--json`, `list [PREFIX]` with or without `--limit N` and
+`--json`) print what the command line prints for them, byte for byte, on stdout and stderr, with the same exit code;
+every other form goes to the command line."""
 
 from __future__ import annotations
 
@@ -103,6 +104,14 @@ def _both(args: list[str | bytes], cwd: Path, **env: str) -> tuple[subprocess.Co
     (["status", "--json"], {}, 1),
     (["status"], {"GITHUB_ACTIONS": "true"}, 1),  # on GitHub: annotations
     (["status"], {"FACTREG_DB": "nowhere/registry.db"}, None),
+    (["list"], {}, 0),
+    (["list", "--limit", "2"], {}, 0),
+    (["list", "--limit", "0"], {}, 0),
+    (["list", "gamebox/a3b", "--json", "--limit", "02"], {}, 0),
+    (["list", "--json", "gamebox"], {}, 0),
+    (["list", "gamebox/a3b/old/"], {}, 0),
+    (["list", "not an id"], {}, None),
+    (["list"], {"FACTREG_DB": "nowhere/registry.db"}, None),
 ])
 def test_a_plain_form_prints_what_the_command_line_prints(args, env, code, project):
     quick, typer_run = _both(args, project, **env)
@@ -119,7 +128,7 @@ def test_a_plain_form_prints_what_the_command_line_prints(args, env, code, proje
 def test_a_broken_configuration_is_the_same_error_line_both_ways(project):
     (project / ".factreg").mkdir()
     (project / ".factreg" / "config.toml").write_text("[docs\nroots = 3\n")
-    for args in (["docs", "lint"], ["docs", "check"], ["cite", FRESH], ["status"]):
+    for args in (["docs", "lint"], ["docs", "check"], ["cite", FRESH], ["status"], ["list"]):
         quick, typer_run = _both(args, project, FACTREG_DB="")
         assert quick.returncode == typer_run.returncode == 2, quick.stderr
         assert quick.stderr == typer_run.stderr and quick.stderr.startswith(b"Error: "), quick.stderr
@@ -129,8 +138,11 @@ def test_a_broken_configuration_is_the_same_error_line_both_ways(project):
     ["docs", "lint", "--help"], ["docs", "lint", "-q", "a.md"], ["docs", "lint", "--", "a.md"],
     ["docs", "lint", ""], ["docs", "lint", "--no-cache=1"], ["docs", "lint", "--json", "a.md"], ["docs"],
     ["docs", "sync", "a.md"], ["docs", "check", "--lint", "a.md"], ["cite"], ["cite", "a/b", "c/d"],
-    ["cite", "--json", "a/b"], ["cite", "a/b", "--asof"], ["--db", "x.db", "cite", "a/b"], ["list"],
+    ["cite", "--json", "a/b"], ["cite", "a/b", "--asof"], ["--db", "x.db", "cite", "a/b"],
     ["status", "--fail-on", "aging"], ["status", "--jsonl"], ["status", "a/b"], ["status", "--json", "-q"],
+    ["list", "a/b", "c/d"], ["list", "--limit"], ["list", "--limit", "-1"], ["list", "--limit", "x"],
+    ["list", "--limit=2"], ["list", "--limit", "1", "--limit", "2"], ["list", "--limit", "1234567"],
+    ["list", "--limit", "\u0662"], ["list", "--jsonl"], ["list", "--sort", "value"], ["list", "-q"], ["lists"],
 ])
 def test_every_other_form_goes_to_the_command_line(args):
     from factreg.cli import quick

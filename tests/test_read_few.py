@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from factreg.docs import check as chk
 from factreg.registry import facts
 from factreg.registry.store import Registry
@@ -125,6 +127,7 @@ def _whole_index(monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr(chk, "load_index", lambda reg, config=None, ids=None: real(reg, config))
 
 
+@pytest.mark.slow
 def test_cite_prints_what_the_whole_index_printed(cli, db_path, monkeypatch):
     _build(cli, db_path)
     con = sqlite3.connect(db_path)
@@ -160,6 +163,7 @@ def test_docs_check_prints_what_the_whole_index_printed(cli, db_path, tmp_path, 
             assert (fast.exit_code, fast.stdout, fast.stderr) == (whole.exit_code, whole.stdout, whole.stderr), target
 
 
+@pytest.mark.slow
 def test_load_index_given_ids_holds_them_and_their_successors_as_the_whole_index(cli, db_path):
     registry = _opened(cli, db_path)
     whole = chk.load_index(registry)

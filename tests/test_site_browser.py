@@ -71,6 +71,7 @@ def visible_rows(page: Page) -> list[str]:
     return [a["data-text"].split()[0] for a in rows if "hidden" not in a]  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_the_console_check_sees_errors_and_blocked_requests(browser, tmp_path):
     """The check below can fail: a script error and a request the page's policy blocks both reach the log."""
     page = tmp_path / "bad.html"

@@ -116,22 +116,6 @@ def show(
     _print_fact(data)
 
 
-def _list_columns() -> list[Column]:
-    from factreg.registry import display, freshness
-
-    return [Column("id", "id", lambda f: f["id"]),
-            Column("metric", "metric", lambda f: f["metric"]),
-            Column("value", "value", display.headline),
-            Column("n", "n", lambda f: str(f["n"] or "—"), "right"),
-            Column("status", "status", freshness.label),
-            Column("flags", "flags", lambda f: ", ".join(f["flags"])),
-            Column("measured", "measured_at", lambda f: f["measured_at"][:10]),
-            Column("subject", "subject", lambda f: f["subject"] or "—"),
-            Column("unit", "unit", lambda f: f["unit"]),
-            Column("version", "version", lambda f: str(f["version"]), "right"),
-            Column("reason", "status_reason", lambda f: f.get("status_reason") or "")]
-
-
 @handles_errors
 def list_(
     prefix: Annotated[str | None, typer.Argument(
@@ -153,41 +137,10 @@ def list_(
     db: DbOption = None,
 ) -> None:
     """List current facts, optionally under a PREFIX, filtered, sorted and cut to --limit."""
-    from factreg.errors import UsageError
-    from factreg.registry import conditions, facts, freshness
-    from factreg.registry.ids import check_id
+    from factreg.cli import quick
 
-    available = _list_columns()
-    chosen = pick_columns(columns, available, ["id", "metric", "value", "status", "flags", "measured"])
-    wanted = {w.strip() for item in status or [] for w in item.split(",") if w.strip()}
-    unknown = sorted(wanted - set(freshness.ORDER))
-    if unknown:
-        raise UsageError(f"--status {unknown[0]!r}: choose among {', '.join(freshness.ORDER)}")
-    if prefix is not None:
-        check_id(prefix.rstrip("/"))
-    s, reg = open_registry(db, create=False)
-    filters = {"metric": metric, "subject": subject, "conds": conditions.parse_pairs(cond or [], "--cond"),
-               "prefix": prefix}
-
-    def pick(found: list[Any]) -> list[Any]:
-        return select_rows([f for f in found if not wanted or f.get("status") in wanted], available, since=since)
-
-    select_rows([], available, sort=sort, since=since, limit=limit)  # a bad --sort, --since or --limit: an error now
-    if limit is not None and (sort or "id").lstrip("-") == "id":
-        # In id order: read and judge only the facts it takes to fill --limit.
-        data = facts.list_first(reg, s.file_config, limit, pick if wanted or since is not None else None,
-                                descending=(sort or "").startswith("-"), **filters)
-    else:
-        data = select_rows(pick(facts.list_facts(reg, s.file_config, **filters)), available, sort=sort, limit=limit)
-    keys = chosen if columns else None
-    if jsonl:
-        emit_jsonl(project(f, keys) for f in data)
-        return
-    if json_out:
-        emit_json([project(f, keys) for f in data])
-        return
-    print_table(data, chosen)
-    info(f"{len(data)} fact(s)")
+    quick.list_facts(prefix, metric=metric, status=status, subject=subject, cond=cond, since=since, sort=sort,
+                     limit=limit, columns=columns, json_out=json_out, jsonl=jsonl, db=db)
 
 
 def _history_columns(fact_id: str) -> list[Column]:

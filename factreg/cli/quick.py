@@ -1,7 +1,8 @@
 """The commands a hook, an agent, a cron job or a script calls most, in the plain forms they call them (`docs lint
-PATH…`, `docs check PATH…`, each with or without `--no-cache`, `cite ID`, and `status` with or without `--json`),
-answered without importing typer; the bodies of those commands, which the command line (cli/docs.py,
-cli/agents.py, cli/status.py) calls for every form; and the helpers of the docs commands and of `status`.
+PATH…`, `docs check PATH…`, each with or without `--no-cache`, `cite ID`, `status` with or without `--json`, and
+`list [PREFIX]` with `--limit N`, `--json`, both or neither), answered without importing typer; the bodies of those
+commands, which the command line (cli/docs.py, cli/agents.py, cli/status.py, cli/facts.py) calls for every form; and
+the helpers of the docs commands, of `status` and of `list`.
 
 `main(args)` answers a plain form and returns its exit code, or None for anything else (another option, `--help`,
 `--`, an empty or dash-led word, a global option): the command line answers that. A body returns its exit code and
@@ -35,8 +36,29 @@ if TYPE_CHECKING:
     from factreg.registry.store import Registry
     from factreg.registry.types import FactStatus
 
-# the options each plain form takes, besides its words (paths, or the one id)
-_PLAIN = {("docs", "lint"): {"--no-cache"}, ("docs", "check"): {"--no-cache"}, ("cite",): set(), ("status",): {"--json"}}
+# the options each plain form takes, besides its words (paths, or the one id); `--limit` takes a number of digits
+_PLAIN = {("docs", "lint"): {"--no-cache"}, ("docs", "check"): {"--no-cache"}, ("cite",): set(),
+          ("status",): {"--json"}, ("list",): {"--json", "--limit"}}
+
+
+def _parse(rest: list[str], options: set[str]) -> tuple[list[str], dict[str, str | bool]] | None:
+    """The words and the options given after a plain form's words, or None when anything else is there."""
+    given: list[str] = []
+    chosen: dict[str, str | bool] = {}
+    words = iter(rest)
+    for a in words:
+        if a == "--limit" and a in options:
+            value = next(words, "")
+            if not (value.isascii() and value.isdigit() and len(value) <= 6) or a in chosen:
+                return None
+            chosen[a] = value
+        elif a in options:
+            chosen[a] = True
+        elif a and not a.startswith("-"):
+            given.append(a)
+        else:
+            return None
+    return given, chosen
 
 
 def main(args: list[str]) -> int | None:
@@ -46,17 +68,20 @@ def main(args: list[str]) -> int | None:
     for words, options in _PLAIN.items():
         if tuple(args[:len(words)]) != words:
             continue
-        rest = args[len(words):]
-        if not all(a and (a in options or not a.startswith("-")) for a in rest):
+        parsed = _parse(args[len(words):], options)
+        if parsed is None:
             return None
-        given = [a for a in rest if not a.startswith("-")]
-        no_cache = "--no-cache" in rest
+        given, chosen = parsed
         if words == ("cite",):
             return run_body(cite, given[0]) if len(given) == 1 else None
         if words == ("status",):
-            return run_body(status, json_out="--json" in rest) if not given else None
+            return run_body(status, json_out="--json" in chosen) if not given else None
+        if words == ("list",):
+            limit = chosen.get("--limit")
+            return run_body(list_facts, *given, json_out="--json" in chosen,
+                            limit=int(limit) if isinstance(limit, str) else None) if len(given) <= 1 else None
         body = lint if words[1] == "lint" else check
-        return run_body(body, [Path(p) for p in given] or None, no_cache=no_cache)
+        return run_body(body, [Path(p) for p in given] or None, no_cache="--no-cache" in chosen)
     return None
 
 
@@ -259,6 +284,59 @@ def status(
         line += f"; {len(review)} decision(s) need review"
     info(line)
     return 1 if summary["failing"] else 0
+
+
+def list_facts(
+    prefix: str | None = None,
+    *,
+    metric: str | None = None,
+    status: list[str] | None = None,
+    subject: str | None = None,
+    cond: list[str] | None = None,
+    since: str | None = None,
+    sort: str | None = None,
+    limit: int | None = None,
+    columns: str | None = None,
+    json_out: bool = False,
+    jsonl: bool = False,
+    db: str | None = None,
+) -> int:
+    """`list`: the current facts, optionally under a prefix, filtered, sorted and cut to --limit."""
+    from factreg.errors import UsageError
+    from factreg.registry import conditions, facts, freshness
+    from factreg.registry.ids import check_id
+
+    available = _list_columns()
+    chosen = pick_columns(columns, available, ["id", "metric", "value", "status", "flags", "measured"])
+    wanted = {w.strip() for item in status or [] for w in item.split(",") if w.strip()}
+    unknown = sorted(wanted - set(freshness.ORDER))
+    if unknown:
+        raise UsageError(f"--status {unknown[0]!r}: choose among {', '.join(freshness.ORDER)}")
+    if prefix is not None:
+        check_id(prefix.rstrip("/"))
+    s, reg = open_registry(db, create=False)
+    filters = {"metric": metric, "subject": subject, "conds": conditions.parse_pairs(cond or [], "--cond"),
+               "prefix": prefix}
+
+    def pick(found: list[Any]) -> list[Any]:
+        return select_rows([f for f in found if not wanted or f.get("status") in wanted], available, since=since)
+
+    select_rows([], available, sort=sort, since=since, limit=limit)  # a bad --sort, --since or --limit: an error now
+    if limit is not None and (sort or "id").lstrip("-") == "id":
+        # In id order: read and judge only the facts it takes to fill --limit.
+        data = facts.list_first(reg, s.file_config, limit, pick if wanted or since is not None else None,
+                                descending=(sort or "").startswith("-"), **filters)
+    else:
+        data = select_rows(pick(facts.list_facts(reg, s.file_config, **filters)), available, sort=sort, limit=limit)
+    keys = chosen if columns else None
+    if jsonl:
+        emit_jsonl(project(f, keys) for f in data)
+    elif json_out:
+        emit_json([project(f, keys) for f in data])
+    else:
+        print_table(data, chosen)
+        info(f"{len(data)} fact(s)")
+    return 0
 
 
 def cite(fact_id: str, format_: str | None = None, asof: bool = False, json_out: bool = False,
@@ -492,3 +570,19 @@ def _decisions_needing_review(
 
     return [{"number": d["number"], "title": d["title"], "review_reason": "; ".join(d["review_reasons"])}
             for d in decisions.needing_review(reg, config, statuses=facts)]
+
+
+def _list_columns() -> list[Column]:
+    from factreg.registry import display, freshness
+
+    return [Column("id", "id", lambda f: f["id"]),
+            Column("metric", "metric", lambda f: f["metric"]),
+            Column("value", "value", display.headline),
+            Column("n", "n", lambda f: str(f["n"] or "—"), "right"),
+            Column("status", "status", freshness.label),
+            Column("flags", "flags", lambda f: ", ".join(f["flags"])),
+            Column("measured", "measured_at", lambda f: f["measured_at"][:10]),
+            Column("subject", "subject", lambda f: f["subject"] or "—"),
+            Column("unit", "unit", lambda f: f["unit"]),
+            Column("version", "version", lambda f: str(f["version"]), "right"),
+            Column("reason", "status_reason", lambda f: f.get("status_reason") or "")]
