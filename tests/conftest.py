@@ -40,7 +40,8 @@ PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PRO
 # On several processes (pytest-xdist: the README's `-n auto`), a test that measures or times something runs with
 # the machine to itself: it takes the run's lock alone, and every other test shares it (`pytest_runtest_protocol`). These are the
 # tests that run llama.cpp, serve or probe streams, start busy processes, or compare CPU times; a test elsewhere
-# that times something is marked `alone` by hand.
+# that times something is marked `alone` by hand. A test that uses such a fixture only as plumbing, asserting nothing a
+# busy machine could change (no verdict, no time), is marked `shares` and runs beside others.
 ALONE_MODULES = frozenset({
     "test_arrival_clock", "test_capacity", "test_control", "test_endpoint", "test_interleave", "test_latency",
     "test_load", "test_one_stream", "test_plugin_hyperfine", "test_precision", "test_probe",
@@ -54,7 +55,8 @@ ALONE_FIXTURES = frozenset({"tiny_model", "llama_bench", "real_model", "server",
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         module = item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
-        if (module in ALONE_MODULES or item.get_closest_marker("llama") is not None
+        if item.get_closest_marker("shares") is None and (
+                module in ALONE_MODULES or item.get_closest_marker("llama") is not None
                 or ALONE_FIXTURES.intersection(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.alone)
     # On several workers (xdist hands tests out one at a time, in this order: `--maxschedchunk=1` in pyproject.toml),

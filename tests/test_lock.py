@@ -66,3 +66,35 @@ def test_an_alone_test_never_overlaps_another_tests_fixtures_or_run(tmp_path: Pa
     assert len(alone) == 4 and len({s[1] for s in spans}) == 2  # each file on its own worker
     overlaps = [(a, o) for a in alone for o in others if a[2] < o[3] and o[2] < a[3]]
     assert overlaps == [], overlaps
+
+
+class _Item:
+    """What `pytest_collection_modifyitems` reads of a test: its id, its fixtures and its marks."""
+
+    def __init__(self, nodeid: str, fixtures: tuple[str, ...] = (), marks: tuple[str, ...] = ()) -> None:
+        self.nodeid, self.fixturenames, self.marks = nodeid, fixtures, set(marks)
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return name if name in self.marks else None
+
+    def add_marker(self, mark: object) -> None:
+        self.marks.add(mark.name)  # type: ignore[attr-defined]
+
+
+def test_alone_tests_run_first_then_a_few_short_ones_then_the_long_shared_ones() -> None:
+    """The order the run hands tests out in (one at a time): no `alone` test can be left waiting on a long shared
+    one; a test marked `shares` runs beside others though it uses a measuring fixture."""
+    from tests.conftest import SHARED_FIRST, pytest_collection_modifyitems
+
+    short = [_Item(f"tests/test_a.py::test_{k}") for k in range(SHARED_FIRST + 5)]
+    long_ = _Item("tests/test_b.py::test_long", marks=("slow",))
+    probe = _Item("tests/test_probe.py::test_times")  # alone by its module
+    bench = _Item("tests/test_c.py::test_bench", fixtures=("tiny_model",))  # alone by its fixture
+    plumbing = _Item("tests/test_c.py::test_plumbing", fixtures=("server",), marks=("shares",))
+    items = [*short[:3], long_, probe, plumbing, bench, *short[3:]]
+    pytest_collection_modifyitems(None, items)  # type: ignore[arg-type]
+    assert items[:2] == [probe, bench] and {"alone"} <= probe.marks and {"alone"} <= bench.marks
+    assert "alone" not in plumbing.marks
+    shared = items[2:]
+    assert shared.index(long_) == SHARED_FIRST and not any({"slow", "alone"} & i.marks for i in shared[:SHARED_FIRST])
+    assert shared[:5] == [*short[:3], plumbing, short[3]] and len(items) == len(short) + 4  # otherwise as collected
