@@ -51,6 +51,8 @@ ALONE_MODULES = frozenset({
 ALONE_FIXTURES = frozenset({"tiny_model", "llama_bench", "real_model", "server", "standin", "standin_process",
                             "two_busy_processes", "three_busy_processes"})
 
+SHARED_FIRST = 40  # short shared tests between the last `alone` test and the first long shared one
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
@@ -67,9 +69,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     slow = [item for item in items if not item.get_closest_marker("alone") and item.get_closest_marker("slow")]
     rest = [item for item in items if not item.get_closest_marker("alone") and not item.get_closest_marker("slow")]
     items[:] = alone + rest[:SHARED_FIRST] + slow + rest[SHARED_FIRST:]
-
-
-SHARED_FIRST = 40  # short shared tests between the last `alone` test and the first long shared one
 
 
 @pytest.hookimpl(wrapper=True)
