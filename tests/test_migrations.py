@@ -45,7 +45,8 @@ def schema(url: str) -> dict[str, Any]:
                 ],
                 "primary_key": insp.get_pk_constraint(table),
                 "indexes": sorted(
-                    ({"name": i["name"], "columns": i["column_names"], "unique": bool(i["unique"])}
+                    ({"name": i["name"], "columns": i["column_names"], "unique": bool(i["unique"]),
+                      "using": i.get("dialect_options", {}).get("postgresql_using")}
                      for i in insp.get_indexes(table)),
                     key=lambda i: str(i["name"]),
                 ),
@@ -100,6 +101,23 @@ def test_migrations_build_the_schema_the_models_describe(any_url, second_url, re
         assert migrated[table] == described[table], table
     assert described["verification"]["indexes"], "the inspection sees indexes"
     assert described["fact_version"]["foreign_keys"], "the inspection sees foreign keys"
+
+
+def test_a_condition_longer_than_an_index_entry_is_recorded_and_found(any_url, registry_at):
+    """A condition value of 10 kB (the control's readings of a busy machine run to several kB) is recorded, read
+    back whole and found by `list --cond` on both backends. On PostgreSQL a b-tree index over the value refused any
+    entry over about 2.7 kB, and recording the fact failed."""
+    reg = Registry(any_url)
+    registry_at.append(reg)
+    long = json.dumps({"samples": [round(20000 + i * 1.37, 1) for i in range(1200)]})
+    assert len(long) > 10_000
+    facts.record(reg, facts.NewFact(id="box/tiny/tg16", metric="tg_rate", samples=[41.0, 42.0, 43.0],
+                                    identity={"machine": "box"}, info={"control": long},
+                                    measured_at="2026-11-20T10:00:00Z"))
+    assert facts.get(reg, "box/tiny/tg16")["conditions"]["info"]["control"] == long
+    assert [f["id"] for f in facts.list_facts(reg, conds={"control": long})] == ["box/tiny/tg16"]
+    assert facts.list_facts(reg, conds={"control": long[:-1] + " "}) == []
+    assert facts.list_facts(reg, conds={"machine": long}) == []
 
 
 def test_the_schema_comparison_notices_a_missing_column(db_url, tmp_path):

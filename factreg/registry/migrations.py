@@ -12,7 +12,9 @@ schema the migrations build with the one the models describe, so the two cannot 
 
 Two backends are supported, SQLite and PostgreSQL. The statements are the same text on both except where the
 dialects differ, written as `{serial}`: an integer primary key that numbers itself (SQLite's `INTEGER`
-rowid alias, PostgreSQL's `SERIAL`) — exactly what SQLAlchemy emitted for these tables when they were written.
+rowid alias, PostgreSQL's `SERIAL`) — exactly what SQLAlchemy emitted for these tables when they were written —
+and `{hash}`: an index that holds a hash of its value on PostgreSQL (whose b-tree entries are limited to about
+2.7 kB), a plain index on SQLite (which has no such limit).
 
 `Registry.migrate` (store.py) runs each migration in one transaction together with its bookkeeping row in
 `factreg_migration`, so a migration that fails half-way leaves no trace (DDL is transactional on both)."""
@@ -29,8 +31,8 @@ if TYPE_CHECKING:
 
 # What each dialect writes for the few words that differ between them.
 _DIALECT_WORDS = {
-    "sqlite": {"serial": "INTEGER"},
-    "postgresql": {"serial": "SERIAL"},
+    "sqlite": {"serial": "INTEGER", "hash": ""},
+    "postgresql": {"serial": "SERIAL", "hash": "USING hash "},
 }
 
 
@@ -274,6 +276,22 @@ def m006_notifications(conn: Connection) -> None:
     _run(conn, M006_NOTIFICATIONS)
 
 
+# ---------------------------------------------------------------- m007_condition_value_index (frozen)
+
+M007_CONDITION_VALUE_INDEX = (
+    "DROP INDEX ix_condition_key_value",
+    "CREATE INDEX ix_condition_value ON condition {hash}(value)",
+)
+
+
+def m007_condition_value_index(conn: Connection) -> None:
+    """Lookups by condition go through an index on the value alone, a hash index on PostgreSQL: a b-tree entry
+    there holds at most about 2.7 kB, and a condition such as the control's readings (`info.control`, a few
+    hundred samples) can be longer, which made recording the fact fail. The key is not in the index: a value is
+    selective by itself, and the query still compares the key."""
+    _run(conn, M007_CONDITION_VALUE_INDEX)
+
+
 # Append only: a released migration is never edited, renamed or reordered.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m001_core", m001_core),
@@ -282,6 +300,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("m004_provenance", m004_provenance),
     ("m005_decision_drivers", m005_decision_drivers),
     ("m006_notifications", m006_notifications),
+    ("m007_condition_value_index", m007_condition_value_index),
 ]
 
 NAMES = [name for name, _ in MIGRATIONS]

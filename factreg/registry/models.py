@@ -77,8 +77,9 @@ class Condition(SQLModel, table=True):
     """A condition of a fact version: `identity` decides comparability, `info` is kept alongside."""
 
     __tablename__ = "condition"
-    # Lookups by condition (list --cond, verify --here) go through this index.
-    __table_args__ = (Index("ix_condition_key_value", "key", "value"),)
+    # Lookups by condition (list --cond, verify --here) go through this index: a hash index on PostgreSQL, whose
+    # b-tree entries are limited to about 2.7 kB while a value (the control's readings) can be longer.
+    __table_args__ = (Index("ix_condition_value", "value", postgresql_using="hash"),)
     fact_id: str = Field(primary_key=True, max_length=200)
     version: int = Field(primary_key=True)
     key: str = Field(primary_key=True)
