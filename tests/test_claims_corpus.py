@@ -190,20 +190,20 @@ def test_corpus_is_what_the_label_files_build() -> None:
     assert build.render(rows) == CORPUS.read_text(encoding="utf-8"), "rebuild with work/build.py"
 
 
-FINAL32 = CORPUS.parent / "final32.jsonl"
-
-
-def test_the_final_batch_is_what_its_label_files_build_and_new() -> None:
-    """final32.jsonl (issue 31's final batch): rebuilt from work/final32/, well formed, at least 600 sentences in
-    both languages, and none of its texts or repositories quoted in the corpus or the first final batch."""
+@pytest.mark.parametrize("name", ["final32", "final33", "final34"])
+def test_the_final_batch_is_what_its_label_files_build_and_new(name: str) -> None:
+    """finalNN.jsonl (issue 31's final batches): rebuilt from work/finalNN/, well formed, at least 600 sentences in
+    both languages, and none of its texts or repositories quoted in the corpus or an earlier final batch."""
     build = claims_build()
-    rows, errors = build.build(build.FINAL, "final32")
+    rows, errors = build.build(build.HERE / name, name)
     assert errors == []
-    assert build.render(rows) == FINAL32.read_text(encoding="utf-8"), "rebuild with work/build.py --final"
-    assert {r["split"] for r in rows} == {"final32"}
+    assert build.render(rows) == (CORPUS.parent / f"{name}.jsonl").read_text(encoding="utf-8"), (
+        f"rebuild with work/build.py --final {name}"
+    )
+    assert {r["split"] for r in rows} == {name}
     assert [p for p in row_problems(rows) if "the hash of the id says" not in p] == []  # split: the batch's own
     assert len(rows) >= 600 and {r["lang"] for r in rows} == {"en", "ko"}
-    earlier = load() + load(CORPUS.parent / "final31.jsonl")
+    earlier = load() + [r for n in range(31, int(name[5:])) for r in load(CORPUS.parent / f"final{n}.jsonl")]
 
     def repo(url: str) -> str:
         return url.split("/blob/")[0]

@@ -29,14 +29,15 @@ _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]
 
 
 _HEADER_UNIT = lazy(
-    r"(?:^|(?<=[\s(\[/,]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec)?|t/s|tg/s|pp/s|"
-    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|secs?|seconds|mins?|"
-    r"minutes)|초|밀리초|토큰/초)(?=$|[\s)\],])"
+    r"(?:^|(?<=[\s(\[/,]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
+    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
+    r"seconds|mins?|minutes)|초|밀리초|토큰/초)(?=$|[\s)\],])"
     r"|\((?P<s>s)\)"
 )
 
 
-_HEADER_NORMAL = {"ms": "ms", "msec": "ms", "밀리초": "ms", "sec": "s", "secs": "s", "seconds": "s", "초": "s"}
+_HEADER_NORMAL = {"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms", "밀리초": "ms", "sec": "s",
+                  "secs": "s", "seconds": "s", "초": "s"}
 
 
 _HEADER_NORMAL |= {"min": "min", "mins": "min", "minutes": "min", "ms/tok": "ms/tok", "ms/token": "ms/tok"}
@@ -46,7 +47,8 @@ _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "r
 
 
 _BARE_CELL = lazy(
-    rf"[ \t*_~≈]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)[ \t*_]*$"
+    rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)[ \t*_]*"
+    r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*%\))[ \t*_]*)*$"  # a mark, a note or a change after it
 )
 
 
@@ -63,6 +65,35 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
         unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
         setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
         out.append((unit, "target" if setting else "claim"))
+    return out
+
+
+# A header cell naming a measured rate or latency without its unit (FR155): llama-bench's tests (`pp512`, `tg128`,
+# `pp512 new`), `T_PP s` of a batched bench, a latency or percentile (`p99`, `Latency percentile_90 READ`), a speed
+# or a throughput (`Prompt Processing Speed`); not a relative speed, a speed-up or a count.
+_HEADER_METRIC = lazy(
+    r"(?i:^\s*(?:\*\*)?(?:pp|tg)\d+\b|\bt_(?:pp|tg)\s+s\s*$|\bpercentile(?=_|\b)|\b(?:p(?:50|75|90|95|99|99\.9)|latency|ttft|tpot|"
+    r"itl|throughput|speed)\b)|지연\s?시간|응답\s?시간|처리량|속도"
+)
+_NOT_METRIC = lazy(
+    r"(?i:\b(?:relative|speed-?ups?|gain|improvement|ratio|vs\.?|change|diff|delta|count|tokens|n_kv|size|memory|"
+    r"score|%)\b|Δ|×|배|개선|향상|비율|차이|변화)"
+)
+
+
+def _header_metrics(header: str) -> list[tuple[str, str] | None]:
+    """For each cell of a table's header row, (unit, kind) when the cell names a measured rate or latency with no
+    unit (_HEADER_METRIC), else None; `target` for a goal, limit or setting column."""
+    out: list[tuple[str, str] | None] = []
+    for cell in header.strip().strip("|").split("|"):
+        m = _HEADER_METRIC.search(cell)
+        if m is None or _NOT_METRIC.search(cell) or _OTHER_COLUMN.search(cell) or _LINE_FLAGS["media"].search(cell):
+            out.append(None)
+            continue
+        word = m.group(0).lower()
+        rate = word.lstrip("* ").startswith(("pp", "tg")) and " s" not in word or word in ("throughput", "speed")
+        target = _TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)
+        out.append(("tok/s" if rate or word in ("처리량", "속도") else "s", "target" if target else "claim"))
     return out
 
 
@@ -110,6 +141,19 @@ def _cell_number(cell: str) -> re.Match[str] | None:
 def _caption_unit(text: str, header_lo: int, rows: list[tuple[int, int, bool]]) -> tuple[str, str] | None:
     """(unit, kind) named by a heading, caption or note right before a table's header (the two lines above it,
     over blank lines) or right after its last row; None when none names a time or rate unit."""
+    for line in _near_lines(text, header_lo, rows):
+        m = _CAPTION_UNIT.search(line)
+        if m is not None and not _LINE_FLAGS["media"].search(line):
+            word = " ".join(m.group("u").lower().split())
+            units = _header_units(f"| {word} |")
+            unit = units[0][0] if units and units[0] else "tok/s" if "tok" in word else _CAPTION_NORMAL.get(word, "s")
+            return unit, "target" if _TARGET_WORDS.search(line) or _SETTING_WORDS.search(line) else "claim"
+    return None
+
+
+def _near_lines(text: str, header_lo: int, rows: list[tuple[int, int, bool]]) -> list[str]:
+    """The heading, caption or note lines right before a table's header (the two lines above it, over blank lines)
+    and the line right after its last row, each at most 160 characters and not a table row."""
     near: list[str] = []
     hi = header_lo - 1
     while hi > 0 and len(near) < 2:
@@ -124,16 +168,7 @@ def _caption_unit(text: str, header_lo: int, rows: list[tuple[int, int, bool]]) 
         end = rows[-1][1] + 1
         after = text[end : _line_end(text, end)].strip() if end < len(text) else ""
         near.append(after)
-    for line in near:
-        if len(line) > 160 or line.startswith("|"):
-            continue
-        m = _CAPTION_UNIT.search(line)
-        if m is not None and not _LINE_FLAGS["media"].search(line):
-            word = " ".join(m.group("u").lower().split())
-            units = _header_units(f"| {word} |")
-            unit = units[0][0] if units and units[0] else "tok/s" if "tok" in word else _CAPTION_NORMAL.get(word, "s")
-            return unit, "target" if _TARGET_WORDS.search(line) or _SETTING_WORDS.search(line) else "claim"
-    return None
+    return [line for line in near if len(line) <= 160 and not line.startswith("|")]
 
 
 def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candidate]:
@@ -142,7 +177,10 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
     out: list[Candidate] = []
     for header, rows, header_lo in _tables_at(text):
         units = _header_units(header)
+        metrics = _header_metrics(header)
         caption = None if any(units) else _caption_unit(text, header_lo, rows)
+        if any(metrics) and caption is None and any(_OTHER_COLUMN.search(x) for x in _near_lines(text, header_lo, rows)):
+            metrics = []  # `### Memory (MB)` over `| model | p50 | p99 |`: percentiles of something else
         for lo, hi, lead in rows:
             row = text[lo:hi]
             first = row.find("|")
@@ -150,7 +188,7 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
             label = _header_units(f"|{cells[0]}|")[0] if len(cells) > 1 else None
             pos = lo + (first + 1 if lead else 0)
             for col, cell in enumerate(cells):
-                found = _cell_unit(col, units, label, caption)
+                found = _cell_unit(col, units, label, caption, metrics)
                 if found is not None and (m := _cell_number(cell)) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
                     if not skipped(a, b):
@@ -160,15 +198,22 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
 
 
 def _cell_unit(
-    col: int, units: list[tuple[str, str] | None], label: tuple[str, str] | None, caption: tuple[str, str] | None
+    col: int,
+    units: list[tuple[str, str] | None],
+    label: tuple[str, str] | None,
+    caption: tuple[str, str] | None,
+    metrics: list[tuple[str, str] | None],
 ) -> tuple[str, str, str] | None:
-    """(unit, kind, rule) of a body cell: from its column's header, else its row's label, else the caption."""
+    """(unit, kind, rule) of a body cell: from its column's header, else its row's label, else the caption, else
+    the metric its column's header names."""
     if col < len(units) and (u := units[col]) is not None:
         return (*u, "FR151")
     if col > 0 and label is not None:
         return (*label, "FR153")
     if col > 0 and caption is not None and not (col < len(units) and units[col] is not None):
         return (*caption, "FR154")
+    if col > 0 and col < len(metrics) and (m := metrics[col]) is not None:
+        return (*m, "FR155")
     return None
 
 
@@ -219,6 +264,24 @@ def _column_kinds(header: str) -> list[str | None]:
     return out
 
 
+# A cell that is a comparison alone (`| >= |`, `| &lt;= |`): the row is a rule or an alert (`| CPU | >= | 80% | 5분 |`),
+# so its durations are how long a condition must hold, targets.
+_OPERATOR_CELL = lazy(r"\|[ \t]*(?:>=?|<=?|≥|≤|&gt;=?|&lt;=?|==?)[ \t]*(?=\|)")
+
+
+def _threshold_rows(text: str, found: list[Candidate]) -> list[Candidate]:
+    """`found` with the claims of table rows that hold a comparison cell made targets."""
+    out: list[Candidate] = []
+    for c in found:
+        if c[4] == "claim":
+            lo = text.rfind("\n", 0, c[0]) + 1
+            hi = _line_end(text, c[0])
+            if text[lo:hi].lstrip().startswith("|") and _OPERATOR_CELL.search(text, lo, hi):
+                c = (c[0], c[1], c[2], c[3], "target", c[5])
+        out.append(c)
+    return out
+
+
 def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
     """`found` with the claims in target columns made targets, and ratios and percentages in columns of other
     figures dropped (see _column_kinds); the header is the row above a table's separator row."""
@@ -238,6 +301,8 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
                 elif what == "other" and unit in _NOT_PERFORMANCE_UNITS:
                     changes[i] = None
                 i += 1
+    if _OPERATOR_CELL.search(text):
+        found = _threshold_rows(text, found)
     if not changes:
         return found
     out: list[Candidate] = []

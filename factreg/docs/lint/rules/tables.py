@@ -47,6 +47,27 @@ EXAMPLES_FR154 = (
     ),
 )
 
+EXAMPLES_FR155 = (
+    (
+        "llama-bench's test as the header",
+        "| model | pp512 | tg128 |\n|---|---|---|\n| 7B Q4_0 | 1,234.5 | 52.1 |",
+        "52.1",
+        "| model | n_prompt | n_gen |\n|---|---|---|\n| 7B Q4_0 | 512 | 128 |",
+    ),
+    (
+        "a percentile of latency",
+        "| workload | p50 | p99 |\n|---|---|---|\n| read | 1.16 | 219.02 |",
+        "219.02",
+        "| workload | p99 speed-up | p99 Δ |\n|---|---|---|\n| read | 1.16 | 219.02 |",
+    ),
+    (
+        "a speed named in Korean",
+        "| 모델 | 생성 속도 |\n|---|---|\n| 8B | 41.5 |",
+        "41.5",
+        "| 모델 | 속도 향상 |\n|---|---|\n| 8B | 41.5 |",
+    ),
+)
+
 RULES = (
     Rule(
         "FR151",
@@ -92,5 +113,17 @@ RULES = (
         ),
         EXAMPLES_FR154,
         preview=True,
+    ),
+    Rule(
+        "FR155",
+        "table-header-metric",
+        "A bare number in a table column whose header names a rate or a latency without a unit: `| pp512 |`, `| p99 |`.",
+        (
+            "Reads each bare number (not the first column's) in a column whose header cell names a measured rate or "
+            "latency and no unit: llama-bench's tests (`pp512`, `tg128`), `T_PP s`, a percentile, `latency`, "
+            "`TTFT`, `throughput`, `speed`, `속도`, `처리량`, `응답 시간`. Leaves columns of relative speeds, "
+            "speed-ups, changes, counts, sizes and scores; a column headed by a target makes them targets."
+        ),
+        EXAMPLES_FR155,
     ),
 )
