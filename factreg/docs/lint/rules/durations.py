@@ -9,6 +9,7 @@ EXAMPLES_FR101 = (
     ("adjustable value", "**첫 응답**: 0.4초 (측정값)", "0.4초", "**Stagger 지연**: 0.4초 (조정 가능)"),
     ("period after an equivalent", "0.25초(250ms) 만에 첫 토큰이 나왔다", "0.25초", "0.25초(250ms)마다 큐를 비운다"),
     ("time people spend", "인덱스 재구성에 20분 걸렸다", "20분", "처음에 20분 더 쓰는 편이 낫다"),
+    ("time to recover, people's", "- **Failover:** 18 minutes on average", "18 minutes", "- **MTTR:** 18 minutes on average"),
     (
         "minutes of people's work",
         "the import takes 25 minutes",

@@ -9,6 +9,13 @@ EXAMPLES_FR201 = (
     ("adjustable value", "**Stagger 지연**: 0.4초 (조정 가능)", "0.4초", "**첫 응답**: 0.4초 (측정값)"),
     ("period after an equivalent", "0.25초(250ms)마다 큐를 비운다", "0.25초", "0.25초(250ms) 만에 첫 토큰이 나왔다"),
     ("set value", "카메라 드라이버에 24fps를 요청한다", "24fps", "웹캠 파이프라인은 24fps로 돌았다"),
+    ("timed out after", "The request timed out after 30 seconds.", "30 seconds", "The request finished after 30 seconds."),
+    (
+        "a row of an alert rule",
+        "| alert | condition | for |\n|---|---|---|\n| Critical | >= | 5분 |",
+        "5분",
+        "| alert | measured | for |\n|---|---|---|\n| Critical | 실측 | 5분 |",
+    ),
     (
         "capped value",
         "the demo is capped at 48 fps on a laptop",
