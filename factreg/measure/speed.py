@@ -310,10 +310,13 @@ def _decide_paired(
     """The verdict when both sides were measured with the interleaved control (`measure/interleave.py`): each
     sample relative to the control runs around it, so the machine's drift between runs cancels.
 
-    - refuted: relative to the control it refutes (as measured it need not: drift can hide a difference), unless
-      the measured runs waited on a run-queue more (or less) than when the fact was recorded and the difference
-      goes the same way: other processes competed with them, and what that does to memory and caches follows
-      neither the control nor the run queue in proportion — a busier machine never refutes as slower;
+    - refuted: relative to the control it refutes (as measured it need not: drift within the runs can hide a
+      difference), unless the measured runs waited on a run-queue more (or less) than when the fact was recorded
+      and the difference goes the same way: other processes competed with them, and what that does to memory and
+      caches follows neither the control nor the run queue in proportion — a busier machine never refutes as
+      slower; nor when it refutes only relative to the control while the control itself moved significantly
+      beyond the tolerance: a workload need not follow its control in proportion, so the machine's own change
+      could flip that verdict;
     - confirmed: relative to the control it is equivalent and either the machine runs as it did (its control did
       not move significantly beyond the tolerance) or the value as measured is still inside the tolerance (a
       machine that slowed for good leaves it outside) — or as measured it is equivalent and relative to the
@@ -342,6 +345,10 @@ def _decide_paired(
         if verdict == Verdict.REFUTED:
             result["message"] = f"{raw}; {said}{tail}"
             return result
+        if machine_moved:  # the refutation would rest on the control alone, and the control itself moved
+            return _amend(result, Verdict.INCONCLUSIVE, f"{said}: only relative to the control does it differ, and "
+                          "the machine itself changed beyond the tolerance, which a workload need not follow in "
+                          f"proportion (as measured: {raw}) — verify again when it runs as it did{tail}", None)
         return _amend(result, Verdict.REFUTED, f"{said} (as measured: {raw}){tail}", None)
     if verdict == Verdict.REFUTED:
         return _amend(result, Verdict.INCONCLUSIVE, f"{said}: the machine's change between runs accounts for the "
