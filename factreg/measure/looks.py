@@ -100,7 +100,7 @@ def steady(first: VerifyResult, second: VerifyResult, attempt: int) -> VerifyRes
     return {
         **second,
         "verdict": Verdict.INCONCLUSIVE,
-        "message": second["message"] + f"; but the machine is not steady: two runs differ by {drift * 100:.0f}% "
-        f"of the fact's value, so a gap of {min(abs(r1), abs(r2)) * 100:.0f}% does not refute it "
-        "(re-verify on a quieter machine)",
+        "message": second["message"] + f"; but the machine is not steady: the two runs found {r1 * 100:+.0f}% and "
+        f"{r2 * 100:+.0f}%, {drift * 100:.0f}% of the fact's value apart, so a gap of {min(abs(r1), abs(r2)) * 100:.0f}% "
+        "does not refute it (re-verify on a quieter machine)",
     }
