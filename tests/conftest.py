@@ -84,7 +84,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     import fcntl
     import tempfile
 
-    path = Path(tempfile.gettempdir()) / f"factreg-tests-{worker['testrunuid']}.lock"
+    # In the run's own temporary directory (each worker's basetemp is `<run>/popen-gwN`), which pytest's retention
+    # removes with the run: a file per run left in /tmp would pile up.
+    base = getattr(item.config.option, "basetemp", None)
+    path = (Path(base).parent / "factreg-tests.lock" if base
+            else Path(tempfile.gettempdir()) / f"factreg-tests-{worker['testrunuid']}.lock")
     alone = item.get_closest_marker("alone") is not None
     log = os.environ.get("FACTREG_TEST_LOCK_LOG")  # "worker alone wait held nodeid" a line: where a run idles
     with open(path, "a") as fh:
