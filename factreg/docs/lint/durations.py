@@ -20,20 +20,20 @@ from factreg.docs.lint.vocab import (
 # A duration that is a setting, not a measurement.
 _SETTING_BEFORE = lazy(
     rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
-    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?)|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간)"
+    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?|short-lived|life-?time|expir\w*)|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간)"
     rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 
 
 # Substrings one of which every _SETTING_BEFORE match contains, lower-cased (a fast first test).
 _SETTING_HINT = lazy(
-    "time|sleep|interval|retr|cool|back|ttl|deadline|keep|default|fresh|warn_|error_|max_age|poll|every|each|"
+    "time|sleep|interval|retr|cool|back|ttl|deadline|keep|default|fresh|warn_|error_|max_age|poll|every|each|lived|expir|"
     "타임아웃|주기|간격|재시도|기본값|디폴트|제한"
 )
 
 
 _SETTING_AFTER = lazy(
-    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운|(?:짜리{_SP}?)?캐시)"
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운|(?:짜리{_SP}?)?캐시)"
     # `5초 기본값`, `for 4 minutes, its default`: a default value
     rf"|{_SP}*(?:,{_SP}*(?i:its|the){_SP}+)?(?:기본값|디폴트|(?i:by{_SP}default|default){_END})"
     rf"|{_SP}*(?:간{_SP}?)?유효(?![가-힣])"  # `10분 유효`: how long something stays valid
@@ -137,9 +137,11 @@ _QUOTED = lazy(r"[\"'“‘]$")
 
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
 _MEDIA_AFTER = lazy(
-    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?(?:(?:long|stereo|high-res\w*|HD|recorded|raw|input|test|sample){_SP}+)?"
+    rf"(?:{_SP}*(?:and|or|to|-|–){_SP}*\d+(?:\.\d+)?{_SP}?(?i:s|secs?|seconds?|min|minutes?){_E})?"
+    rf"(?:\*\*|__|\]\([^)]*\)|{_SP}|\([^)]{{0,20}}\))*(?:(?:of|in){_SP}+)?"
+    rf"(?:(?:long|stereo|high-res\w*|HD|recorded|raw|input|test|sample|reference|clean){_SP}+)?"
     rf"(?i:videos?|audio|clips?|songs?|speech|recordings?|footage|music|movies?|length|long|podcasts?|episodes?|"
-    rf"lectures?){_E}"
+    rf"lectures?|voice|\.?wav|\.?mp3|\.?flac){_E}"
     r"|(?:\*\*)?\s?(?:까지\s?)?(?:분량|팟캐스트|오디오|음성|비디오|영상|동영상|녹음|데이터|의 데이터|의 저잡음|가량의|연속 음성|길이|짜리|영화)"
     # a sample rate after a duration: `6.0s @ 48kHz`
     rf"|{_SP}*(?:@|(?i:at)){_SP}*\d+(?:\.\d+)?{_SP}?(?i:k?hz){_E}"
@@ -152,6 +154,15 @@ _MEDIA_BEFORE = lazy(
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
     rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
 )
+
+
+# `10s to 100s of runs`, `100s of requests`: tens and hundreds of something, not seconds.
+_ROUND_TENS = lazy(r"[1-9]0+s")
+_TENS_OF_AFTER = lazy(rf"{_SP}+(?:of{_E}|(?:to|or|and){_SP}+[1-9]0+s{_SP}+of{_E})")
+
+
+# `processing 'a.wav' (38688821 samples, 2418.1 sec)`: a recording's sample count, then its length.
+_SAMPLES_BEFORE = lazy(rf"\(\d+{_SP}+samples,{_SP}*$")
 
 
 _READ_AFTER = lazy(rf"{_SP}*(?i:read|reading){_E}")
@@ -320,6 +331,8 @@ class _Durations(_Targets):
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         text = self.text
         ch = text[u_start]
+        if ch == "s" and _TENS_OF_AFTER.match(text, end) and _ROUND_TENS.fullmatch(text, start, end):
+            return None  # `10s to 100s of runs`: tens and hundreds, not seconds
         before = text[max(0, start - 16) : start]
         if ch == "분" and _CLOCK_HOUR_BEFORE.search(before):
             return None  # 새벽 2시 30분: a clock time
@@ -348,7 +361,9 @@ class _Durations(_Targets):
         if _ELAPSED_AFTER.match(text, end) or self._flag(start, "elapsed"):
             return None  # uptime, progress, elapsed time in a timeline
         if self._flag(start, "media") and (
-            _MEDIA_AFTER.match(text, end) or _MEDIA_BEFORE.search(self._before(start, 60))
+            _MEDIA_AFTER.match(text, end)
+            or _MEDIA_BEFORE.search(self._before(start, 60))
+            or _SAMPLES_BEFORE.search(text, max(0, start - 40), start)
         ):
             return None  # the length of a video or a recording
         if (

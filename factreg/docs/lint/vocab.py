@@ -411,7 +411,7 @@ _LINE_FLAGS = {
         rf"|\((?i:e\.g|for{_SP}example|for{_SP}instance)"
     ),
     "media": lazy(
-        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture|khz)"
+        r"(?i:video|audio|clip|song|speech|recording|footage|music|movie|length|silence|podcast|episode|lecture|khz|voice|wav|mp3|flac)"
         r"|분량|오디오|음성|비디오|영상|녹음|데이터|팟캐스트|영화"
     ),
     "setting_words": lazy(

@@ -5,6 +5,25 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    (
+        "length of a recording",
+        "whisper.cpp transcribed the file in 1160 milliseconds",
+        "1160 milliseconds",
+        "whisper.cpp was given a 27-second .wav file",
+    ),
+    ("tens and hundreds", "Each run took 10s.", "10s", "Each model is run 10s to 100s of times."),
+    (
+        "a per-query timeout",
+        "the query took 120 seconds",
+        "120 seconds",
+        "the query hit a 120-second per-query timeout",
+    ),
+    (
+        "set in a change",
+        "The build job ran in this PR for 75 minutes.",
+        "75 minutes",
+        "The build job is set in this PR at 75 minutes.",
+    ),
     ("default value", "캐시 조회는 12초 걸렸다", "12초", "| 세션 만료 | 12초 기본값 |"),
     ("adjustable value", "**첫 응답**: 0.4초 (측정값)", "0.4초", "**Stagger 지연**: 0.4초 (조정 가능)"),
     ("period after an equivalent", "0.25초(250ms) 만에 첫 토큰이 나왔다", "0.25초", "0.25초(250ms)마다 큐를 비운다"),
@@ -288,6 +307,20 @@ EXAMPLES_FR102 = (
 )
 
 EXAMPLES_FR103 = (
+    ("length of a voice sample", "The clone was ready in 24s.", "24s", "I have a 10s and 24s voice sample."),
+    (
+        "a recording's sample count",
+        "whisper: processed 'a.wav' in 2418.1 sec",
+        "2418.1 sec",
+        "whisper: processing 'a.wav' (38688821 samples, 2418.1 sec)",
+    ),
+    ("a lifetime", "Access tokens are refreshed in 150 ms.", "150 ms", "Access tokens are short-lived (15 minutes)."),
+    (
+        "reference speech",
+        "the embedding is computed in only 2 seconds",
+        "2 seconds",
+        "the embedding is meaningful with only 2 seconds of reference speech",
+    ),
     ("bound with a statistic", "**임베딩 조회**: < 40ms (평균)", "40ms", "**임베딩 조회**: < 40ms"),
     ("bound said to be fast", "**빠른 롤백**: 20초 이내 전환", "20초", "**롤백 전환**: 20초 이내 전환"),
     ("bound after a fact", "벤치마크 결과 변환은 3초 미만으로 끝났음", "3초", "변환은 3초 미만으로 끝나게"),

@@ -5,6 +5,20 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("a per-query timeout", "the query hit a 120-second per-query timeout", "120-second", "the query took 120 seconds"),
+    (
+        "set in a change",
+        "The build job is set in this PR at 75 minutes.",
+        "75 minutes",
+        "The build job ran in this PR for 75 minutes.",
+    ),
+    ("capped", "We capped the request at 30 seconds.", "30 seconds", "The request was served in 30 seconds."),
+    (
+        "a lifetime",
+        "Access tokens are short-lived (15 minutes).",
+        "15 minutes",
+        "Access tokens are refreshed in 150 ms.",
+    ),
     ("default value", "| 세션 만료 | 12초 기본값 |", "12초", "캐시 조회는 12초 걸렸다"),
     ("adjustable value", "**Stagger 지연**: 0.4초 (조정 가능)", "0.4초", "**첫 응답**: 0.4초 (측정값)"),
     ("period after an equivalent", "0.25초(250ms)마다 큐를 비운다", "0.25초", "0.25초(250ms) 만에 첫 토큰이 나왔다"),
