@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.tables import _Tables
+from factreg.docs.lint.tables import _cell_context, _Tables
 from factreg.docs.lint.vocab import (
     _B,
     _E,
@@ -27,7 +27,7 @@ from factreg.docs.lint.vocab import (
 _DURATIONS = frozenset({"s", "ms", "min", "us", "h", "d"})
 
 
-_SPAN_KINDS = frozenset({"rate", "req", "persec", "mstok", "stok", "bw", "bits", "flops", "fps"})
+_SPAN_KINDS = frozenset({"rate", "req", "persec", "op", "mstok", "stok", "bw", "bits", "flops", "fps"})
 
 
 _QUESTION_START = lazy(r"(?:^|[?!][ \t]+)$")
@@ -93,6 +93,13 @@ _WORKED_AFTER = lazy(rf"{_SP}*×|{_SP}+\*{_SP}")
 _SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
 
 
+# A column of recordings' lengths: `오디오 길이`, `음성 길이`, `Audio duration`, `clip length`.
+_MEDIA_HEADER = lazy(
+    r"(?i:(?:audio|video|clip|recording|speech|voice|media)[ _-]*(?:length|duration|len)(?![a-z]))"
+    r"|(?:오디오|음성|영상|비디오|녹음|클립)\s?(?:길이|분량)"
+)
+
+
 class _Context(_Tables):
     def measured(self, start: int, end: int) -> bool:
         """Whether a duration reads as a measurement: a word of measured work within 40 characters before it or 25
@@ -146,6 +153,13 @@ class _Context(_Tables):
     def spread_kind(self, start: int, end: int) -> str:
         return "target" if self._target(start, end) else "claim"
 
+    def _media_column(self, start: int) -> bool:
+        """Whether a number is in a table column whose header names the length of a recording."""
+        lo = self.text.rfind("\n", 0, start) + 1
+        if not self.text[lo:start].lstrip().startswith("|"):
+            return False
+        return _MEDIA_HEADER.search(_cell_context(self.text, start)[2]) is not None
+
     def classify(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         """(end, "claim" or "target") for a number with a unit, or None when it is neither."""
         if kind in _RELATIVE:
@@ -158,6 +172,8 @@ class _Context(_Tables):
                 return None
             return new_end, ("target" if self._target(start, new_end) else "claim")
         if kind in _DURATIONS:
+            if self._media_column(start):
+                return None  # `| 오디오 길이 | 처리 시간 |` over `| 10초 | 1.2초 |`: the 10초 is the recording's length
             return self._duration(start, u_start, end, kind)
         if (
             kind in _SPAN_KINDS

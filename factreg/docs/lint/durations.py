@@ -20,7 +20,7 @@ from factreg.docs.lint.vocab import (
 # A duration that is a setting, not a measurement.
 _SETTING_BEFORE = lazy(
     rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
-    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?|short-lived|life-?time|expir\w*)|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간)"
+    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?|short-lived|life-?time|expir\w*)|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간|캐시\s?(?:시간|유지\s?시간))"
     rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 
@@ -28,7 +28,7 @@ _SETTING_BEFORE = lazy(
 # Substrings one of which every _SETTING_BEFORE match contains, lower-cased (a fast first test).
 _SETTING_HINT = lazy(
     "time|sleep|interval|retr|cool|back|ttl|deadline|keep|default|fresh|warn_|error_|max_age|poll|every|each|lived|expir|"
-    "타임아웃|주기|간격|재시도|기본값|디폴트|제한"
+    "타임아웃|주기|간격|재시도|기본값|디폴트|제한|캐시"
 )
 
 

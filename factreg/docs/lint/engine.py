@@ -37,6 +37,8 @@ from factreg.docs.lint.vocab import (
     SPREAD_RULE,
     TABLE_ITEM_RATE_RULE,
     TARGET_RULE,
+    TOOL_RATE_RULE,
+    TOOL_UNIT,
     Candidate,
 )
 
@@ -98,7 +100,8 @@ def _candidates(
 
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
-    FR114's (the default set's), in prose FR112's (a preview rule); a ratio or a percent change with no word of
+    FR114's (the default set's), in prose FR112's (a preview rule), in a unit only benchmark tools print FR115's
+    (default); a ratio or a percent change with no word of
     performance near it — in prose, a window around it; in a table, its cell, its row's label and its column's
     header — is FR123's or FR124's (preview rules: share prices, price multipliers, token ratios, bounce rates)."""
     if c[4] == "target":
@@ -106,6 +109,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)
+    if c[5] == ITEM_RATE_RULE and TOOL_UNIT.search(text, c[0], c[1]):
+        return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`: units only benchmark tools print
     if c[5] == RATIO_RULE and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
     if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):

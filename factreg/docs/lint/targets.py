@@ -17,6 +17,17 @@ _BOUND_BEFORE = lazy(
 _BOUND_AFTER = lazy(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|내\b|이상)")
 
 
+# A table row whose label names a target: `| 최종 목표 | 50 TPS |`, `| p95 target | 300 ms |`, `| SLO | 99.9% |` (not
+# `| 목표 대비 | 120% |`, `| 목표 달성 | … |`: measured against the target).
+_TARGET_LABEL = lazy(
+    r"(?!.*(?:대비|달성))[^|]{0,16}목표[^|]{0,16}"
+    rf"|(?:[A-Za-z0-9() /-]{{0,24}}{_SP})?(?i:targets?|goals?|slos?|budgets?)"
+)
+
+
+_FROM_ARROW_AFTER = lazy(rf"{_SP}*(?:→|->|⟶)")
+
+
 # A sentence whose subject is its aim: `The goal is to run … at 60fps`, `Our target is …`, `My aim here was …`.
 _GOAL_SUBJECT = lazy(
     rf"(?:^|[.:;!?]\s+)\W*(?i:the|our|my|their|his|her|one|main|primary|first|end)?{_SP}*"
@@ -156,6 +167,16 @@ _OPTION_BEFORE = lazy(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
 
 
 class _Targets(_Hypotheticals):
+    def _target_row(self, start: int) -> bool:
+        """Whether a number is in a table row (not in its first cell) whose label names a target."""
+        text = self.text
+        lo = text.rfind("\n", 0, start) + 1
+        first = text.find("|", lo, start)
+        if first < 0 or text[lo:first].strip():
+            return False
+        second = text.find("|", first + 1, start)
+        return second >= 0 and _TARGET_LABEL.fullmatch(text[first + 1 : second].strip(" *_\t")) is not None
+
     def _target(self, start: int, end: int) -> bool:
         """Whether a number is a target, limit, threshold or requirement rather than a measurement."""
         if self._flag(start, "unchecked"):
@@ -167,6 +188,8 @@ class _Targets(_Hypotheticals):
             return True  # a value asked for or set
         if _OPTION_BEFORE.search(self.text, max(0, start - 30), start):
             return True  # `--duration 30s`: a command-line option
+        if self._target_row(start) and not _FROM_ARROW_AFTER.match(self.text, end):
+            return True  # `| 최종 목표 | 50 TPS |`: a row of targets (not `2.17s → 0.3s`'s 2.17s: where it starts)
         if _COMPARED_BEFORE.search(self.text, max(0, start - 16), start) and _CONDITION_BEFORE.search(
             self._before(start, 90)
         ):

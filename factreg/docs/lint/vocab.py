@@ -75,13 +75,16 @@ FAMILY_RULE = {
     **dict.fromkeys(("s", "ms", "us", "min"), "FR101"),
     **dict.fromkeys(("h", "d"), "FR102"),
     **dict.fromkeys(("rate", "mstok", "stok"), "FR111"),
-    **dict.fromkeys(("req", "persec", "fps"), "FR112"),
+    **dict.fromkeys(("req", "persec", "fps", "op"), "FR112"),
     **dict.fromkeys(("bw", "bits", "flops"), "FR113"),
     **dict.fromkeys(("x", "xcap", "xsp", "times", "ratio"), "FR121"),
     "pct": "FR122",
 }
 ITEM_RATE_RULE = "FR112"  # requests, items or frames per second, in prose (preview)
 TABLE_ITEM_RATE_RULE = "FR114"  # the same in a table row (default)
+TOOL_RATE_RULE = "FR115"  # an item rate or a time per operation in a unit benchmark tools print (default)
+# The units only benchmark tools print: `45487 ns/op`, `3.2 us/op`, `101966 ops/s`, `999.4 records/sec`, `148 Kelem/s`.
+TOOL_UNIT = lazy(r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)")
 RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
 BARE_RATIO_RULE = "FR123"  # a ratio with no word of speed near it, or in its table cell's row or column (preview)
 PERCENT_RULE = "FR122"  # a percent change with a word of performance near it (preview: 0.922 on select)
@@ -450,7 +453,8 @@ _UNITS = [
     (
         "persec",
         rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
-        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops|rows?){_SP}?(?:/{_SP}?|{_SP}per{_SP})"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|[KMG]?elem(?:ent)?s?)"
+        rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
@@ -461,6 +465,8 @@ _UNITS = [
     ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
     ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
+    # time per operation, as Go's and JMH's benchmarks print it: `45487 ns/op`, `3.2 us/op`
+    ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?op{_END}"),
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
@@ -506,6 +512,7 @@ _NORMAL = {
     "h": "h",
     "d": "d",
     "persec": "/s",
+    "op": "/op",
     "fps": "fps",
     "bw": "B/s",
     "bits": "bit/s",

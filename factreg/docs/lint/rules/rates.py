@@ -123,6 +123,33 @@ EXAMPLES_FR114 = (
     ("rate after a slash", "| categories_api | 6918 | 220.52/s |", "220.52/s", "| categories_api | 6918 | 220.52/page |"),
 )
 
+EXAMPLES_FR115 = (
+    (
+        "records per second",
+        "the producer sent 999.4 records/sec",
+        "999.4 records/sec",
+        "the producer is limited to 1000 records/sec",
+    ),
+    (
+        "time per operation",
+        "BenchmarkGin_StaticAll-8   25604   45487 ns/op   0 B/op",
+        "45487 ns/op",
+        "Keep the handler under 50000 ns/op.",
+    ),
+    (
+        "operations per second",
+        "JsonBench.roundRobin  thrpt  16  101966.373 ops/s",
+        "101966.373 ops/s",
+        "a budget of 100000 ops/s",
+    ),
+    (
+        "elements per second",
+        "thrpt:  [144.71 Kelem/s 146.73 Kelem/s]",
+        "144.71 Kelem/s",
+        "For example, a parser could take 144 Kelem/s.",
+    ),
+)
+
 EXAMPLES_FR113 = (
         ("TFlops in mixed case", "the fused kernel reaches 2.4 TFlops", "2.4 TFlops", "the fused kernel uses 2.4 GB"),
         ("Korean FLOPS", "이 보드는 2 페타플롭의 연산 성능을 낸다", "2 페타플롭", "이 보드는 2 페이지의 설명서를 낸다"),
@@ -170,6 +197,19 @@ RULES = (
             "keeps FR112 a preview rule)."
         ),
         EXAMPLES_FR114,
+    ),
+    Rule(
+        "FR115",
+        "tool-rate",
+        "An item rate or a time per operation in a unit only benchmark tools print: `45487 ns/op`, `3.2 us/op`, "
+        "`101966 ops/s`, `999.4 records/sec`, `148.57 Kelem/s`.",
+        (
+            "Reads what FR112 reads (and a time per operation, `ns/op`, `µs/op`, `ms/op`) when its unit is one that "
+            "Go's, JMH's, Criterion's and Kafka's benchmarks print: such a number is nearly always pasted output of a "
+            "run (right 25 times of 26 on the tune and select splits; the other was a producer's rate limit). Limits "
+            "and budgets in these units are targets, as everywhere."
+        ),
+        EXAMPLES_FR115,
     ),
     Rule(
         "FR113",
