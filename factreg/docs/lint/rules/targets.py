@@ -5,6 +5,9 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("a row labelled as a target", "| 최종 목표 | 50 TPS | 산출 근거 |", "50 TPS", "| 현재 | 50 TPS | 측정 |"),
+    ("a target in the row's label", "| p95 target | 300 ms |", "300 ms", "| p95 | 300 ms |"),
+    ("a cache time", "- 캐시 시간 1분으로 감소", "1분", "- 캐시 조회 시간 1분으로 감소"),
     ("a per-query timeout", "the query hit a 120-second per-query timeout", "120-second", "the query took 120 seconds"),
     (
         "set in a change",
