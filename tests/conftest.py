@@ -45,7 +45,7 @@ PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PRO
 ALONE_MODULES = frozenset({
     "test_arrival_clock", "test_capacity", "test_control", "test_endpoint", "test_interleave", "test_latency",
     "test_load", "test_one_stream", "test_plugin_hyperfine", "test_precision", "test_probe",
-    "test_probe_llamaserver", "test_real_model", "test_sequential", "test_streams_real", "test_verify",
+    "test_probe_llamaserver", "test_real_model", "test_sequential", "test_verify",
     "test_verify_control", "test_verify_endpoint", "test_voice_line", "test_wire",
 })
 ALONE_FIXTURES = frozenset({"tiny_model", "llama_bench", "real_model", "server", "standin", "standin_process",
@@ -222,6 +222,27 @@ class Run:
         import json
 
         return json.loads(self.stdout)
+
+
+def _built_once() -> None:
+    """typer's CliRunner turns the Typer app into Click commands on every `invoke` (0.15 s of CPU for factreg's 38
+    commands, most of an in-process command's cost); the command line's tree does not change between runs
+    (`GuardedGroup.make_context` resets what a run sets), so the tests build it once per app."""
+    import typer.testing
+
+    build = typer.testing._get_command  # noqa: SLF001 - typer's own step, wrapped: the same commands, built once
+    built: dict[int, tuple[object, object]] = {}
+
+    def once(typer_app):  # type: ignore[no-untyped-def]
+        hit = built.get(id(typer_app))
+        if hit is None or hit[0] is not typer_app:
+            hit = built[id(typer_app)] = (typer_app, build(typer_app))
+        return hit[1]
+
+    typer.testing._get_command = once  # noqa: SLF001
+
+
+_built_once()
 
 
 @pytest.fixture

@@ -170,6 +170,7 @@ def requests_of(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [q for q in data["requests"] if q["kind"] != "identity"]
 
 
+@pytest.mark.shares  # counts tokens and requests, times nothing: runs beside other tests
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_probe_counts_every_answer_token_from_the_stream_and_usage_agrees(cli, server, real_model, tmp_path,
                                                                           concurrency) -> None:
@@ -195,6 +196,7 @@ def test_probe_counts_every_answer_token_from_the_stream_and_usage_agrees(cli, s
     assert m["itl"]["n"] == 4 * (TOKENS - 1)
 
 
+@pytest.mark.shares  # counts tokens and requests, times nothing: runs beside other tests
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_a_korean_reply_is_counted_by_the_servers_usage_not_its_merged_chunks(cli, server, tmp_path,
                                                                                concurrency) -> None:
@@ -241,6 +243,7 @@ def test_the_korean_answer_streams_as_whole_utf8(server) -> None:
     assert answer_text(server.url, data) == " ".join(streamed.split())  # greedy: the same answer, unstreamed
 
 
+@pytest.mark.shares  # counts tokens and requests, times nothing: runs beside other tests
 def test_a_load_run_of_40_requests_at_concurrency_4_fails_none_and_usage_matches_every_count(
     cli, server, tmp_path
 ) -> None:
