@@ -8,9 +8,11 @@ from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.tables import _cell_context, _Tables
 from factreg.docs.lint.vocab import (
     _B,
+    _BENCHSTAT_CELL,
     _E,
     _FRACTION,
     _GOAL_LINE,
+    _JMH_ROW,
     _LABEL_UNIT,
     _METRIC_UNIT,
     _PER_SECOND,
@@ -204,6 +206,14 @@ class _Context(_Tables):
             if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):
                 return None
             return (start, m.end(), m.group("n1"), "×", "claim", "FR121")
+        if rx is _BENCHSTAT_CELL:
+            lo, hi = self._line(start)
+            line = self.text[lo:hi]
+            if "(p=" not in line and len(_BENCHSTAT_CELL.findall(line)) < 2:
+                return None  # one `5m ± 2%` alone is not a benchstat row
+        if rx is _JMH_ROW or rx is _BENCHSTAT_CELL:  # the pasted output of a benchmark tool
+            unit = "/op" if rx is _BENCHSTAT_CELL or m.group("u").endswith("/op") else "/s"
+            return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), "FR115")
         if rx is _TEST_THEN_NUMBER:
             return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")
         if rx is _LABEL_UNIT:
@@ -213,7 +223,8 @@ class _Context(_Tables):
         if rx is _UNIT_BEFORE:
             u = m.group("u")
             unit = "FLOPS" if u.endswith("FLOPS") else "/s"
-            return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), "FR113" if unit == "FLOPS" else "FR112")
+            rule = "FR113" if unit == "FLOPS" else "FR115" if u == "Requests/sec" else "FR112"  # FR115: wrk's output
+            return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), rule)
         if rx is _FRACTION:
             if self._hypothetical(start):
                 return None

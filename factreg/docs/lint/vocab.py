@@ -315,10 +315,24 @@ _LABEL_UNIT = lazy(
 )
 
 
+# JMH's result rows: `JsonBench.read  thrpt  25  12345.678 ± 12.345  ops/s`, `… avgt  5  3.214  0.101  us/op`: the
+# score (and its error) before the unit column.
+_JMH_ROW = lazy(
+    rf"(?<![\w.])(?:thrpt|avgt)[ \t]+(?:\d+[ \t]+){{0,3}}(?P<n1>{_NUM})[ \t]+(?:±[ \t]*{_NUM}[ \t]+|{_NUM}[ \t]+)?"
+    rf"(?P<u>ops/(?:s|ms|us|ns)|(?:s|ms|us|ns)/op)(?![\w/])"
+)
+
+
+# benchstat's cells: `1254.1µ ± 1%`, `207.0n ± 2%`, `1.254m ± 0%` (a time per operation under `sec/op`, its SI
+# prefix alone, then its spread).
+_BENCHSTAT_CELL = lazy(rf"(?<![\w.])(?P<n1>{_NUM})(?P<u>[nµμm])[ \t]±[ \t]*\d+%")
+
+
 # A rate's unit written before its number, as a key or a label: `TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`,
+# wrk's `Requests/sec:   1170.78`,
 # `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
 _UNIT_BEFORE = lazy(
-    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|TFLOPS|GFLOPS)"
+    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|TFLOPS|GFLOPS|Requests/sec(?=:))"
     rf"(?:\*\*)?{_SP}?(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST})"
     rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
 )
@@ -362,6 +376,9 @@ _EXTRA = (
     (_PREFIX_X, "×"),
     (_UNIT_BEFORE, ""),  # no hint: its lines are the prefilter's (_PREFILTER_UNIT_KEYS), its windows pre-tested
     (_FRACTION, "/"),
+    (_JMH_ROW, "thrpt"),
+    (_JMH_ROW, "avgt"),
+    (_BENCHSTAT_CELL, "±"),
 )
 
 

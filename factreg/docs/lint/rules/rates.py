@@ -125,6 +125,14 @@ EXAMPLES_FR114 = (
 
 EXAMPLES_FR115 = (
     (
+        "a JMH result row",
+        "JsonBench.read  thrpt  25  12345.678  12.345  ops/s",
+        "12345.678  12.345  ops/s",
+        "JsonBench.read  thrpt  25  iterations, score in ops/s",
+    ),
+    ("benchstat cells", "Decode-14    1254.1µ ± 1%   435.7µ ± 0%", "1254.1µ ± 1%", "Decode-14    weight 5m ± 2%"),
+    ("wrk's request rate", "Requests/sec:   1170.78", "1170.78", "Requests/sec: see the table"),
+    (
         "records per second",
         "the producer sent 999.4 records/sec",
         "999.4 records/sec",
@@ -201,13 +209,16 @@ RULES = (
     Rule(
         "FR115",
         "tool-rate",
-        "An item rate or a time per operation in a unit only benchmark tools print: `45487 ns/op`, `3.2 us/op`, "
-        "`101966 ops/s`, `999.4 records/sec`, `148.57 Kelem/s`.",
+        "Rates and times per operation as benchmark tools print them: `45487 ns/op`, `101966 ops/s`, "
+        "`999.4 records/sec`, `148.57 Kelem/s`, `1254.1µ ± 1%`, `Requests/sec: 1170.78`.",
         (
             "Reads what FR112 reads (and a time per operation, `ns/op`, `µs/op`, `ms/op`) when its unit is one that "
-            "Go's, JMH's, Criterion's and Kafka's benchmarks print: such a number is nearly always pasted output of a "
-            "run (right 25 times of 26 on the tune and select splits; the other was a producer's rate limit). Limits "
-            "and budgets in these units are targets, as everywhere."
+            "Go's, JMH's, Criterion's and Kafka's benchmarks print, and the rows those tools print with the unit "
+            "elsewhere: JMH's `thrpt`/`avgt` rows (score, error, then the unit column), benchstat's cells "
+            "(`1254.1µ ± 1%`, two on a line or one beside `(p=`) and wrk's `Requests/sec:`. Such a number is "
+            "nearly always pasted output of a run (right 44 times of 45 on the select split, where final35's "
+            "pasted output taught it; the other was a producer's rate limit). Limits and budgets in these units "
+            "are targets, as everywhere."
         ),
         EXAMPLES_FR115,
     ),
