@@ -26,7 +26,7 @@ from factreg.docs.lint.vocab import (
     Candidate,
 )
 
-_DURATIONS = frozenset({"s", "ms", "min", "us", "h", "d"})
+_DURATIONS = frozenset({"s", "ms", "min", "us", "ns", "h", "d"})
 
 
 _SPAN_KINDS = frozenset({"rate", "req", "persec", "op", "mstok", "stok", "bw", "bits", "flops", "fps"})

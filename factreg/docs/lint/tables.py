@@ -314,7 +314,7 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
     return out
 
 
-_TIME_UNITS = frozenset({"s", "ms", "min", "us", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps"})
+_TIME_UNITS = frozenset({"s", "ms", "min", "us", "ns", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps"})
 
 
 class _Tables(_Relative):

@@ -72,7 +72,7 @@ Candidate = tuple[int, int, str, str, str, str]
 # The rule that reports a number of each unit family (a target of any family is TARGET_RULE's): the table the
 # rules in factreg.docs.lint.rules document.
 FAMILY_RULE = {
-    **dict.fromkeys(("s", "ms", "us", "min"), "FR101"),
+    **dict.fromkeys(("s", "ms", "us", "ns", "min"), "FR101"),
     **dict.fromkeys(("h", "d"), "FR102"),
     **dict.fromkeys(("rate", "mstok", "stok"), "FR111"),
     **dict.fromkeys(("req", "persec", "fps", "op"), "FR112"),
@@ -490,6 +490,7 @@ _UNITS = [
     # durations
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
     ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
+    ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
     ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
     ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
     ("s", r"초(?![과기반록등월석점콜소])"),
@@ -524,6 +525,7 @@ _NORMAL = {
     "stok": "s/tok",
     "ms": "ms",
     "us": "µs",
+    "ns": "ns",
     "s": "s",
     "min": "min",
     "h": "h",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("nanoseconds", "The lookup takes 45 ns on average.", "45 ns", "The lookup takes 45 steps on average."),
     (
         "length of a recording",
         "whisper.cpp transcribed the file in 1160 milliseconds",
