@@ -206,13 +206,14 @@ class _Context(_Tables):
             if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):
                 return None
             return (start, m.end(), m.group("n1"), "×", "claim", "FR121")
-        if rx is _BENCHSTAT_CELL:
+        if rx is _BENCHSTAT_CELL:  # benchstat's output: two such cells on a line, or one beside its `(p=…)`
             lo, hi = self._line(start)
             line = self.text[lo:hi]
             if "(p=" not in line and len(_BENCHSTAT_CELL.findall(line)) < 2:
                 return None  # one `5m ± 2%` alone is not a benchstat row
-        if rx is _JMH_ROW or rx is _BENCHSTAT_CELL:  # the pasted output of a benchmark tool
-            unit = "/op" if rx is _BENCHSTAT_CELL or m.group("u").endswith("/op") else "/s"
+            return (start, m.end(), m.group("n1"), "/op", self.spread_kind(start, m.end()), "FR115")
+        if rx is _JMH_ROW:  # JMH's output: the unit column after the score
+            unit = "/op" if m.group("u").endswith("/op") else "/s"
             return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), "FR115")
         if rx is _TEST_THEN_NUMBER:
             return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")

@@ -168,7 +168,9 @@ _OPTION_BEFORE = lazy(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
 
 class _Targets(_Hypotheticals):
     def _target_row(self, start: int) -> bool:
-        """Whether a number is in a table row (not in its first cell) whose label names a target."""
+        """Whether a number is in a table row (not in its first cell) whose label names a target. (The first cell
+        is read here, not with tables._cell_context, which tables' own imports keep out of this module's reach and
+        which also walks up to the header.)"""
         text = self.text
         lo = text.rfind("\n", 0, start) + 1
         first = text.find("|", lo, start)
