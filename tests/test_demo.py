@@ -80,6 +80,8 @@ def test_demo_live_without_the_binaries_is_one_error_line(cli, tmp_path, monkeyp
 
 @pytest.mark.llama
 @pytest.mark.real_model
+@pytest.mark.slow
+@pytest.mark.shares  # any verdict passes (a refutation only as reproduced) and no time is judged: runs beside others
 def test_demo_live_runs_the_real_llama_cpp_binaries(cli, tmp_path, real_model):
     work = tmp_path / "live"
     r = cli("demo", "--dir", str(work), "--live")
