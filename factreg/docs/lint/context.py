@@ -64,6 +64,10 @@ _MEASURED = lazy(
     r"|걸렸|걸림|걸린|걸리|걸려|소요|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
     r"평균|레이턴시|TTFT|응답|처리|빌드|로딩|생성|추론|변환|조회|쿼리|단축|개선|감소|→|성능|빠름|빠르|느림|느려|최적화|속도|"
     rf"{_B}(?:GPU|CPU|(?i:compared)){_E}"
+    # a timing label as tools print it: `Execution Time: 16.292 ms`, `Planning Time: 0.188 ms` (not a wait or a
+    # person's time: `Wait time: 5s`, `Reading time: 6 min`)
+    rf"|{_B}(?!(?i:wait|sleep|idle|read|reading|cool|lead|hold|grace|retention|expir\w*|down|up|cycle|session|screen|"
+    rf"watch|study|travel|commute|prep|setup|set-up){_E})[A-Za-z]+{_SP}(?i:time){_SP}*:"
 )
 
 
@@ -79,6 +83,13 @@ _MEASURED_HEADER = lazy(
 _BOUND_NEAR = lazy(
     rf"(?<![-=<])[<>](?![-!=>])|≤|≥|<=|>=|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
     rf"target|goal|slo|budget|expected){_E}|최대|최소|이내|이하|미만|이상|초과|목표|예상"
+)
+
+
+# A measuring verb, then a bound: what it took, bounded (`taking more than 30 seconds`, `takes up to 200ms`).
+_TOOK_BOUND_BEFORE = lazy(
+    rf"{_B}(?i:took|takes|taking|take){_SP}+(?:(?i:more|less|longer|shorter){_SP}+than|(?i:up{_SP}+to|over|under|"
+    rf"nearly|almost)){_SP}*~?$"
 )
 
 
@@ -115,6 +126,8 @@ class _Context(_Tables):
             near_lo = text.rfind("|", lo, start) + 1
             near_hi = text.find("|", end, hi)
             near_hi = hi if near_hi < 0 else near_hi
+        if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start):
+            return True  # `it is taking more than 30 seconds`, `used to take up to 200ms`: a bound of what was measured
         if _BOUND_NEAR.search(text, max(near_lo, start - 20), start) or _BOUND_NEAR.search(
             text, end, min(near_hi, end + 10)
         ):

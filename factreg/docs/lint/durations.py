@@ -153,6 +153,8 @@ _MEDIA_BEFORE = lazy(
     rf"(?:\([^)]{{0,30}}|(?i:longer than|shorter than|up to|at most){_SP}*|최대{_SP}?)$"
     rf"|(?i:variable-length){_SP}?\((?i:up to){_SP}*$"
     rf"|(?i:audio|video|clip|recording|input){_SP}*(?i:length|duration){_SP}*[:=]{_SP}*$"  # `recording length: 5.0 s`
+    # `my episodes average at ~70 mins`, `the median episode length … the mean: 36 minutes`: an episode's length
+    rf"|(?i:episodes?|podcasts?)(?:(?!(?i:took|takes|taking|transcri|process|generat|render|encod))[^.;|]){{0,50}}$"
 )
 
 
@@ -192,7 +194,8 @@ _DELAY_AFTER = lazy(
 
 _NOT_MEASURED_AFTER = lazy(
     rf"(?:\*\*)?{_SP}*(?:단위|(?:의{_SP}?)?(?:블록|블락|청크)|(?i:resolution|granularity|windows?|chunks?|segments?|blocks?){_E})"
-    rf"|(?:{_SP}+[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"  # `a 900-second request-sending window`
+    # `a 900-second request-sending window` (not `took 515 seconds on windows`: the system it ran on)
+    rf"|(?:{_SP}+(?!(?i:on|for|with|under|in|to){_E})[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"
 )
 
 
@@ -324,6 +327,8 @@ _ADJECTIVE_LENGTH = lazy(
 
 _ELAPSED_AFTER = lazy(
     rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|째|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
+    # a point or a stretch of a timeline: `8초부터 떨어지는데` (not `3초부터 10초까지`, a range), `10초 중 7초에서`
+    rf"|부터(?!{_SP}*[~-]?{_SP}*\d)(?!{_SP}*(?:최대|약))|{_SP}중(?:{_SP}|에)"
 )
 
 

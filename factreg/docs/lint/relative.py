@@ -72,6 +72,17 @@ _QUANTITY_THEN_PAREN = lazy(rf"\d{_SP}?(?:%|[KMGT]i?B|점|개|명)(?:\*\*)?{_SP}
 
 
 # A percentage, then the pair of bare numbers it was worked out from: `58% 감소 (24 → 10)`.
+# `전체 측정값 중 50%가`, `요청 중 95%가`: a share of a set (what part of the requests), not a change.
+_SHARE_OF_SET_BEFORE = lazy(r"[가-힣]\s?중\s*(?:약\s*)?$")
+
+
+_SUBJECT_AFTER = lazy(r"[가이](?![가-힣])")
+
+
+# `+15% 이상이 10분 지속`, `5% 이상일 때`: a threshold on a change, not a change that happened.
+_THRESHOLD_AFTER = lazy(r"(?:\*\*)?\s?(?:이상|초과|이하|미만)(?:이|일|인|이면|으로|시)(?![가-힣])")
+
+
 _COUNT_PAIR_AFTER = lazy(
     rf"(?:\*\*)?{_SP}*(?:감소|증가|(?i:less|fewer|more))?(?:\*\*)?{_SP}*\({_SP}*{_NUM}{_SP}*(?:→|->){_SP}*{_NUM}{_SP}*\)"
 )
@@ -171,6 +182,11 @@ class _Relative(_Durations):
             return None  # `35GB (4배 절감)`, `MMLU-Ko 72.3% (Vicuna 대비 2배)`: an aside on the quantity before it
         if kind == "pct" and _COUNT_PAIR_AFTER.match(text, end):
             return None  # `58% 감소 (24 → 10)`: a change of a count
+        if kind == "pct" and (
+            _THRESHOLD_AFTER.match(text, end)
+            or (_SUBJECT_AFTER.match(text, end) and _SHARE_OF_SET_BEFORE.search(text, max(0, start - 12), start))
+        ):
+            return None  # `+15% 이상이 10분 지속`: a threshold; `측정값 중 50%가`: a share of a set
         if (
             text.find("(", max(0, start - 8), start) != -1
             and (pair := _PAIR_THEN_PAREN.search(text, max(0, start - 50), start)) is not None

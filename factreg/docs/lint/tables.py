@@ -250,12 +250,27 @@ _OTHER_COLUMN = lazy(
 _NOT_PERFORMANCE_UNITS = frozenset({"%", "×"})  # what a memory or accuracy column's ratios and percentages are
 
 
+# An alert rule's table: a header row naming thresholds or conditions (`| Severity | Threshold | Duration |`,
+# `| 조건 | 지속 시간 | 알림 채널 |`), whose column of how long a condition must hold is a target column, and whose
+# values with a comparison before them in their cell (`p99 Latency > 5초`, `p95 >800ms`) are thresholds.
+_CONDITION_HEADER = lazy(r"(?i:\b(?:thresholds?|conditions?|triggers?)\b)|조건|임계")
+
+
+_WINDOW_COLUMN = lazy(r"[ \t*_]*(?:(?i:duration|for|window|pending(?: period)?|sustained)|지속\s?시간|지속|기간)[ \t*_]*")
+
+
+_COMPARISON_BEFORE = lazy(r"(?:[<>≤≥]=?|&[gl]t;=?|(?<![A-Za-z])(?i:over|above|below|under))[ \t]*~?$")
+
+
 def _column_kinds(header: str) -> list[str | None]:
-    """For each cell of a table's header row: `target` for a target, limit or setting column, `other` for a column
-    of figures that are not performance, else None."""
+    """For each cell of a table's header row: `target` for a target, limit or setting column (and, in an alert
+    rule's table, the column of how long a condition must hold), `other` for a column of figures that are not
+    performance, else None."""
     out: list[str | None] = []
+    rules = _CONDITION_HEADER.search(header) is not None
     for cell in header.strip().strip("|").split("|"):
-        if _TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell):
+        window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
+        if window or (_TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)):
             out.append("target")
         elif _OTHER_COLUMN.search(cell) and not _HEADER_UNIT.search(cell):
             out.append("other")
@@ -288,7 +303,8 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
     changes: dict[int, str | None] = {}  # index in found -> new kind, or None to drop
     for header, rows in _tables(text):
         kinds = _column_kinds(header)
-        if not any(kinds) or not rows:
+        rules = _CONDITION_HEADER.search(header) is not None
+        if not (any(kinds) or rules) or not rows:
             continue
         i = bisect_left(found, (rows[0][0],))
         for lo, hi, lead in rows:
@@ -296,7 +312,9 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
                 start, unit, kind = found[i][0], found[i][3], found[i][4]
                 col = text.count("|", lo, start) - (1 if lead else 0)
                 what = kinds[col] if 0 <= col < len(kinds) else None
-                if what == "target" and kind == "claim":
+                if rules and kind == "claim" and _COMPARISON_BEFORE.search(text, text.rfind("|", lo, start) + 1, start):
+                    changes[i] = "target"  # `| p99 Latency > 5초 |` under `| 조건 | …`: the alert's threshold
+                elif what == "target" and kind == "claim":
                     changes[i] = "target"
                 elif what == "other" and unit in _NOT_PERFORMANCE_UNITS:
                     changes[i] = None

@@ -87,7 +87,7 @@ TOOL_RATE_RULE = "FR115"  # an item rate or a time per operation in a unit bench
 TOOL_UNIT = lazy(r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)")
 RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
 BARE_RATIO_RULE = "FR123"  # a ratio with no word of speed near it, or in its table cell's row or column (preview)
-PERCENT_RULE = "FR122"  # a percent change with a word of performance near it (preview: 0.922 on select)
+PERCENT_RULE = "FR122"  # a percent change with a word of performance near it (default again: 0.954 on select)
 BARE_PERCENT_RULE = "FR124"  # a percent change with none near it (preview): share prices, revenue, bounce rates
 BARE_DURATION_RULE = "FR103"  # a duration with no word of measured work near it (preview)
 SPREAD_RULE = "FR131"  # a bare `±` spread
@@ -121,12 +121,13 @@ _NONPERF = (
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
     rf"downscal\w*|magnif\w*|realism|satisfaction|human{_SP}evaluations?|preference|fidelity|scores?|"
     rf"session{_SP}(?:time|length)|time{_SP}on{_SP}(?:site|page)|watch{_SP}time|cycle{_SP}time|lead{_SP}time|"
-    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|"
+    rf"development{_SP}(?:speed|velocity|time)|developer{_SP}productivity|velocity|revenue|sales|profits?|earnings|"
+    rf"VUs?|virtual{_SP}users|"
     # quality benchmarks and error rates: `MMLU (+23%)`
     rf"mmlu|gsm8k|c-?eval|bbh|humaneval|hellaswag|truthfulqa|winogrande|wer|cer|bleu|perplexity|ppl|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
     r"|메모리|크기|용량|공간|비용|가격|비싸|비싼|인하|빈도|영향력|오래\s?버티|버틸|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|개입|(?:통합\s?)?사이클|리드)\s?시간|"
-    r"다운타임|컨텍스트|(?:개발|작업|팀)\s?(?:속도|생산성)|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
+    r"다운타임|컨텍스트|(?:개발|작업|팀)(?:하는)?\s?(?:속도|생산성)|매출|영업\s?이익|순이익|시가\s?총액|가상\s?사용자|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여입])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"
     r"이용률|사용률|점유율|가동률|할인|세금|이미지 크기|압축|tolerance|완화|정밀도|재현율|승률|정확|유지|"
     r"호출|필요|증가로|완료|진행률|생산성|사이즈|[가-힣]{1,3}(?<!비)[률율](?![가-힣])|토큰(?:을|를|이)?\s?(?:사용|소비)"
@@ -392,8 +393,10 @@ _SPEED_CHANGE = lazy(
 # A line of goals, examples, assumptions, limits or retries: a duration on it is more often a target or an
 # illustration than a measurement (FR103, not FR101; factreg.docs.lint.context).
 _GOAL_LINE = lazy(
-    rf"{_B}(?i:target|goal|slo|e\.g\.|for{_SP}+example|assum\w*|if|limits?|windows?|back-?off|retry|retries|"
-    rf"recommend\w*){_E}|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|✅|//"
+    rf"{_B}(?i:target|goal|slo|e\.g\.|for{_SP}+example|assum\w*|if|limits?|back-?off|retry|retries|"
+    rf"recommend\w*){_E}|"
+    # a window of time, not the system (`on windows with zluda`, `for Windows 11`)
+    rf"(?<![Oo]n )(?<![Ff]or )(?<![Ii]n )(?<![Uu]nder )(?<![Ww]ith )(?<![Tt]o ){_B}(?i:windows?){_E}(?!{_SP}*(?:1[01]|[Ss]erver|PC|machine))|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|✅|//"
 )
 
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("timing label", "Execution Time: 16.292 ms", "16.292 ms", "Sleep time: 16 ms"),
+    ("bound of what it took", "It is taking more than 30 seconds to finish.", "30 seconds", "It should take less than 30 seconds to finish."),
+    ("the system it ran on", "It took 515 seconds on windows with FP8.", "515 seconds", "It keeps 515 seconds windows."),
+    ("an episode's length", "My benchmark episodes took ~70 mins.", "70 mins", "My podcast episodes average at ~70 mins."),
     ("nanoseconds", "The lookup takes 45 ns on average.", "45 ns", "The lookup takes 45 steps on average."),
     (
         "length of a recording",
@@ -379,7 +383,7 @@ EXAMPLES_FR103 = (
     ),
     (
         "limit by its failure",
-        "If the cache is cold, the import takes longer than 40 seconds.",
+        "If the cache is cold, the import runs longer than 40 seconds.",
         "40 seconds",
         "If the import takes longer than 40 seconds, the worker is killed.",
     ),

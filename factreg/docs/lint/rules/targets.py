@@ -28,6 +28,12 @@ EXAMPLES_FR201 = (
     ("set value", "카메라 드라이버에 24fps를 요청한다", "24fps", "웹캠 파이프라인은 24fps로 돌았다"),
     ("timed out after", "The request timed out after 30 seconds.", "30 seconds", "The request finished after 30 seconds."),
     (
+        "an alert rule's table",
+        "| 조건 | 지속 시간 | 알림 채널 |\n|---|---|---|\n| p99 Latency > 5초 | 10분 | Slack |",
+        "10분",
+        "| 구간 | 지속 시간 | 비고 |\n|---|---|---|\n| p99 Latency | 10분 | Slack |",
+    ),
+    (
         "a row of an alert rule",
         "| alert | condition | for |\n|---|---|---|\n| Critical | >= | 5분 |",
         "5분",
