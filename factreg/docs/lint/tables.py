@@ -29,9 +29,9 @@ _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]
 
 
 _HEADER_UNIT = lazy(
-    r"(?:^|(?<=[\s(\[/,]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
+    r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
-    r"seconds|mins?|minutes)|초|밀리초|토큰/초)(?=$|[\s)\],])"
+    r"seconds|mins?|minutes)|초|밀리초|토큰/초)(?=$|[\s)\],*])"
     r"|\((?P<s>s)\)"
 )
 
@@ -47,7 +47,8 @@ _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "r
 
 
 _BARE_CELL = lazy(
-    rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)[ \t*_]*"
+    rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)"
+    r"(?:[kKM](?![A-Za-z]))?[ \t*_]*"  # `131K`: thousands of a rate
     r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*%\))[ \t*_]*)*$"  # a mark, a note or a change after it
 )
 
