@@ -31,7 +31,7 @@ _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]
 _HEADER_UNIT = lazy(
     r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
-    r"seconds|mins?|minutes)|초|밀리초|토큰/초)(?=$|[\s)\],*])"
+    r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps)|초|밀리초|토큰/초)(?=$|[\s)\],*])"
     r"|\((?P<s>s)\)"
 )
 
@@ -64,6 +64,8 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
             continue
         word = (m.group("u") or "s").lower()
         unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
+        if word.endswith(("flops", "tops")) or word[-2:] in ("/s", "ps") and word[0] in "gtm" and word[1] == "b":
+            unit = "FLOPS" if word.endswith(("flops", "tops")) else "B/s"  # a device's compute or bandwidth
         setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
         out.append((unit, "target" if setting else "claim"))
     return out

@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "a device's compute or bandwidth",
+        "| GPU | BF16 TFLOPS | Memory BW (TB/s) |\n|---|---|---|\n| L40S | 362 | 0.86 |",
+        "362",
+        "| GPU | Memory (GB) | TDP (W) |\n|---|---|---|\n| L40S | 48 | 350 |",
+    ),
+    (
         "a column of rates",
         "| model | decode (t/s) |\n|---|---|\n| q4 | 52.5 |",
         "52.5",
@@ -24,6 +30,18 @@ EXAMPLES_FR152 = (
 )
 
 EXAMPLES_FR153 = (
+    (
+        "a rate unit as the label, in emphasis",
+        "| Stat | 50 | 99 |\n|---|---|---|\n| **Req/Sec** | 6405.70 | 8024.80 |",
+        "6405.70",
+        "| Stat | 50 | 99 |\n|---|---|---|\n| **Requests** | 6405 | 8024 |",
+    ),
+    (
+        "thousands",
+        "| | Dragonfly | Redis 6 |\n|---|---|---|\n| Avg SET qps | 131K | 100K |",
+        "131",
+        "| | Dragonfly | Redis 6 |\n|---|---|---|\n| Avg SET keys | 131K | 100K |",
+    ),
     (
         "a row labelled by its unit",
         "| metric | a | b |\n|---|---|---|\n| p50 latency (ms) | 412.5 | 398.0 |",
