@@ -164,15 +164,10 @@ class _Relative(_Durations):
     def _other_row_label(self, start: int) -> bool:
         """Whether a number stands in a table row (not in its first cell) whose label names a figure that is not
         performance (`| 가용성 |`, `| Memory |`) and no performance word."""
-        text = self.text
-        lo = text.rfind("\n", 0, start) + 1
-        first = text.find("|", lo, start)
-        if first < 0 or text[lo:first].strip():
+        label = self._row_label(start)
+        if label is None:
             return False
-        second = text.find("|", first + 1, start)
-        if second < 0:
-            return False
-        words = [m.lastgroup for m in _LEX.finditer(text, first + 1, second)]
+        words = [m.lastgroup for m in _LEX.finditer(self.text, *label)]
         return "nonperf" in words and "perf" not in words
 
     def _relative_form(self, start: int, u_start: int, end: int, kind: str) -> int | None:

@@ -167,17 +167,22 @@ _OPTION_BEFORE = lazy(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
 
 
 class _Targets(_Hypotheticals):
-    def _target_row(self, start: int) -> bool:
-        """Whether a number is in a table row (not in its first cell) whose label names a target. (The first cell
-        is read here, not with tables._cell_context, which tables' own imports keep out of this module's reach and
-        which also walks up to the header.)"""
+    def _row_label(self, start: int) -> tuple[int, int] | None:
+        """The span of the label (the first cell) of the table row a number stands in, when the number is not in
+        it; else None. (Read here, not with tables._cell_context, which tables' own imports keep out of this
+        module's reach and which also walks up to the header.)"""
         text = self.text
         lo = text.rfind("\n", 0, start) + 1
         first = text.find("|", lo, start)
         if first < 0 or text[lo:first].strip():
-            return False
+            return None
         second = text.find("|", first + 1, start)
-        return second >= 0 and _TARGET_LABEL.fullmatch(text[first + 1 : second].strip(" *_\t")) is not None
+        return (first + 1, second) if second >= 0 else None
+
+    def _target_row(self, start: int) -> bool:
+        """Whether a number is in a table row (not in its first cell) whose label names a target."""
+        label = self._row_label(start)
+        return label is not None and _TARGET_LABEL.fullmatch(self.text[label[0] : label[1]].strip(" *_\t")) is not None
 
     def _target(self, start: int, end: int) -> bool:
         """Whether a number is a target, limit, threshold or requirement rather than a measurement."""
