@@ -265,15 +265,39 @@ _WINDOW_COLUMN = lazy(r"[ \t*_]*(?:(?i:duration|for|window|pending(?: period)?|s
 _COMPARISON_BEFORE = lazy(r"(?:[<>≤≥]=?|&[gl]t;=?|(?<![A-Za-z])(?i:over|above|below|under))[ \t]*~?$")
 
 
+# A reference table of settings: its first column names them (`| Parameter | Type | Default |`, `| 설정 | 값 | 설명 |`),
+# so its column of values or defaults holds settings, not measurements; a column of defaults always does.
+_SETTING_NAME_HEADER = lazy(
+    r"[ \t*_]*(?:(?i:settings?|options?|parameters?|params?|config(?:uration)?s?|propert(?:y|ies)|flags?|variables?|"
+    r"env(?:ironment)?(?: variables?)?)|설정(?:\s?항목)?|옵션|파라미터|매개\s?변수|환경\s?변수)[ \t*_]*"
+)
+
+
+_VALUE_COLUMN = lazy(r"[ \t*_]*(?:(?i:values?)|값|설정\s?값)[ \t*_]*")
+
+
+# A rubric: its first column names grades (`| 등급 | Cold Start | Warm Start |` over `| 보통 | 2-4초 | 1-2초 |`), so
+# every figure in it is a threshold of a grade.
+_GRADE_HEADER = lazy(r"[ \t*_]*(?:(?i:grades?|ratings?|verdicts?)|등급|평가|판정)[ \t*_]*")
+
+
+_DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
+
+
 def _column_kinds(header: str) -> list[str | None]:
     """For each cell of a table's header row: `target` for a target, limit or setting column (and, in an alert
     rule's table, the column of how long a condition must hold), `other` for a column of figures that are not
     performance, else None."""
     out: list[str | None] = []
     rules = _CONDITION_HEADER.search(header) is not None
-    for cell in header.strip().strip("|").split("|"):
+    cells = header.strip().strip("|").split("|")
+    settings = _SETTING_NAME_HEADER.fullmatch(cells[0]) is not None
+    if _GRADE_HEADER.fullmatch(cells[0]):
+        return ["target"] * len(cells)  # a rubric: every figure is a grade's threshold
+    for cell in cells:
         window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
-        if window or (_TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)):
+        setting = _DEFAULT_COLUMN.search(cell) is not None or (settings and _VALUE_COLUMN.fullmatch(cell) is not None)
+        if window or setting or (_TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)):
             out.append("target")
         elif _OTHER_COLUMN.search(cell) and not _HEADER_UNIT.search(cell):
             out.append("other")

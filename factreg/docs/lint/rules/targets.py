@@ -28,6 +28,25 @@ EXAMPLES_FR201 = (
     ("set value", "카메라 드라이버에 24fps를 요청한다", "24fps", "웹캠 파이프라인은 24fps로 돌았다"),
     ("timed out after", "The request timed out after 30 seconds.", "30 seconds", "The request finished after 30 seconds."),
     (
+        "a rubric's table",
+        "| 등급 | Cold Start | Warm Start |\n|---|---|---|\n| 보통 | 2-4초 | 1-2초 |",
+        "2-4초",
+        "| 기기 | Cold Start | Warm Start |\n|---|---|---|\n| 보통 | 2-4초 | 1-2초 |",
+    ),
+    (
+        "a table of settings",
+        "| 설정 | 값 | 설명 |\n|---|---|---|\n| Duration | 60초 | 테스트 지속 시간 |",
+        "60초",
+        "| 측정 | 값 | 설명 |\n|---|---|---|\n| Duration | 60초 | 테스트 지속 시간 |",
+    ),
+    (
+        "a column of defaults",
+        "| Parameter | Type | Default |\n|---|---|---|\n| import | integer | 30s |",
+        "30s",
+        "| Parameter | Type | Measured |\n|---|---|---|\n| import | integer | 30s |",
+    ),
+    ("a condition on what it takes", "한 요청에 평균 0.1초가 소요되면 100 TPS를 처리한다", "0.1초", "한 요청에 평균 0.1초가 소요되어 100 TPS를 처리했다"),
+    (
         "an alert rule's table",
         "| 조건 | 지속 시간 | 알림 채널 |\n|---|---|---|\n| p99 Latency > 5초 | 10분 | Slack |",
         "10분",
