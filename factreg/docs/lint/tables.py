@@ -30,7 +30,8 @@ _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]
 
 _HEADER_UNIT = lazy(
     r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
-    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
+    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|(?:ops?|hits|misses|queries|items|records|files)/s(?:ec)?|"
+    r"rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
     r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps)|초|밀리초|토큰/초)(?=$|[\s)\],*])"
     r"|\((?P<s>s)\)"
 )
@@ -77,6 +78,10 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
 _HEADER_METRIC = lazy(
     r"(?i:^\s*(?:\*\*)?(?:pp|tg)\d+\b|\bt_(?:pp|tg)\s+s\s*$|\bpercentile(?=_|\b)|\b(?:p(?:50|75|90|95|99|99\.9)|latency|ttft|tpot|"
     r"itl|throughput|speed)\b)|지연\s?시간|응답\s?시간|처리량|속도"
+    # the time a kind of work took (`| eval time |`, `| Indexing time |`, `| save_time |`, `| 빌드 시간 |`)
+    r"|(?i:(?<![A-Za-z])(?:eval|prompt[ _]eval|build|load(?:ing)?|run|wall|exec(?:ution)?|processing|inference|"
+    r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export)"
+    r"[ _-]?time(?:s)?(?![A-Za-z]))|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
 )
 _NOT_METRIC = lazy(
     r"(?i:\b(?:relative|speed-?ups?|gain|improvement|ratio|vs\.?|change|diff|delta|count|tokens|n_kv|size|memory|"

@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "operations per second",
+        "| Type | Ops/sec | Hits/sec |\n|---|---|---|\n| Gets | 56834.37 | 120.5 |",
+        "56834.37",
+        "| Type | Ops | Hits |\n|---|---|---|\n| Gets | 56834 | 120 |",
+    ),
+    (
         "a device's compute or bandwidth",
         "| GPU | BF16 TFLOPS | Memory BW (TB/s) |\n|---|---|---|\n| L40S | 362 | 0.86 |",
         "362",
@@ -66,6 +72,12 @@ EXAMPLES_FR154 = (
 )
 
 EXAMPLES_FR155 = (
+    (
+        "the time a kind of work took",
+        "| GPU | Model | eval time | prompt eval time |\n|---|---|---|---|\n| A100 | 70B_q4_0 | 547.89 | 456.45 |",
+        "547.89",
+        "| GPU | Model | eval set | prompt set |\n|---|---|---|---|\n| A100 | 70B_q4_0 | 547 | 456 |",
+    ),
     (
         "llama-bench's test as the header",
         "| model | pp512 | tg128 |\n|---|---|---|\n| 7B Q4_0 | 1,234.5 | 52.1 |",
