@@ -187,7 +187,11 @@ def cites(
 def lint(
     paths: PathsArg = None,
     include_code: Annotated[
-        bool, typer.Option("--include-code", help="Also look inside code blocks and spans.")
+        bool,
+        typer.Option(
+            "--include-code",
+            help="Also look inside code blocks and spans (a code span holding a value alone, `30s`, is always read).",
+        ),
     ] = False,
     json_out: JsonFlag = False,
     targets: Annotated[

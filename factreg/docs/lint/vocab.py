@@ -176,7 +176,9 @@ _SIGN_BEFORE = lazy(r"[+−-]\s?$")
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = lazy(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|requirements?|required|thresholds?|criteria|barriers?|floor|"
-    rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|notice|perceiv\w*|"
+    rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|perceiv\w*|"
+    # what people would notice (`users notice delays above 100 ms`), not `Notice the difference: 5s vs 300ms`
+    rf"(?:can(?:'t|not)?|won't|will|would|to|don't|do{_SP}not|barely|users|people|humans){_SP}+notice|"
     rf"perception|considered|feature{_SP}requests?){_E}"
     # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
