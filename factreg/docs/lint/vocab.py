@@ -85,8 +85,9 @@ TABLE_ITEM_RATE_RULE = "FR114"  # the same in a table row (default)
 BANDWIDTH_RULE = "FR113"  # bandwidth, bit rates and compute rates, in prose (preview)
 TABLE_BANDWIDTH_RULE = "FR116"  # the same in a table row (default)
 TOOL_RATE_RULE = "FR115"  # an item rate or a time per operation in a unit benchmark tools print (default)
-# The units only benchmark tools print: `45487 ns/op`, `3.2 us/op`, `101966 ops/s`, `999.4 records/sec`, `148 Kelem/s`.
-TOOL_UNIT = lazy(r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)")
+# The units only benchmark tools print: `45487 ns/op`, `3.2 us/op`, `101966 ops/s`, `999.4 records/sec`, `148 Kelem/s`,
+# `14.90 runs/s` (a browser benchmark's score).
+TOOL_UNIT = lazy(r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)")
 RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
 BARE_RATIO_RULE = "FR123"  # a ratio with no word of speed near it, or in its table cell's row or column (preview)
 PERCENT_RULE = "FR122"  # a percent change with a word of performance near it (default again: 0.954 on select)
@@ -477,7 +478,7 @@ _UNITS = [
     (
         "persec",
         rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
-        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|[KMG]?elem(?:ent)?s?)"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)"
         rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
@@ -500,6 +501,7 @@ _UNITS = [
     ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
     ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
     ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
+    ("s", rf"min[0-5]?\d(?:\.\d+)?s{_END}"),  # 18min37s
     ("s", r"초(?![과기반록등월석점콜소])"),
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
     ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),

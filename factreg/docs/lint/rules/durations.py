@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("minutes and seconds", "The build took 18min37s in warm runs.", "18min37s", "The build log is 18min of reading."),
     ("timing label", "Execution Time: 16.292 ms", "16.292 ms", "Sleep time: 16 ms"),
     ("bound of what it took", "It is taking more than 30 seconds to finish.", "30 seconds", "It should take less than 30 seconds to finish."),
     ("the system it ran on", "It took 515 seconds on windows with FP8.", "515 seconds", "It keeps 515 seconds windows."),

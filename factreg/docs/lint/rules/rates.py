@@ -124,6 +124,7 @@ EXAMPLES_FR114 = (
 )
 
 EXAMPLES_FR115 = (
+    ("a browser benchmark's score", "Geometric mean: 14.90 runs/s", "14.90 runs/s", "Geometric mean of 14.90 runs"),
     (
         "a JMH result row",
         "JsonBench.read  thrpt  25  12345.678  12.345  ops/s",
@@ -220,7 +221,7 @@ RULES = (
         "FR115",
         "tool-rate",
         "Rates and times per operation as benchmark tools print them: `45487 ns/op`, `101966 ops/s`, "
-        "`999.4 records/sec`, `148.57 Kelem/s`, `1254.1µ ± 1%`, `Requests/sec: 1170.78`.",
+        "`999.4 records/sec`, `148.57 Kelem/s`, `14.90 runs/s`, `1254.1µ ± 1%`, `Requests/sec: 1170.78`.",
         (
             "Reads what FR112 reads (and a time per operation, `ns/op`, `µs/op`, `ms/op`) when its unit is one that "
             "Go's, JMH's, Criterion's and Kafka's benchmarks print, and the rows those tools print with the unit "
