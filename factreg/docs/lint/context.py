@@ -212,6 +212,8 @@ class _Context(_Tables):
         if rx is _PER_SECOND:
             num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")
             start = m.start()
+            if self._hypothetical(m.start("n1")):
+                return None  # `예를 들어, … 초당 10개의 토큰`: an illustration
             unit = "tok/s" if m.group("what") == "토큰" else "/s"  # 초당 40건: requests or items per second
             return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()), "FR111" if unit == "tok/s" else "FR112")
         if rx is _PREFIX_X:

@@ -244,7 +244,8 @@ _PER_PERIOD_AFTER = lazy(
 
 
 # Time people spend: `10분 더 쓰는`, `spend 20 minutes`, `30+ minutes of dependency wrestling`.
-_SPEND_AFTER = lazy(rf"{_SP}*(?:(?:더|정도|씩|만){_SP}?)?(?:쓰는|쓰면|써서|썼|투자|들이|할애)")
+# time people spend: `2시간을 쓰는`, `30분 투자`, `(10분 작업, 1.2초 개선)` (a task's effort)
+_SPEND_AFTER = lazy(rf"{_SP}*(?:(?:더|정도|씩|만){_SP}?)?(?:쓰는|쓰면|써서|썼|투자|들이|할애|작업(?![가-힣]))")
 
 
 _SPEND_BEFORE = lazy(

@@ -21,7 +21,7 @@ _MODAL_CLAUSE_STOP = lazy(rf"[—;()]|{_SP}-{_SP}|{_SP}(?i:so|which){_SP}")
 # `p99=500ms이면 … 처리된다는 의미`, `… 수 있다는 것이고` (what a figure means, worked out).
 _ILLUSTRATION = lazy(
     r"(?<![가-힣])예\)|(?<![A-Za-z])(?i:ex|e\.g)[.)]|이론적으로|이론상|생각해\s?보|상상해|"
-    r"의미(?:한다|합니다|함|이다|입니다)?\s*[.!]?\s*$|뜻(?:한다|합니다)|[다라]는\s?(?:의미|뜻)|수\s?있다는\s?것"
+    r"의미(?:한다|합니다|함|이다|입니다)?\s*[.!]?\s*$|뜻(?:한다|합니다)|[다라]는\s?(?:의미|뜻)|수\s?있다는\s?것|수\s?있는\s?것(?:입니다|이다)"
     # a relation stated in general, in the present: `1ms의 지연이 … 손실로 이어지기도 합니다`
     r"|이어진다|이어지(?:기도|며|는|고)"
     # a line labelled as an example: `예시: (개선 전: 1,500 RPS → 개선 후: 4,000 RPS)`

@@ -272,7 +272,7 @@ _HUMAN = lazy(
     r"difficulty|study|agenda|read|mttr|mttd|mtta|mean\stime\sto\s(?:recover\w*|repair|resolve|resolution|detect\w*|"
     r"acknowledge\w*))(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
-    r"개입|환경\s?설정|"
+    r"개입|환경\s?설정|(?:하루|일일|월간|주간|평균)\s?(?:평균\s?)?사용\s?시간|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
     r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼|"
     r"기다리는\s?데|기다리느라|멍하니|(?i:waiting for (?:the|a|my|our) |staring at)"

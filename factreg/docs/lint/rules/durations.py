@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a task's effort", "**초기 로딩**: 10분 걸림", "10분", "**초기 로딩 병렬화** (10분 작업)"),
+    ("people's daily usage", "하루 평균 처리 시간은 16분으로 나타났다.", "16분", "하루 평균 사용 시간은 16분으로 나타났다."),
     ("minutes and seconds", "The build took 18min37s in warm runs.", "18min37s", "The build log is 18min of reading."),
     ("timing label", "Execution Time: 16.292 ms", "16.292 ms", "Sleep time: 16 ms"),
     ("bound of what it took", "It is taking more than 30 seconds to finish.", "30 seconds", "It should take less than 30 seconds to finish."),

@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR111 = (
     (
+        "what a figure means",
+        "측정해 보니 이 서버는 초당 10개의 토큰을 생성했다.",
+        "초당 10개의 토큰",
+        "예를 들어, TPOT는 사용자 당 초당 10개의 토큰을 읽을 수 있는 것입니다.",
+    ),
+    (
         "example about an indefinite system",
         "For example, our server returns 60 tokens per second.",
         "60 tokens per second",
