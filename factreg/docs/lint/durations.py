@@ -326,6 +326,12 @@ _ADJECTIVE_LENGTH = lazy(
 )
 
 
+_BILLED_BEFORE = lazy(rf"{_B}(?i:billed){_SP}+(?i:duration|time){_SP}*[:=]?{_SP}*$")
+
+
+_TEST_DURATION_BEFORE = lazy(rf"{_B}(?i:test|load[- ]test|soak[- ]test){_SP}+(?i:duration){_SP}*[:=]{_SP}*$")
+
+
 _ELAPSED_AFTER = lazy(
     rf"(?:\*\*)?{_SP}*(?:경과|실행 중|남음|째|동안 Critical|(?i:elapsed|ago|left|remaining|uptime){_E})"
     # a point or a stretch of a timeline: `8초부터 떨어지는데` (not `3초부터 10초까지`, a range), `10초 중 7초에서`
@@ -334,6 +340,22 @@ _ELAPSED_AFTER = lazy(
 
 
 class _Durations(_Targets):
+    def _named_before(self, start: int) -> str | None:
+        """What the words right before a duration name it as: "none" (part of a name, a billed duration, a window's
+        length, an offset on a timeline), "target" (a test's configured duration), or None (they decide nothing)."""
+        text = self.text
+        if _IDENT_BEFORE.search(text, max(0, start - 30), start):
+            return "none"  # `high-load-5min`: part of a name
+        if _BILLED_BEFORE.search(text, max(0, start - 20), start):
+            return "none"  # `Billed Duration: 100 ms`: what a run is charged for, not how long it took
+        if _TEST_DURATION_BEFORE.search(text, max(0, start - 24), start):
+            return "target"  # `Test Duration: 30 seconds`: how long a test was set to run
+        if "window" in (clause := self._before(start, 40)) and _WINDOW_SUBJECT.search(clause):
+            return "none"  # `window=7.9s`, `the window moves less than 30s`: the length of a window, not of work
+        if text.find("T", max(0, start - 4), start) != -1 and _TIMELINE_BEFORE.search(text, max(0, start - 4), start):
+            return "none"  # `T+90s:`: an offset on a timeline
+        return None
+
     def _duration(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         text = self.text
         ch = text[u_start]
@@ -352,12 +374,9 @@ class _Durations(_Targets):
             return end, "target"  # `500ms 후 한 번 더`: a delay before doing something again
         if _NOT_MEASURED_AFTER.match(text, end) or _WINDOW_BEFORE.search(text, max(0, start - 12), start):
             return None  # `1초 단위로`: a resolution; `Last 5 minutes`: a window of time
-        if _IDENT_BEFORE.search(text, max(0, start - 30), start):
-            return None  # `high-load-5min`: part of a name
-        if "window" in (clause := self._before(start, 40)) and _WINDOW_SUBJECT.search(clause):
-            return None  # `window=7.9s`, `the window moves less than 30s`: the length of a window, not of work
-        if text.find("T", max(0, start - 4), start) != -1 and _TIMELINE_BEFORE.search(text, max(0, start - 4), start):
-            return None  # `T+90s:`: an offset on a timeline
+        named = self._named_before(start)
+        if named is not None:
+            return (end, "target") if named == "target" else None
         cond = _CONDITION_AFTER.match(text, end)
         if (cond and not (cond.group().endswith("넘는") and _past(self._sentence(start)[1]))) or _QUOTA_AFTER.match(
             text, end

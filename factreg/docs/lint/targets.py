@@ -56,6 +56,10 @@ _FAILS_AFTER = lazy(
 )
 
 
+# A failure named before the condition: `Agent chat shows "network error" when the LLM takes longer than 60s`.
+_FAILS_BEFORE = lazy(rf"{_B}(?i:errors?|fail\w*|time-?outs?|timed{_SP}out|abort\w*|kill\w*){_E}")
+
+
 # The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
 _COMPARED_BEFORE = lazy(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
 
@@ -204,9 +208,11 @@ class _Targets(_Hypotheticals):
         if (
             _LONGER_BEFORE.search(self.text, max(0, start - 16), start)
             and _CONDITION_BEFORE_WORD.search(self._before(start, 90))
-            and _FAILS_AFTER.search(self._sentence(start)[1])
+            and (_FAILS_AFTER.search(self._sentence(start)[1]) or _FAILS_BEFORE.search(self._sentence(start)[0]))
         ):
-            return True  # `if the process takes longer than 30 seconds, the coroutine fails`: a limit
+            # `if the process takes longer than 30 seconds, the coroutine fails`, `shows "network error" when the
+            # LLM takes longer than 60s`: a limit
+            return True
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):

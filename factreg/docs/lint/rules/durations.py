@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a billed duration", "REPORT Duration: 0.85 ms", "0.85 ms", "REPORT Billed Duration: 100 ms"),
+    ("people's commute", "the average deploy time, which is about 27 minutes", "27 minutes", "the average commute time, which is about 27 minutes"),
     ("a task's effort", "**초기 로딩**: 10분 걸림", "10분", "**초기 로딩 병렬화** (10분 작업)"),
     ("people's daily usage", "하루 평균 처리 시간은 16분으로 나타났다.", "16분", "하루 평균 사용 시간은 16분으로 나타났다."),
     ("minutes and seconds", "The build took 18min37s in warm runs.", "18min37s", "The build log is 18min of reading."),

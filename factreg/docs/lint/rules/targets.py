@@ -27,6 +27,13 @@ EXAMPLES_FR201 = (
     ("period after an equivalent", "0.25초(250ms)마다 큐를 비운다", "0.25초", "0.25초(250ms) 만에 첫 토큰이 나왔다"),
     ("set value", "카메라 드라이버에 24fps를 요청한다", "24fps", "웹캠 파이프라인은 24fps로 돌았다"),
     ("timed out after", "The request timed out after 30 seconds.", "30 seconds", "The request finished after 30 seconds."),
+    ("a test's configured duration", "Test Duration: 30 seconds", "30 seconds", "Test took: 30 seconds"),
+    (
+        "a failure named before the condition",
+        'The chat shows "network error" when the LLM takes longer than 60s to answer.',
+        "60s",
+        "The chat shows the answer when the LLM takes longer than 60s to answer.",
+    ),
     (
         "a rubric's table",
         "| 등급 | Cold Start | Warm Start |\n|---|---|---|\n| 보통 | 2-4초 | 1-2초 |",
