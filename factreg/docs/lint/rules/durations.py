@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a Korean timing label", "compile 시간: 9ms", "9ms", "대기 시간: 9ms"),
+    ("a checked item reports what was achieved", "✅ 저장 시 0.7초 만에 완료", "0.7초", "- [ ] 저장 시 0.7초 만에 완료"),
     ("a billed duration", "REPORT Duration: 0.85 ms", "0.85 ms", "REPORT Billed Duration: 100 ms"),
     ("people's commute", "the average deploy time, which is about 27 minutes", "27 minutes", "the average commute time, which is about 27 minutes"),
     ("a task's effort", "**초기 로딩**: 10분 걸림", "10분", "**초기 로딩 병렬화** (10분 작업)"),
