@@ -25,6 +25,15 @@ _TARGET_LABEL = lazy(
 )
 
 
+_SETTING_LABEL = lazy(
+    rf"{_B}(?i:time-?outs?|ttl|intervals?|cron|polling|keep-?alive|retention|expir\w*|cool-?down|debounce|backoff){_E}"
+    r"|주기|간격|타임아웃|만료|보관\s?기간|쿨다운|디바운스|백오프"
+)
+
+
+_MEASURED_LABEL = lazy(rf"{_B}(?i:latency|took|duration|response|p\d\d){_E}|지연|응답|소요|걸린")
+
+
 _FROM_ARROW_AFTER = lazy(rf"{_SP}*(?:→|->|⟶)")
 
 
@@ -188,6 +197,15 @@ class _Targets(_Hypotheticals):
         label = self._row_label(start)
         return label is not None and _TARGET_LABEL.fullmatch(self.text[label[0] : label[1]].strip(" *_\t")) is not None
 
+    def _setting_row(self, start: int) -> bool:
+        """Whether a number is in a table row whose label names a setting and no measured figure (`| **Cron 주기
+        조정** | 5분 → 10분 |`, `| Session TTL | 30 min |`; not `| Polling latency | 30 ms |`)."""
+        label = self._row_label(start)
+        if label is None:
+            return False
+        text = self.text[label[0] : label[1]]
+        return _SETTING_LABEL.search(text) is not None and _MEASURED_LABEL.search(text) is None
+
     def _target(self, start: int, end: int) -> bool:
         """Whether a number is a target, limit, threshold or requirement rather than a measurement."""
         if self._flag(start, "unchecked"):
@@ -201,6 +219,8 @@ class _Targets(_Hypotheticals):
             return True  # `--duration 30s`: a command-line option
         if self._target_row(start) and not _FROM_ARROW_AFTER.match(self.text, end):
             return True  # `| 최종 목표 | 50 TPS |`: a row of targets (not `2.17s → 0.3s`'s 2.17s: where it starts)
+        if self._setting_row(start):
+            return True  # `| **Cron 주기 조정** | 5분 → 10분 |`: a row of settings, before and after
         if _COMPARED_BEFORE.search(self.text, max(0, start - 16), start) and _CONDITION_BEFORE.search(
             self._before(start, 90)
         ):

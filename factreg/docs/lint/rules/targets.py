@@ -28,6 +28,7 @@ EXAMPLES_FR201 = (
     ("set value", "카메라 드라이버에 24fps를 요청한다", "24fps", "웹캠 파이프라인은 24fps로 돌았다"),
     ("timed out after", "The request timed out after 30 seconds.", "30 seconds", "The request finished after 30 seconds."),
     ("a test's configured duration", "Test Duration: 30 seconds", "30 seconds", "Test took: 30 seconds"),
+    ("a row of settings", "| **Cron 주기 조정** | 5분 → 10분 |", "5분", "| **배치 처리 시간** | 5분 → 10분 |"),
     ("a test's configured duration in Korean", "* 테스트 시간: 10분", "10분", "* 테스트에 걸린 시간: 10분"),
     (
         "a failure named before the condition",
