@@ -305,8 +305,22 @@ class _Targets(_Hypotheticals):
             return False  # `초당 1200건을 처리했다 (> 1000 req/s)`: an aside to a fact
         if _STAT_AFTER.match(text, end):
             return False  # `< 50ms (평균)`: the average of what was measured
+        if _ARROW_THEN_BOUND.search(text, max(0, start - 12), start):
+            return False  # `30초~1분 → <500ms`: where a change ended, bounded
         lo = text.rfind("\n", max(0, start - _REACH), start) + 1
+        hi = self._line(end)[1]
+        if text[lo:start].lstrip().startswith("|") and _ROW_SPEED_CHANGE.search(text, end, hi):
+            return False  # `| 로딩 시간 | 2-3초 | <0.5초 | **6배 빠름** |`: the row reports the change it is part of
         return _FAST_OR_MEASURED.search(text, lo, start) is None and _FAST_OR_MEASURED.search(after) is None
+
+
+_ARROW_THEN_BOUND = lazy(rf"(?:→|->)(?:\*\*|{_SP})*(?:<|≤|<=){_SP}*$")
+
+
+# A later cell of the row that reports a speed-up or an improvement: `| **6배 빠름** |`, `| **94%+ 향상** |`.
+_ROW_SPEED_CHANGE = lazy(
+    rf"\|[^|\n]*\d(?:\.\d+)?{_SP}?(?:배|%|x|×)\+?(?:\*\*|{_SP})*(?:빠름|빨라|빠르게|향상|개선|단축|(?i:faster|speed-?up)){_E}"
+)
 
 
 # A bound alone in its cell, with a measured number in a later cell: the target column of a target-vs-result table.

@@ -319,6 +319,7 @@ EXAMPLES_FR102 = (
 )
 
 EXAMPLES_FR103 = (
+    ("where a change ended, bounded", "응답 시간: 30초~1분 → <500ms", "500ms", "응답 시간: <500ms"),
     ("length of a voice sample", "The clone was ready in 24s.", "24s", "I have a 10s and 24s voice sample."),
     (
         "a recording's sample count",
