@@ -286,6 +286,13 @@ _VALUE_COLUMN = lazy(r"[ \t*_]*(?:(?i:values?)|값|설정\s?값)[ \t*_]*")
 _GRADE_HEADER = lazy(r"[ \t*_]*(?:(?i:grades?|ratings?|verdicts?)|등급|평가|판정)[ \t*_]*")
 
 
+# A column named by a verdict of a rubric (`Good`, `Needs Improvement`, `Poor`, `양호`, `나쁨`).
+_VERDICT_COLUMN = lazy(
+    r"[ \t*_]*(?:(?i:good|poor|fair|excellent|acceptable|needs?[ -](?:improvement|work)|bad|great|ok)|양호|보통|나쁨|"
+    r"좋음|우수|개선\s?필요|불량)[ \t*_🟢🟡🔴✅⚠️❌]*"
+)
+
+
 _DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
 
 
@@ -299,6 +306,9 @@ def _column_kinds(header: str) -> list[str | None]:
     settings = _SETTING_NAME_HEADER.fullmatch(cells[0]) is not None
     if _GRADE_HEADER.fullmatch(cells[0]):
         return ["target"] * len(cells)  # a rubric: every figure is a grade's threshold
+    verdicts = [_VERDICT_COLUMN.fullmatch(cell) is not None for cell in cells]
+    if sum(verdicts) >= 2:  # `| Metric | Good | Needs Improvement | Poor |`: each verdict's column holds its threshold
+        return ["target" if v else None for v in verdicts]
     for cell in cells:
         window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
         setting = _DEFAULT_COLUMN.search(cell) is not None or (settings and _VALUE_COLUMN.fullmatch(cell) is not None)

@@ -37,6 +37,12 @@ EXAMPLES_FR201 = (
         "The chat shows the answer when the LLM takes longer than 60s to answer.",
     ),
     (
+        "a rubric's verdict columns",
+        "| Metric | Good | Needs Improvement | Poor |\n|---|---|---|---|\n| LCP | ≤ 2.5s | 2.5s – 4.0s | > 4.0s |",
+        "2.5s",
+        "| Metric | Before | After | Change |\n|---|---|---|---|\n| LCP | 2.5s | 4.0s | +1.5s |",
+    ),
+    (
         "a rubric's table",
         "| 등급 | Cold Start | Warm Start |\n|---|---|---|\n| 보통 | 2-4초 | 1-2초 |",
         "2-4초",
