@@ -293,6 +293,14 @@ _VERDICT_COLUMN = lazy(
 )
 
 
+# A column named by a pricing plan or tier (`Free`, `Paid`, `Hobby`, `Pro`, `Enterprise`, `무료`, `유료`).
+# Whole words at the cell's end, so not `Lock-free`; not `Pro`, which also names chips (`| M1 Pro | M1 Max |`).
+_PLAN_COLUMN = lazy(
+    r"(?:^|[ \t*_])(?i:free|paid|hobby|enterprise|premium|starter|business)(?:[ \t](?i:plan|tier))?[ \t*_]*$"
+    r"|무료|유료|요금제"
+)
+
+
 _DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
 
 
@@ -309,6 +317,9 @@ def _column_kinds(header: str) -> list[str | None]:
     verdicts = [_VERDICT_COLUMN.fullmatch(cell) is not None for cell in cells]
     if sum(verdicts) >= 2:  # `| Metric | Good | Needs Improvement | Poor |`: each verdict's column holds its threshold
         return ["target" if v else None for v in verdicts]
+    plans = [_PLAN_COLUMN.search(cell) is not None for cell in cells]
+    if sum(plans) >= 2:  # `| Feature | Workers Free | Workers Paid |`: each plan's column holds its limits
+        return ["target" if p else None for p in plans]
     for cell in cells:
         window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
         setting = _DEFAULT_COLUMN.search(cell) is not None or (settings and _VALUE_COLUMN.fullmatch(cell) is not None)

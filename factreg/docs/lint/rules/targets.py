@@ -37,6 +37,12 @@ EXAMPLES_FR201 = (
         "The chat shows the answer when the LLM takes longer than 60s to answer.",
     ),
     (
+        "a plan's limits",
+        "| Feature | Workers Free | Workers Paid |\n|---|---|---|\n| CPU time | 10 ms | 5 min |",
+        "10 ms",
+        "| Feature | Workers A | Workers B |\n|---|---|---|\n| CPU time | 10 ms | 5 min |",
+    ),
+    (
         "a rubric's verdict columns",
         "| Metric | Good | Needs Improvement | Poor |\n|---|---|---|---|\n| LCP | ≤ 2.5s | 2.5s – 4.0s | > 4.0s |",
         "2.5s",
