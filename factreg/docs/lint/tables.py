@@ -293,8 +293,8 @@ _VERDICT_COLUMN = lazy(
 )
 
 
-# A column named by a pricing plan or tier (`Free`, `Paid`, `Hobby`, `Pro`, `Enterprise`, `무료`, `유료`).
-# Whole words at the cell's end, so not `Lock-free`; not `Pro`, which also names chips (`| M1 Pro | M1 Max |`).
+# A column named by a pricing plan or tier (`Free`, `Paid`, `Hobby`, `Enterprise`, `무료`, `유료`): whole words at the
+# cell's end, so not `Lock-free`; not `Pro`, which also names chips (`| M1 Pro | M1 Max |`).
 _PLAN_COLUMN = lazy(
     r"(?:^|[ \t*_])(?i:free|paid|hobby|enterprise|premium|starter|business)(?:[ \t](?i:plan|tier))?[ \t*_]*$"
     r"|무료|유료|요금제"
@@ -308,18 +308,18 @@ def _column_kinds(header: str) -> list[str | None]:
     """For each cell of a table's header row: `target` for a target, limit or setting column (and, in an alert
     rule's table, the column of how long a condition must hold), `other` for a column of figures that are not
     performance, else None."""
-    out: list[str | None] = []
-    rules = _CONDITION_HEADER.search(header) is not None
     cells = header.strip().strip("|").split("|")
-    settings = _SETTING_NAME_HEADER.fullmatch(cells[0]) is not None
     if _GRADE_HEADER.fullmatch(cells[0]):
         return ["target"] * len(cells)  # a rubric: every figure is a grade's threshold
-    verdicts = [_VERDICT_COLUMN.fullmatch(cell) is not None for cell in cells]
-    if sum(verdicts) >= 2:  # `| Metric | Good | Needs Improvement | Poor |`: each verdict's column holds its threshold
-        return ["target" if v else None for v in verdicts]
-    plans = [_PLAN_COLUMN.search(cell) is not None for cell in cells]
-    if sum(plans) >= 2:  # `| Feature | Workers Free | Workers Paid |`: each plan's column holds its limits
-        return ["target" if p else None for p in plans]
+    # `| Metric | Good | Needs Improvement | Poor |`, `| Feature | Workers Free | Workers Paid |`: each verdict's
+    # column holds its threshold, each plan's its limits
+    for names in (_VERDICT_COLUMN.fullmatch, _PLAN_COLUMN.search):
+        named = [names(cell) is not None for cell in cells]
+        if sum(named) >= 2:
+            return ["target" if n else None for n in named]
+    out: list[str | None] = []
+    rules = _CONDITION_HEADER.search(header) is not None
+    settings = _SETTING_NAME_HEADER.fullmatch(cells[0]) is not None
     for cell in cells:
         window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
         setting = _DEFAULT_COLUMN.search(cell) is not None or (settings and _VALUE_COLUMN.fullmatch(cell) is not None)
