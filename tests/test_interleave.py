@@ -170,6 +170,24 @@ def test_a_refutation_that_rests_on_a_control_which_itself_moved_is_inconclusive
     # twenty percent above the real rate, above)
 
 
+def test_a_refutation_whose_direction_flips_with_the_control_is_inconclusive():
+    # Seen with SmolLM2's tg8 on a shared machine: as measured 19% faster than the fact (129 → 153 tok/s), while the
+    # tiny control ran 1.45× faster (33.9k → 49.0k tok/s), so relative to it the model looked 23% slower. Both
+    # comparisons are significant, in opposite directions: the machine's change decides even which way it differs.
+    old, old_chunks = drifting(8000.0, [1.0, 0.98, 1.02, 1.0], 5, 0.02, seed=17)
+    new, _ = drifting(8000.0 * 1.19, [1.0, 0.98, 1.02, 1.0], 5, 0.02, seed=18)
+    now_chunks = [(5, 9000.0 * 1.55 * pace) for pace in (1.0, 0.98, 1.02, 1.0)]
+    res = engine.judge(fact(old, old_chunks), measured(new, now_chunks))
+    assert res["as_measured"] == "refuted" and res["rel_diff"] > 0.1
+    assert res["relative"]["verdict"] == "refuted" and res["relative"]["rel_diff"] < -0.1
+    assert res["verdict"] == "inconclusive" and res["decided_by"] == "control-relative", res["message"]
+    assert "decides even the direction" in res["message"] and "1.6× faster" in res["message"]
+    # The same control with the workload as slow as it looks relative to it (both ways slower): still refuted.
+    slow, _ = drifting(8000.0 * 0.8, [1.0, 0.98, 1.02, 1.0], 5, 0.02, seed=19)
+    res = engine.judge(fact(old, old_chunks), measured(slow, now_chunks))
+    assert res["verdict"] == "refuted" and res["rel_diff"] < 0 and res["relative"]["rel_diff"] < 0, res["message"]
+
+
 def test_a_fact_whose_own_relative_interval_is_wide_says_so_and_asks_for_no_new_samples():
     rng = random.Random(9)
     old = [8000.0 * (1 + rng.gauss(0, 0.25)) for _ in range(5)]  # -r 5 at CV 25%

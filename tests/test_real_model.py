@@ -119,6 +119,8 @@ def test_bench_then_verify_is_not_refuted_five_times_in_five(cli, real_model) ->
             assert len(verdicts) == 10 and {v for _, v, _ in verdicts} <= {"confirmed", "inconclusive"}, verdicts
             assert all("control " in m or "could not be compared" in m for _, _, m in verdicts), verdicts
             return
+        if attempt == 2:
+            break
         refuted = [(i, m) for i, v, m in verdicts if v == "refuted"]
         note(f"[real model] refuted on a drifting machine ({refuted[0][1]}); benching the fact again "
              f"({attempt + 1}/2)")
@@ -151,6 +153,8 @@ def test_three_busy_processes_do_not_refute_it_and_the_control_says_why(cli, rea
         if res["verdict"] != "refuted":
             break
         assert res["rel_diff"] > 0, res["message"]
+        if attempt == 2:
+            break
         note(f"[{fact_id}] the fact's own run was slower than this one ({res['message']}); benching again "
              f"({attempt + 1}/2)")
         bench(cli, real_model, "real/busy", ["-p", "0", "-n", str(TOKENS), "-r", "5", "-t", "1",

@@ -311,10 +311,11 @@ def _decide_paired(
     sample relative to the control runs around it, so the machine's drift between runs cancels.
 
     - refuted: relative to the control it refutes (as measured it need not: drift within the runs can hide a
-      difference), unless the measured runs waited on a run-queue more (or less) than when the fact was recorded
-      and the difference goes the same way: other processes competed with them, and what that does to memory and
-      caches follows neither the control nor the run queue in proportion — a busier machine never refutes as
-      slower; nor when it refutes only relative to the control while the control itself moved significantly
+      difference), unless as measured it refutes the other way (faster as measured, slower relative to the
+      control: the machine's change decides even the direction, so nothing is shown), or unless the measured runs
+      waited on a run-queue more (or less) than when the fact was recorded and the difference goes the same way:
+      other processes competed with them, and what that does to memory and caches follows neither the control nor
+      the run queue in proportion — a busier machine never refutes as slower; nor when it refutes only relative to the control while the control itself moved significantly
       beyond the tolerance: a workload need not follow its control in proportion, so the machine's own change
       could flip that verdict;
     - confirmed: relative to the control it is equivalent and either the machine runs as it did (its control did
@@ -342,6 +343,10 @@ def _decide_paired(
         if verdict == Verdict.CONFIRMED:
             return _amend(result, Verdict.INCONCLUSIVE, f"as measured it agrees, but {said} (as measured: {raw})"
                           f"{tail}", None)  # fmt: skip
+        if verdict == Verdict.REFUTED and _opposite(result.get("rel_diff"), rel.rel_diff):
+            return _amend(result, Verdict.INCONCLUSIVE, f"{said}: as measured it differs one way and relative to "
+                          "the control the other, so the machine's change between the runs decides even the "
+                          f"direction (as measured: {raw}) — verify again when it runs as it did{tail}", None)
         if verdict == Verdict.REFUTED:
             result["message"] = f"{raw}; {said}{tail}"
             return result
@@ -368,6 +373,11 @@ def _decide_paired(
         return result
     result["message"] = f"{raw}; {said}{tail}"
     return result
+
+
+def _opposite(a: Any, b: Any) -> bool:
+    """Whether two differences point opposite ways (one faster, one slower)."""
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and a * b < 0
 
 
 def _amend(result: dict[str, Any], verdict: str, message: str, needed_n: int | None) -> dict[str, Any]:
