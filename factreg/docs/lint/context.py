@@ -109,6 +109,20 @@ _WORKED_AFTER = lazy(rf"{_SP}*×|{_SP}+\*{_SP}")
 _SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
 
 
+# A table cell holding nothing but a duration (`| 1.3s |`, `| **~17.5 min** |`, `| 2276.67 ms |`): a row of two or
+# more, with no bound in it, is a row of measured times (a results table), whatever its header says.
+_DURATION_CELL = lazy(
+    r"[ \t*_~≈]*\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|m\d+(?:\.\d+)?s|"
+    r"h|hrs?|hours?|초|분|밀리초|시간)[ \t*_]*"
+)
+
+
+_ROW_BOUND = lazy(rf"[<>≤≥]|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than){_E}|이내|이하|미만|최대")
+
+
+_SHARE_FIRST_CELL = lazy(r"[ \t]*\|?[ \t*_]*\d+(?:\.\d+)?[ \t]?%")  # `| 99.9% | 43.2 minutes |`: an availability's downtime
+
+
 # A column of recordings' lengths: `오디오 길이`, `음성 길이`, `Audio duration`, `clip length`.
 _MEDIA_HEADER = lazy(
     r"(?i:(?:audio|video|clip|recording|speech|voice|media)[ _-]*(?:length|duration|len)(?![a-z]))"
@@ -140,6 +154,8 @@ class _Context(_Tables):
         if _WORKED_BEFORE.search(text, max(lo, start - 16), start) or _WORKED_AFTER.match(text, end):
             return False
         if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)):
+            return True
+        if row and _duration_row(text[lo:hi], text[near_lo:near_hi]):
             return True
         header = self._header_row(lo) if row else ""
         return _MEASURED_HEADER.search(header) is not None
@@ -255,3 +271,12 @@ class _Context(_Tables):
                 return None  # `request_timeout_seconds 30`: a setting
             return (start, m.end(), m.group("n1"), "s" if m.group("unit") == "seconds" else "ms", "claim", "FR144")
         return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")
+
+
+def _duration_row(row: str, cell: str) -> bool:
+    """Whether a table row is a row of measured times: its cell `cell` and at least one other hold nothing but a
+    duration, no cell holds a bound, and its first cell is not an availability's percentage."""
+    if _DURATION_CELL.fullmatch(cell) is None or _ROW_BOUND.search(row) or _SHARE_FIRST_CELL.match(row):
+        return False
+    cells = row.strip().strip("|").split("|")
+    return sum(_DURATION_CELL.fullmatch(c) is not None for c in cells) >= 2

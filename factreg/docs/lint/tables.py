@@ -32,8 +32,10 @@ _HEADER_UNIT = lazy(
     r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|(?:ops?|hits|misses|queries|items|records|files)/s(?:ec)?|"
     r"rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
-    r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps)|초|밀리초|토큰/초)(?=$|[\s)\],*])"
-    r"|\((?P<s>s)\)"
+    r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps|"
+    r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
+    r"|초|밀리초|토큰/초)(?=$|[\s)\],*])"
+    r"|[(\[](?P<s>s)[)\]]"
 )
 
 
@@ -60,15 +62,42 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
     out: list[tuple[str, str] | None] = []
     for cell in header.strip().strip("|").split("|"):
         m = _HEADER_UNIT.search(cell)
-        if m is None or _LINE_FLAGS["media"].search(cell):
+        if m is None or _LINE_FLAGS["media"].search(cell) or _STATISTIC_COLUMN.fullmatch(cell):  # `Min`: no minutes
             out.append(None)
             continue
         word = (m.group("u") or "s").lower()
+        if "per" in word and not word.startswith("tok"):  # `Frames per Second`, `Requests per second`
+            word = "fps" if word.startswith("frames") else "req/s" if word.startswith("req") else "ops/s"
         unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
         if word.endswith(("flops", "tops")) or word[-2:] in ("/s", "ps") and word[0] in "gtm" and word[1] == "b":
             unit = "FLOPS" if word.endswith(("flops", "tops")) else "B/s"  # a device's compute or bandwidth
         setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
         out.append((unit, "target" if setting else "claim"))
+    return _statistics_after(header, out)
+
+
+# A header cell that names only a statistic (`| Mean [s] | Min | Max |`, `| Avg Build Time (ms) | Min | Max |`):
+# the statistic of the measured column before it, in its unit.
+_STATISTIC_COLUMN = lazy(
+    r"[ \t*_]*(?i:min(?:imum)?|max(?:imum)?|mean|median|avg|average|std\.?(?:dev)?|stdev|σ|p\d{2}(?:\.\d)?|"
+    r"\d{2}(?:th|%)(?: percentile)?)[ \t*_]*|[ \t*_]*(?:최소|최대|평균|중앙값|표준\s?편차)[ \t*_]*"
+)
+
+
+def _statistics_after(header: str, units: list[tuple[str, str] | None]) -> list[tuple[str, str] | None]:
+    """Each statistic-only header cell with no unit of its own takes the unit of the measured column right before
+    it (over other statistic cells)."""
+    cells = header.strip().strip("|").split("|")
+    out = list(units)
+    for i, cell in enumerate(cells):
+        if out[i] is not None or _STATISTIC_COLUMN.fullmatch(cell) is None:
+            continue
+        j = i - 1
+        while j >= 0 and out[j] is None and _STATISTIC_COLUMN.fullmatch(cells[j]) is not None:
+            j -= 1
+        before = out[j] if j >= 0 else None
+        if before is not None and before[1] == "claim":
+            out[i] = before
     return out
 
 
@@ -240,8 +269,9 @@ def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], in
 # accuracy, size, a share of the total, cost: `| 메모리 사용량 |` over `50-75% 감소`, `| 비중 |` over `72%`).
 _TARGET_COLUMN = lazy(
     r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
-    r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?)\b)"
-    r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료"
+    r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?|intervals?|rto|rpo|retention|cooldown|backoff|"
+    r"debounce|polling)\b)"
+    r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료|간격|주기|보관\s?기간|쿨다운"
 )
 
 

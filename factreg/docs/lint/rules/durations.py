@@ -6,6 +6,8 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
     ("a Korean timing label", "compile 시간: 9ms", "9ms", "대기 시간: 9ms"),
+    ("a row of measured times", "| 배포 시간 | 14분 | 6분 | **-57%** |", "14분", "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |"),
+    ("a row of times, not of settings", "| install | 10.9s | 3.9s | 11s |", "3.9s", "| timeout | 10s | 30s | 60s |"),
     ("a checked item reports what was achieved", "✅ 저장 시 0.7초 만에 완료", "0.7초", "- [ ] 저장 시 0.7초 만에 완료"),
     ("a billed duration", "REPORT Duration: 0.85 ms", "0.85 ms", "REPORT Billed Duration: 100 ms"),
     ("people's commute", "the average deploy time, which is about 27 minutes", "27 minutes", "the average commute time, which is about 27 minutes"),
@@ -425,7 +427,6 @@ EXAMPLES_FR103 = (
         "240 seconds",
         "Request timeout, with 90, 120, or 240 seconds.",
     ),
-    ("people's intervention time", "| 배포 시간 | 14분 | 6분 | **-57%** |", "14분", "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |"),
 )
 
 RULES = (
@@ -450,7 +451,8 @@ RULES = (
         (
             "Reads what FR101 reads, where no word of measured work or of a measured figure (`took`, `latency`, "
             "`p95`, `average`, `걸렸`, `소요`, `평균`, `응답 시간`) stands within 40 characters before the number or "
-            "25 after it (or in its table's header row), or where a bound, goal or estimate is beside it (`< 500ms`, "
+            "25 after it (or in its table's header row) and its table row is not a row of times (two or more cells "
+            "holding only a duration, no bound among them: such a row is FR101's), or where a bound, goal or estimate is beside it (`< 500ms`, "
             "`up to 5 minutes`, `최대 60초`, `예상: 60초`) or the line speaks of goals, examples or assumptions. On the "
             "labelled real sentences such durations are as often settings, media lengths, limits and people's time "
             "as measurements, so the rule is a preview rule."
