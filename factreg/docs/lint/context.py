@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from factreg.docs.lint.durations import _MEASURED_KEY_BEFORE
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.tables import _cell_context, _Tables
 from factreg.docs.lint.vocab import (
@@ -63,7 +64,7 @@ _MEASURED = lazy(
     rf"inference|startup|cold{_SP}+start|decode|prefill|faster|slower|speed|transcri\w*|render\w*|queries|query|api){_E}"
     r"|걸렸|걸림|걸린|걸리|걸려|소요|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
     r"평균|레이턴시|TTFT|응답|처리|빌드|로딩|생성|추론|변환|조회|쿼리|단축|개선|감소|→|성능|빠름|빠르|느림|느려|최적화|속도|"
-    rf"{_B}(?:GPU|CPU|(?i:compared)){_E}"
+    rf"{_B}(?:GPU|CPU|(?i:compared)|take){_E}"
     # a timing label as tools print it: `Execution Time: 16.292 ms`, `Planning Time: 0.188 ms` (not a wait or a
     # person's time: `Wait time: 5s`, `Reading time: 6 min`)
     rf"|{_B}(?!(?i:wait|sleep|idle|read|reading|cool|lead|hold|grace|retention|expir\w*|down|up|cycle|session|screen|"
@@ -106,6 +107,23 @@ _WORKED_BEFORE = lazy(
 _WORKED_AFTER = lazy(rf"{_SP}*×|{_SP}+\*{_SP}")
 
 
+# An approximation right before a duration in English (`~2 minutes`, `about 4 minutes`, `roughly 30s`): on the
+# labelled sentences such a time is nearly always one that was measured and rounded, rarely a setting (a Korean
+# `약`, `~` is not: there, as often a plan's estimate).
+_APPROX_BEFORE = lazy(rf"(?:~|≈|{_B}(?i:about|around|approximately|approx\.?|roughly){_SP}+~?)[ \t]*(?:\*\*)?$")
+
+
+# What makes a rounded time something else: a bound after it (`~5min or even less`), a point in a run (`30 minutes
+# into training`), downtime, a setting (`setting linger.ms to approximately 10 ms`).
+_APPROX_NOT = lazy(rf"^[ \t]*(?i:or{_SP}+(?:even{_SP}+)?(?:less|more|so)|into|(?:of{_SP}+)?downtime|per{_SP}+config){_E}")
+
+
+_SET_TO_BEFORE = lazy(rf"{_B}(?i:set(?:ting)?|configured?){_E}[^.;\n]{{0,30}}{_B}to{_SP}+$")
+
+
+_HANGUL = lazy(r"[가-힣]")
+
+
 _SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
 
 
@@ -143,6 +161,8 @@ class _Context(_Tables):
             near_lo = text.rfind("|", lo, start) + 1
             near_hi = text.find("|", end, hi)
             near_hi = hi if near_hi < 0 else near_hi
+        if _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start):
+            return True  # `total_time="1.49s"`: a measured value in a log line
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start):
             return True  # `it is taking more than 30 seconds`, `used to take up to 200ms`: a bound of what was measured
         if _BOUND_NEAR.search(text, max(near_lo, start - 20), start) or _BOUND_NEAR.search(
@@ -155,6 +175,11 @@ class _Context(_Tables):
             return False
         if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)):
             return True
+        approx = _APPROX_BEFORE.search(text, max(lo, start - 16), start)
+        if approx and not _HANGUL.search(text, max(lo, start - 40), min(hi, end + 25)) and not (
+            _APPROX_NOT.search(text[end : min(hi, end + 24)]) or _SET_TO_BEFORE.search(text, max(lo, start - 60), approx.start())
+        ):
+            return True  # `~18 seconds`, `in about 4 minutes`: a time someone read off a run, rounded
         if row and _duration_row(text[lo:hi], text[near_lo:near_hi]):
             return True
         header = self._header_row(lo) if row else ""

@@ -127,6 +127,16 @@ _LOAD_DURATION_AFTER = lazy(rf"{_SP}*(?:동안|기준|간(?![가-힣]))")
 _MEASURED_KEY = lazy(r"(?i:time|elapsed|latency|took|taken)(?!out)")
 
 
+# A key of a log line or a record naming what was measured, right before its value: `total_time="1.49s"`,
+# `time=12 ms` (ping), `inference_time="801.6ms"`, `elapsedMs: 120` (not a timeout, a wait, a limit or a period).
+_MEASURED_KEY_BEFORE = lazy(
+    r"(?<![A-Za-z0-9])(?![A-Za-z_]*(?i:timeout|sleep|wait|delay|interval|ttl|period|deadline|limit|max|budget|target|"
+    r"expir|idle|retry|backoff))"
+    r"(?:[A-Za-z]+[_-])*(?i:time|elapsed|latency|took|ttft|tpot|[a-z]+_duration|duration_[a-z]+)(?:[_-][A-Za-z]+)*"
+    r"[ \t]*[=:][ \t]*[\"']?$"
+)
+
+
 _TEST_LENGTH_AFTER = lazy(
     rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?){_E})"
 )
@@ -461,8 +471,10 @@ class _Durations(_Targets):
             _TEST_RUN_AFTER.match(text, end) and _TEST_BEFORE_KO.search(text, max(0, start - 12), start)
         ):
             return True  # `Run the benchmark for 60 seconds`: a test's configured length
-        if _QUOTED.search(text, max(0, start - 1), start):
-            return True  # `"30s"`: a value written as a literal
+        if _QUOTED.search(text, max(0, start - 1), start) and not _MEASURED_KEY_BEFORE.search(
+            text, max(0, start - 40), start
+        ):
+            return True  # `"30s"`: a value written as a literal (not `total_time="1.49s"`: a value measured)
         before = self._before(start, 40)
         if _STAT_BEFORE.search(text, max(0, start - 12), start) or _WAIT_FOR_WORK.search(before):
             return False  # `평균 5~10초 (SMTP 대기)`, `초기화 완료 대기 (30~40초)`: how long work takes

@@ -6,6 +6,9 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
     ("a Korean timing label", "compile 시간: 9ms", "9ms", "대기 시간: 9ms"),
+    ("a measured key in a log line", 'INFO embed{total_time="1.49s"}', "1.49s", 'INFO embed{timeout="1.49s"}'),
+    ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),
+    ("a rounded time", "npm install: ~18 seconds.", "18 seconds", "The test runtime should be ~5min or even less."),
     ("a row of measured times", "| 배포 시간 | 14분 | 6분 | **-57%** |", "14분", "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |"),
     ("a row of times, not of settings", "| install | 10.9s | 3.9s | 11s |", "3.9s", "| timeout | 10s | 30s | 60s |"),
     ("a checked item reports what was achieved", "✅ 저장 시 0.7초 만에 완료", "0.7초", "- [ ] 저장 시 0.7초 만에 완료"),
@@ -417,7 +420,6 @@ EXAMPLES_FR103 = (
         "420ms",
         "Batch processing (420ms+): Appropriate for offline jobs",
     ),
-    ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),
     ("Korean bound with a copula", "그 결과가 바로 30ms 미만의 응답 속도입니다.", "30ms", "단, 달릴 수 있는 시간은 30ms 미만입니다."),
     ("Korean bound with a noun ending", "통합 테스트는 2분 이내로 완료됨", "2분", "통합 테스트는 2분 이내로 완료"),
     ("Korean bound said to be fast", "캐시는 속도가 5ms 이내로 매우 빠르지만 키 목록이 없음", "5ms", "캐시는 속도가 5ms 이내로 유지될 것"),
@@ -451,8 +453,10 @@ RULES = (
         (
             "Reads what FR101 reads, where no word of measured work or of a measured figure (`took`, `latency`, "
             "`p95`, `average`, `걸렸`, `소요`, `평균`, `응답 시간`) stands within 40 characters before the number or "
-            "25 after it (or in its table's header row) and its table row is not a row of times (two or more cells "
-            "holding only a duration, no bound among them: such a row is FR101's), or where a bound, goal or estimate is beside it (`< 500ms`, "
+            "25 after it (or in its table's header row), no key of a log line names a measure (`total_time=\"1.49s\"`, "
+            "`time=12 ms`), no approximation precedes it in English (`~18 seconds`, `about 4 minutes`, not `~5min or "
+            "less`) and its table row is not a row of times (two or more cells holding only a duration, no bound "
+            "among them): all those are FR101's; or where a bound, goal or estimate is beside it (`< 500ms`, "
             "`up to 5 minutes`, `최대 60초`, `예상: 60초`) or the line speaks of goals, examples or assumptions. On the "
             "labelled real sentences such durations are as often settings, media lengths, limits and people's time "
             "as measurements, so the rule is a preview rule."
