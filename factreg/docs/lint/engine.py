@@ -30,13 +30,13 @@ from factreg.docs.lint.vocab import (
     BARE_DURATION_RULE,
     BARE_PERCENT_RULE,
     BARE_RATIO_RULE,
+    BYTE_BANDWIDTH_RULE,
     FAMILY_RULE,
     ITEM_RATE_RULE,
     MATCHABLE,
     PERCENT_RULE,
     RATIO_RULE,
     SPREAD_RULE,
-    TABLE_BANDWIDTH_RULE,
     TABLE_ITEM_RATE_RULE,
     TARGET_RULE,
     TOOL_RATE_RULE,
@@ -103,11 +103,14 @@ def _candidates(
 _BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/)")
 
 
+_DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
+
+
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
     FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR112's
-    (a preview rule); a bandwidth or compute rate in a table row is FR116's (default), in prose FR113's
-    (a preview rule); a ratio or a percent change with no word of performance near it — in prose, a window around
+    (a preview rule); a bandwidth in bytes per second or a compute rate is FR116's (default), a bit rate or a
+    default FR113's (a preview rule); a ratio or a percent change with no word of performance near it — in prose, a window around
     it; in a table, its cell, its row's label and its column's header — is FR123's or FR124's (preview rules: share
     prices, price multipliers, token ratios, bounce rates)."""
     if c[4] == "target":
@@ -115,10 +118,12 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)
-    if c[5] == BANDWIDTH_RULE and row and not _BIT_RATE.search(text, c[0], c[1]):
-        # `| L40S | 864 GB/s |`: a device's figure in a specification table (not `| 4G/LTE | 4 Mbps |`: a link's
-        # or a codec's bit rate, as often a preset or a setting)
-        return (*c[:5], TABLE_BANDWIDTH_RULE)
+    if c[5] == BANDWIDTH_RULE and not _BIT_RATE.search(text, c[0], c[1]) and not _DEFAULT_BEFORE.search(
+        text, max(0, c[0] - 30), c[0]
+    ):
+        # `| L40S | 864 GB/s |`, `delivers 1010 GB/s`, `105.43 TFLOPS`: a device's or a run's figure (not `| 4G/LTE |
+        # 4 Mbps |`: a link's or a codec's bit rate, as often a preset or a setting; nor a default)
+        return (*c[:5], BYTE_BANDWIDTH_RULE)
     if c[5] == ITEM_RATE_RULE and TOOL_UNIT.search(text, c[0], c[1]):
         return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`: units only benchmark tools print
     if c[5] == RATIO_RULE and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):

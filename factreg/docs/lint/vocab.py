@@ -82,8 +82,8 @@ FAMILY_RULE = {
 }
 ITEM_RATE_RULE = "FR112"  # requests, items or frames per second, in prose (preview)
 TABLE_ITEM_RATE_RULE = "FR114"  # the same in a table row (default)
-BANDWIDTH_RULE = "FR113"  # bandwidth, bit rates and compute rates, in prose (preview)
-TABLE_BANDWIDTH_RULE = "FR116"  # the same in a table row (default)
+BANDWIDTH_RULE = "FR113"  # bit rates, and bandwidth or compute rates given as a default (preview)
+BYTE_BANDWIDTH_RULE = "FR116"  # bandwidth in bytes per second and compute rates (default)
 TOOL_RATE_RULE = "FR115"  # an item rate or a time per operation in a unit benchmark tools print (default)
 # The units only benchmark tools print: `45487 ns/op`, `3.2 us/op`, `101966 ops/s`, `999.4 records/sec`, `148 Kelem/s`,
 # `14.90 runs/s` (a browser benchmark's score).
