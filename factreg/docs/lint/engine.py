@@ -110,9 +110,9 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
     FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR112's
     (a preview rule); a bandwidth in bytes per second or a compute rate is FR116's (default), a bit rate or a
-    default FR113's (a preview rule); a ratio or a percent change with no word of performance near it — in prose, a window around
-    it; in a table, its cell, its row's label and its column's header — is FR123's or FR124's (preview rules: share
-    prices, price multipliers, token ratios, bounce rates)."""
+    default FR113's (a preview rule); a ratio or a percent change with no word of performance near it — in prose, a
+    window around it; in a table, its cell, its row's label and its column's header — is FR123's or FR124's (preview
+    rules: share prices, price multipliers, token ratios, bounce rates)."""
     if c[4] == "target":
         return (*c[:5], TARGET_RULE)
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
