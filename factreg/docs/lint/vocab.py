@@ -86,8 +86,12 @@ BANDWIDTH_RULE = "FR113"  # bit rates, and bandwidth or compute rates given as a
 BYTE_BANDWIDTH_RULE = "FR116"  # bandwidth in bytes per second and compute rates (default)
 TOOL_RATE_RULE = "FR115"  # an item rate or a time per operation in a unit benchmark tools print (default)
 # The units only benchmark tools print: `45487 ns/op`, `3.2 us/op`, `101966 ops/s`, `999.4 records/sec`, `148 Kelem/s`,
-# `14.90 runs/s` (a browser benchmark's score).
-TOOL_UNIT = lazy(r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)")
+# `14.90 runs/s` (a browser benchmark's score), a progress bar's `2.38it/s`, `18.6 img/sec`, `0.166 samples/sec`,
+# redis-benchmark's `250187.64 requests per second` and a serving benchmark's `6.05 requests/s`.
+TOOL_UNIT = lazy(
+    r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)"
+    r"|(?i:it|iterations?|img|images|samples?)\s?/\s?s(?:ec)?\b|(?i:requests)(?:/s\b|\sper\ssecond)"
+)
 RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
 BARE_RATIO_RULE = "FR123"  # a ratio with no word of speed near it, or in its table cell's row or column (preview)
 PERCENT_RULE = "FR122"  # a percent change with a word of performance near it (default again: 0.954 on select)

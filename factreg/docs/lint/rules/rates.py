@@ -90,9 +90,9 @@ EXAMPLES_FR112 = (
     ),
     (
         "example described",
-        "The run held 12 requests per second for an hour.",
-        "12 requests per second",
-        "This example demonstrates load testing at 12 requests per second.",
+        "The run held 12 queries per second for an hour.",
+        "12 queries per second",
+        "This example demonstrates load testing at 12 queries per second.",
     ),
     (
         "QPS after a number",
@@ -139,6 +139,8 @@ EXAMPLES_FR115 = (
     ),
     ("benchstat cells", "Decode-14    1254.1µ ± 1%   435.7µ ± 0%", "1254.1µ ± 1%", "Decode-14    weight 5m ± 2%"),
     ("wrk's request rate", "Requests/sec:   1170.78", "1170.78", "Requests/sec: see the table"),
+    ("a progress bar's rate", "Sampling: 100%|██████████| 30/30 [00:12<00:00,  2.38it/s]", "2.38it/s", "Sampling: 30 steps"),
+    ("a serving benchmark's rate", "Request throughput: 6.05 requests/s", "6.05 requests/s", "Request throughput: see below"),
     (
         "records per second",
         "the producer sent 999.4 records/sec",
@@ -231,11 +233,14 @@ RULES = (
         "`999.4 records/sec`, `148.57 Kelem/s`, `14.90 runs/s`, `1254.1µ ± 1%`, `Requests/sec: 1170.78`.",
         (
             "Reads what FR112 reads (and a time per operation, `ns/op`, `µs/op`, `ms/op`) when its unit is one that "
-            "Go's, JMH's, Criterion's and Kafka's benchmarks print, and the rows those tools print with the unit "
+            "Go's, JMH's, Criterion's and Kafka's benchmarks, progress bars (`it/s`, `img/sec`, `samples/sec`), "
+            "redis-benchmark (`requests per second`) and serving benchmarks (`requests/s`) print, and the rows "
+            "those tools print with the unit "
             "elsewhere: JMH's `thrpt`/`avgt` rows (score, error, then the unit column), benchstat's cells "
             "(`1254.1µ ± 1%`, two on a line or one beside `(p=`) and wrk's `Requests/sec:`. Such a number is "
             "nearly always pasted output of a run (right 44 times of 45 on the select split, where final35's "
-            "pasted output taught it; the other was a producer's rate limit). Limits and budgets in these units "
+            "pasted output taught it; the other was a producer's rate limit; 84 of 85 once the progress bars' and "
+            "serving benchmarks' units joined after final38). Limits and budgets in these units "
             "are targets, as everywhere."
         ),
         EXAMPLES_FR115,
