@@ -145,13 +145,18 @@ def _performance_near(
         return sum(_MEASURED_CELL.search(other) is not None for other in others) >= 2  # `| 1.4s | 28.3s | 20× |`
     lo = max(text.rfind("\n", 0, start) + 1, start - window[0])
     hi = text.find("\n", end)
-    hi = min(len(text) if hi < 0 else hi, end + window[1])
+    reach = window[1] + (15 if _COMPARATIVE_AFTER.match(text, end) else 0)  # `2.7x higher request throughput`
+    hi = min(len(text) if hi < 0 else hi, end + reach)
     return words.search(text, lo, hi) is not None
+
+
+_COMPARATIVE_AFTER = lazy(rf"(?:\*\*)?{_SP}+(?i:higher|lower|more|less|better|greater){_E}")
 
 
 # A word of speed or of a speed figure near a ratio (`3.1× slower`, `4배 빠름`, `2x the throughput`, `TPS 2배`).
 _SPEED_WORDS = (
-    rf"{_B}(?i:faster|slower|quicker|speed\w*|throughput|tps|tok/s|t/s|latency|performance|uplift|accelerat\w*){_E}"
+    rf"{_B}(?i:faster|slower|quicker|speed\w*|throughput|tps|tok/s|t/s|latency|performance|uplift|accelerat\w*|"
+    rf"real[- ]?time){_E}"
     r"|빠르|빠름|빨라|느리|느림|느려|속도|처리량|지연|응답|성능|가속|단축|개선"
 )
 _SPEED_NEAR = lazy(_SPEED_WORDS)

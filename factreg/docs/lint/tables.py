@@ -426,9 +426,11 @@ class _Tables(_Relative):
         text = self.text
         out = list(found)
         lines_with_times: set[int] = set()
+        times: list[int] = []  # where the measured times and rates start
         for c in found:
             if c[4] == "claim" and (c[3] in _TIME_UNITS or c[3] == "×"):
                 lines_with_times.add(text.rfind("\n", 0, c[0]) + 1)
+                times.append(c[0])
         if not lines_with_times:
             return found
         taken = [(c[0], c[1]) for c in found]
@@ -450,13 +452,29 @@ class _Tables(_Relative):
                     and not _CHANGE_RX.search(text, b, text.find("|", b, hi) if "|" in text[b:hi] else hi)
                 ):
                     continue  # `| < 500ms | **150ms** | **333%** |`: how much of a target was reached, not a change
-                out.append((a, b, m.group("n"), "%", "claim", "FR152"))
+                rule = "FR157" if _change_column(text, lo, hi, a, times) else "FR152"
+                out.append((a, b, m.group("n"), "%", "claim", rule))
         out.sort()
         return out
 
 
+def _change_column(text: str, lo: int, hi: int, pos: int, times: list[int]) -> bool:
+    """Whether the percentage at `pos` is a before/after row's change: in the row's last cell, right after two cells
+    that each hold a measured time or rate (`| 서버 응답 시간 | 120ms | 25ms | 79% |`)."""
+    bars = [i for i in range(lo, hi) if text[i] == "|"]
+    if text[bars[-1] + 1 : hi].strip():
+        bars.append(hi)  # a row without its closing pipe
+    col = sum(1 for b in bars if b < pos) - 1
+    if col < 2 or col != len(bars) - 2 or _ZERO.match(text, pos) or _TARGET_ROW.search(_cell_context(text, pos)[2]):
+        return False  # no change (`0%`), or the share of a target reached (`| 실제 | 목표 | 달성률 |`)
+    return all(any(bars[k] < t < bars[k + 1] for t in times) for k in (col - 2, col - 1))
+
+
+_ZERO = lazy(r"0+(?:\.0+)?%")
+
+
 # A row holding a target: a bound alone in a cell (`| < 500ms |`), or words of a target reached (`✅ 목표 달성`).
-_TARGET_ROW = lazy(r"\|\s*(?:\*\*)?\s*(?:[<≤]|(?i:under|below)\s)|목표|달성|(?i:target)")
+_TARGET_ROW = lazy(r"\|\s*(?:\*\*)?\s*(?:[<≤]|(?i:under|below)\s)|목표|달성|(?i:target|achiev\w*)")
 
 
 # A percentage in a row of measured times: its own cell, or with a sign or a change word (`PG +8%`, `(20%)`).

@@ -5,6 +5,13 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR121 = (
+    ("times real time", "batched inference reaches 45x REAL TIME speed", "45x", "batched inference runs on 45x RTX boxes"),
+    (
+        "a comparative, then the figure",
+        "vLLM achieves 2.7x higher request throughput than TGI",
+        "2.7x",
+        "vLLM needs 2.7x higher memory than TGI",
+    ),
     (
         "people's work after a comparative",
         "3x faster decoding with the new kernel",
@@ -203,12 +210,6 @@ EXAMPLES_FR123 = (
         "A 4x lift feels like a different machine.",
     ),
     ("price multiplier in a table", "| Output | $15.00 | 5× |", "5×", "| Output | $15.00 | 5 |"),
-    (
-        "x real time",
-        "batched inference reaches 45x REAL TIME speed",
-        "45x",
-        "batched inference runs on 45x RTX boxes",
-    ),
 )
 
 RULES = (

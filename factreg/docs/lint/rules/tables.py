@@ -32,7 +32,12 @@ EXAMPLES_FR151 = (
 )
 
 EXAMPLES_FR152 = (
-    ("decorated cell", "| 응답 시간 | 300ms | 90ms | 🚀 70% |", "70%", "| 메모리 | 3GB | 1GB | 🚀 66% |"),
+    (
+        "decorated cell",
+        "| 응답 시간 | 300ms | 90ms | 🚀 70% | 2025-01 |",
+        "70%",
+        "| 메모리 | 3GB | 1GB | 🚀 66% | 2025-01 |",
+    ),
 )
 
 EXAMPLES_FR153 = (
@@ -69,6 +74,11 @@ EXAMPLES_FR154 = (
         "77",
         "(unit: MB)\n\n| engine | int4 |\n|---|---|\n| vllm | 77 |",
     ),
+)
+
+EXAMPLES_FR157 = (
+    ("a before/after row's change", "| 서버 응답 시간 | 120ms | 25ms | 79% |", "79%", "| 서버 메모리 | 120MB | 25MB | 79% |"),
+    ("with a decrease mark", "| P95 latency | 520ms | 310ms | 40% ↓ |", "40%", "| P95 latency | 520 | 310 | 40% ↓ |"),
 )
 
 EXAMPLES_FR155 = (
@@ -155,5 +165,17 @@ RULES = (
             "speed-ups, changes, counts, sizes and scores; a column headed by a target makes them targets."
         ),
         EXAMPLES_FR155,
+    ),
+    Rule(
+        "FR157",
+        "table-change-column",
+        "A before/after row's change: `| 서버 응답 시간 | 120ms | 25ms | 79% |`, `| P95 | 520ms | 310ms | 40% ↓ |`.",
+        (
+            "Reads what FR152 reads where the percentage is in the row's last cell, right after two cells that "
+            "each hold a measured time or rate: the row compares them and the percentage is the change. FR152's "
+            "other percentages are as often a share, a utilisation or a success rate beside the times, so it stays "
+            "a preview rule."
+        ),
+        EXAMPLES_FR157,
     ),
 )
