@@ -11,6 +11,7 @@ from factreg.docs.lint.vocab import (
     _B,
     _BENCHSTAT_CELL,
     _E,
+    _EXPLAIN_TIME,
     _FRACTION,
     _GOAL_LINE,
     _JMH_ROW,
@@ -271,6 +272,8 @@ class _Context(_Tables):
             if "(p=" not in line and len(_BENCHSTAT_CELL.findall(line)) < 2:
                 return None  # one `5m ± 2%` alone is not a benchstat row
             return (start, m.end(), m.group("n1"), "/op", self.spread_kind(start, m.end()), "FR115")
+        if rx is _EXPLAIN_TIME:  # EXPLAIN ANALYZE's times to the first and the last row, in milliseconds
+            return (start, m.end(), self.text[start : m.end()], "ms", "claim", "FR115")
         if rx is _JMH_ROW:  # JMH's output: the unit column after the score
             unit = "/op" if m.group("u").endswith("/op") else "/s"
             return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), "FR115")
@@ -283,7 +286,7 @@ class _Context(_Tables):
         if rx is _UNIT_BEFORE:
             u = m.group("u")
             unit = "FLOPS" if u.endswith("FLOPS") else "/s"
-            rule = "FR113" if unit == "FLOPS" else "FR115" if u == "Requests/sec" else "FR112"  # FR115: wrk's output
+            rule = "FR116" if unit == "FLOPS" else "FR115" if u == "Requests/sec" else "FR112"  # FR115: wrk's output
             return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), rule)
         if rx is _FRACTION:
             if self._hypothetical(start):

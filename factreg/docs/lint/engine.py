@@ -103,6 +103,9 @@ def _candidates(
 _BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/)")
 
 
+_OR_BOUND_AFTER = lazy(rf"(?:\*\*)?{_SP}+(?i:or{_SP}+(?:better|more|higher|faster|less|lower|above|below)){_E}")
+
+
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
 
 
@@ -113,8 +116,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     default FR113's (a preview rule); a ratio or a percent change with no word of performance near it — in prose, a
     window around it; in a table, its cell, its row's label and its column's header — is FR123's or FR124's (preview
     rules: share prices, price multipliers, token ratios, bounce rates)."""
-    if c[4] == "target":
-        return (*c[:5], TARGET_RULE)
+    if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
+        return (*c[:4], "target", TARGET_RULE)
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)

@@ -118,7 +118,7 @@ _TAG = lazy(r"^\s*\[[A-Za-z ]{1,20}\]")  # `[Bug]`, `[Feature Request]`: an issu
 
 # After a ratio: a word of size (`16배 큰`, `5배 더 큰 모델`, `3x larger`) makes it a size ratio.
 _SIZE_AFTER = lazy(
-    rf"(?:\*\*|__|{_SP})*(?:더{_SP}?)?(?:큰|크다|크고|작은|작다|작고|작아|넓은|넓|긴{_SP}?컨텍스트)"
+    rf"(?:\*\*|__|{_SP})*(?:더{_SP}?)?(?:큰|크다|크고|작은|작다|작고|작아|넓은|넓|긴{_SP}?컨텍스트|가볍|가벼|무겁|무거)"
 )
 
 

@@ -30,7 +30,8 @@ _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]
 
 _HEADER_UNIT = lazy(
     r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
-    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?/s(?:ec)?|(?:ops?|hits|misses|queries|items|records|files)/s(?:ec)?|"
+    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
+    r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx)/s(?:ec)?|"
     r"rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
     r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
@@ -110,7 +111,7 @@ _HEADER_METRIC = lazy(
     # the time a kind of work took (`| eval time |`, `| Indexing time |`, `| save_time |`, `| 빌드 시간 |`)
     r"|(?i:(?<![A-Za-z])(?:eval|prompt[ _]eval|build|load(?:ing)?|run|wall|exec(?:ution)?|processing|inference|"
     r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export)"
-    r"[ _-]?time(?:s)?(?![A-Za-z]))|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
+    r"[ _-]?time(?:s)?(?![A-Za-z])|\btime[ _]taken\b|^\s*(?:startup|start-up|cold[ _-]?start)\s*$)|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
 )
 _NOT_METRIC = lazy(
     r"(?i:\b(?:relative|speed-?ups?|gain|improvement|ratio|vs\.?|change|diff|delta|count|tokens|n_kv|size|memory|"
@@ -270,7 +271,7 @@ def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], in
 _TARGET_COLUMN = lazy(
     r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
     r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?|intervals?|rto|rpo|retention|cooldown|backoff|"
-    r"debounce|polling)\b)"
+    r"debounce|polling|headroom)\b)"
     r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료|간격|주기|보관\s?기간|쿨다운"
 )
 
@@ -313,7 +314,7 @@ _VALUE_COLUMN = lazy(r"[ \t*_]*(?:(?i:values?)|값|설정\s?값)[ \t*_]*")
 
 # A rubric: its first column names grades (`| 등급 | Cold Start | Warm Start |` over `| 보통 | 2-4초 | 1-2초 |`), so
 # every figure in it is a threshold of a grade.
-_GRADE_HEADER = lazy(r"[ \t*_]*(?:(?i:grades?|ratings?|verdicts?)|등급|평가|판정)[ \t*_]*")
+_GRADE_HEADER = lazy(r"[ \t*_]*(?:(?i:grades?|ratings?|verdicts?|tiers?|plans?)|등급|평가|판정|요금제|플랜)[ \t*_]*")
 
 
 # A column named by a verdict of a rubric (`Good`, `Needs Improvement`, `Poor`, `양호`, `나쁨`).

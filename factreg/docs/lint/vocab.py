@@ -184,7 +184,7 @@ _TARGET_WORDS = lazy(
     rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|perceiv\w*|"
     # what people would notice (`users notice delays above 100 ms`), not `Notice the difference: 5s vs 300ms`
     rf"(?:can(?:'t|not)?|won't|will|would|to|don't|do{_SP}not|barely|users|people|humans){_SP}+notice|"
-    rf"perception|considered|feature{_SP}requests?){_E}"
+    rf"perception|considered|classified{_SP}+as|deadlines?|feature{_SP}requests?){_E}"
     # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
@@ -273,7 +273,7 @@ _HUMAN_TIME_BEFORE = lazy(
 _HUMAN = lazy(
     # English words as prose, not inside a path (`samples/session03/`)
     r"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
-    r"difficulty|study|agenda|read|humans|reaction\stime|commute|mttr|mttd|mtta|"
+    r"difficulty|study|agenda|read|humans|reaction\stime|commute|mttr|mttd|mtta|ttr|investigat\w*|post-?mortems?|"
     r"mean\stime\sto\s(?:recover\w*|repair|resolve|resolution|detect\w*|"
     r"acknowledge\w*))(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
@@ -293,7 +293,7 @@ _ELAPSED_LINE = lazy(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s
 
 
 _HYPOTHETICAL = lazy(
-    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say"
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say|consider{_SP}+this{_SP}+scenario"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
@@ -373,7 +373,12 @@ _RTF = lazy(
 )
 
 
+# PostgreSQL's EXPLAIN ANALYZE: `(actual time=0.014..0.015 rows=0 loops=1)`, milliseconds to the first and last row.
+_EXPLAIN_TIME = lazy(rf"actual{_SP}time=(?P<n1>\d+(?:\.\d+)?)\.\.(?P<n3>\d+(?:\.\d+)?)")
+
+
 _EXTRA = (
+    (_EXPLAIN_TIME, "actual time="),
     (_RTF, "RTF"),
     (_RTF, "factor"),
     (_PER_SECOND, "초당"),

@@ -139,6 +139,12 @@ EXAMPLES_FR115 = (
     ),
     ("benchstat cells", "Decode-14    1254.1µ ± 1%   435.7µ ± 0%", "1254.1µ ± 1%", "Decode-14    weight 5m ± 2%"),
     ("wrk's request rate", "Requests/sec:   1170.78", "1170.78", "Requests/sec: see the table"),
+    (
+        "EXPLAIN ANALYZE's times",
+        "Seq Scan on params  (cost=0.00..966.96 rows=49996 width=41) (actual time=0.009..3.200 rows=50000 loops=1)",
+        "0.009..3.200",
+        "Seq Scan on params  (cost=0.00..966.96 rows=49996 width=41)",
+    ),
     ("a progress bar's rate", "Sampling: 100%|██████████| 30/30 [00:12<00:00,  2.38it/s]", "2.38it/s", "Sampling: 30 steps"),
     ("a serving benchmark's rate", "Request throughput: 6.05 requests/s", "6.05 requests/s", "Request throughput: see below"),
     (
@@ -233,7 +239,8 @@ RULES = (
         "`999.4 records/sec`, `148.57 Kelem/s`, `14.90 runs/s`, `1254.1µ ± 1%`, `Requests/sec: 1170.78`.",
         (
             "Reads what FR112 reads (and a time per operation, `ns/op`, `µs/op`, `ms/op`) when its unit is one that "
-            "Go's, JMH's, Criterion's and Kafka's benchmarks, progress bars (`it/s`, `img/sec`, `samples/sec`), "
+            "Go's, JMH's, Criterion's and Kafka's benchmarks, PostgreSQL's EXPLAIN ANALYZE (`actual time=0.009..3.200`, "
+            "milliseconds), progress bars (`it/s`, `img/sec`, `samples/sec`), "
             "redis-benchmark (`requests per second`) and serving benchmarks (`requests/s`) print, and the rows "
             "those tools print with the unit "
             "elsewhere: JMH's `thrpt`/`avgt` rows (score, error, then the unit column), benchstat's cells "

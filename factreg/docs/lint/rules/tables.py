@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "messages per second, and statistics beside a unit column",
+        "| Date | Consumer msg/s | Min | Max |\n|---|---|---|---|\n| Mar 15 | 401,373 | 390,000 | 410,000 |",
+        "390,000",
+        "| Date | Consumer msgs | Min | Max |\n|---|---|---|---|\n| Mar 15 | 401,373 | 390,000 | 410,000 |",
+    ),
+    (
         "operations per second",
         "| Type | Ops/sec | Hits/sec |\n|---|---|---|\n| Gets | 56834.37 | 120.5 |",
         "56834.37",
@@ -82,6 +88,12 @@ EXAMPLES_FR157 = (
 )
 
 EXAMPLES_FR155 = (
+    (
+        "the time a run took, and a start-up column",
+        "| Model | Threads | Time taken |\n|---|---|---|\n| 7B | 1 | 37.003 |",
+        "37.003",
+        "| Model | Threads | Time slot |\n|---|---|---|\n| 7B | 1 | 37.003 |",
+    ),
     (
         "the time a kind of work took",
         "| GPU | Model | eval time | prompt eval time |\n|---|---|---|---|\n| A100 | 70B_q4_0 | 547.89 | 456.45 |",
