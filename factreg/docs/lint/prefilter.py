@@ -23,7 +23,7 @@ from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _SP
 # patterns only run over the lines that have one (tests/test_lint_prefilter.py shows the findings are the same
 # with and without it).
 _UNIT_START = (
-    rf"(?i:ch|d[oa]|el|f[ipl]|g[ibf]|ge|h[or]|i[tm]|k[ibe]|li|m[sib0-9]|me|ns|na|op|p[paf]|q[up]|r[eopu]|s[eat]|us|wo|x[fsq]"
+    rf"(?i:ch|d[oa]|el|f[ipl]|g[ibf]|ge|h[or]|i[tm]|k[ibe]|li|m[sib0-9]|me|ns|na|op|p[paf]|perc|q[up]|r[eopu]|s[eat]|tera|us|wo|x[fsq]"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
     rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페나]|[nm](?=[ \t]±)"
 )

@@ -27,7 +27,7 @@ _COMPARATIVE = lazy(rf"{_SP}?(?i:(faster|slower|quicker|speedup|speed-up|slowdow
 
 # After `N×` / `Nx`: a capitalised word, a number or a count noun makes it a hardware count or a product.
 _NOT_RATIO_NEXT = lazy(
-    rf"{_SP}*(?:(?!(?i:real[- ]?time))[A-Z]|\d|(?i:gpus?|cards?|nodes?|machines?|servers?|cores?|sockets?|dimms?|sticks?|boxes?|"
+    rf"{_SP}*(?:(?!(?i:real[- ]?time|higher|lower|faster|slower|better|more|less|speed){_END})[A-Z]|\d|(?i:gpus?|cards?|nodes?|machines?|servers?|cores?|sockets?|dimms?|sticks?|boxes?|"
     rf"instances?|replicas?|workers?|threads?){_END})"
 )
 

@@ -489,7 +489,8 @@ _UNITS = [
     (
         "persec",
         rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
-        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|"
+        rf"[KMG]?elem(?:ent)?s?)"
         rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
@@ -499,7 +500,7 @@ _UNITS = [
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
     # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
     ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
-    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|TOPS){_END}"),
+    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|(?i:tera|giga|peta)(?i:flops?)|TOPS){_END}"),
     ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
     # time per operation, as Go's and JMH's benchmarks print it: `45487 ns/op`, `3.2 us/op`
     ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?op{_END}"),
@@ -508,7 +509,7 @@ _UNITS = [
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
     # durations
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
-    ("us", rf"(?:[µμ]s|(?<=\d)us|(?i:micro-?seconds?)){_END}|마이크로초"),
+    ("us", rf"(?:[µμ]s|(?<=\d)us|usecs?|(?i:micro-?seconds?)){_END}|마이크로초"),
     ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
     ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
     ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
@@ -528,7 +529,7 @@ _UNITS = [
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
     ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
-    ("pct", r"%"),
+    ("pct", r"%|(?<=\d )(?i:percent)(?![A-Za-z])"),
 ]
 
 

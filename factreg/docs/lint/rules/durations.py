@@ -8,6 +8,8 @@ EXAMPLES_FR101 = (
     ("a Korean timing label", "compile 시간: 9ms", "9ms", "대기 시간: 9ms"),
     ("a measured key in a log line", 'INFO embed{total_time="1.49s"}', "1.49s", 'INFO embed{timeout="1.49s"}'),
     ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),
+    ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
+    ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a rounded time", "npm install: ~18 seconds.", "18 seconds", "The test runtime should be ~5min or even less."),
     ("a row of measured times", "| 배포 시간 | 14분 | 6분 | **-57%** |", "14분", "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |"),
     ("a row of times, not of settings", "| install | 10.9s | 3.9s | 11s |", "3.9s", "| timeout | 10s | 30s | 60s |"),
