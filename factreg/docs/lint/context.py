@@ -181,10 +181,23 @@ class _Context(_Tables):
             _APPROX_NOT.search(text[end : min(hi, end + 24)]) or _SET_TO_BEFORE.search(text, max(lo, start - 60), approx.start())
         ):
             return True  # `~18 seconds`, `in about 4 minutes`: a time someone read off a run, rounded
-        if row and _duration_row(text[lo:hi], text[near_lo:near_hi]):
+        if row and _DURATION_CELL.fullmatch(text, near_lo, near_hi) and self._duration_row(lo, hi):
             return True
         header = self._header_row(lo) if row else ""
         return _MEASURED_HEADER.search(header) is not None
+
+    def _duration_row(self, lo: int, hi: int) -> bool:
+        """Whether the table row at `lo` is a row of measured times: two or more of its cells hold nothing but a
+        duration, no cell holds a bound, and its first cell is not an availability's percentage (worked out once
+        per row)."""
+        cache: dict[int, bool] = self.__dict__.setdefault("_duration_rows", {})
+        if lo not in cache:
+            row = self.text[lo:hi]
+            cells = row.strip().strip("|").split("|")
+            cache[lo] = not (_ROW_BOUND.search(row) or _SHARE_FIRST_CELL.match(row)) and sum(
+                _DURATION_CELL.fullmatch(c) is not None for c in cells
+            ) >= 2
+        return cache[lo]
 
     def _header_row(self, lo: int) -> str:
         """The header row of the table whose body row starts at `lo` (the row above its `|---|` separator), or ""
@@ -301,10 +314,3 @@ class _Context(_Tables):
         return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")
 
 
-def _duration_row(row: str, cell: str) -> bool:
-    """Whether a table row is a row of measured times: its cell `cell` and at least one other hold nothing but a
-    duration, no cell holds a bound, and its first cell is not an availability's percentage."""
-    if _DURATION_CELL.fullmatch(cell) is None or _ROW_BOUND.search(row) or _SHARE_FIRST_CELL.match(row):
-        return False
-    cells = row.strip().strip("|").split("|")
-    return sum(_DURATION_CELL.fullmatch(c) is not None for c in cells) >= 2

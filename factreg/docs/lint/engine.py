@@ -103,7 +103,9 @@ def _candidates(
 _BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/)")
 
 
-_OR_BOUND_AFTER = lazy(rf"(?:\*\*)?{_SP}+(?i:or{_SP}+(?:better|more|higher|faster|less|lower|above|below)){_E}")
+_OR_BOUND_AFTER = lazy(
+    rf"(?:\*\*)?{_SP}+(?i:(?:or|and){_SP}+(?:better|more|higher|faster|less|lower|above|below|up)){_E}"
+)
 
 
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")

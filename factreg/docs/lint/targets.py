@@ -8,6 +8,14 @@ from factreg.docs.lint.hypotheticals import _Hypotheticals
 from factreg.docs.lint.patterns import lazy, screened
 from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, _RUBRIC, _SP, _TARGET_WORDS, _past
 
+# An availability commitment: `99.9%`, `99.95%` with uptime words, or alone in a table cell beside the downtime it
+# allows (`| Enhanced | 99.9% | ~43 minutes |`).
+_NINES = lazy(r"(?<![\d.])9\d(?:\.\d+)?%")
+_NINES_CELL = lazy(r"\|[ \t*]*9\d(?:\.\d+)?%[ \t*]*\|")
+_UPTIME_WORDS = lazy(r"(?i:downtime|availability|uptime|\bslas?\b|commitment|nines|allows?)|가용성|다운타임|가동률")
+_DURATION = lazy(r"[^a-z]*(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b|[^가-힣]*(?:초|분|시간|일)")
+_WAIT_BEFORE = lazy(rf"{_B}(?i:wait(?:ing)?(?:{_SP}+for)?){_SP}+~?$")
+
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
 _BOUND_BEFORE = lazy(
     rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)|{_B}(?i:sub)[-‑]?){_SP}*$"
@@ -206,9 +214,30 @@ class _Targets(_Hypotheticals):
         text = self.text[label[0] : label[1]]
         return _SETTING_LABEL.search(text) is not None and _MEASURED_LABEL.search(text) is None
 
+    def _wait_or_downtime(self, start: int, end: int) -> bool:
+        """Whether a number is how long to wait (`wait 15+ minutes between invocations`) or the downtime an
+        availability commitment allows (`| Enhanced | 99.9% | ~43 minutes |`, `a 99.99% commitment allows about 4
+        minutes`)."""
+        if _WAIT_BEFORE.search(self.text, max(0, start - 24), start):
+            return True
+        return _DURATION.match(self.text, start, end) is not None and self._availability(start)
+
+    def _availability(self, start: int) -> bool:
+        """Whether a number's line speaks of an availability commitment: a `99.9%` with words of uptime or
+        downtime, or a table row with a cell that holds only such a percentage (worked out once per line)."""
+        lo = self.text.rfind("\n", 0, start) + 1
+        cache: dict[int, bool] = self.__dict__.setdefault("_availability_lines", {})
+        if lo not in cache:
+            hi = self.text.find("\n", start)
+            line = self.text[lo : len(self.text) if hi < 0 else hi]
+            cache[lo] = _NINES.search(line) is not None and (
+                _UPTIME_WORDS.search(line) is not None or _NINES_CELL.search(line) is not None
+            )
+        return cache[lo]
+
     def _target(self, start: int, end: int) -> bool:
         """Whether a number is a target, limit, threshold or requirement rather than a measurement."""
-        if self._flag(start, "unchecked"):
+        if self._flag(start, "unchecked") or self._wait_or_downtime(start, end):
             return True
         before = self._before(start, 40)
         after = self._after(end, 30).split("(", 1)[0]  # a parenthesis after the number speaks of another

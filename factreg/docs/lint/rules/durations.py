@@ -313,7 +313,7 @@ EXAMPLES_FR101 = (
 )
 
 EXAMPLES_FR102 = (
-    ("waiting for a system", "the clip rendered after waiting 3 hours", "3 hours", "we met again after 3 hours"),
+    ("a system's work", "rendering the clip took 3 hours", "3 hours", "we met again after 3 hours"),
     ("ongoing uptime", "서버 재시작에 2시간이 걸렸다", "2시간", "서버가 2시간째 실행 중이다"),
     (
         "person's time",
