@@ -51,7 +51,9 @@ _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "r
 
 
 _BARE_CELL = lazy(
-    rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?[-–~]{_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?)?)"
+    # a number (`1,234.5`, `2,75`, a European `128.654,31`), a range or spread, or a list of runs (`13.7, 12.6`)
+    rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>(?:\d{{1,3}}(?:\.\d{{3}})+,\d+|\d[\d,]*(?:\.\d+)?)"
+    rf"(?:{_SP}?(?:[-–~]|(?i:to)){_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?|(?:,{_SP}\d+(?:\.\d+)?)+)?)"
     r"(?:[kKM](?![A-Za-z]))?[ \t*_]*"  # `131K`: thousands of a rate
     r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*%\))[ \t*_]*)*$"  # a mark, a note or a change after it
 )

@@ -32,7 +32,7 @@ _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 
 
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
-_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|t{_SP}?/|[qrt]ps{_END}))"
+_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}))"
 
 
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.

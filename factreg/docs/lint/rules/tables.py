@@ -6,6 +6,18 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "a European decimal number",
+        "| Framework | JSON RPS |\n|---|---|\n| Axum | 100.620,33 |",
+        "100.620,33",
+        "| Framework | JSON size |\n|---|---|\n| Axum | 100.620,33 |",
+    ),
+    (
+        "a list of runs and a range",
+        "| Measurement | Samples (s) | Range (s) |\n|---|---|---|\n| Clean build | 35.6, 35.2, 36.0 | 35.2 to 36.0 |",
+        "35.6, 35.2, 36.0",
+        "| Measurement | Samples | Range |\n|---|---|---|\n| Clean build | 35.6, 35.2, 36.0 | 35.2 to 36.0 |",
+    ),
+    (
         "messages per second, and statistics beside a unit column",
         "| Date | Consumer msg/s | Min | Max |\n|---|---|---|---|\n| Mar 15 | 401,373 | 390,000 | 410,000 |",
         "390,000",
