@@ -156,10 +156,12 @@ class _Context(_Tables):
         a table row: in its own cell)."""
         text = self.text
         lo, hi = self._bounds(start)
-        row = text[lo:start].lstrip().startswith("|")
+        row = text[lo:start].lstrip().startswith("|") or (
+            text.find("|", lo, hi) != -1 and self._header_row(lo) != ""  # a row without its leading pipe
+        )
         near_lo, near_hi = lo, hi
         if row:  # a table row: the number's own cell
-            near_lo = text.rfind("|", lo, start) + 1
+            near_lo = max(lo, text.rfind("|", lo, start) + 1)
             near_hi = text.find("|", end, hi)
             near_hi = hi if near_hi < 0 else near_hi
         if _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start):
@@ -215,7 +217,7 @@ class _Context(_Tables):
                 return ""
             start = text.rfind("\n", 0, hi) + 1
             row = text[start:hi]
-            if not row.lstrip().startswith("|"):
+            if "|" not in row:
                 return ""
             if _SEPARATOR_ROW.match(row) and "|" in row and set(row.strip()) <= set("|-: \t"):
                 return text[text.rfind("\n", 0, max(0, start - 1)) + 1 : max(0, start - 1)]

@@ -10,8 +10,8 @@ from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, 
 
 # An availability commitment: `99.9%`, `99.95%` with uptime words, or alone in a table cell beside the downtime it
 # allows (`| Enhanced | 99.9% | ~43 minutes |`).
-_NINES = lazy(r"(?<![\d.])9\d(?:\.\d+)?%")
-_NINES_CELL = lazy(r"\|[ \t*]*9\d(?:\.\d+)?%[ \t*]*\|")
+_NINES = lazy(r"(?<![\d.])99(?:\.\d+)?%")
+_NINES_CELL = lazy(r"\|[ \t*]*99(?:\.\d+)?%[ \t*]*\|")
 _UPTIME_WORDS = lazy(r"(?i:downtime|availability|uptime|\bslas?\b|commitment|nines|allows?)|가용성|다운타임|가동률")
 _DURATION = lazy(r"[^a-z]*(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b|[^가-힣]*(?:초|분|시간|일)")
 _WAIT_BEFORE = lazy(rf"{_B}(?i:wait(?:ing)?(?:{_SP}+for)?){_SP}+~?$")

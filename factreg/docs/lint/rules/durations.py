@@ -12,6 +12,12 @@ EXAMPLES_FR101 = (
     ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a rounded time", "npm install: ~18 seconds.", "18 seconds", "The test runtime should be ~5min or even less."),
     ("a row of measured times", "| 배포 시간 | 14분 | 6분 | **-57%** |", "14분", "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |"),
+    (
+        "a row without its leading pipe",
+        "작업 | npm | pnpm\n---|---|---\n설치 시간 | 23.2s | 4.3s",
+        "23.2s",
+        "작업 | npm | pnpm\n---|---|---\n설치 크기 | 23.2 MB | 4.3 MB",
+    ),
     ("a row of times, not of settings", "| install | 10.9s | 3.9s | 11s |", "3.9s", "| timeout | 10s | 30s | 60s |"),
     ("a checked item reports what was achieved", "✅ 저장 시 0.7초 만에 완료", "0.7초", "- [ ] 저장 시 0.7초 만에 완료"),
     ("a billed duration", "REPORT Duration: 0.85 ms", "0.85 ms", "REPORT Billed Duration: 100 ms"),
