@@ -180,7 +180,9 @@ class _Context(_Tables):
             return True
         approx = _APPROX_BEFORE.search(text, max(lo, start - 16), start)
         if approx and not _HANGUL.search(text, max(lo, start - 40), min(hi, end + 25)) and not (
-            _APPROX_NOT.search(text[end : min(hi, end + 24)]) or _SET_TO_BEFORE.search(text, max(lo, start - 60), approx.start())
+            _APPROX_NOT.search(text[end : min(hi, end + 24)])
+            or _SET_TO_BEFORE.search(text, max(lo, start - 60), approx.start())
+            or self._flag(start, "media")  # `single-clip length … about 15 to 60 seconds`: a clip's length
         ):
             return True  # `~18 seconds`, `in about 4 minutes`: a time someone read off a run, rounded
         if row and _DURATION_CELL.fullmatch(text, near_lo, near_hi) and self._duration_row(lo, hi):

@@ -33,7 +33,7 @@ _SETTING_HINT = lazy(
 
 
 _SETTING_AFTER = lazy(
-    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운|(?:짜리{_SP}?)?캐시)"
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운|고정|(?:짜리{_SP}?)?캐시)"
     # `5초 기본값`, `for 4 minutes, its default`: a default value
     rf"|{_SP}*(?:,{_SP}*(?i:its|the){_SP}+)?(?:기본값|디폴트|(?i:by{_SP}default|default){_END})"
     rf"|{_SP}*(?:간{_SP}?)?유효(?![가-힣])"  # `10분 유효`: how long something stays valid
@@ -138,11 +138,20 @@ _MEASURED_KEY_BEFORE = lazy(
 
 
 _TEST_LENGTH_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?){_E})"
+    rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?|for{_SP}+each{_SP}+(?:run|test|iteration)){_E})"
 )
 
 
 _QUOTED = lazy(r"[\"'“‘]$")
+
+
+# A test's configuration in parentheses, the duration last: `(Single Thread, 10s)`, `(4 cores, 60s)`.
+_CONFIG_PAREN_BEFORE = lazy(
+    rf"\([^()\n]{{0,40}}(?i:threads?|cores?|concurrency|connections|clients|users|workers){_E}[^()\n]{{0,20}},{_SP}*$"
+)
+
+
+_PAREN_CLOSE = lazy(rf"{_SP}*\)")
 
 
 # Lengths of media: `a 5 second video`, `6 seconds of video`, `2~4초 분량의`, `13 minutes of audio`.
@@ -203,7 +212,7 @@ _DELAY_AFTER = lazy(
 
 
 _NOT_MEASURED_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}*(?:단위|(?:의{_SP}?)?(?:블록|블락|청크)|(?i:resolution|granularity|windows?|chunks?|segments?|blocks?){_E})"
+    rf"(?:\*\*)?{_SP}*(?:단위|(?:의{_SP}?)?(?:블록|블락|청크)|평균{_SP}?[:：]|(?i:resolution|granularity|windows?|chunks?|segments?|blocks?){_E})"
     # `a 900-second request-sending window` (not `took 515 seconds on windows`: the system it ran on)
     rf"|(?:{_SP}+(?!(?i:on|for|with|under|in|to){_E})[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"
 )
@@ -286,6 +295,8 @@ _TEST_FOR_BEFORE = lazy(
     rf"{_B}(?i:benchmarks?|tests?|load{_SP}tests?|stress{_SP}tests?|experiments?|runs?|measure){_SP}+(?i:for){_SP}*$"
     # `Tested with 50 concurrent users for 10 minutes`
     rf"|{_B}(?i:tested|benchmarked|load-tested){_E}[^.;:\n]{{0,40}}{_B}(?i:for){_SP}*$"
+    # `125 concurrent connections for 10 seconds`: a load test's configured length
+    rf"|{_B}(?i:connections?|clients?|users?|threads?|vus?|workers?){_SP}+(?i:for){_SP}*$"
 )
 
 
@@ -471,6 +482,8 @@ class _Durations(_Targets):
             _TEST_RUN_AFTER.match(text, end) and _TEST_BEFORE_KO.search(text, max(0, start - 12), start)
         ):
             return True  # `Run the benchmark for 60 seconds`: a test's configured length
+        if _CONFIG_PAREN_BEFORE.search(text, max(0, start - 50), start) and _PAREN_CLOSE.match(text, end):
+            return True  # `Sysbench CPU (Multi-Thread, 4 cores, 60s)`: a test's configured length in its name
         if _QUOTED.search(text, max(0, start - 1), start) and not _MEASURED_KEY_BEFORE.search(
             text, max(0, start - 40), start
         ):

@@ -316,7 +316,10 @@ _VALUE_COLUMN = lazy(r"[ \t*_]*(?:(?i:values?)|값|설정\s?값)[ \t*_]*")
 
 # A rubric: its first column names grades (`| 등급 | Cold Start | Warm Start |` over `| 보통 | 2-4초 | 1-2초 |`), so
 # every figure in it is a threshold of a grade.
-_GRADE_HEADER = lazy(r"[ \t*_]*(?:(?i:grades?|ratings?|verdicts?|tiers?|plans?)|등급|평가|판정|요금제|플랜)[ \t*_]*")
+_GRADE_HEADER = lazy(
+    r"[ \t*_]*(?:(?i:grades?|ratings?|verdicts?|tiers?|plans?|attempts?(?: number| #)?|retr(?:y|ies)(?: number| #)?)"
+    r"|등급|평가|판정|요금제|플랜|재시도(?:\s?횟수)?)[ \t*_]*"
+)
 
 
 # A column named by a verdict of a rubric (`Good`, `Needs Improvement`, `Poor`, `양호`, `나쁨`).
@@ -468,12 +471,21 @@ def _change_column(text: str, lo: int, hi: int, pos: int, times: list[int]) -> b
     if text[bars[-1] + 1 : hi].strip():
         bars.append(hi)  # a row without its closing pipe
     col = sum(1 for b in bars if b < pos) - 1
-    if col < 2 or col != len(bars) - 2 or _ZERO.match(text, pos) or _TARGET_ROW.search(_cell_context(text, pos)[2]):
+    header = _cell_context(text, pos)[2]
+    if col < 2 or col != len(bars) - 2 or _ZERO.match(text, pos) or _TARGET_ROW.search(header):
         return False  # no change (`0%`), or the share of a target reached (`| 실제 | 목표 | 달성률 |`)
+    if _RATE_OF_OTHER.search(header):
+        return False  # `| Success Rate |`: the share of requests that succeeded, not a change
     return all(any(bars[k] < t < bars[k + 1] for t in times) for k in (col - 2, col - 1))
 
 
 _ZERO = lazy(r"0+(?:\.0+)?%")
+
+
+_RATE_OF_OTHER = lazy(
+    r"(?i:success|error|fail\w*|hit|pass\w*|accuracy|utili[sz]ation|usage|share|cpu|gpu|memory|ram)"
+    r"|성공률|에러율|오류율|실패율|사용률|점유율|적중률|정확도"
+)
 
 
 # A row holding a target: a bound alone in a cell (`| < 500ms |`), or words of a target reached (`✅ 목표 달성`).

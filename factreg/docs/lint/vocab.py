@@ -274,6 +274,7 @@ _HUMAN = lazy(
     # English words as prose, not inside a path (`samples/session03/`)
     r"(?<![A-Za-z/])(?i:workshops?|sessions?|lessons?|courses?|tutorials?|exercises?|hands-on|break|level|"
     r"difficulty|study|agenda|read|humans|reaction\stime|commute|mttr|mttd|mtta|ttr|investigat\w*|post-?mortems?|"
+    r"critical\sissues|support\stickets?|"
     r"mean\stime\sto\s(?:recover\w*|repair|resolve|resolution|detect\w*|"
     r"acknowledge\w*))(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"

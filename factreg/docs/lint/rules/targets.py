@@ -5,6 +5,17 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    (
+        "a retry schedule",
+        "| Attempt | Delay |\n|---|---|\n| 3 | 5 minutes |",
+        "5 minutes",
+        "| Step | Time |\n|---|---|\n| 3 | 5 minutes |",
+    ),
+    ("the downtime a commitment allows", "| Enhanced | 99.9% | ~43 minutes |", "43 minutes", "| Enhanced | 96.3% | ~43 minutes |"),
+    ("how long to wait", "wait 15 minutes between invocations", "15 minutes", "the build took 15 minutes"),
+    ("a threshold, or better", "the disk should give 400 MB/s or better", "400 MB/s", "the disk gave 400 MB/s here"),
+    ("a load test's length", "125 concurrent connections for 10 seconds", "10 seconds", "125 concurrent connections in 10 seconds"),
+    ("a test's configuration", "Sysbench CPU (4 cores, 60s)", "60s", "Sysbench CPU (4 cores): 60s"),
     ("a row labelled as a target", "| 최종 목표 | 50 TPS | 산출 근거 |", "50 TPS", "| 현재 | 50 TPS | 측정 |"),
     ("a target in the row's label", "| p95 target | 300 ms |", "300 ms", "| p95 | 300 ms |"),
     ("a cache time", "- 캐시 시간 1분으로 감소", "1분", "- 캐시 조회 시간 1분으로 감소"),
