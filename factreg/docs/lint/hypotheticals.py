@@ -44,6 +44,9 @@ _KO_CONDITIONAL = lazy(r"(?<![측반화표전후대단방국장정평려])(?<=[\
 _FOR_EXAMPLE_KO = lazy(r"예를\s?들(?:어|면)|예컨대|가령")
 
 
+_KO_CASE = lazy(r"경우|수\s?있")  # `… 20분인 경우`, `… 걸릴 수 있다`: a case or a possibility, said of an example
+
+
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = lazy(r"[\"“][^\"”]*$")
 
@@ -81,8 +84,11 @@ class _Hypotheticals(_Base):
             return False
         if _ILLUSTRATION.search(before + after) is not None:
             return True
-        if _FOR_EXAMPLE_KO.search(before) and _KO_CONDITIONAL.search(sentence) and not _past(sentence):
-            return True  # `예를 들어 … 5분간 캐싱하면, 5분 동안 …`: an example worked out on a condition
+        supposed = _KO_CONDITIONAL.search(sentence) or _KO_CASE.search(sentence)
+        if _FOR_EXAMPLE_KO.search(before) and supposed and not _past(sentence):
+            # `예를 들어 … 5분간 캐싱하면, 5분 동안 …`, `예를 들어, … 20분인 경우`, `예를들어 … 30초가 걸릴 수 있다`: an
+            # example worked out on a condition or a possibility
+            return True
         # the number inside the condition (before its `-면`, in the same clause), not in what follows from it
         clause = _KO_CLAUSE_END.split(after, maxsplit=1)[0]
         cond = _KO_CONDITIONAL.search(clause)
