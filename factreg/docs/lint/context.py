@@ -23,6 +23,7 @@ from factreg.docs.lint.vocab import (
     _RTF,
     _SETTING_WORDS,
     _SP,
+    _TARGET_WORDS,
     _TEST_THEN_NUMBER,
     _UNIT_BEFORE,
     Candidate,
@@ -125,6 +126,16 @@ _SET_TO_BEFORE = lazy(rf"{_B}(?i:set(?:ting)?|configured?){_E}[^.;\n]{{0,30}}{_B
 _HANGUL = lazy(r"[가-힣]")
 
 
+# A line that is a label and its value: `Typechecking: 1m 11s`, `- **npm install**: ~6 minutes`.
+_LINE_LABEL = lazy(
+    r"[ \t]*(?:[-*+][ \t]+)?(?:\*\*)?(?P<label>[^\s:|][^:|\n]{0,38}?)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?[ \t]*"
+    r"(?:~|(?i:about|around)[ \t]+)?$"
+)
+
+
+_CAMEL = lazy(r"[a-z][A-Z]")
+
+
 _SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
 
 
@@ -178,6 +189,8 @@ class _Context(_Tables):
             return False
         if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)):
             return True
+        if not row and self._labelled_line(lo, start):
+            return True  # `Typechecking: 1m 11s`, `- npm install: 6 minutes`: a step's time, as a list reports it
         approx = _APPROX_BEFORE.search(text, max(lo, start - 16), start)
         if approx and not _HANGUL.search(text, max(lo, start - 40), min(hi, end + 25)) and not (
             _APPROX_NOT.search(text[end : min(hi, end + 24)])
@@ -189,6 +202,14 @@ class _Context(_Tables):
             return True
         header = self._header_row(lo) if row else ""
         return _MEASURED_HEADER.search(header) is not None
+
+    def _labelled_line(self, lo: int, start: int) -> bool:
+        """Whether an English line is a label and its duration (`Lint: 4m 37s`, `- unit: around 4 sec`): the
+        label before the number is all the line has before it, and names no setting (`MaxPause:`, `timeout:`)."""
+        m = _LINE_LABEL.match(self.text, lo, start)
+        if m is None or _CAMEL.search(m.group("label")) or _HANGUL.search(self.text, lo, self._bounds(start)[1]):
+            return False
+        return _SETTING_WORDS.search(m.group("label")) is None and _TARGET_WORDS.search(m.group("label")) is None
 
     def _duration_row(self, lo: int, hi: int) -> bool:
         """Whether the table row at `lo` is a row of measured times: two or more of its cells hold nothing but a

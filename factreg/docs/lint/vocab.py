@@ -513,7 +513,7 @@ _UNITS = [
     ("us", rf"(?:[µμ]s|(?<=\d)us|usecs?|(?i:micro-?seconds?)){_END}|마이크로초"),
     ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
     ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
-    ("s", rf"m[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s
+    ("s", rf"m{_SP}?[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s, 1m 11s
     ("s", rf"min[0-5]?\d(?:\.\d+)?s{_END}"),  # 18min37s
     ("s", r"초(?![과기반록등월석점콜소])"),
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
