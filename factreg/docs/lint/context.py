@@ -136,6 +136,10 @@ _LINE_LABEL = lazy(
 _CAMEL = lazy(r"[a-z][A-Z]")
 
 
+_VERSUS_AFTER = lazy(rf"(?:\*\*)?{_SP}*(?:\([^()\n]{{0,30}}\){_SP}*)?(?i:vs\.?|versus){_E}")
+_VERSUS_BEFORE = lazy(rf"{_B}(?i:vs\.?|versus){_SP}*~?(?:\*\*)?{_SP}*$")
+
+
 _SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
 
 
@@ -189,6 +193,8 @@ class _Context(_Tables):
             return False
         if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)):
             return True
+        if _VERSUS_AFTER.match(text, end) or _VERSUS_BEFORE.search(text, max(lo, start - 12), start):
+            return True  # `~5s vs ~300ms`, `1m41s vs 32s vs 25s`: times compared
         if not row and self._labelled_line(lo, start):
             return True  # `Typechecking: 1m 11s`, `- npm install: 6 minutes`: a step's time, as a list reports it
         approx = _APPROX_BEFORE.search(text, max(lo, start - 16), start)

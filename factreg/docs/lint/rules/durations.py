@@ -11,6 +11,7 @@ EXAMPLES_FR101 = (
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a step's time in a list", "- Typechecking: 1m 11s", "1m 11s", "- Typechecking timeout: 1m 11s"),
+    ("times compared", "1m41s vs 32s vs 25s", "32s", "1m41 vs 32 vs 25"),
     ("a rounded time", "npm install: ~18 seconds.", "18 seconds", "The test runtime should be ~5min or even less."),
     ("a row of measured times", "| 배포 시간 | 14분 | 6분 | **-57%** |", "14분", "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |"),
     (
@@ -464,7 +465,7 @@ RULES = (
             "`p95`, `average`, `걸렸`, `소요`, `평균`, `응답 시간`) stands within 40 characters before the number or "
             "25 after it (or in its table's header row), no key of a log line names a measure (`total_time=\"1.49s\"`, "
             "`time=12 ms`), no approximation precedes it in English (`~18 seconds`, `about 4 minutes`, not `~5min or "
-            "less`), an English line is not a label and its time (`- npm install: 6 minutes`, not `timeout: 30s`) "
+            "less`), no `vs` stands beside it (`~5s vs ~300ms`), an English line is not a label and its time (`- npm install: 6 minutes`, not `timeout: 30s`) "
             "and its table row is not a row of times (two or more cells holding only a duration, no bound "
             "among them): all those are FR101's; or where a bound, goal or estimate is beside it (`< 500ms`, "
             "`up to 5 minutes`, `최대 60초`, `예상: 60초`) or the line speaks of goals, examples or assumptions. On the "
