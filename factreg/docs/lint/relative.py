@@ -79,6 +79,9 @@ _SHARE_OF_SET_BEFORE = lazy(r"[가-힣]\s?중\s*(?:약\s*)?$")
 _SUBJECT_AFTER = lazy(r"[가이](?![가-힣])")
 
 
+_SHARE_TOOK_AFTER = lazy(rf"{_SP}+(?:(?i:took|take|more{_SP}+than|less{_SP}+than|of{_SP}+(?:the{_SP}+)?(?:requests|users|calls|jobs|runs|containers)){_E})")
+
+
 # `+15% 이상이 10분 지속`, `5% 이상일 때`: a threshold on a change, not a change that happened.
 _THRESHOLD_AFTER = lazy(r"(?:\*\*)?\s?(?:이상|초과|이하|미만)(?:이|일|인|이면|으로|시)(?![가-힣])")
 
@@ -114,6 +117,9 @@ _SHARE_OF_CEILING_AFTER = lazy(
 
 
 _TIMED_CELL = lazy(r"\|[ \t*_~]*\d[\d,.]*[ \t]?(?:ms|s|sec|초|분|밀리초)[ \t*_]*(?=\|)")
+
+
+_QUALITY_AFTER = lazy(rf"{_B}(?i:mmlu|hellaswag|gsm8k|humaneval|truthfulqa|winogrande|perplexity|accuracy){_E}")
 
 
 _TAG = lazy(r"^\s*\[[A-Za-z ]{1,20}\]")  # `[Bug]`, `[Feature Request]`: an issue title's tag
@@ -196,6 +202,10 @@ class _Relative(_Durations):
             return None if _PEOPLE_WORK_AFTER.match(text, comp.end()) else comp.end()
         comp_ko = _COMP_AFTER.match(text, end)
         if comp_ko:
+            if comp_ko.group().strip(" *_)") in ("↑", "⬆"):
+                last = _last(_LEX, text[max(0, start - 12) : start])
+                if last is not None and last.lastgroup == "nonperf":
+                    return None  # `전력효율 40%↑`: up, but of a figure that is not speed
             return None if _PEOPLE_WORK_AFTER.match(text, comp_ko.end()) else end  # not `10배 빠른 개발`
         if text.find("(", max(0, start - 30), start) != -1 and _QUANTITY_THEN_PAREN.search(
             text, max(0, start - 30), start
@@ -206,8 +216,10 @@ class _Relative(_Durations):
         if kind == "pct" and (
             _THRESHOLD_AFTER.match(text, end)
             or (_SUBJECT_AFTER.match(text, end) and _SHARE_OF_SET_BEFORE.search(text, max(0, start - 12), start))
+            or _SHARE_TOOK_AFTER.match(text, end)
         ):
-            return None  # `+15% 이상이 10분 지속`: a threshold; `측정값 중 50%가`: a share of a set
+            # `+15% 이상이 10분 지속`: a threshold; `측정값 중 50%가`, `23.75% took more than one second`: a share of a set
+            return None
         if (
             text.find("(", max(0, start - 8), start) != -1
             and (pair := _PAIR_THEN_PAREN.search(text, max(0, start - 50), start)) is not None
@@ -228,6 +240,8 @@ class _Relative(_Durations):
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
         after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
         before = _after_last_number(self._before(start, 60))
+        if kind == "pct" and _QUALITY_AFTER.search(after):
+            return None  # `within 1-2% performance difference on MMLU, HellaSwag`: a quality score's difference
         metric = _ON_METRIC_AFTER.match(after)
         if metric and metric.group("nonperf") is not None:
             return None  # `by up to 98% on realism`, `by 77% in human evaluations`: the metric is named after
