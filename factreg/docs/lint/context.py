@@ -136,6 +136,9 @@ _LINE_LABEL = lazy(
 _CAMEL = lazy(r"[a-z][A-Z]")
 
 
+_PLAN_LABEL = lazy(r"(?i:free|paid|hobby|enterprise|premium|starter|business|pro|teams?|basic|standard|plus)(?: (?i:plan|tier))?")
+
+
 _VERSUS_AFTER = lazy(rf"(?:\*\*)?{_SP}*(?:\([^()\n]{{0,30}}\){_SP}*)?(?i:vs\.?|versus){_E}")
 _VERSUS_BEFORE = lazy(rf"{_B}(?i:vs\.?|versus){_SP}*~?(?:\*\*)?{_SP}*$")
 
@@ -215,6 +218,8 @@ class _Context(_Tables):
         m = _LINE_LABEL.match(self.text, lo, start)
         if m is None or _CAMEL.search(m.group("label")) or _HANGUL.search(self.text, lo, self._bounds(start)[1]):
             return False
+        if _PLAN_LABEL.fullmatch(m.group("label").strip(" *_")):
+            return False  # `Pro: 180 seconds`, `Starter: 10 seconds`: a plan's limit
         return _SETTING_WORDS.search(m.group("label")) is None and _TARGET_WORDS.search(m.group("label")) is None
 
     def _duration_row(self, lo: int, hi: int) -> bool:

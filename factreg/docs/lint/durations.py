@@ -33,7 +33,7 @@ _SETTING_HINT = lazy(
 
 
 _SETTING_AFTER = lazy(
-    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline){_END}|마다|간격|주기|타임아웃|제한|쿨다운|고정|(?:짜리{_SP}?)?캐시)"
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline|sleep|delay){_END}|마다|간격|주기|타임아웃|제한|쿨다운|고정|(?:짜리{_SP}?)?캐시)"
     # `5초 기본값`, `for 4 minutes, its default`: a default value
     rf"|{_SP}*(?:,{_SP}*(?i:its|the){_SP}+)?(?:기본값|디폴트|(?i:by{_SP}default|default){_END})"
     rf"|{_SP}*(?:간{_SP}?)?유효(?![가-힣])"  # `10분 유효`: how long something stays valid
@@ -295,8 +295,10 @@ _TEST_FOR_BEFORE = lazy(
     rf"{_B}(?i:benchmarks?|tests?|load{_SP}tests?|stress{_SP}tests?|experiments?|runs?|measure){_SP}+(?i:for){_SP}*$"
     # `Tested with 50 concurrent users for 10 minutes`
     rf"|{_B}(?i:tested|benchmarked|load-tested){_E}[^.;:\n]{{0,40}}{_B}(?i:for){_SP}*$"
-    # `125 concurrent connections for 10 seconds`: a load test's configured length
+    # `125 concurrent connections for 10 seconds`, `a test duration of 10 minutes`: a load test's configured length
     rf"|{_B}(?i:connections?|clients?|users?|threads?|vus?|workers?){_SP}+(?i:for){_SP}*$"
+    rf"|{_B}(?i:test|benchmark|run){_SP}+(?i:duration|length){_SP}*(?:(?i:of|is)|[:=])?{_SP}*(?:\[/?b\])?$"
+    rf"|(?:^|{_SP})(?:기본(?:값)?|(?i:default))[ \t:]*~?$"
 )
 
 

@@ -14,6 +14,8 @@ _NINES = lazy(r"(?<![\d.])99(?:\.\d+)?%")
 _NINES_CELL = lazy(r"\|[ \t*]*99(?:\.\d+)?%[ \t*]*\|")
 _UPTIME_WORDS = lazy(r"(?i:downtime|availability|uptime|\bslas?\b|commitment|nines|allows?)|가용성|다운타임|가동률")
 _DURATION = lazy(r"[^a-z]*(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b|[^가-힣]*(?:초|분|시간|일)")
+_AT_LEAST_BEFORE = lazy(rf"{_B}(?i:at{_SP}+least|no{_SP}+less{_SP}+than|a{_SP}+minimum{_SP}+of){_SP}*~?$")
+_RATE_SPAN = lazy(r"/|(?i:per|ps|flops)\b")
 _WAIT_BEFORE = lazy(rf"{_B}(?i:wait(?:ing)?(?:{_SP}+for)?){_SP}+~?$")
 
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
@@ -218,8 +220,10 @@ class _Targets(_Hypotheticals):
         """Whether a number is how long to wait (`wait 15+ minutes between invocations`) or the downtime an
         availability commitment allows (`| Enhanced | 99.9% | ~43 minutes |`, `a 99.99% commitment allows about 4
         minutes`)."""
-        if _WAIT_BEFORE.search(self.text, max(0, start - 24), start):
-            return True
+        if _WAIT_BEFORE.search(self.text, max(0, start - 24), start) or (
+            _AT_LEAST_BEFORE.search(self.text, max(0, start - 16), start) and _RATE_SPAN.search(self.text, start, end)
+        ):
+            return True  # `at least 100 MB/s`: a floor asked for (not `at least 3x faster`, `took at least 10 s`)
         return _DURATION.match(self.text, start, end) is not None and self._availability(start)
 
     def _availability(self, start: int) -> bool:
