@@ -143,7 +143,7 @@ _PEOPLE_WORK_AFTER = lazy(
 _BY_BEFORE = lazy(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
 
 
-_NUMBER_UNIT = lazy(r"\d[\d.,]*\s?(?:%|[A-Za-z/µ]+|[초분배]|시간)?")
+_NUMBER_UNIT = lazy(r"(?<![A-Za-z])\d[\d.,]*\s?(?:%|[A-Za-z/µ]+|[초분배]|시간)?")  # not `M4`, `GPT-4`'s digit
 
 
 def _after_last_number(before: str) -> str:

@@ -32,7 +32,7 @@ _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 
 
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
-_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}))"
+_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}|/s(?:ec)?{_END}))"
 
 
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.
@@ -344,7 +344,7 @@ _BENCHSTAT_CELL = lazy(rf"(?<![\w.])(?P<n1>{_NUM})(?P<u>[nµμm])[ \t]±[ \t]*\d
 # wrk's `Requests/sec:   1170.78`,
 # `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
 _UNIT_BEFORE = lazy(
-    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|tps|qps|TFLOPS|GFLOPS|Requests/sec(?=:))"
+    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|FPS|tps|qps|TFLOPS|GFLOPS|Requests/sec(?=:))"
     rf"(?:\*\*)?{_SP}?(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST})"
     rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
 )
@@ -402,7 +402,7 @@ _EXTRA = (
 # Words that make a change a change of speed, whatever noun is near: `regressed by 14%`, `sits 5% behind`.
 _SPEED_CHANGE = lazy(
     rf"{_B}(?i:regress\w*|behind|ahead{_SP}of|loses?{_SP}to|lost{_SP}to|beats?|faster|slower|speed-?ups?|slow-?downs?|"
-    rf"uplift){_E}|빨라|느려|빠르|느리|빠를|느릴"
+    rf"uplift|outperform\w*){_E}|빨라|느려|빠르|느리|빠를|느릴"
 )
 
 
