@@ -116,7 +116,7 @@ _SHARE_OF_CEILING_AFTER = lazy(
 )
 
 
-_TIMED_CELL = lazy(r"\|[ \t*_~]*\d[\d,.]*[ \t]?(?:ms|s|sec|초|분|밀리초)[ \t*_]*(?=\|)")
+_TIMED_CELL = lazy(r"\|[ \t*_~]*\d[\d,.\-~]*[ \t]?(?:ms|s|sec|초|분|밀리초)[ \t*_]*(?:\([^()|]*\)[ \t]*)?(?=\|)")
 
 
 _QUALITY_AFTER = lazy(rf"{_B}(?i:mmlu|hellaswag|gsm8k|humaneval|truthfulqa|winogrande|perplexity|accuracy){_E}")
@@ -176,11 +176,18 @@ class _Relative(_Durations):
         label = self._row_label(start)
         if label is None:
             return False
-        words = [m.lastgroup for m in _LEX.finditer(self.text, *label)]
+        found = list(_LEX.finditer(self.text, *label))
+        words = [m.lastgroup for m in found]
         if "nonperf" not in words or "perf" in words:
             return False
-        lo, hi = self._line(start)  # `| MongoDB 쿼리 | 5,000ms | 50ms | 100배 향상 |`: the row measures times after all
-        return len(_TIMED_CELL.findall(self.text, label[1], hi)) < 2
+        if any(m.lastgroup == "nonperf" and m.group().rstrip().endswith(("시간", "time")) for m in found):
+            return True  # `| 팀장님 개입 시간 | 14분 | 6분 |`: people's time, whatever its cells hold
+        return not self._timed_row(start)  # `| MongoDB 쿼리 | 5,000ms | 50ms | 100배 향상 |`: the row measures times
+
+    def _timed_row(self, start: int) -> bool:
+        """Whether a number stands in a table row with two or more cells that hold a measured time."""
+        lo, hi = self._line(start)
+        return self.text[lo:start].lstrip().startswith("|") and len(_TIMED_CELL.findall(self.text, lo, hi)) >= 2
 
     def _relative_form(self, start: int, u_start: int, end: int, kind: str) -> int | None:
         """What the words right at the number decide (a comparative, a baseline, a size, an aside on another
@@ -293,7 +300,7 @@ class _Relative(_Durations):
         # no noun in the clause: look wider (the sentence, the row's label) for what the number measures
         wide = self._wide_before(start)
         last = _last(_LEX, wide)
-        if last is not None and last.lastgroup == "nonperf":
+        if last is not None and last.lastgroup == "nonperf" and not self._timed_row(start):
             return None  # `compression ratio (e.g., 8x)`, `| 에너지 사용량 | … | 6.6-23배 감소 |`
         if kind == "xcap":
             return end if last is not None else None  # `by as much as 4X`, not `Ryzen 7 3700X and 3X`

@@ -53,7 +53,7 @@ _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "r
 _BARE_CELL = lazy(
     # a number (`1,234.5`, `2,75`, a European `128.654,31`), a range or spread, or a list of runs (`13.7, 12.6`)
     rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>(?:\d{{1,3}}(?:\.\d{{3}})+,\d+|\d[\d,]*(?:\.\d+)?)"
-    rf"(?:{_SP}?(?:[-–~]|(?i:to)){_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?|(?:,{_SP}\d+(?:\.\d+)?)+)?)"
+    rf"(?:{_SP}?(?:[-–~→]|->|(?i:to)){_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?|(?:,{_SP}\d+(?:\.\d+)?)+)?)"
     r"(?:[kKM](?![A-Za-z]))?[ \t*_]*"  # `131K`: thousands of a rate
     r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*%\))[ \t*_]*)*$"  # a mark, a note or a change after it
 )
@@ -271,7 +271,7 @@ def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], in
 # `| 알람 임계값 |`, `| TTL |`, `| 권장 타임아웃 |`, warning levels), or a figure that is not performance (memory,
 # accuracy, size, a share of the total, cost: `| 메모리 사용량 |` over `50-75% 감소`, `| 비중 |` over `72%`).
 _TARGET_COLUMN = lazy(
-    r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
+    r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?(?!\s?/\s?offset)|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
     r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?|intervals?|rto|rpo|retention|cooldown|backoff|"
     r"debounce|polling|headroom)\b)"
     r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료|간격|주기|보관\s?기간|쿨다운"

@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "a before → after pair under a header's unit",
+        "| 항목 | hwp sync ms |\n|---|---|\n| 줄바꿈 | 98.6 → 47.3 |",
+        "98.6 → 47.3",
+        "| 항목 | hwp sync 회 |\n|---|---|\n| 줄바꿈 | 98.6 → 47.3 |",
+    ),
+    (
         "a European decimal number",
         "| Framework | JSON RPS |\n|---|---|\n| Axum | 100.620,33 |",
         "100.620,33",
