@@ -439,12 +439,13 @@ class _Tables(_Relative):
                 times.append(c[0])
         if not lines_with_times:
             return found
-        taken = [(c[0], c[1]) for c in found]
+        taken = sorted((c[0], c[1]) for c in found)
+        starts = [x for x, _ in taken]
         for lo in lines_with_times:
             hi = _line_end(text, lo)
             for m in _PCT_CELL.finditer(text, lo, hi):
                 a, b = m.start("n"), m.end("n") + 1
-                if any(x < b and a < y for x, y in taken):
+                if _overlaps_any(taken, starts, lo, a, b):
                     continue
                 row_label = text[lo:hi].strip("| ").split("|", 1)[0]
                 last = _last(_LEX, row_label)
@@ -462,6 +463,16 @@ class _Tables(_Relative):
                 out.append((a, b, m.group("n"), "%", "claim", rule))
         out.sort()
         return out
+
+
+def _overlaps_any(taken: list[tuple[int, int]], starts: list[int], lo: int, a: int, b: int) -> bool:
+    """Whether a finding on the line starting at `lo` (`taken` sorted, `starts` their starts) overlaps a..b."""
+    j = bisect_left(starts, b) - 1
+    while j >= 0 and taken[j][0] >= lo:
+        if a < taken[j][1]:
+            return True
+        j -= 1
+    return False
 
 
 def _change_column(text: str, lo: int, hi: int, pos: int, times: list[int]) -> bool:
