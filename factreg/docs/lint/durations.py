@@ -137,6 +137,9 @@ _MEASURED_KEY_BEFORE = lazy(
 )
 
 
+_COMPOUND_BEFORE = lazy(rf"\d{_SP}?(?:(?i:minutes?|mins?|hours?|hrs?){_SP}+(?i:and{_SP}+)?|분{_SP}?)$")
+
+
 _TEST_LENGTH_AFTER = lazy(
     rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?|for{_SP}+each{_SP}+(?:run|test|iteration)){_E})"
 )
@@ -395,6 +398,8 @@ class _Durations(_Targets):
             kind == "s" and text.find("전", end, end + 3) != -1 and _SECONDS_BEFORE_AFTER.match(text, end)
         ):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
+        if kind == "s" and _COMPOUND_BEFORE.search(text, max(0, start - 16), start):
+            return None  # `36 minutes and 34 seconds`, `2시간 17분`'s seconds: part of the duration before it
         if _DELAY_AFTER.match(text, end):
             return end, "target"  # `500ms 후 한 번 더`: a delay before doing something again
         if _NOT_MEASURED_AFTER.match(text, end) or _WINDOW_BEFORE.search(text, max(0, start - 12), start):
