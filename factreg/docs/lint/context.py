@@ -220,7 +220,8 @@ class _Context(_Tables):
             return False
         if _PLAN_LABEL.fullmatch(m.group("label").strip(" *_")):
             return False  # `Pro: 180 seconds`, `Starter: 10 seconds`: a plan's limit
-        return _SETTING_WORDS.search(m.group("label")) is None and _TARGET_WORDS.search(m.group("label")) is None
+        label = m.group("label")
+        return not (_SETTING_WORDS.search(label) or _TARGET_WORDS.search(label) or _BOUND_NEAR.search(label))
 
     def _duration_row(self, lo: int, hi: int) -> bool:
         """Whether the table row at `lo` is a row of measured times: two or more of its cells hold nothing but a

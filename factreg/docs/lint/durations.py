@@ -130,18 +130,22 @@ _MEASURED_KEY = lazy(r"(?i:time|elapsed|latency|took|taken)(?!out)")
 # A key of a log line or a record naming what was measured, right before its value: `total_time="1.49s"`,
 # `time=12 ms` (ping), `inference_time="801.6ms"`, `elapsedMs: 120` (not a timeout, a wait, a limit or a period).
 _MEASURED_KEY_BEFORE = lazy(
-    r"(?<![A-Za-z0-9])(?![A-Za-z_]*(?i:timeout|sleep|wait|delay|interval|ttl|period|deadline|limit|max|budget|target|"
+    r"(?<![A-Za-z0-9-])(?![A-Za-z_-]*(?i:timeout|sleep|wait|delay|interval|ttl|period|deadline|limit|max|budget|target|"
     r"expir|idle|retry|backoff))"
     r"(?:[A-Za-z]+[_-])*(?i:time|elapsed|latency|took|ttft|tpot|[a-z]+_duration|duration_[a-z]+)(?:[_-][A-Za-z]+)*"
     r"[ \t]*[=:][ \t]*[\"']?$"
 )
 
 
+# A duration restated in another unit right after it: `462초 (7.7분)`, `2.67s (2670ms)`.
+_RESTATED_BEFORE = lazy(rf"\d(?:{_SP}?(?:초|분|시간|(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hours?)))(?:\*\*)?{_SP}*\({_SP}*~?$")
+
+
 _COMPOUND_BEFORE = lazy(rf"\d{_SP}?(?:(?i:minutes?|mins?|hours?|hrs?){_SP}+(?i:and{_SP}+)?|분{_SP}?)$")
 
 
 _TEST_LENGTH_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?|for{_SP}+each{_SP}+(?:run|test|iteration)){_E})"
+    rf"(?:\*\*)?{_SP}?(?:간{_SP}|테스트|벤치마크|시나리오|부하(?![가-힣])|(?i:tests?|benchmarks?|runs?|scenarios?|for{_SP}+each{_SP}+(?:run|test|iteration)){_E})"
 )
 
 
@@ -215,7 +219,7 @@ _DELAY_AFTER = lazy(
 
 
 _NOT_MEASURED_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}*(?:단위|(?:의{_SP}?)?(?:블록|블락|청크)|평균{_SP}?[:：]|(?i:resolution|granularity|windows?|chunks?|segments?|blocks?){_E})"
+    rf"(?:\*\*)?{_SP}*(?:단위|당(?![가-힣])|(?:의{_SP}?)?(?:블록|블락|청크)|평균{_SP}?[:：]|(?i:outages?){_E}|(?i:resolution|granularity|windows?|chunks?|segments?|blocks?){_E})"
     # `a 900-second request-sending window` (not `took 515 seconds on windows`: the system it ran on)
     rf"|(?:{_SP}+(?!(?i:on|for|with|under|in|to){_E})[\w-]+){{1,2}}?{_SP}+(?i:windows?){_E}"
 )
@@ -400,6 +404,8 @@ class _Durations(_Targets):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
         if kind == "s" and _COMPOUND_BEFORE.search(text, max(0, start - 16), start):
             return None  # `36 minutes and 34 seconds`, `2시간 17분`'s seconds: part of the duration before it
+        if _RESTATED_BEFORE.search(text, max(0, start - 24), start):
+            return None  # `462초 (7.7분)`, `22분 54초 (1,374초)`: the duration before it, in another unit
         if _DELAY_AFTER.match(text, end):
             return end, "target"  # `500ms 후 한 번 더`: a delay before doing something again
         if _NOT_MEASURED_AFTER.match(text, end) or _WINDOW_BEFORE.search(text, max(0, start - 12), start):

@@ -38,6 +38,7 @@ from factreg.docs.lint.vocab import (
     RATIO_RULE,
     SPREAD_RULE,
     TABLE_ITEM_RATE_RULE,
+    TABLE_PERCENT_RULE,
     TARGET_RULE,
     TOOL_RATE_RULE,
     TOOL_UNIT,
@@ -135,6 +136,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
     if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):
         return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
+    if c[5] == PERCENT_RULE and row:
+        return (*c[:5], TABLE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: as often a count's change there
     return c
 
 

@@ -79,11 +79,16 @@ _SHARE_OF_SET_BEFORE = lazy(r"[가-힣]\s?중\s*(?:약\s*)?$")
 _SUBJECT_AFTER = lazy(r"[가이](?![가-힣])")
 
 
-_SHARE_TOOK_AFTER = lazy(rf"{_SP}+(?:(?i:took|take|more{_SP}+than|less{_SP}+than|of{_SP}+(?:the{_SP}+)?(?:requests|users|calls|jobs|runs|containers)){_E})")
+_SHARE_TOOK_AFTER = lazy(
+    rf"{_SP}+(?:(?i:took|take|more{_SP}+than|less{_SP}+than|of{_SP}+(?:the{_SP}+)?(?:requests|users|calls|jobs|runs|containers|"
+    rf"total)){_E})"
+)
 
 
 # `+15% 이상이 10분 지속`, `5% 이상일 때`: a threshold on a change, not a change that happened.
-_THRESHOLD_AFTER = lazy(r"(?:\*\*)?\s?(?:이상|초과|이하|미만)(?:이|일|인|이면|으로|시)(?![가-힣])")
+_THRESHOLD_AFTER = lazy(
+    r"(?:\*\*)?\s?(?:이상|초과|이하|미만)(?:(?:이|일|인|이면|으로|시)(?![가-힣])|\s+[+-]?\d[\d.]*\s?%)"
+)  # `5% 이상일 때`; `30% 이상 54.8% ✅`: a goal, then what was reached
 
 
 _COUNT_PAIR_AFTER = lazy(
