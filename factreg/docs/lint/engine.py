@@ -14,16 +14,13 @@ from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
 from factreg.docs.lint.regions import _skipped
 from factreg.docs.lint.tables import _by_column, _cell_context, _has_table, _header_cells
+from factreg.docs.lint.units import _CLAIM, _HTTP_CODES, _KIND, _NORMAL
 from factreg.docs.lint.vocab import (
     _B,
-    _CLAIM,
     _DIGIT,
     _E,
     _EXTRA,
-    _HTTP_CODES,
-    _KIND,
     _LABEL_UNIT,
-    _NORMAL,
     _RELATIVE,
     _SP,
     BANDWIDTH_RULE,

@@ -1,0 +1,125 @@
+"""The units a claim can have, each alternation built once from this table, and the claim pattern built from it."""
+
+from __future__ import annotations
+
+from factreg.docs.lint.patterns import lazy
+from factreg.docs.lint.vocab import _END, _MAGNITUDE, _NUM, _NUM_FIRST, _PM, _SP
+
+# The units a claim can have (each alternation built once from this table) and the claim pattern.
+_UNITS = [
+    # rates
+    ("rate", rf"(?i:tok(?:en)?s?|tks?|t){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?)(?:{_SP}|-)(?i:per|a)(?:{_SP}|-)(?i:second|sec){_END}"),  # tokens-per-second
+    ("rate", rf"토큰{_SP}?/{_SP}?(?:초|s{_END}|sec{_END})"),
+    ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
+    ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
+    ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
+    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
+    # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
+    (
+        "persec",
+        rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|"
+        rf"[KMG]?elem(?:ent)?s?)"
+        rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
+        rf"(?:(?i:s|secs?|seconds?){_END}|초)",
+    ),
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
+    ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
+    ("fps", rf"(?i:fps){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
+    # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
+    ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
+    ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|(?i:tera|giga|peta)(?i:flops?)|TOPS){_END}"),
+    ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
+    # time per operation, as Go's and JMH's benchmarks print it: `45487 ns/op`, `3.2 us/op`
+    ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?op{_END}"),
+    # time per token
+    ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
+    ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
+    # durations
+    ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
+    ("us", rf"(?:[µμ]s|(?<=\d)us|usecs?|(?i:micro-?seconds?)){_END}|마이크로초"),
+    ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
+    ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
+    ("s", rf"m{_SP}?[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s, 1m 11s
+    ("s", rf"min[0-5]?\d(?:\.\d+)?s{_END}"),  # 18min37s
+    ("s", r"초(?![과기반록등월석점콜소])"),
+    ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
+    ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
+    ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
+    ("d", rf"(?i:days?){_END}"),
+    # ratios and relative changes (checked further in Python: what follows decides)
+    ("ratio", r"[×✕✖]"),
+    (
+        "x",
+        rf"(?<=\d)x{_END}|(?<=\d)X(?={_SP}?(?i:faster|slower|quicker|speedup|speed-up|slowdown|the{_SP}(?:performance|speed|throughput)){_END})",
+    ),
+    ("xcap", r"(?<=\d)X(?=[.,;)]|$)"),
+    ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
+    ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
+    ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
+    ("pct", r"%|(?<=\d )(?i:percent)(?![A-Za-z])"),
+]
+
+
+_UNIT_NAMES = [name for name, _ in _UNITS]
+
+
+_UNIT_ALT = "|".join(f"(?P<u{i}>{rx})" for i, (_, rx) in enumerate(_UNITS))
+
+
+_NORMAL = {
+    "rate": "tok/s",
+    "req": "req/s",
+    "mstok": "ms/tok",
+    "stok": "s/tok",
+    "ms": "ms",
+    "us": "µs",
+    "ns": "ns",
+    "s": "s",
+    "min": "min",
+    "h": "h",
+    "d": "d",
+    "persec": "/s",
+    "op": "/op",
+    "fps": "fps",
+    "bw": "B/s",
+    "bits": "bit/s",
+    "flops": "FLOPS",
+    "ratio": "×",
+    "x": "×",
+    "xsp": "×",
+    "xcap": "×",
+    "times": "×",
+    "pct": "%",
+}
+
+
+_RANGE = (
+    rf"(?:{_SP}?[~～〜–—‒-]{_SP}?|{_SP}(?:to|and|through){_SP}|{_SP}?(?:에서|부터){_SP}?"
+    rf"|{_SP}?(?:→|->|⇒){_SP}?)"  # a before → after pair whose unit is written once: 155 → 732 chars/초
+)
+
+
+# What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
+# tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
+_NEXT = r"(?=[ \t\u00a0]{0,2}[^ \t\n\u00a00-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
+
+
+_CLAIM = lazy(
+    rf"(?P<n1>{_NUM_FIRST}){_NEXT}"
+    rf"(?:"
+    rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
+    rf"|"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_UNIT_ALT})"
+    rf")"
+)
+
+
+# `the 401s`, `404s`, `5xx`: HTTP status codes in the plural, not seconds (`120s` stays a duration)
+_HTTP_CODES = frozenset({200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 429, 500, 502, 503, 504})
+
+
+_KIND = {f"{prefix}{i}": name for i, name in enumerate(_UNIT_NAMES) for prefix in ("u", "p")}
