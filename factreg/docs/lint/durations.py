@@ -132,8 +132,10 @@ _MEASURED_KEY = lazy(r"(?i:time|elapsed|latency|took|taken)(?!out)")
 _MEASURED_KEY_BEFORE = lazy(
     r"(?<![A-Za-z0-9-])(?![A-Za-z_-]*(?i:timeout|sleep|wait|delay|interval|ttl|period|deadline|limit|max|budget|target|"
     r"expir|idle|retry|backoff))"
-    r"(?:[A-Za-z]+[_-])*(?i:time|elapsed|latency|took|ttft|tpot|[a-z]+_duration|duration_[a-z]+)(?:[_-][A-Za-z]+)*"
-    r"[ \t]*[=:][ \t]*[\"']?$"
+    r"(?:(?:[A-Za-z]+[_-])*(?i:time|elapsed|latency|took|ttft|tpot|[a-z]+_duration|duration_[a-z]+)(?:[_-][A-Za-z]+)*"
+    r"[ \t]*=[ \t]*[\"']?"  # `time=12 ms`, `total_time="1.49s"`
+    r"|(?:[A-Za-z]+[_-])+(?i:time|elapsed|latency|took|ttft|tpot|duration)(?:[_-][A-Za-z]+)*[ \t]*:[ \t]*[\"']?"
+    r"|(?i:time|elapsed|latency|ttft|tpot|duration)(?:[_-][A-Za-z]+)+[ \t]*:[ \t]*[\"']?)$"  # `"load_duration": …`
 )
 
 

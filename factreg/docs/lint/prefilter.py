@@ -15,7 +15,7 @@ from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _SP
 # a whole run of digits, commas and dots (_NEXT keeps any of them from following the first number; the second
 # number of a range is followed by a unit) that ends in a digit and starts at one that does not follow a letter,
 # digit or one of `_.:#@$\\` (_NUM_FIRST; the second number of a range follows its separator). It is followed by an
-# optional `+`, `**` or `__`, up to two spaces and the start of a unit: the first two characters of one of _UNITS,
+# optional `+`, `**` or `__`, up to two spaces and the start of a unit: the first two characters of one of units.py's _UNITS,
 # case-insensitively (a few longer for `tokens`, which prose often counts; for benchstat's `207.0n ± 2%`, an `n` or
 # `m` before ` ±`), a sign or a syllable; or by a `±` spread, or by `-second`. The extra patterns need a digit
 # before `pp`/`tg` (`8000pp`), or `초당`, `/sec:`, `thrpt` or `avgt`, or `pp`, `tg`, `x` or `×` before a digit (`pp512 560`, `x2.88`: found with str.find, as these letters are too common to start a
