@@ -192,7 +192,10 @@ class _Relative(_Durations):
     def _timed_row(self, start: int) -> bool:
         """Whether a number stands in a table row with two or more cells that hold a measured time."""
         lo, hi = self._line(start)
-        return self.text[lo:start].lstrip().startswith("|") and len(_TIMED_CELL.findall(self.text, lo, hi)) >= 2
+        cache: dict[int, bool] = self.__dict__.setdefault("_timed_rows", {})  # worked out once per row
+        if lo not in cache:
+            cache[lo] = self.text[lo:hi].lstrip().startswith("|") and len(_TIMED_CELL.findall(self.text, lo, hi)) >= 2
+        return cache[lo]
 
     def _relative_form(self, start: int, u_start: int, end: int, kind: str) -> int | None:
         """What the words right at the number decide (a comparative, a baseline, a size, an aside on another

@@ -63,7 +63,8 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
     """For each cell of a table's header row, (unit, kind) when the cell names a time or rate unit, else None; the
     kind is `target` when the cell names a target, a limit or a setting."""
     out: list[tuple[str, str] | None] = []
-    for cell in header.strip().strip("|").split("|"):
+    cells = header.strip().strip("|").split("|")
+    for cell in cells:
         m = _HEADER_UNIT.search(cell)
         if m is None or _LINE_FLAGS["media"].search(cell) or _STATISTIC_COLUMN.fullmatch(cell):  # `Min`: no minutes
             out.append(None)
@@ -76,7 +77,8 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
             unit = "FLOPS" if word.endswith(("flops", "tops")) else "B/s"  # a device's compute or bandwidth
         setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
         out.append((unit, "target" if setting else "claim"))
-    return _statistics_after(header, out)
+    _statistics_after(cells, out)
+    return out
 
 
 # A header cell that names only a statistic (`| Mean [s] | Min | Max |`, `| Avg Build Time (ms) | Min | Max |`):
@@ -87,11 +89,9 @@ _STATISTIC_COLUMN = lazy(
 )
 
 
-def _statistics_after(header: str, units: list[tuple[str, str] | None]) -> list[tuple[str, str] | None]:
-    """Each statistic-only header cell with no unit of its own takes the unit of the measured column right before
-    it (over other statistic cells)."""
-    cells = header.strip().strip("|").split("|")
-    out = list(units)
+def _statistics_after(cells: list[str], out: list[tuple[str, str] | None]) -> None:
+    """Give each statistic-only header cell with no unit of its own the unit of the measured column right before it
+    (over other statistic cells), in `out`."""
     for i, cell in enumerate(cells):
         if out[i] is not None or _STATISTIC_COLUMN.fullmatch(cell) is None:
             continue
@@ -101,7 +101,6 @@ def _statistics_after(header: str, units: list[tuple[str, str] | None]) -> list[
         before = out[j] if j >= 0 else None
         if before is not None and before[1] == "claim":
             out[i] = before
-    return out
 
 
 # A header cell naming a measured rate or latency without its unit (FR155): llama-bench's tests (`pp512`, `tg128`,
