@@ -60,12 +60,17 @@ _REACHES_BEFORE = lazy(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rival
 # `평균 응답 시간 300ms`): FR101 reports a duration beside one; a duration with none near it is FR103's (preview).
 _MEASURED = lazy(
     rf"{_B}(?i:took|takes|taking|finished{_SP}+in|completed?{_SP}+in|done{_SP}+in|in{_SP}+just|eval{_SP}+time|"
+    # what a tool prints when a step ends: `24 passed in 0.64 seconds`, `built in 1465ms`, `Executed in 38.07 secs`,
+    # `runner started in 8.62 seconds` (not `Get started in 5 minutes`: people's time)
+    rf"(?:passed|failed|built|compiled(?:{_SP}+successfully)?|executed|ran|loaded|installed|resolved|transpiled|bundled|"
+    rf"(?<!get{_SP})(?<!getting{_SP})started){_SP}+in|finished{_SP}+'[^'\n]{{1,40}}'{_SP}+after|"
+    rf"time:{_SP}*\[|"  # criterion's `time:   [336.55 ms 340.75 ms 345.51 ms]`
     rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|latency|time{_SP}+to{_SP}+first{_SP}+token|"
     rf"p50|p90|p95|p99|avg|average|mean|median|startup{_SP}+time|build{_SP}+time|generation{_SP}+time|"
     rf"inference{_SP}+time|response{_SP}+times?|time{_SP}+taken|runtime|duration|responses?|build|builds|loads?|loading|generat\w*|"
     rf"inference|startup|cold{_SP}+start|decode|prefill|faster|slower|speed|transcri\w*|render\w*|queries|query|api){_E}"
     r"|걸렸|걸림|걸린|걸리|걸려|걸립|걸릴|소요|결과\s?[:：]|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
-    r"평균|레이턴시|TTFT|응답|처리|빌드|로딩|생성|추론|변환|조회|쿼리|단축|개선|감소|→|성능|빠름|빠르|느림|느려|최적화|속도|"
+    r"평균|레이턴시|TTFT|응답|처리|빌드|로딩|생성|추론|변환|조회|쿼리|단축|개선|감소|→|->|성능|빠름|빠르|느림|느려|최적화|속도|"
     rf"{_B}(?:GPU|CPU|(?i:compared)|take){_E}"
     # a timing label as tools print it: `Execution Time: 16.292 ms`, `Planning Time: 0.188 ms` (not a wait or a
     # person's time: `Wait time: 5s`, `Reading time: 6 min`)
@@ -74,6 +79,28 @@ _MEASURED = lazy(
     # and in Korean: `compile 시간: 9ms`, `전체 시간: 3.6s` (not a wait, a break, a lifetime or people's time)
     r"|(?<![가-힣])(?!대기|휴식|쿨다운|보관|만료|유지|세션|체류|사용|작업|소요|예상|목표|회의|이동|준비|테스트|복구)[가-힣A-Za-z]{1,8}\s?시간"
     r"\s*(?:\*\*)?\s*[:：]"
+)
+
+
+# A statistic naming the duration right after it (`max: 7.84ms`, `95th 14.2ms`, `p(90)=11s`, `median 2ms`): on a line
+# of two or more (`min: 5.08ms, med: 6.21ms, max: 7.84ms`), the summary of a measured distribution, so `max` is its
+# largest sample, not a bound.
+_STAT_KEY = (
+    r"(?i:min|max|med|median|mean|avg|average|std(?:dev)?|p\(?\d{2}(?:\.\d+)?\)?|\d{2}(?:\.\d+)?(?:th|%)"
+    r"(?:[ \t]+percentile)?)(?:\*\*)?[ \t]*[:=]?[ \t]*~?"
+)
+_STAT_KEY_BEFORE = lazy(rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}$")
+# A change between two durations (`dropped from 18min to 1min`, `from 1–3s to 90–140ms`): a before and an after,
+# each measured (a setting changed so, `timeout from 30s to 60s`, is FR201's before this is asked).
+_DUR = r"\d[\d,]*(?:\.\d+)?(?:[ \t]?[–-][ \t]?\d[\d,]*(?:\.\d+)?)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)(?![A-Za-z])"
+_FROM_TO = lazy(
+    rf"{_B}(?i:from){_SP}+(?:~|≈|(?i:about|around){_SP}+)?{_DUR}{_SP}+(?i:down{_SP}+)?(?i:to){_SP}+"
+    rf"(?:(?i:under|below|about|around|just){_SP}+|~|≈|<)?{_DUR}"
+)
+_LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?){_E}")
+_RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`
+_STAT_ITEM = lazy(
+    rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?)(?![A-Za-z])"
 )
 
 
@@ -186,6 +213,17 @@ class _Context(_Tables):
             return True  # `total_time="1.49s"`: a measured value in a log line
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start):
             return True  # `it is taking more than 30 seconds`, `used to take up to 200ms`: a bound of what was measured
+        if _STAT_KEY_BEFORE.search(text, max(near_lo, start - 24), start) and self._stat_line(start):
+            return True  # `min: 5.08ms, med: 6.21ms, max: 7.84ms`: a distribution's summary
+        if text.find("from", max(near_lo, start - 40), start) != -1 or text.find("to", max(near_lo, start - 40), start) != -1:
+            for m in _FROM_TO.finditer(text, max(near_lo, start - 60), min(near_hi, end + 60)):
+                if m.start() <= start and end <= m.end():
+                    before = text[max(lo, m.start() - 40) : m.start()]
+                    if not (_SETTING_WORDS.search(before) or _TARGET_WORDS.search(before) or _LIMIT_WORD.search(before)):
+                        return True  # `from 4.3s to 2.3s`: a change between two measured times
+                    break
+        if _RANGE_BEFORE.search(text, max(near_lo, start - 40), start):
+            return True  # `Range (min … max):   414.4 ms … 422.7 ms`: the fastest and slowest runs
         if _BOUND_NEAR.search(text, max(near_lo, start - 20), start) or _BOUND_NEAR.search(
             text, end, min(near_hi, end + 10)
         ):
@@ -211,6 +249,16 @@ class _Context(_Tables):
             return True
         header = self._header_row(lo) if row else ""
         return _MEASURED_HEADER.search(header) is not None
+
+    def _stat_line(self, start: int) -> bool:
+        """Whether the line holding `start` names two or more durations by their statistic (`min: 5.08ms, …, max:
+        7.84ms`) and no goal (worked out once per line)."""
+        lo, hi = self._line(start)
+        cache: dict[int, bool] = self.__dict__.setdefault("_stat_lines", {})
+        if lo not in cache:
+            items = _STAT_ITEM.findall(self.text, lo, hi)
+            cache[lo] = len(items) >= 2 and not _GOAL_LINE.search(self.text, lo, hi)
+        return cache[lo]
 
     def _labelled_line(self, lo: int, start: int) -> bool:
         """Whether an English line is a label and its duration (`Lint: 4m 37s`, `- unit: around 4 sec`): the

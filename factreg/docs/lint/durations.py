@@ -493,6 +493,8 @@ class _Durations(_Targets):
             return True
         if _TOOK_BEFORE.search(text, max(0, start - 30), start):
             return False  # `… and takes 5 minutes`: the work took it, whatever else the line sets
+        if text.find("=", max(0, start - 3), start) != -1 and _MEASURED_KEY_BEFORE.search(text, max(0, start - 40), start):
+            return False  # `ttl=242 time=31.2 ms` (ping): the measured key names it, not the setting before it
         if _TEST_FOR_BEFORE.search(text, max(0, start - 60), start) or (
             _TEST_RUN_AFTER.match(text, end) and _TEST_BEFORE_KO.search(text, max(0, start - 12), start)
         ):

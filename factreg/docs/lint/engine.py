@@ -33,6 +33,7 @@ from factreg.docs.lint.vocab import (
     MATCHABLE,
     PERCENT_RULE,
     RATIO_RULE,
+    SEEN_RATE_RULE,
     SPREAD_RULE,
     TABLE_ITEM_RATE_RULE,
     TABLE_PERCENT_RULE,
@@ -109,6 +110,22 @@ _OR_BOUND_AFTER = lazy(
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
 
 
+# A word of a rate seen on a run, near an item rate in prose (`I get only 18 fps`, `averaged just 43fps`, `the fps
+# drops to about 20fps`, `handles 46 queries per second`, `초당 1,200건 처리를 기록`): what a run gave, not a load.
+_RATE_SEEN = lazy(
+    rf"{_B}(?i:get|gets|getting|got|hit|hits|hitting|averag\w*|avg|drops?|dropped|dips?|dipped|runs?{_SP}+at|"
+    rf"ran{_SP}+at|running{_SP}+at|reach\w*|achiev\w*|deliver\w*|handl\w*|sustain\w*|measured|managed|"
+    rf"down{_SP}+to|slower|faster){_E}|나왔|기록|측정|달성|처리했|떨어|향상|개선|감소"
+)
+
+
+# …unless its line speaks of goals, requirements, limits or examples, or of a load offered (`at 100 RPS`).
+_RATE_NOT_SEEN = lazy(
+    rf"{_B}(?i:targets?|minimum|maximum|max|at{_SP}+(?:most|least)|requir\w*|expect\w*|should|must|limit\w*|cap|ceiling|goals?|e\.g\.|examples?|"
+    rf"at{_SP}+~?\d[\d,.]*{_SP}*(?:rps|qps|req/s)){_E}|목표|기준|예를|예:|가정|이상|설정"
+)
+
+
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
     FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR112's
@@ -129,6 +146,11 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], BYTE_BANDWIDTH_RULE)
     if c[5] == ITEM_RATE_RULE and TOOL_UNIT.search(text, c[0], c[1]):
         return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`: units only benchmark tools print
+    if c[5] == ITEM_RATE_RULE:
+        lo = text.rfind("\n", 0, c[0]) + 1
+        hi = len(text) if (nl := text.find("\n", c[1])) < 0 else nl
+        if _RATE_SEEN.search(text, max(lo, c[0] - 40), min(hi, c[1] + 25)) and not _RATE_NOT_SEEN.search(text, lo, hi):
+            return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
     if c[5] == RATIO_RULE and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
     if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):

@@ -85,6 +85,7 @@ TABLE_ITEM_RATE_RULE = "FR114"  # the same in a table row (default)
 BANDWIDTH_RULE = "FR113"  # bit rates, and bandwidth or compute rates given as a default (preview)
 BYTE_BANDWIDTH_RULE = "FR116"  # bandwidth in bytes per second and compute rates (default)
 TOOL_RATE_RULE = "FR115"  # an item rate or a time per operation in a unit benchmark tools print (default)
+SEEN_RATE_RULE = "FR117"  # FR112's rate in prose, beside a word of what was seen and in no line of goals (default)
 # The units only benchmark tools print: `45487 ns/op`, `3.2 us/op`, `101966 ops/s`, `999.4 records/sec`, `148 Kelem/s`,
 # `14.90 runs/s` (a browser benchmark's score), a progress bar's `2.38it/s`, `18.6 img/sec`, `0.166 samples/sec`,
 # redis-benchmark's `250187.64 requests per second` and a serving benchmark's `6.05 requests/s`.
@@ -229,7 +230,7 @@ _SETTING_WORDS = lazy(
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
-    r"유효\s?기간|만료\s?시간"
+    r"유효\s?기간|만료\s?시간|변수"
 )
 
 

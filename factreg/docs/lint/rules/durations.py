@@ -419,7 +419,7 @@ EXAMPLES_FR103 = (
     ),
     (
         "default after a comma",
-        "the model loaded in 7 minutes",
+        "the model was ready in 7 minutes",
         "7 minutes",
         "it keeps the model for 7 minutes, its default.",
     ),

@@ -65,6 +65,25 @@ EXAMPLES_FR111 = (
     ("past of keeping", "부하 중에도 초당 80토큰을 유지했음", "초당 80토큰", "부하 중에도 초당 80토큰을 유지해야 함"),
 )
 
+EXAMPLES_FR117 = (
+    ("a frame rate seen", "After the update I get only 18 fps.", "18 fps", "After the update we aim for 18 fps."),
+    ("a requirement", "The server handles 460 req/s on one core.", "460 req/s", "The server must handle 460 req/s on one core."),
+    ("lower-case tps", "the patched kernel runs at 31 tps", "31 tps", "the patched kernel runs 31 threads"),
+    (
+        "magnitude before a rate",
+        "the gateway handles 12K req/s at peak",
+        "12K req/s",
+        "the gateway holds 12K requests at peak",
+    ),
+    (
+        "magnitude before a rate key",
+        "The proxy sustains 40K qps on one node.",
+        "40K qps",
+        "The proxy keeps 40K connections open on one node.",
+    ),
+    ("a Korean record", "배치 작업이 초당 1,200건 처리를 기록했다.", "초당 1,200건", "배치 작업의 목표는 초당 1,200건 처리를 기록하는 것이다."),
+)
+
 EXAMPLES_FR112 = (
     ("set value", "웹캠 파이프라인은 24fps로 돌았다", "24fps", "카메라 드라이버에 24fps를 요청한다"),
     (
@@ -80,13 +99,6 @@ EXAMPLES_FR112 = (
         "The new build showed 45 tps on the same card (we checked twice).",
         "45 tps",
         "The new build might show 45 tps on the same card.",
-    ),
-    ("lower-case tps", "the patched kernel runs at 31 tps", "31 tps", "the patched kernel runs 31 threads"),
-    (
-        "magnitude before a rate",
-        "the gateway handles 12K req/s at peak",
-        "12K req/s",
-        "the gateway holds 12K requests at peak",
     ),
     (
         "example described",
@@ -109,12 +121,6 @@ EXAMPLES_FR112 = (
     ("rate key before the number", "> 즉, 현재 한계 tps는 약 780 정도", "780", "> 즉, 현재 tps 서버는 약 780 대"),
     ("bare per second", "처리량도 21.5/sec", "21.5/sec", "처리량도 21.5/page"),
     ("load rate beside a test's length", "부하 테스트 결과 처리량은 850 rps였다.", "850 rps", "부하 테스트 (80 rps, 10분간)"),
-    (
-        "magnitude before a rate key",
-        "The proxy sustains 40K qps on one node.",
-        "40K qps",
-        "The proxy keeps 40K connections open on one node.",
-    ),
     (
         "aim as the subject",
         "Our build now runs inference on the board at 45fps.",
@@ -221,6 +227,20 @@ RULES = (
         ),
         EXAMPLES_FR112,
         preview=True,
+    ),
+    Rule(
+        "FR117",
+        "seen-item-rate",
+        "What FR112 reads, beside a word of what a run gave: `I get only 18 fps`, `averaged just 43fps`, `초당 40건을 기록`.",
+        (
+            "Reads what FR112 reads in prose where a word of a rate seen on a run stands within 40 characters before "
+            "it or 25 after it (`get`, `hitting`, `averaged`, `drops to`, `runs at`, `reached`, `handles`, "
+            "`sustains`, `measured`, `faster`, `기록`, `측정`, `달성`, `떨어`) and its line names no goal, "
+            "requirement, limit, cap, example or offered load (`at 100 RPS`, `목표`, `기준`, `이상`, `설정`). "
+            "Chosen on the select split before final44 was scored: 48 of 48 right there, 18 of 18 on the tune split "
+            "(FR112's other prose rates: 82 of 134)."
+        ),
+        EXAMPLES_FR117,
     ),
     Rule(
         "FR114",
