@@ -97,6 +97,11 @@ _FROM_TO = lazy(
     rf"{_B}(?i:from){_SP}+(?:~|≈|(?i:about|around){_SP}+)?{_DUR}{_SP}+(?i:down{_SP}+)?(?i:to){_SP}+"
     rf"(?:(?i:under|below|about|around|just){_SP}+|~|≈|<)?{_DUR}"
 )
+# A Korean verb of measured work at the end of the clause, further than _MEASURED looks (`base 모델의 경우 약 10.5초,
+# large 모델의 경우 약 78.8초가 걸립니다`), on a line with no assumption, arithmetic, test length, time saved or bound
+# (`1건당 10ms 소요하는 것으로 가정`, `10초 동안 요청을 보낼 때`, `2시간 → 30분 단축` of people's time).
+_KO_LATE_MEASURED = lazy(r"걸렸|걸림|걸린|걸리|소요|단축|줄었|줄어|줄일|개선|감소|빨라|느려|늘어|늘었|증가")
+_KO_LATE_NOT = lazy(r"가정|이론|예를|만약|라면|\*|×|동안|절약|목표|이내|이하|미만|최대")
 _LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?){_E}")
 _RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`
 _STAT_ITEM = lazy(
@@ -213,6 +218,12 @@ class _Context(_Tables):
             return True  # `total_time="1.49s"`: a measured value in a log line
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start):
             return True  # `it is taking more than 30 seconds`, `used to take up to 200ms`: a bound of what was measured
+        if (
+            _HANGUL.search(text, start, min(hi, end + 80))
+            and _KO_LATE_MEASURED.search(text, end, min(hi, end + 80))
+            and not _KO_LATE_NOT.search(text, lo, hi)
+        ):
+            return True  # `… 약 78.8초가 걸립니다`: the clause ends in a verb of measured work
         if _STAT_KEY_BEFORE.search(text, max(near_lo, start - 24), start) and self._stat_line(start):
             return True  # `min: 5.08ms, med: 6.21ms, max: 7.84ms`: a distribution's summary
         if text.find("from", max(near_lo, start - 40), start) != -1 or text.find("to", max(near_lo, start - 40), start) != -1:

@@ -78,7 +78,16 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
         setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
         out.append((unit, "target" if setting else "claim"))
     _statistics_after(cells, out)
+    _spanned(cells, out)
     return out
+
+
+def _spanned(cells: list[str], out: list[tuple[str, str] | None]) -> None:
+    """Give each empty header cell the unit of the cell before it (`| eval time |     |     | prompt eval time |`:
+    one heading over the runs below it, a merged cell written as empty ones), in `out`."""
+    for i in range(1, len(cells)):
+        if out[i] is None and out[i - 1] is not None and not cells[i].strip(" \t*_"):
+            out[i] = out[i - 1]
 
 
 # A header cell that names only a statistic (`| Mean [s] | Min | Max |`, `| Avg Build Time (ms) | Min | Max |`):
@@ -133,6 +142,7 @@ def _header_metrics(header: str) -> list[tuple[str, str] | None]:
         rate = word.lstrip("* ").startswith(("pp", "tg")) and " s" not in word or word in ("throughput", "speed")
         target = _TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)
         out.append(("tok/s" if rate or word in ("처리량", "속도") else "s", "target" if target else "claim"))
+    _spanned(header.strip().strip("|").split("|"), out)
     return out
 
 

@@ -11,6 +11,8 @@ EXAMPLES_FR101 = (
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a step's time in a list", "- Typechecking: 1m 11s", "1m 11s", "- Typechecking timeout: 1m 11s"),
+    ("Korean condition holding the number", "인덱스를 추가하면 조회가 40ms로 줄었다.", "40ms", "조회를 40ms로 줄이면 어떨까?"),
+    ("Korean value changed", "커넥션 획득이 2초에서 5초로 늘었다", "2초", "커넥션 풀 설정을 2초 에서 5초로 수정했다"),
     ("times compared", "1m41s vs 32s vs 25s", "32s", "1m41 vs 32 vs 25"),
     ("a rounded time", "npm install: ~18 seconds.", "18 seconds", "The test runtime should be ~5min or even less."),
     ("a row of measured times", "| 배포 시간 | 14분 | 6분 | **-57%** |", "14분", "| 팀장님 개입 시간 | 14분 | 6분 | **-57%** |"),
@@ -378,7 +380,6 @@ EXAMPLES_FR103 = (
     ),
     ("step after a delay", "**서버 시작 → 12초 만에 준비 완료**", "12초", "**서버 시작 → 12초 후 → 캐시 준비 완료**"),
     ("setting word in an aside", "연결 불안정(타임아웃)으로 7초 지연이 생겼다.", "7초", "연결 타임아웃으로 7초를 쓴다."),
-    ("Korean condition holding the number", "인덱스를 추가하면 조회가 40ms로 줄었다.", "40ms", "조회를 40ms로 줄이면 어떨까?"),
     (
         "Korean example with a condition",
         "예를 들어 결과를 미리 계산해 두니, 리포트는 3분 안에 떴다.",
@@ -423,7 +424,6 @@ EXAMPLES_FR103 = (
         "7 minutes",
         "it keeps the model for 7 minutes, its default.",
     ),
-    ("Korean value changed", "커넥션 획득이 2초에서 5초로 늘었다", "2초", "커넥션 풀 설정을 2초 에서 5초로 수정했다"),
     (
         "latency tier",
         "Batch processing (420ms): measured on the old cluster",
