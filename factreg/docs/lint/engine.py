@@ -155,9 +155,33 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
     if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):
         return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
+    if c[5] == PERCENT_RULE and not row and _business_change(text, c[0], c[1]):
+        return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
     if c[5] == PERCENT_RULE and row:
         return (*c[:5], TABLE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: as often a count's change there
     return c
+
+
+# A business figure right beside a percent change (`conversions`, `revenue`, `growth`, `hourly rate`, `이탈`, `매출`):
+# its change, not a system's, even when a word of performance stands further off in the sentence.
+_BUSINESS = lazy(
+    rf"{_B}(?i:conversions?|revenue|sales|growth|hourly{_SP}+rate|prices?|costs?|abandonment|bounce|churn|engagement|"
+    rf"satisfaction|page{_SP}?views?){_E}|이탈|페이지{_SP}?뷰|만족도|매출|전환율|비용|가격|요금"
+)
+_PERF_CLOSE = lazy(
+    rf"{_B}(?i:latency|time|times|speed|faster|slower|throughput|duration){_E}|지연|시간|속도|처리량|빠르|느리"
+)
+
+
+def _business_change(text: str, start: int, end: int) -> bool:
+    """Whether a percent change in prose is a business figure's: one of _BUSINESS within 25 characters of it on its
+    line, and no word of performance within 10."""
+    lo = max(text.rfind("\n", 0, start) + 1, start - 25)
+    hi = text.find("\n", end)
+    hi = min(len(text) if hi < 0 else hi, end + 25)
+    if not _BUSINESS.search(text, lo, hi):
+        return False
+    return not _PERF_CLOSE.search(text, max(lo, start - 10), min(hi, end + 10))
 
 
 def _performance_near(

@@ -196,6 +196,12 @@ EXAMPLES_FR124 = (
     ("change without a noun", "The nightly has regressed by 9.2%", "9.2%", "The nightly has grown to 9.2%"),
     ("share price", "주가 +2%, 거래량 500만", "2%", "주가 2%, 거래량 500만"),
     ("bounce rate", "Bounce Rate: -25%", "25%", "Bounce Rate: 25%"),
+    (
+        "a business figure beside a time",
+        "A one-second delay in page load time can reduce conversions by up to 20%.",
+        "20%",
+        "A one-second delay in page load time was reported by 20 users.",
+    ),
 )
 
 EXAMPLES_FR123 = (
@@ -253,7 +259,10 @@ RULES = (
             "Reads what FR122 reads where no word of speed, time or performance (FR123's words and `time`, "
             "`duration`, `TTFT`, `p99`, `시간`, `소요`, `향상`, a number with a time unit) stands within 40 "
             "characters before the percentage or 30 after it on its line; in a table, where none is in its cell, "
-            "its row's label or its column's header and the row holds fewer than two measured times or rates. On "
+            "its row's label or its column's header and the row holds fewer than two measured times or rates; "
+            "and, in prose, where a business figure (`conversions`, `revenue`, `growth`, `hourly rate`, `이탈`, "
+            "`매출`, `비용`) stands within 25 characters of it and no word of performance within 10 (`a delay in "
+            "page load time can reduce conversions by up to 20%`). On "
             "the select split such percentages were share prices, revenue, visitor counts, bounce rates and "
             "savings (0 of 17 right), so the rule is a preview rule."
         ),
