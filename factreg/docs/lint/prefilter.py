@@ -16,14 +16,16 @@ from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _SP
 # number of a range is followed by a unit) that ends in a digit and starts at one that does not follow a letter,
 # digit or one of `_.:#@$\\` (_NUM_FIRST; the second number of a range follows its separator). It is followed by an
 # optional `+`, `**` or `__`, up to two spaces and the start of a unit: the first two characters of one of units.py's _UNITS,
-# case-insensitively (a few longer for `tokens`, which prose often counts; for benchstat's `207.0n ± 2%`, an `n` or
+# case-insensitively (a few longer for `tokens`, which prose often counts, and for `events`, `connections`,
+# `inserts`, `transactions`, `writes` and `frames`, whose first two letters start common words; for benchstat's `207.0n ± 2%`, an `n` or
 # `m` before ` ±`), a sign or a syllable; or by a `±` spread, or by `-second`. The extra patterns need a digit
 # before `pp`/`tg` (`8000pp`), or `초당`, `/sec:`, `thrpt` or `avgt`, or `pp`, `tg`, `x` or `×` before a digit (`pp512 560`, `x2.88`: found with str.find, as these letters are too common to start a
 # regular expression's search at each of them). A line without any of these cannot hold a claim, so the full
 # patterns only run over the lines that have one (tests/test_lint_prefilter.py shows the findings are the same
 # with and without it).
 _UNIT_START = (
-    rf"(?i:ch|d[oa]|el|f[ipl]|g[ibf]|ge|h[or]|i[tm]|k[ibe]|li|m[sib0-9]|me|ns|na|op|p[paf]|perc|q[up]|r[eopu]|s[eat]|tera|us|wo|x[fsq]"
+    rf"(?i:ch|d[oa]|el|f[ipl]|g[ibf]|ge|h[or]|i[tmo]|k[ibe]|li|m[sib0-9]|me|ns|na|op|p[paf]|perc|q[up]|r[eopu]|s[eat]|tera|us|wo|x[fsq]"
+    rf"|ev(?=ent)|co(?=nn)|in(?=ser)|tr(?=ans)|tx|wr(?=ite)|fr(?=ames)"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
     rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페나]|[nm](?=[ \t]±)"
 )

@@ -19,17 +19,20 @@ _UNITS = [
     (
         "persec",
         rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
-        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|"
+        rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|events?|"
+        rf"responses|connections|transactions|txns?|operations|writes|reads|inserts|"
         rf"[KMG]?elem(?:ent)?s?)"
         rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
-    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps){_END}"),
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps|IOPS){_END}"),
     ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
-    ("fps", rf"(?i:fps){_END}"),
+    ("fps", rf"(?i:fps|frames{_SP}per{_SP}second){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
+    ("bw", rf"(?i:(?:kilo|mega|giga|tera)bytes?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `57 megabytes per second`
     # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
     ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
+    ("bits", rf"(?i:(?:kilo|mega|giga|tera)bits?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `6 gigabits per second`
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|(?i:tera|giga|peta)(?i:flops?)|TOPS){_END}"),
     ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
     # time per operation, as Go's and JMH's benchmarks print it: `45487 ns/op`, `3.2 us/op`
@@ -104,7 +107,7 @@ _RANGE = (
 
 # What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
-_NEXT = r"(?=[ \t\u00a0]{0,2}[^ \t\n\u00a00-9A-EH-JLN-PU-WYZ.,:;)\]|/(\"']|/s)"
+_NEXT = r"(?=[ \t\u00a0]{0,2}[^ \t\n\u00a00-9A-EHJLN-PU-WYZ.,:;)\]|/(\"']|/s)"
 
 
 _CLAIM = lazy(

@@ -32,7 +32,12 @@ _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 
 
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
-_MAGNITUDE = rf"[KkM](?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}|/s(?:ec)?{_END}))"
+_MAGNITUDE = (
+    rf"[KkM](?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}|/s(?:ec)?{_END}))"
+    # `4 million ops/sec`, `110 thousand IOPS`, `3-4 million msgs/sec`
+    rf"|{_SP}(?i:million|billion|thousand)(?={_SP}(?:(?i:tok|req|msgs?|ops?|operations|events?|messages|records|rows|"
+    rf"queries|transactions|responses|writes|reads|inserts|frames)(?:{_SP}?/|{_SP}per{_SP})|IOPS{_END}|[QRT]PS{_END}))"
+)
 
 
 # Korean "per second, N tokens": 초당 28토큰, 초당 약 22 토큰, 초당 12개의 토큰.

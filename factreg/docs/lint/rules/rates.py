@@ -85,6 +85,7 @@ EXAMPLES_FR117 = (
 )
 
 EXAMPLES_FR112 = (
+    ("IOPS, with a magnitude word", "Random reads of small files: 110 thousand IOPS.", "110 thousand IOPS", "Random reads of small files: 110 thousand files."),
     ("set value", "웹캠 파이프라인은 24fps로 돌았다", "24fps", "카메라 드라이버에 24fps를 요청한다"),
     (
         "capped value",
@@ -191,6 +192,12 @@ EXAMPLES_FR113 = (
 
 EXAMPLES_FR116 = (
     (
+        "bytes per second in words",
+        "A single process wrote messages at 57 megabytes per second.",
+        "57 megabytes per second",
+        "A single process wrote messages of 57 megabytes each.",
+    ),
+    (
         "a specification table",
         "| GPU | Memory BW | Interconnect |\n|---|---|---|\n| L40S | 864 GB/s | PCIe 4.0 |",
         "864 GB/s",
@@ -221,8 +228,9 @@ RULES = (
         "item-rate",
         "Requests, items or frames per second: `250 req/s`, `40 it/s`, `50K qps`, `초당 40건`, `60 fps`.",
         (
-            "Reads per-second rates of other things (`req/s`, `RPS`, `QPS`, `TPS`, `it/s`, `files/sec`, `/s`, "
-            "`fps`, a rate's key before its number: `TPS 15.4`); leaves the frame rate of a video, a rate a load "
+            "Reads per-second rates of other things (`req/s`, `RPS`, `QPS`, `TPS`, `IOPS`, `it/s`, `files/sec`, "
+            "`events/second`, `/s`, `fps`, a magnitude in words: `4 million ops/sec`, a rate's key before its "
+            "number: `TPS 15.4`); leaves the frame rate of a video, a rate a load "
             "generator is set to (`(50 rps, 5분간)`, FR201) and settings (`capped at 30 fps`)."
         ),
         EXAMPLES_FR112,
