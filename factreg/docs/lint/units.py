@@ -26,6 +26,7 @@ _UNITS = [
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps|IOPS){_END}"),
+    ("persec", rf"(?:건|장|개|회){_SP}?/{_SP}?(?:(?i:s|sec){_END}|초)"),  # `5.8건/s`, `16.6장/초`: items per second
     ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps|frames{_SP}per{_SP}second){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),

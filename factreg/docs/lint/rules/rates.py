@@ -85,6 +85,7 @@ EXAMPLES_FR117 = (
 )
 
 EXAMPLES_FR112 = (
+    ("Korean items per second", "처리 속도: ~10건/초", "10건/초", "처리 단위: 10건/묶음"),
     ("IOPS, with a magnitude word", "Random reads of small files: 110 thousand IOPS.", "110 thousand IOPS", "Random reads of small files: 110 thousand files."),
     ("set value", "웹캠 파이프라인은 24fps로 돌았다", "24fps", "카메라 드라이버에 24fps를 요청한다"),
     (
@@ -229,7 +230,7 @@ RULES = (
         "Requests, items or frames per second: `250 req/s`, `40 it/s`, `50K qps`, `초당 40건`, `60 fps`.",
         (
             "Reads per-second rates of other things (`req/s`, `RPS`, `QPS`, `TPS`, `IOPS`, `it/s`, `files/sec`, "
-            "`events/second`, `/s`, `fps`, a magnitude in words: `4 million ops/sec`, a rate's key before its "
+            "`events/second`, `건/초`, `장/s`, `/s`, `fps`, a magnitude in words: `4 million ops/sec`, a rate's key before its "
             "number: `TPS 15.4`); leaves the frame rate of a video, a rate a load "
             "generator is set to (`(50 rps, 5분간)`, FR201) and settings (`capped at 30 fps`)."
         ),
