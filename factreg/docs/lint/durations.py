@@ -209,8 +209,9 @@ _BADGE_LINE = lazy(rf"{_SP}*(?:[^\s\d|:*#>-]+{_SP}+)?\d+{_SP}?분{_SP}?소요{_S
 # Work done by a system, which makes hours a measurement: `training takes 2 hours`, `2시간이 소요`.
 _WORK = lazy(
     rf"{_B}(?i:takes?|took|taking|lasts?|lasted|runs?|ran|trained|training|trainable|execution|export|build|inference|"
-    rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited){_E}"
-    r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리"
+    rf"finish(?:es|ed)?|completes?|completed|needs?|requires?|processing|waiting|waited|epochs?|eta|generation|"
+    rf"generating|rendering|compil\w*|indexing|transcod\w*|encoding){_E}"
+    r"|소요|걸리|걸린|걸려|걸렸|걸림|걸릴|끝났|끝나|마쳤|만에|학습|훈련|빌드|추론|실행|생성|변환|처리|인코딩|렌더링|컴파일|인덱싱|색인"
 )
 
 
