@@ -102,6 +102,10 @@ _FROM_TO = lazy(
 # (`1건당 10ms 소요하는 것으로 가정`, `10초 동안 요청을 보낼 때`, `2시간 → 30분 단축` of people's time).
 _KO_LATE_MEASURED = lazy(r"걸렸|걸림|걸린|걸리|소요|단축|줄었|줄어|줄일|개선|감소|빨라|느려|늘어|늘었|증가")
 _KO_LATE_NOT = lazy(r"가정|이론|예를|만약|라면|\*|×|동안|절약|목표|이내|이하|미만|최대")
+# A key naming a setting, in any case or joined form (`retry_delay_ms`, `maxWaitMs`, `budgetSeconds`).
+_SETTING_KEY = lazy(
+    r"(?i:delay|wait|limit|budget|target|threshold|deadline|interval|backoff|sleep|window|period|timeout|ttl|expir|lifetime|max_?age|stale|cache)"
+)
 _LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?){_E}")
 _RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`
 _STAT_ITEM = lazy(
@@ -404,9 +408,10 @@ class _Context(_Tables):
             return (start, end, m.group("n1"), "×", self.spread_kind(start, end), "FR121")
         if rx is _METRIC_UNIT:
             name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
-            if _SETTING_WORDS.search(name.replace("_", " ")):
-                return None  # `request_timeout_seconds 30`: a setting
-            return (start, m.end(), m.group("n1"), "s" if m.group("unit") == "seconds" else "ms", "claim", "FR144")
+            if _SETTING_WORDS.search(name.replace("_", " ")) or _SETTING_KEY.search(name):
+                return None  # `request_timeout_seconds 30`, `"retry_delay_ms": 500`: a setting
+            unit = (m.group("unit") or m.group("camel")).lower()
+            return (start, m.end(), m.group("n1"), "s" if unit.startswith("sec") else "ms", "claim", "FR144")
         return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")
 
 

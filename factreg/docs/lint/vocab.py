@@ -370,7 +370,8 @@ _PREFIX_X = lazy(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
 
 # `ttft_latency_seconds_sum 0.113`, `…_seconds{op="match"} 3.4e-06`: a metric whose name holds its unit.
 _METRIC_UNIT = lazy(
-    rf"(?<=[A-Za-z0-9])_(?P<unit>seconds|milliseconds)(?:_(?:sum|max|avg|mean))?(?:\{{[^{{}}\n]{{0,200}}\}})?[ \t]+"
+    rf"(?<=[A-Za-z0-9])(?:_(?P<unit>seconds|milliseconds|ms|secs?)|(?<=[a-z])(?:In)?(?P<camel>Ms|Seconds))"
+    rf"(?:_(?:sum|max|avg|mean))?(?:\{{[^{{}}\n]{{0,200}}\}})?(?:[\"']?[ \t]*[:=][ \t]*|[ \t]+)"
     rf"(?P<n1>{_NUM}(?:[eE][+-]?\d+)?)(?![\w.])"
 )
 
@@ -392,6 +393,10 @@ _EXTRA = (
     (_PER_SECOND, "초당"),
     (_METRIC_UNIT, "_seconds"),
     (_METRIC_UNIT, "_milliseconds"),
+    (_METRIC_UNIT, "_ms"),
+    (_METRIC_UNIT, "_sec"),
+    (_METRIC_UNIT, "Ms"),
+    (_METRIC_UNIT, "Seconds"),
     (_PPTG, "/s"),
     (_TEST_THEN_NUMBER, "p"),
     (_TEST_THEN_NUMBER, "tg"),

@@ -35,6 +35,8 @@ EXAMPLES_FR143 = (
 EXAMPLES_FR144 = (
         ("metric name holding its unit", "decode_latency_seconds_sum 0.482", "0.482", "request_timeout_seconds 30"),
     ("a setting named in seconds", "ttft_seconds_sum 0.11", "0.11", "request_timeout_seconds 30"),
+    ("a JSON key in milliseconds", '"mean_ttft_ms": 190.5,', "190.5", '"retry_delay_ms": 500,'),
+    ("a key in camel case", '"Top50PercentLatencyInMs": 2.4613,', "2.4613", '"cacheLifetimeMs": 600000,'),
 )
 
 RULES = (
@@ -82,8 +84,10 @@ RULES = (
         "metric-name-unit",
         "A metric whose name holds its unit: `ttft_seconds_sum 0.11`.",
         (
-            "Reads Prometheus-style metrics named `…_seconds`/`…_milliseconds` and their value; leaves settings "
-            "so named (`request_timeout_seconds 30`)."
+            "Reads Prometheus-style metrics named `…_seconds`/`…_milliseconds` and their value, and keys of JSON "
+            "or log records whose name ends in their unit (`\"mean_ttft_ms\": 190.5`, `LatencyInMs: 2.46`, "
+            "`total_sec=12`); leaves settings so named (`request_timeout_seconds 30`, `\"retry_delay_ms\": 500`, "
+            "`cacheLifetimeMs: 600000`)."
         ),
         EXAMPLES_FR144,
     ),
