@@ -33,6 +33,7 @@ from factreg.docs.lint.vocab import (
     MATCHABLE,
     PERCENT_RULE,
     RATIO_RULE,
+    SEEN_LINK_RULE,
     SEEN_RATE_RULE,
     SPREAD_RULE,
     TABLE_ITEM_RATE_RULE,
@@ -126,6 +127,31 @@ _RATE_NOT_SEEN = lazy(
 )
 
 
+# A word of a link's speed seen on a run, near a bit rate in prose (`showed 800 Mbps on a quick iperf3 burst test`,
+# `the total throughput dropped to just 582.37 Mbps`, `median download speed of 111.11 Mbps`)…
+_LINK_SEEN = lazy(
+    rf"{_B}(?i:show\w*|sustain\w*|measured|got|get|getting|reach\w*|achiev\w*|averag\w*|median|dropped|drops?|"
+    rf"throughput|iperf\w*|speed{_SP}?test|download{_SP}+speed|upload{_SP}+speed|hit|hitting|delivered|maxed|peak\w*){_E}"
+    r"|측정|기록|나왔|달성"
+)
+
+
+# …unless its line names a goal, a limit, a preset, a theoretical or nominal figure, or a codec's bit rate.
+_LINK_NOT_SEEN = lazy(
+    rf"{_B}(?i:targets?|minimum|maximum|max|at{_SP}+(?:most|least)|requir\w*|expect\w*|should|must|limit\w*|cap|"
+    rf"ceiling|goals?|e\.g\.|examples?|theoretical|up{_SP}+to|throttl\w*|preset|default|bitrate){_E}"
+    r"|목표|기준|예를|예:|가정|이상|설정|최대|기본|이론"
+)
+
+
+def _seen(text: str, c: Candidate, seen: re.Pattern[str], not_seen: re.Pattern[str]) -> bool:
+    """Whether a word of `seen` stands within 40 characters before a number or 25 after it, and no word of
+    `not_seen` on its line."""
+    lo = text.rfind("\n", 0, c[0]) + 1
+    hi = len(text) if (nl := text.find("\n", c[1])) < 0 else nl
+    return seen.search(text, max(lo, c[0] - 40), min(hi, c[1] + 25)) is not None and not not_seen.search(text, lo, hi)
+
+
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
     FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR112's
@@ -146,11 +172,10 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], BYTE_BANDWIDTH_RULE)
     if c[5] == ITEM_RATE_RULE and TOOL_UNIT.search(text, c[0], c[1]):
         return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`: units only benchmark tools print
-    if c[5] == ITEM_RATE_RULE:
-        lo = text.rfind("\n", 0, c[0]) + 1
-        hi = len(text) if (nl := text.find("\n", c[1])) < 0 else nl
-        if _RATE_SEEN.search(text, max(lo, c[0] - 40), min(hi, c[1] + 25)) and not _RATE_NOT_SEEN.search(text, lo, hi):
-            return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
+    if c[5] == ITEM_RATE_RULE and _seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN):
+        return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
+    if c[5] == BANDWIDTH_RULE and not row and _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN):
+        return (*c[:5], SEEN_LINK_RULE)  # `showed 800 Mbps on a quick iperf3 burst test`: a link's speed measured
     if c[5] == RATIO_RULE and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
     if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):

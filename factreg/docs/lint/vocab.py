@@ -90,6 +90,7 @@ TABLE_ITEM_RATE_RULE = "FR114"  # the same in a table row (default)
 BANDWIDTH_RULE = "FR113"  # bit rates, and bandwidth or compute rates given as a default (preview)
 BYTE_BANDWIDTH_RULE = "FR116"  # bandwidth in bytes per second and compute rates (default)
 TOOL_RATE_RULE = "FR115"  # an item rate or a time per operation in a unit benchmark tools print (default)
+SEEN_LINK_RULE = "FR118"  # FR113's bit rate in prose, beside a word of what a run gave, in no line of goals (default)
 SEEN_RATE_RULE = "FR117"  # FR112's rate in prose, beside a word of what was seen and in no line of goals (default)
 # The units only benchmark tools print: `45487 ns/op`, `3.2 us/op`, `101966 ops/s`, `999.4 records/sec`, `148 Kelem/s`,
 # `14.90 runs/s` (a browser benchmark's score), a progress bar's `2.38it/s`, `18.6 img/sec`, `0.166 samples/sec`,

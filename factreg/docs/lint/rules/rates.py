@@ -84,6 +84,12 @@ EXAMPLES_FR117 = (
     ("a Korean record", "배치 작업이 초당 1,200건 처리를 기록했다.", "초당 1,200건", "배치 작업의 목표는 초당 1,200건 처리를 기록하는 것이다."),
 )
 
+EXAMPLES_FR118 = (
+    ("a speed test", "Contabo showed 800 Mbps on a quick iperf3 burst test.", "800 Mbps", "Contabo's plan is capped at 800 Mbps."),
+    ("iperf3", "iperf3 between the two nodes reports 9.2 Gbits/sec.", "9.2 Gbits/sec", "The podcast audio is encoded at 128 kbps."),
+    ("a drop", "The total throughput dropped to just 582.37 Mbps.", "582.37 Mbps", "The link is set to 582.37 Mbps."),
+)
+
 EXAMPLES_FR112 = (
     ("Korean items per second", "처리 속도: ~10건/초", "10건/초", "처리 단위: 10건/묶음"),
     ("IOPS, with a magnitude word", "Random reads of small files: 110 thousand IOPS.", "110 thousand IOPS", "Random reads of small files: 110 thousand files."),
@@ -184,7 +190,7 @@ EXAMPLES_FR115 = (
 EXAMPLES_FR113 = (
     (
         "bit rate",
-        "iperf3 between the two nodes reports 9.2 Gbits/sec.",
+        "Each node has a 9.2 Gbits/sec uplink.",
         "9.2 Gbits/sec",
         "The podcast audio is encoded at 128 kbps.",
     ),
@@ -250,6 +256,20 @@ RULES = (
             "(FR112's other prose rates: 82 of 134)."
         ),
         EXAMPLES_FR117,
+    ),
+    Rule(
+        "FR118",
+        "seen-bit-rate",
+        "What FR113 reads in prose, beside a word of what a run gave: `showed 800 Mbps on a quick iperf3 burst test`.",
+        (
+            "Reads FR113's bit rates in prose where a word of a link's speed seen on a run stands within 40 "
+            "characters before it or 25 after it (`showed`, `sustained`, `measured`, `reached`, `averaged`, "
+            "`median`, `dropped to`, `throughput`, `iperf3`, `download speed`, `측정`, `기록`) and its line names no "
+            "goal, limit, preset, default, theoretical or nominal figure or codec bit rate (`up to`, `throttling`, "
+            "`bitrate`, `최대`, `기본`, `이론`). Chosen on the select split before final46 was scored: 10 of 10 right "
+            "there, 3 of 3 on the tune split (FR113's other bit rates: 41 of 55)."
+        ),
+        EXAMPLES_FR118,
     ),
     Rule(
         "FR114",
