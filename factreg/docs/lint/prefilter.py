@@ -25,7 +25,7 @@ from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _SP
 # with and without it).
 _UNIT_START = (
     rf"(?i:ch|d[oa]|el|f[ipl]|g[ibf]|ge|h[or]|i[tmo]|k[ibe]|li|m[sib0-9]|me|ns|na|op|p[paf]|perc|q[up]|r[eopu]|s[eat]|tera|us|wo|x[fsq]"
-    rf"|ev(?=ent)|co(?=nn)|in(?=ser)|tr(?=ans)|tx|wr(?=ite)|fr(?=ames)"
+    rf"|ev(?=ent)|co(?=nn)|in(?=ser)|tr(?=ans)|tx|wr(?=ite)|fr(?=ames)|per(?={_SP}sec)"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
     rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|[µμ%×✕✖토마밀초분시배기테페나]|[nm](?=[ \t]±)|[건장개회](?={_SP}?/)"
 )

@@ -27,7 +27,8 @@ _UNITS = [
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps|IOPS){_END}"),
     ("persec", rf"(?:건|장|개|회){_SP}?/{_SP}?(?:(?i:s|sec){_END}|초)"),  # `5.8건/s`, `16.6장/초`: items per second
-    ("persec", rf"/(?:s|sec){_END}(?!/)"),  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
+    ("persec", rf"/(?:s|sec){_END}(?!/)"),
+    ("persec", rf"(?i:per){_SP}(?i:sec(?:ond)?)(?=\.|{_END})"),  # sysbench's `(30.94 per sec.)`  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps|frames{_SP}per{_SP}second){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
     ("bw", rf"(?i:(?:kilo|mega|giga|tera)bytes?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `57 megabytes per second`
