@@ -38,7 +38,7 @@ _PREFILTER = lazy(
     rf"\d(?:"
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
     rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
-    rf"(?:\+?(?:\*\*|__)?{_SP}{{0,2}}(?=(?i:[cdefghiklmnopqrstuwx])|[µμ%×✕✖토마밀초분시배기테페나건장개회])(?:{_UNIT_START})"
+    rf"(?:\+?(?:\*\*|__)?(?:{_SP}{{0,2}}|&nbsp;)(?=(?i:[cdefghiklmnopqrstuwx])|[µμ%×✕✖토마밀초분시배기테페나건장개회])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh])|/[s\d])"  # `/[s\d]`: `16.7/sec`, `1/3 the speed`
     r"|pp|tg)"
 )

@@ -32,7 +32,7 @@ _HEADER_UNIT = lazy(
     r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx)/s(?:ec)?|"
-    r"rps|qps|tps|fps|it/s|ms|msec|milliseconds?|secs?|"
+    r"rps|qps|tps|fps|it/s|[nµμu]s/op|ms/op|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
     r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
     r"|초|밀리초|토큰/초)(?=$|[\s)\],*])"
@@ -48,6 +48,14 @@ _HEADER_NORMAL |= {"min": "min", "mins": "min", "minutes": "min", "ms/tok": "ms/
 
 
 _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "it/s": "/s"}
+
+
+_HEADER_NORMAL |= {"ns": "ns", "µs": "µs", "μs": "µs"} | dict.fromkeys(("ns/op", "µs/op", "μs/op", "us/op", "ms/op"), "/op")
+
+
+# A header cell naming the column that holds each row's unit (`| Metric | Task | Value | Unit |`, a benchmark
+# report's layout): the row's numbers are in the unit its cell there names.
+_UNIT_COLUMN = lazy(r"[ \t*_]*(?:(?i:units?)|단위)[ \t*_]*")
 
 
 _BARE_CELL = lazy(
@@ -230,11 +238,15 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
         caption = None if any(units) else _caption_unit(text, header_lo, rows)
         if any(metrics) and caption is None and any(_OTHER_COLUMN.search(x) for x in _near_lines(text, header_lo, rows)):
             metrics = []  # `### Memory (MB)` over `| model | p50 | p99 |`: percentiles of something else
+        unit_col = next((i for i, c in enumerate(header.strip().strip("|").split("|")) if _UNIT_COLUMN.fullmatch(c)), None)
         for lo, hi, lead in rows:
             row = text[lo:hi]
             first = row.find("|")
             cells = (row[first + 1 :] if lead else row).split("|")
             label = _header_units(f"|{cells[0]}|")[0] if len(cells) > 1 else None
+            if label is None and unit_col is not None and 0 < unit_col < len(cells):
+                named = cells[unit_col].strip(" \t*_`").lower()  # `min` there is minutes, not a statistic
+                label = ("min", "claim") if named in ("min", "mins") else _header_units(f"|{cells[unit_col]}|")[0]
             pos = lo + (first + 1 if lead else 0)
             for col, cell in enumerate(cells):
                 found = _cell_unit(col, units, label, caption, metrics)
@@ -430,7 +442,7 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
     return out
 
 
-_TIME_UNITS = frozenset({"s", "ms", "min", "us", "ns", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps"})
+_TIME_UNITS = frozenset({"s", "ms", "min", "us", "µs", "ns", "h", "tok/s", "req/s", "/s", "ms/tok", "s/tok", "fps", "/op"})
 
 
 class _Tables(_Relative):

@@ -109,7 +109,7 @@ _RANGE = (
 
 # What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
-_NEXT = r"(?=[ \t\u00a0]{0,2}[^ \t\n\u00a00-9A-EHJLN-PU-WYZ.,:;)\]|/(\"']|/s)"
+_NEXT = r"(?=[ \t\u00a0]{0,2}[^ \t\n\u00a00-9A-EHJLN-PU-WYZ.,:;)\]|/(\"']|/s)"  # `&` starts `&nbsp;`
 
 
 _CLAIM = lazy(
@@ -117,7 +117,7 @@ _CLAIM = lazy(
     rf"(?:"
     rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
-    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?{_SP}{{0,2}}|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?(?:{_SP}{{0,2}}|&nbsp;)|-(?=(?i:second|minute|millisecond|hour)))"
     rf"(?:{_UNIT_ALT})"
     rf")"
 )

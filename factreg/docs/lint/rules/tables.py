@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "time per operation in the header",
+        "Format | ns/op | bytes/op\n---|---|---\nJson | 2212 | 150",
+        "2212",
+        "Format | bytes/op | allocs/op\n---|---|---\nJson | 2212 | 150",
+    ),
+    (
         "a before → after pair under a header's unit",
         "| 항목 | hwp sync ms |\n|---|---|\n| 줄바꿈 | 98.6 → 47.3 |",
         "98.6 → 47.3",
@@ -65,6 +71,12 @@ EXAMPLES_FR152 = (
 )
 
 EXAMPLES_FR153 = (
+    (
+        "a unit column",
+        "| Metric | Task | Value | Unit |\n|---|---|---|---|\n| Total merge time | | 3.06 | min |",
+        "3.06",
+        "| Metric | Task | Value | Unit |\n|---|---|---|---|\n| Segment count | | 3.06 | count |",
+    ),
     (
         "a rate unit as the label, in emphasis",
         "| Stat | 50 | 99 |\n|---|---|---|\n| **Req/Sec** | 6405.70 | 8024.80 |",
@@ -145,7 +157,7 @@ RULES = (
         "A bare number in a table column whose header names a time or rate unit: `| pp512 (t/s) |` over `| 1234.5 |`.",
         (
             "Reads each bare number (emphasis, `~`, ranges and spreads allowed) in a column whose header cell "
-            "names a time or rate unit; a column headed by a target, limit or setting holds targets (FR201), a "
+            "names a time or rate unit (`ms`, `µs`, `ns`, `ns/op`, `tok/s`, …); a column headed by a target, limit or setting holds targets (FR201), a "
             "column of media lengths nothing."
         ),
         EXAMPLES_FR151,
@@ -168,7 +180,9 @@ RULES = (
         "A bare number in a table row whose label names a time or rate unit: `| p50 latency (ms) | 412.5 | 398.0 |`.",
         (
             "Reads each bare number after the first cell of a row whose label names a time or rate unit (the first "
-            "number after the label is FR142's); a label naming a target or a setting makes them targets."
+            "number after the label is FR142's), or whose cell under a `Unit` (`단위`) header does (`| Metric | Task "
+            "| Value | Unit |` over `| Total merge time | | 3.06 | min |`, a benchmark report's layout); a label "
+            "naming a target or a setting makes them targets."
         ),
         EXAMPLES_FR153,
     ),
