@@ -70,7 +70,7 @@ _MEASURED = lazy(
     rf"inference{_SP}+time|response{_SP}+times?|time{_SP}+taken|runtime|duration|responses?|build|builds|loads?|loading|generat\w*|"
     rf"inference|startup|cold{_SP}+starts?|percentiles?|fastest|slowest|decode|prefill|faster|slower|speed|transcri\w*|render\w*|queries|query|api){_E}"
     r"|걸렸|걸림|걸린|걸리|걸려|걸립|걸릴|소요|결과\s?[:：]|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
-    r"평균|레이턴시|TTFT|응답|처리|빌드|컴파일|로딩|생성|추론|변환|조회|쿼리|단축|개선|감소|→|->|성능|빠름|빠르|느림|느려|최적화|속도|"
+    r"평균|레이턴시|TTFT|응답|처리|빌드|컴파일|로딩|기록|생성|추론|변환|조회|쿼리|단축|개선|감소|→|->|성능|빠름|빠르|느림|느려|최적화|속도|"
     rf"{_B}(?:GPU|CPU|(?i:compared)|take){_E}"
     # a timing label as tools print it: `Execution Time: 16.292 ms`, `Planning Time: 0.188 ms` (not a wait or a
     # person's time: `Wait time: 5s`, `Reading time: 6 min`)
@@ -372,8 +372,9 @@ class _Context(_Tables):
             start = m.start()
             if self._hypothetical(m.start("n1")):
                 return None  # `예를 들어, … 초당 10개의 토큰`: an illustration
-            unit = "tok/s" if m.group("what") == "토큰" else "/s"  # 초당 40건: requests or items per second
-            return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()), "FR111" if unit == "tok/s" else "FR112")
+            unit = "tok/s" if m.group("what") == "토큰" else "B/s" if m.group("bytes") else "/s"  # 초당 40건: items per second
+            rule = "FR111" if unit == "tok/s" else "FR116" if unit == "B/s" else "FR112"  # 초당 500MB: a bandwidth
+            return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()), rule)
         if rx is _PREFIX_X:
             start = m.start()
             if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):

@@ -198,6 +198,7 @@ EXAMPLES_FR113 = (
 )
 
 EXAMPLES_FR116 = (
+    ("Korean bytes per second", "다른 압축 방식에 비해 초당 250MB 정도를 압축한다.", "초당 250MB", "다른 압축 방식에 비해 250MB 정도를 아낀다."),
     (
         "bytes per second in words",
         "A single process wrote messages at 57 megabytes per second.",
