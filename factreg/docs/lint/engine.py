@@ -30,6 +30,7 @@ from factreg.docs.lint.vocab import (
     BYTE_BANDWIDTH_RULE,
     FAMILY_RULE,
     ITEM_RATE_RULE,
+    LONE_PERCENT_RULE,
     MATCHABLE,
     PERCENT_RULE,
     RATIO_RULE,
@@ -183,7 +184,11 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     if c[5] == PERCENT_RULE and not row and _business_change(text, c[0], c[1]):
         return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
     if c[5] == PERCENT_RULE and row:
-        return (*c[:5], TABLE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: as often a count's change there
+        lo = text.rfind("\n", 0, c[0]) + 1
+        hi = len(text) if (nl := text.find("\n", c[1])) < 0 else nl
+        if len(_MEASURED_CELL.findall(text, lo, hi)) >= 2:
+            return (*c[:5], TABLE_PERCENT_RULE)  # `| 250ms | 60ms | 76% 단축 |`: beside the times it is worked from
+        return (*c[:5], LONE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: the row's own figure
     return c
 
 
