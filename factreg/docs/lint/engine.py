@@ -112,6 +112,9 @@ _OR_BOUND_AFTER = lazy(
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
 
 
+_PCT_AFTER = lazy(rf"{_SP}?(?:%|(?i:percent){_E})")
+
+
 # A word of a rate seen on a run, near an item rate in prose (`I get only 18 fps`, `averaged just 43fps`, `the fps
 # drops to about 20fps`, `handles 46 queries per second`, `초당 1,200건 처리를 기록`): what a run gave, not a load.
 _RATE_SEEN = lazy(
@@ -163,6 +166,10 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
         return (*c[:4], "target", TARGET_RULE)
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
+    if c[5] == SPREAD_RULE and _PCT_AFTER.match(text, c[1]) and not _performance_near(
+        text, c[0], c[1], row, _PERF_NEAR, (40, 30)
+    ):
+        return (*c[:5], BARE_PERCENT_RULE)  # `| 요청 성공률 | 83.9 ± 1.76 % |`: a share's spread, not performance
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)
     if c[5] == BANDWIDTH_RULE and not _BIT_RATE.search(text, c[0], c[1]) and not _DEFAULT_BEFORE.search(

@@ -361,6 +361,18 @@ _PLAN_COLUMN = lazy(
 _DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
 
 
+# A load test's schedule: its first column names stages (`| 구간 | 목표 RPS | 시간 |`, `| Stage | VUs | Duration |`)
+# and another the load it is set to, so its column of plain durations holds how long each stage was set to last.
+_STAGE_HEADER = lazy(r"[ \t*_]*(?:(?i:stages?|phases?|steps?|ramps?)|단계|구간|페이즈)[ \t*_]*")
+_LOAD_COLUMN = lazy(
+    r"(?i:\b(?:vus?|vusers?|virtual users|users|concurrency|arrival rate|target rps|rps|qps|tps)\b)"
+    r"|VU|가상\s?사용자|동시\s?사용자|사용자\s?수|목표\s?RPS|부하"
+)
+_STAGE_LENGTH_COLUMN = lazy(
+    r"[ \t*_]*(?:(?i:duration|time|hold(?: time)?|length)|시간|유지\s?시간|지속\s?시간|기간)[ \t*_]*"
+)
+
+
 def _column_kinds(header: str) -> list[str | None]:
     """For each cell of a table's header row: `target` for a target, limit or setting column (and, in an alert
     rule's table, the column of how long a condition must hold), `other` for a column of figures that are not
@@ -377,8 +389,10 @@ def _column_kinds(header: str) -> list[str | None]:
     out: list[str | None] = []
     rules = _CONDITION_HEADER.search(header) is not None
     settings = _SETTING_NAME_HEADER.fullmatch(cells[0]) is not None
+    schedule = _STAGE_HEADER.fullmatch(cells[0]) is not None and any(_LOAD_COLUMN.search(c) for c in cells[1:])
     for cell in cells:
         window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
+        window = window or (schedule and _STAGE_LENGTH_COLUMN.fullmatch(cell) is not None)  # a stage's set length
         setting = _DEFAULT_COLUMN.search(cell) is not None or (settings and _VALUE_COLUMN.fullmatch(cell) is not None)
         if window or setting or (_TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)):
             out.append("target")

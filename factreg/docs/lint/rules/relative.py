@@ -206,6 +206,12 @@ EXAMPLES_FR124 = (
     ("share price", "주가 +2%, 거래량 500만", "2%", "주가 2%, 거래량 500만"),
     ("bounce rate", "Bounce Rate: -25%", "25%", "Bounce Rate: 25%"),
     (
+        "a share's spread",
+        "| 지표 | 결과 |\n|---|---|\n| 요청 성공률 | 83.9 ± 1.76 % |",
+        "83.9 ± 1.76",
+        "| 지표 | 결과 |\n|---|---|\n| 요청 성공률 | 83.9 % |",
+    ),
+    (
         "a business figure beside a time",
         "A one-second delay in page load time can reduce conversions by up to 20%.",
         "20%",
@@ -271,7 +277,8 @@ RULES = (
             "its row's label or its column's header and the row holds fewer than two measured times or rates; "
             "and, in prose, where a business figure (`conversions`, `revenue`, `growth`, `hourly rate`, `이탈`, "
             "`매출`, `비용`) stands within 25 characters of it and no word of performance within 10 (`a delay in "
-            "page load time can reduce conversions by up to 20%`). On "
+            "page load time can reduce conversions by up to 20%`); and a `±` spread of percentages with no word of "
+            "performance near it (`83.9 ± 1.76 %`, a success rate's). On "
             "the select split such percentages were share prices, revenue, visitor counts, bounce rates and "
             "savings (0 of 17 right), so the rule is a preview rule."
         ),

@@ -46,7 +46,8 @@ RULES = (
         "A value with a spread and no unit of its own: `11.9 ± 7.2`.",
         (
             "Reads `±`, `+/-` spreads: a measured value with its variation; a spread with a unit is its unit's "
-            "rule's. Leaves spreads inside code, and targets (FR201)."
+            "rule's. A spread of percentages with no word of performance near it (`| 요청 성공률 | 83.9 ± 1.76 % |`, "
+            "a success rate's) is FR124's. Leaves spreads inside code, and targets (FR201)."
         ),
         EXAMPLES_FR131,
     ),
