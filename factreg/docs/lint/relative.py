@@ -124,7 +124,9 @@ _SHARE_OF_CEILING_AFTER = lazy(
 _TIMED_CELL = lazy(r"\|[ \t*_~]*\d[\d,.\-~]*[ \t]?(?:ms|s|sec|초|분|밀리초)[ \t*_]*(?:\([^()|]*\)[ \t]*)?(?=\|)")
 
 
-_QUALITY_AFTER = lazy(rf"{_B}(?i:mmlu|hellaswag|gsm8k|humaneval|truthfulqa|winogrande|perplexity|accuracy){_E}")
+_QUALITY_AFTER = lazy(
+    rf"{_B}(?i:mmlu|hellaswag|gsm8k|humaneval|truthfulqa|winogrande|perplexity|accuracy|accurate|efficient|efficiency){_E}"
+)
 
 
 _TAG = lazy(r"^\s*\[[A-Za-z ]{1,20}\]")  # `[Bug]`, `[Feature Request]`: an issue title's tag

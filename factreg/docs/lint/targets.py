@@ -139,6 +139,8 @@ _SET_VERB_AFTER = lazy(
 _SET_VERB_BEFORE = lazy(
     rf"{_B}(?i:set(?:s|ting)?(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?(?:{_SP}+in{_SP}+(?:this|the|a){_SP}+\w+)?{_SP}+(?:to|at)|"
     rf"capped(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+at|limit(?:ed)?{_SP}+to|"
+    # `Calibrate only this metric to 1 ms p50`, `tune the budget to 200 ms`
+    rf"(?:calibrat\w*|tun(?:e|es|ed|ing)|configur\w*)(?:{_SP}+\w+){{0,3}}{_SP}+to|"
     rf"timed?{_SP}?-?out{_SP}+(?:after|at))"
     rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
 )
