@@ -90,11 +90,11 @@ _STAT_KEY = (
     r"(?:[ \t]+percentile)?)(?:\*\*)?[ \t]*[:=]?[ \t]*~?"
 )
 _STAT_KEY_BEFORE = lazy(rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}$")
-# A change between two durations (`dropped from 18min to 1min`, `from 1–3s to 90–140ms`): a before and an after,
+# A change between two durations (`dropped from 18min to 1min`, `from 1–3s to 90–140ms`, `from 11 to 3.3 seconds`): a before and an after,
 # each measured (a setting changed so, `timeout from 30s to 60s`, is FR201's before this is asked).
 _DUR = r"\d[\d,]*(?:\.\d+)?(?:[ \t]?[–-][ \t]?\d[\d,]*(?:\.\d+)?)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)(?![A-Za-z])"
 _FROM_TO = lazy(
-    rf"{_B}(?i:from){_SP}+(?:~|≈|(?i:about|around){_SP}+)?{_DUR}{_SP}+(?i:down{_SP}+)?(?i:to){_SP}+"
+    rf"{_B}(?i:from){_SP}+(?:~|≈|(?i:about|around){_SP}+)?(?:{_DUR}|\d[\d,]*(?:\.\d+)?){_SP}+(?i:down{_SP}+)?(?i:to){_SP}+"
     rf"(?:(?i:under|below|about|around|just){_SP}+|~|≈|<)?{_DUR}"
 )
 # A Korean verb of measured work at the end of the clause, further than _MEASURED looks (`base 모델의 경우 약 10.5초,
@@ -106,7 +106,7 @@ _KO_LATE_NOT = lazy(r"가정|이론|예를|만약|라면|\*|×|동안|절약|목
 _SETTING_KEY = lazy(
     r"(?i:delay|wait|limit|budget|target|threshold|deadline|interval|backoff|sleep|window|period|timeout|ttl|expir|lifetime|max_?age|stale|cache)"
 )
-_LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?){_E}")
+_LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?|valid|allowed|ranges?|values?|integer){_E}")
 _RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`
 _STAT_ITEM = lazy(
     rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?)(?![A-Za-z])"

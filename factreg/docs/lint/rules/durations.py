@@ -11,6 +11,12 @@ EXAMPLES_FR101 = (
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a step's time in a list", "- Typechecking: 1m 11s", "1m 11s", "- Typechecking timeout: 1m 11s"),
+    (
+        "microseconds spaced in a cell",
+        "| Method | Median | Min |\n|---|---|---|\n| Parse | 273.6 us | 268.2 us |",
+        "273.6 us",
+        "| Method | Median | Min |\n|---|---|---|\n| Parse | 273.6 units | 268.2 units |",
+    ),
     ("Korean condition holding the number", "인덱스를 추가하면 조회가 40ms로 줄었다.", "40ms", "조회를 40ms로 줄이면 어떨까?"),
     ("Korean value changed", "커넥션 획득이 2초에서 5초로 늘었다", "2초", "커넥션 풀 설정을 2초 에서 5초로 수정했다"),
     ("times compared", "1m41s vs 32s vs 25s", "32s", "1m41 vs 32 vs 25"),

@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "a range with an ellipsis",
+        "| Command | Min…Max [ms] |\n|---|---|\n| perl | 11090.1…11559.1 |",
+        "11090.1…11559.1",
+        "| Command | Min…Max [rows] |\n|---|---|\n| perl | 11090.1…11559.1 |",
+    ),
+    (
         "time per operation in the header",
         "Format | ns/op | bytes/op\n---|---|---\nJson | 2212 | 150",
         "2212",
