@@ -124,7 +124,7 @@ _MEASURED_HEADER = lazy(
 # a line of goals, examples and assumptions: such durations are more often targets or illustrations (FR103).
 _BOUND_NEAR = lazy(
     rf"(?<![-=<])[<>](?![-!=>])|≤|≥|<=|>=|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
-    rf"target|goal|slo|budget|expected){_E}|최대|최소|이내|이하|미만|이상|초과|목표|예상"
+    rf"target|goal|slo|budget|expected|ceiling){_E}|최대|최소|이내|이하|미만|이상|초과|목표|예상"
 )
 
 

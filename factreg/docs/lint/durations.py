@@ -354,6 +354,13 @@ _FPS_BEFORE = lazy(rf"\d{_SP}?(?i:fps)(?:\*\*)?{_SP}*[,/]{_SP}*$")
 
 
 # `a 5 second Text-to-Video model`, `a 5-second 720p video`: a length used as an adjective on a video line
+# A test named by its length (`5-second speed test`, `10-minute load test`, `60-second benchmark`).
+_TEST_ADJECTIVE_AFTER = lazy(
+    rf"{_SP}+(?:(?i:speed|load|stress|soak|smoke|burst|sustained|quick|short|long){_SP}+)?"
+    rf"(?i:tests?|runs?|benchmarks?|windows?|trials?){_E}"
+)
+
+
 _ADJECTIVE_LENGTH = lazy(
     rf"(?:-|{_SP})(?i:second|minute){_SP}+(?:[A-Z0-9]|(?i:videos?|clips?|audio|songs?|segments?|movies?|animations?){_E})"
 )
@@ -492,6 +499,8 @@ class _Durations(_Targets):
             return False  # `Chunk interval: ~15ms between tokens`: a time measured per token, not a setting
         if _SETTING_AFTER.match(text, end) or _TEST_LENGTH_AFTER.match(text, end):
             return True
+        if "-" in text[start:end] and _TEST_ADJECTIVE_AFTER.match(text, end):
+            return True  # `A 5-second speed test`, `a 10-minute load test`: how long a test was set to run
         if _TOOK_BEFORE.search(text, max(0, start - 30), start):
             return False  # `… and takes 5 minutes`: the work took it, whatever else the line sets
         if text.find("=", max(0, start - 3), start) != -1 and _MEASURED_KEY_BEFORE.search(text, max(0, start - 40), start):

@@ -294,7 +294,7 @@ def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], in
 _TARGET_COLUMN = lazy(
     r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?(?!\s?/\s?offset)|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
     r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?|intervals?|rto|rpo|retention|cooldown|backoff|"
-    r"debounce|polling|headroom)\b)"
+    r"debounce|polling|headroom|recommended|good value|ideal)\b)"
     r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료|간격|주기|보관\s?기간|쿨다운"
 )
 
@@ -304,7 +304,7 @@ _REACHED_COLUMN = lazy(r"(?i:\b(?:achieved|reached|met|actual)\b)|달성|결과|
 
 _OTHER_COLUMN = lazy(
     r"(?i:\b(?:memory|vram|ram|accuracy|mmlu|perplexity|ppl|size|compression|share|resources?|params?|parameters|"
-    r"hit[ _-]?rate|cost|price|pricing|spread|quality|wer|f1)\b)"
+    r"hit[ _-]?rate|cost|price|pricing|spread|quality|wer|f1|setup time|set-up time)\b)"
     r"|메모리|정확도|크기|압축|비중|점유율|리소스|자원|파라미터|매개변수|적중률|비용|가격|요금|품질"
 )
 

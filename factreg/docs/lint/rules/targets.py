@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
     (
+        "a test named by its length",
+        "A 5-second speed test tells you nothing useful.",
+        "5-second",
+        "The 5-second cold start tells you nothing useful.",
+    ),
+    (
         "a retry schedule",
         "| Attempt | Delay |\n|---|---|\n| 3 | 5 minutes |",
         "5 minutes",
