@@ -235,7 +235,7 @@ _SETTING_WORDS = lazy(
     rf"(?:released|freed|unloaded|evicted){_SP}+after|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
-    r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속 시간|대기|하트비트|스크래핑|백오프|"
+    r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속\s?시간|대기|하트비트|스크래핑|백오프|"
     r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
     r"유효\s?기간|만료\s?시간|변수"
 )
