@@ -25,6 +25,7 @@ from factreg.docs.lint.vocab import (
     _SP,
     _TARGET_WORDS,
     _TEST_THEN_NUMBER,
+    _TRANSFER,
     _UNIT_BEFORE,
     Candidate,
 )
@@ -397,6 +398,8 @@ class _Context(_Tables):
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()), "FR142")
         if rx is _RTF:
             return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()), "FR143")
+        if rx is _TRANSFER:  # wrk's `Transfer/sec:    169.25MB`
+            return (start, m.end(), m.group("n1"), "B/s", "claim", "FR115")
         if rx is _UNIT_BEFORE:
             u = m.group("u")
             unit = "FLOPS" if u.endswith("FLOPS") else "/s"

@@ -359,6 +359,10 @@ _UNIT_BEFORE = lazy(
 )
 
 
+# wrk's `Transfer/sec:    169.25MB`: the bytes a run moved per second, the unit's `/sec` written before the number.
+_TRANSFER = lazy(rf"(?<![A-Za-z])Transfer/sec:{_SP}*(?P<n1>{_NUM})(?P<u>[KMGT]i?B)(?![A-Za-z0-9])")
+
+
 # A fraction of a speed or a time: `1/3 the speed`, `about 1/2 of the inference time`.
 _FRACTION = lazy(
     rf"(?P<n1>{_NUM_FIRST}/\d{{1,2}})(?:{_SP}+(?i:of))?(?:{_SP}+(?i:the|its|their))?(?:{_SP}+[\w-]+)?{_SP}+"
@@ -409,6 +413,7 @@ _EXTRA = (
     (_LABEL_UNIT, ")"),
     (_PREFIX_X, "x"),
     (_PREFIX_X, "×"),
+    (_TRANSFER, "Transfer/sec:"),
     (_UNIT_BEFORE, ""),  # no hint: its lines are the prefilter's (_PREFILTER_UNIT_KEYS), its windows pre-tested
     (_FRACTION, "/"),
     (_JMH_ROW, "thrpt"),

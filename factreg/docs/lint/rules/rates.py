@@ -144,6 +144,7 @@ EXAMPLES_FR114 = (
 )
 
 EXAMPLES_FR115 = (
+    ("wrk's transfer rate", "Transfer/sec:    169.25MB", "169.25MB", "Transfer size:    169.25MB"),
     ("a browser benchmark's score", "Geometric mean: 14.90 runs/s", "14.90 runs/s", "Geometric mean of 14.90 runs"),
     (
         "a JMH result row",
@@ -287,7 +288,8 @@ RULES = (
         "FR115",
         "tool-rate",
         "Rates and times per operation as benchmark tools print them: `45487 ns/op`, `101966 ops/s`, "
-        "`999.4 records/sec`, `148.57 Kelem/s`, `14.90 runs/s`, `1254.1µ ± 1%`, `Requests/sec: 1170.78`.",
+        "`999.4 records/sec`, `148.57 Kelem/s`, `14.90 runs/s`, `1254.1µ ± 1%`, `Requests/sec: 1170.78`, "
+        "`Transfer/sec: 169.25MB`.",
         (
             "Reads what FR112 reads (and a time per operation, `ns/op`, `µs/op`, `ms/op`) when its unit is one that "
             "Go's, JMH's, Criterion's and Kafka's benchmarks, PostgreSQL's EXPLAIN ANALYZE (`actual time=0.009..3.200`, "
@@ -295,7 +297,7 @@ RULES = (
             "redis-benchmark (`requests per second`) and serving benchmarks (`requests/s`) print, and the rows "
             "those tools print with the unit "
             "elsewhere: JMH's `thrpt`/`avgt` rows (score, error, then the unit column), benchstat's cells "
-            "(`1254.1µ ± 1%`, two on a line or one beside `(p=`) and wrk's `Requests/sec:`. Such a number is "
+            "(`1254.1µ ± 1%`, two on a line or one beside `(p=`) and wrk's `Requests/sec:` and `Transfer/sec:`. Such a number is "
             "nearly always pasted output of a run (right 44 times of 45 on the select split, where final35's "
             "pasted output taught it; the other was a producer's rate limit; 84 of 85 once the progress bars' and "
             "serving benchmarks' units joined after final38). Limits and budgets in these units "
