@@ -238,7 +238,7 @@ RULES = (
         "Requests, items or frames per second: `250 req/s`, `40 it/s`, `50K qps`, `초당 40건`, `60 fps`.",
         (
             "Reads per-second rates of other things (`req/s`, `RPS`, `QPS`, `TPS`, `IOPS`, `it/s`, `files/sec`, "
-            "`events/second`, `건/초`, `장/s`, `/s`, `fps`, a magnitude in words: `4 million ops/sec`, a rate's key before its "
+            "`events/second`, `infer/sec`, `vectors/second`, `건/초`, `장/s`, `/s`, `fps`, a magnitude in words: `4 million ops/sec`, a rate's key before its "
             "number: `TPS 15.4`); leaves the frame rate of a video, a rate a load "
             "generator is set to (`(50 rps, 5분간)`, FR201) and settings (`capped at 30 fps`)."
         ),
