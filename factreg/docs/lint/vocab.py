@@ -299,7 +299,7 @@ _SYSTEM_WORK = lazy(
 )
 
 
-_ELAPSED_LINE = lazy(r"진행:|남은 시간|(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
+_ELAPSED_LINE = lazy(r"진행:|남은 시간|(?<![A-Za-z])(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
 
 
 _HYPOTHETICAL = lazy(

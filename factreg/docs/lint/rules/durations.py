@@ -11,6 +11,7 @@ EXAMPLES_FR101 = (
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a step's time in a list", "- Typechecking: 1m 11s", "1m 11s", "- Typechecking timeout: 1m 11s"),
+    ("a word holding uptime", "We cut the startuptime from 37ms to 2ms.", "37ms", "Uptime: 37 minutes."),
     (
         "microseconds spaced in a cell",
         "| Method | Median | Min |\n|---|---|---|\n| Parse | 273.6 us | 268.2 us |",
