@@ -43,6 +43,7 @@ from factreg.docs.lint.vocab import (
     TOOL_RATE_RULE,
     TOOL_UNIT,
     Candidate,
+    _line_end,
 )
 
 if TYPE_CHECKING:
@@ -124,10 +125,18 @@ _RATE_SEEN = lazy(
 )
 
 
+# What makes a rate beside such a word something else: goals, requirements, limits and examples (`_NOT_SEEN_WORDS`
+# in English, `_NOT_SEEN_KO` in Korean).
+_NOT_SEEN_WORDS = (
+    rf"targets?|minimum|maximum|max|at{_SP}+(?:most|least)|requir\w*|expect\w*|should|must|limit\w*|cap|ceiling|"
+    rf"goals?|e\.g\.|examples?"
+)
+_NOT_SEEN_KO = "목표|기준|예를|예:|가정|이상|설정"
+
+
 # …unless its line speaks of goals, requirements, limits or examples, or of a load offered (`at 100 RPS`).
 _RATE_NOT_SEEN = lazy(
-    rf"{_B}(?i:targets?|minimum|maximum|max|at{_SP}+(?:most|least)|requir\w*|expect\w*|should|must|limit\w*|cap|ceiling|goals?|e\.g\.|examples?|"
-    rf"at{_SP}+~?\d[\d,.]*{_SP}*(?:rps|qps|req/s)){_E}|목표|기준|예를|예:|가정|이상|설정"
+    rf"{_B}(?i:{_NOT_SEEN_WORDS}|at{_SP}+~?\d[\d,.]*{_SP}*(?:rps|qps|req/s)){_E}|{_NOT_SEEN_KO}"
 )
 
 
@@ -142,32 +151,38 @@ _LINK_SEEN = lazy(
 
 # …unless its line names a goal, a limit, a preset, a theoretical or nominal figure, or a codec's bit rate.
 _LINK_NOT_SEEN = lazy(
-    rf"{_B}(?i:targets?|minimum|maximum|max|at{_SP}+(?:most|least)|requir\w*|expect\w*|should|must|limit\w*|cap|"
-    rf"ceiling|goals?|e\.g\.|examples?|theoretical|up{_SP}+to|throttl\w*|preset|default|bitrate){_E}"
-    r"|목표|기준|예를|예:|가정|이상|설정|최대|기본|이론"
+    rf"{_B}(?i:{_NOT_SEEN_WORDS}|theoretical|up{_SP}+to|throttl\w*|preset|default|bitrate){_E}"
+    rf"|{_NOT_SEEN_KO}|최대|기본|이론"
 )
-
-
-def _seen(text: str, c: Candidate, seen: re.Pattern[str], not_seen: re.Pattern[str]) -> bool:
-    """Whether a word of `seen` stands within 40 characters before a number or 25 after it, and no word of
-    `not_seen` on its line."""
-    lo = text.rfind("\n", 0, c[0]) + 1
-    hi = len(text) if (nl := text.find("\n", c[1])) < 0 else nl
-    if (end := _SENTENCE_END.search(text, c[1], hi)) is not None and end.group() == "?":
-        return False  # `Can we hit 1M RPS out of an 8 VCPU instance?`: asked, not seen
-    return seen.search(text, max(lo, c[0] - 40), min(hi, c[1] + 25)) is not None and not not_seen.search(text, lo, hi)
 
 
 _SENTENCE_END = lazy(r"[?!]|\.(?=\s|$)")
 
 
+def _line_of(text: str, start: int, end: int) -> tuple[int, int]:
+    """The start and end of the line holding text[start:end]."""
+    return text.rfind("\n", 0, start) + 1, _line_end(text, end)
+
+
+def _seen(text: str, c: Candidate, seen: re.Pattern[str], not_seen: re.Pattern[str]) -> bool:
+    """Whether a word of `seen` stands within 40 characters before a number or 25 after it, and no word of
+    `not_seen` on its line."""
+    lo, hi = _line_of(text, c[0], c[1])
+    if (end := _SENTENCE_END.search(text, c[1], hi)) is not None and end.group() == "?":
+        return False  # `Can we hit 1M RPS out of an 8 VCPU instance?`: asked, not seen
+    return seen.search(text, max(lo, c[0] - 40), min(hi, c[1] + 25)) is not None and not not_seen.search(text, lo, hi)
+
+
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
-    FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR112's
-    (a preview rule); a bandwidth in bytes per second or a compute rate is FR116's (default), a bit rate or a
-    default FR113's (a preview rule); a ratio or a percent change with no word of performance near it — in prose, a
+    FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR117's
+    beside a word of what a run gave (default) or else FR112's (a preview rule); a bandwidth in bytes per second or a
+    compute rate is FR116's (default), a bit rate or a default FR113's (a preview rule) but FR118's beside a word of
+    a measured link speed (default); a ratio or a percent change with no word of performance near it — in prose, a
     window around it; in a table, its cell, its row's label and its column's header — is FR123's or FR124's (preview
-    rules: share prices, price multipliers, token ratios, bounce rates)."""
+    rules: share prices, price multipliers, token ratios, bounce rates), as is a percent change beside a business
+    figure and a `±` spread of percentages; a percent change in a table row is FR126's (default), or FR125's (preview)
+    where the row holds the measured times it is worked from."""
     if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
         return (*c[:4], "target", TARGET_RULE)
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
@@ -196,9 +211,7 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     if c[5] == PERCENT_RULE and not row and _business_change(text, c[0], c[1]):
         return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
     if c[5] == PERCENT_RULE and row:
-        lo = text.rfind("\n", 0, c[0]) + 1
-        hi = len(text) if (nl := text.find("\n", c[1])) < 0 else nl
-        if len(_MEASURED_CELL.findall(text, lo, hi)) >= 2:
+        if len(_MEASURED_CELL.findall(text, *_line_of(text, c[0], c[1]))) >= 2:
             return (*c[:5], TABLE_PERCENT_RULE)  # `| 250ms | 60ms | 76% 단축 |`: beside the times it is worked from
         return (*c[:5], LONE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: the row's own figure
     return c
@@ -218,9 +231,8 @@ _PERF_CLOSE = lazy(
 def _business_change(text: str, start: int, end: int) -> bool:
     """Whether a percent change in prose is a business figure's: one of _BUSINESS within 25 characters of it on its
     line, and no word of performance within 10."""
-    lo = max(text.rfind("\n", 0, start) + 1, start - 25)
-    hi = text.find("\n", end)
-    hi = min(len(text) if hi < 0 else hi, end + 25)
+    lo, hi = _line_of(text, start, end)
+    lo, hi = max(lo, start - 25), min(hi, end + 25)
     if not _BUSINESS.search(text, lo, hi):
         return False
     return not _PERF_CLOSE.search(text, max(lo, start - 10), min(hi, end + 10))
