@@ -69,6 +69,9 @@ def one(doc: str) -> Finding:
         ("GPU에 올리면 2~3배 빨라진다", "2~3배", "2~3", "×"),
         ("it is 2X faster now", "2X faster", "2", "×"),
         ("0.5s/token on CPU", "0.5s/token", "0.5", "s/tok"),
+        ("the first epoch takes 3:39 min", "3:39 min", "3:39", "min"),
+        ("Time Elapsed 00:00:41.91", "00:00:41.91", "00:00:41.91", "s"),
+        ("0.42user 0.08system 0:02.51elapsed", "0:02.51", "0:02.51", "s"),
     ],
 )
 def test_claims_by_category(doc: str, text: str, value: str, unit: str) -> None:
@@ -106,6 +109,13 @@ def test_claims_by_category(doc: str, text: str, value: str, unit: str) -> None:
         "[the probe](https://example.org/a?wait=5s) docs",
         "9월 26일 오전 2시 30분 10초에 재시작",
         "Ryzen 7 3700X and 3X",
+        # clocks whose words do not make them durations: times of day, log stamps, a schedule, a recording
+        "build started at 10:38, ended 11:02",
+        "2021.07.27 10:53:32.017057 executeQuery took the lock",
+        "[15:24:43] [Server thread/INFO]: Dim 0 : Mean tick time",
+        "open from 9:00 to 17:00 on build days",
+        "Duration: 02:33",
+        "the ratio 16:9 and the port :8080, IPv6 fe80::1:20",
     ],
 )
 def test_non_claims(doc: str) -> None:

@@ -66,6 +66,13 @@ def test_a_claim_in_ms_is_suggested_a_fact_in_seconds_but_not_fixed() -> None:
     assert s.fix is None and "render" in (s.why_no_fix or "")
 
 
+def test_a_clock_written_duration_is_compared_in_seconds_and_never_fixed() -> None:
+    facts = [fact("runner/build/wall", "build_time", "s", 42.0), fact("runner/build/other", "build_time", "s", 1.0)]
+    (s,) = sg.suggest_text("Time Elapsed 00:00:41.91\n", facts)
+    assert [c.fact_id for c in s.candidates] == ["runner/build/wall"]  # 41.91 s, not 0 nor 41
+    assert all(c.marker is None for c in s.candidates)
+
+
 def test_korean_text_is_kept_with_a_format_that_renders_it() -> None:
     text = "35B-A3B는 첫 음성 0.13초로 빠르다.\n"
     new, applied = sg.fix_text(text, [fact("gamebox/a3b/ttft", "ttft", "s", 0.1304)])

@@ -131,8 +131,13 @@ class Suggestion:
         }
 
 
-def _numbers(value: str) -> tuple[list[float], bool]:
-    """The numbers of a claim's value (`28`, `30~60`, `11.9 ± 7.2`) and whether it is a range."""
+def _numbers(value: str, unit: str = "s") -> tuple[list[float], bool]:
+    """The numbers of a claim's value (`28`, `30~60`, `11.9 ± 7.2`, a clock's `3:39` in its unit) and whether it
+    is a range."""
+    if ":" in value:  # `3:39 min`, `00:00:41.91`: minutes and seconds, or hours, minutes and seconds
+        parts = [float(x) for x in _NUMBER.findall(value)]
+        seconds = sum(x * 60**i for i, x in enumerate(reversed(parts)))
+        return [seconds / _SECONDS.get(unit, 1.0)], False
     if "±" in value or "+/-" in value or "+-" in value:
         found = _NUMBER.findall(value)
         return ([float(found[0].replace(",", ""))] if found else []), False
@@ -306,7 +311,7 @@ def suggest_text(text: str, facts: Iterable[FactData], path: str = "<text>", lim
 def _suggest_one(
     finding: lint.Finding, start: int, end: int, sentence: str, pool: Sequence[FactData], limit: int
 ) -> Suggestion:
-    values, is_range = _numbers(finding.value)
+    values, is_range = _numbers(finding.value, finding.unit)
     found: list[Candidate] = []
     for fact in pool:
         fact_unit = str(fact.get("unit") or "")
@@ -321,7 +326,7 @@ def _suggest_one(
         why = why_not_citable(fact)
         marker = None
         written = _NUMBER.search(finding.value)
-        if not is_range and finding.unit == fact_unit and written is not None:
+        if not is_range and finding.unit == fact_unit and written is not None and ":" not in finding.value:
             marker = marker_for(fact, finding.text, written.group())
         found.append(
             Candidate(

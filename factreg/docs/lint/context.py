@@ -183,15 +183,24 @@ _VERSUS_BEFORE = lazy(rf"{_B}(?i:vs\.?|versus){_SP}*~?(?:\*\*)?{_SP}*$")
 _SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
 
 
-# A table cell holding nothing but a duration (`| 1.3s |`, `| **~17.5 min** |`, `| 2276.67 ms |`): a row of two or
-# more, with no bound in it, is a row of measured times (a results table), whatever its header says.
+# A table cell holding nothing but a duration (`| 1.3s |`, `| **~17.5 min** |`, `| `17s` 👍 |`, `| 142ms (약 28배) |`):
+# a row of two or more, with no bound in it, is a row of measured times (a results table), whatever its header says.
 _DURATION_CELL = lazy(
-    r"[ \t*_~≈]*\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|m\d+(?:\.\d+)?s|"
-    r"h|hrs?|hours?|초|분|밀리초|시간)[ \t*_]*"
+    r"[ \t*_~≈`]*\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|m\d+(?:\.\d+)?s|"
+    r"h|hrs?|hours?|초|분|밀리초|시간)[ \t*_`]*(?:[👍👎✅❌⚡🚀🏆◆][ \t]*)*(?:\((?:약[ \t]?)?[\d.,]+[ \t]?(?:x|×|배|%)\)[ \t*_]*)?"
 )
 
 
 _ROW_BOUND = lazy(rf"[<>≤≥]|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than){_E}|이내|이하|미만|최대")
+
+
+# What a table of one duration a row holds as often as measured times: waits, delays, windows, durations of a run
+# or of media, lengths, downtime, prices and billing, defaults (with _SETTING_WORDS, _TARGET_WORDS, _LIMIT_WORD, _GOAL_LINE).
+_LONE_NOT = lazy(
+    rf"{_B}(?i:delays?|wait\w*|pause\w*|windows?|durations?|length|period|warm-?up|ramp\w*|cool-?down|downtime|"
+    rf"price\w*|pricing|billing|billed|cost|default|every|after|per|e\.g\.|example|lifetime|age|ago|uptime){_E}"
+    r"|길이|분량|기간|대기|설정|예상|지연\s?삭제|가격|요금|과금|기본|마다|후\b|전\b|예:|보존|유지|지속"
+)
 
 
 _SHARE_FIRST_CELL = lazy(r"[ \t]*\|?[ \t*_]*\d+(?:\.\d+)?[ \t]?%")  # `| 99.9% | 43.2 minutes |`: an availability's downtime
@@ -295,10 +304,22 @@ class _Context(_Tables):
         if lo not in cache:
             row = self.text[lo:hi]
             cells = row.strip().strip("|").split("|")
-            cache[lo] = not (_ROW_BOUND.search(row) or _SHARE_FIRST_CELL.match(row)) and sum(
-                _DURATION_CELL.fullmatch(c) is not None for c in cells
-            ) >= 2
+            times = sum(_DURATION_CELL.fullmatch(c) is not None for c in cells)
+            cache[lo] = not (_ROW_BOUND.search(row) or _SHARE_FIRST_CELL.match(row)) and (
+                times >= 2 or times == 1 and self._plain_row(row, self._header_row(lo))
+            )
         return cache[lo]
+
+    @staticmethod
+    def _plain_row(row: str, header: str) -> bool:
+        """Whether a table row with one cell of nothing but a duration reads as a measured time: neither it nor its
+        header names a setting, a limit, a goal, a length of media or a price (`| Retry attempt | Delay |` over
+        `| 2 | 10 seconds |`, `| 길이 | 5-30초 |`)."""
+        both = f"{row}\n{header}"
+        return header != "" and not (
+            _SETTING_WORDS.search(both) or _TARGET_WORDS.search(both) or _LIMIT_WORD.search(both)
+            or _GOAL_LINE.search(both) or _LONE_NOT.search(both)
+        )
 
     def _header_row(self, lo: int) -> str:
         """The header row of the table whose body row starts at `lo` (the row above its `|---|` separator), or ""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from factreg.docs.findings import Finding
+from factreg.docs.lint.clocks import clock_durations, may_hold
 from factreg.docs.lint.context import _Context
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
@@ -84,6 +85,8 @@ def _candidates(
                 out.append(found)
             elif dismissed is not None:
                 dismissed.append((m.start(), m.end(), m.group("n1"), "", "dismissed", ""))
+    if may_hold(text):  # `Time Elapsed 00:00:41.91`: read over the whole text, as no unit marks their lines
+        out.extend(clock_durations(text, ctx, skipped))
     if "|" in text and "--" in text:
         taken = [(c[0], c[1]) for c in out]
         for c in _header_cells(text, skipped):
@@ -361,9 +364,19 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
     windows: list[tuple[int, int]] | None = None
     if prefilter:
         windows = _windows(text)
-        if not windows and (")" not in text or _LABEL_UNIT.search(text) is None) and not _has_table(text):
+        if (
+            not windows
+            and (")" not in text or _LABEL_UNIT.search(text) is None)
+            and not _has_table(text)
+            and not may_hold(text)
+        ):
             return []  # no line can hold a claim
-    elif _CLAIM.search(text) is None and not any(hint in text for _, hint in _EXTRA) and not _has_table(text):
+    elif (
+        _CLAIM.search(text) is None
+        and not any(hint in text for _, hint in _EXTRA)
+        and not _has_table(text)
+        and not may_hold(text)
+    ):
         return []
     regions = _skipped(text, include_code)
     if regions.whole_file:

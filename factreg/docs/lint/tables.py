@@ -10,6 +10,7 @@ from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.relative import _Relative
 from factreg.docs.lint.vocab import (
     _CHANGE_RX,
+    _CLOCK_NUM,
     _LEX,
     _LINE_FLAGS,
     _NUM,
@@ -191,9 +192,15 @@ _CAPTION_UNIT = lazy(
 _CAPTION_NORMAL = {"milliseconds": "ms", "millisecond": "ms", "second": "s", "sec": "s"}
 
 
-def _cell_number(cell: str) -> re.Match[str] | None:
-    """The number a bare cell holds: one value, a range or spread, or several values (`12.1/5120.4`)."""
-    return _BARE_CELL.match(cell) or _MULTI_CELL.match(cell)
+# A duration written as a clock in a column of times (`| Wall Time |` over `2:40.83`, `0:05:23`): minutes and
+# seconds, or hours, minutes and seconds.
+_CLOCK_CELL = lazy(rf"[ \t*_~≈]*(?P<n>{_CLOCK_NUM})(?:[ \t]*(?i:min|s|h))?[ \t*_]*$")
+
+
+def _cell_number(cell: str, unit: str = "") -> re.Match[str] | None:
+    """The number a bare cell holds: one value, a range or spread, or several values (`12.1/5120.4`); in a column
+    of seconds or minutes, also a clock-written duration."""
+    return _BARE_CELL.match(cell) or _MULTI_CELL.match(cell) or (_CLOCK_CELL.match(cell) if unit in ("s", "min") else None)
 
 
 def _caption_unit(text: str, header_lo: int, rows: list[tuple[int, int, bool]]) -> tuple[str, str] | None:
@@ -251,7 +258,7 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
             pos = lo + (first + 1 if lead else 0)
             for col, cell in enumerate(cells):
                 found = _cell_unit(col, units, label, caption, metrics)
-                if found is not None and (m := _cell_number(cell)) is not None:
+                if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
                     if not skipped(a, b):
                         out.append((a, b, m.group("n"), found[0], found[1], found[2]))

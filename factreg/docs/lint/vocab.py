@@ -23,6 +23,8 @@ _NUM_FIRST = r"\d(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)\d*(?:,\d{3})*(?:
 
 
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+# A duration written as a clock: minutes and seconds, or hours, minutes and seconds (`3:39`, `00:00:41.91`).
+_CLOCK_NUM = r"\d{1,3}:[0-5]\d(?::[0-5]\d)?(?:\.\d+)?"
 
 
 _END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)

@@ -327,6 +327,18 @@ EXAMPLES_FR101 = (
         "7 min",
         "2026-05-03 · 1353 words · 7 min · tags: benchmarks",
     ),
+    ("a clock-written time a build took", "Time Elapsed 00:00:41.91", "00:00:41.91", "Started at 00:00:41.91"),
+    ("minutes and seconds", "the first epoch takes 3:39 min", "3:39 min", "the first epoch starts at 3:39"),
+    ("GNU time's elapsed", "0.42user 0.08system 0:02.51elapsed 99%CPU", "0:02.51", "0.42user 0.08system 0:02.51 99%CPU"),
+    ("a clock beside seconds", "545 passed in 258.02s (0:04:18)", "0:04:18", "545 passed (0:04:18)"),
+    ("a change between clocks", "Build time went from 10:38 to 6:46.", "10:38", "The shop opens from 10:38 to 6:46."),
+    ("a recording's duration", "Total send duration: 0:00:15.95", "0:00:15.95", "Duration: 0:00:15.95"),
+    (
+        "one measured time in a table's row",
+        "| Step | Result |\n|---|---|\n| cold build | `17s` 👍 |",
+        "17s",
+        "| Step | Timeout |\n|---|---|\n| cold build | `17s` 👍 |",
+    ),
 )
 
 EXAMPLES_FR102 = (
@@ -454,7 +466,9 @@ RULES = (
         "duration",
         "A time a system took, in prose: `120 ms`, `3.75 s`, `6m58s`, `30~60초`, `2 to 3 seconds`.",
         (
-            "Reads a number with a duration unit (`ms`, `µs`, `s`, `sec`, `min`, `6m58s`, `초`, `밀리초`, `분`). "
+            "Reads a number with a duration unit (`ms`, `µs`, `s`, `sec`, `min`, `6m58s`, `초`, `밀리초`, `분`), and a "
+            "duration written as a clock where its words say it is one (`3:39 min`, `Time Elapsed 00:00:41.91`, GNU "
+            "time's `0:02.51elapsed`, `258.02s (0:04:18)`, a build's time falling `from 10:38 to 6:46`). "
             "Leaves clock times, dates, schedules (`30분마다`, `5 minutes ago`), lengths of media and of inputs (`a "
             "10-minute podcast`, `10초 길이의 음성`), reading times, uptime, time people spend (`It took me 2 hours`, "
             "`5분 안에 설치`), windows and quotas, product names (`Vega 10s`), and hypothetical or illustrative "

@@ -154,6 +154,12 @@ EXAMPLES_FR155 = (
         "41.5",
         "| 모델 | 속도 향상 |\n|---|---|\n| 8B | 41.5 |",
     ),
+    (
+        "a time written as a clock",
+        "| Tool | Wall Time |\n|---|---|\n| bwa | 2:40.83 |",
+        "2:40.83",
+        "| Tool | Started |\n|---|---|\n| bwa | 2:40.83 |",
+    ),
 )
 
 RULES = (
@@ -211,7 +217,8 @@ RULES = (
         (
             "Reads each bare number (not the first column's) in a column whose header cell names a measured rate or "
             "latency and no unit: llama-bench's tests (`pp512`, `tg128`), `T_PP s`, a percentile, `latency`, "
-            "`TTFT`, `throughput`, `speed`, `속도`, `처리량`, `응답 시간`. Leaves columns of relative speeds, "
+            "`TTFT`, `throughput`, `speed`, `속도`, `처리량`, `응답 시간`, the time a kind of work took (`Wall Time`, "
+            "`build time`; there a clock-written `2:40.83` too). Leaves columns of relative speeds, "
             "speed-ups, changes, counts, sizes and scores; a column headed by a target makes them targets."
         ),
         EXAMPLES_FR155,
