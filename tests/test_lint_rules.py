@@ -236,3 +236,17 @@ def test_a_bit_rate_stays_with_the_preview_rule() -> None:
         ("4 Mbps", "FR113"), ("3 Mbps", "FR113"), ("3.2 GB/s", "FR116"), ("989 TFLOPS", "FR116"), ("900 GB/s", "FR116"),
         ("4 Gbps", "FR113"), ("40 MB/s", "FR113"),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "- 50% 속도 향상 → 판매량 12% 증가",
+        "- 40% 속도 향상 → 가입 15% 증가",
+        "P99 latency went from 3 seconds to 500ms, and 40% reduction in user abandonment for API-heavy applications.",
+    ],
+)
+def test_a_business_figure_beside_a_speed_up_is_not_a_default_claim(doc: str) -> None:
+    """The change of sales, sign-ups or abandonment a speed-up brought is FR124's (a preview rule), not FR122's."""
+    last = [f for f in lint_text(doc) if f.unit == "%"][-1]  # the business figure's change, the line's last percent
+    assert last.text in ("12%", "15%", "40%") and last.rule == "FR124"

@@ -224,7 +224,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
 # its change, not a system's, even when a word of performance stands further off in the sentence.
 _BUSINESS = lazy(
     rf"{_B}(?i:conversions?|revenue|sales|growth|hourly{_SP}+rate|prices?|costs?|abandonment|bounce|churn|engagement|"
-    rf"satisfaction|page{_SP}?views?){_E}|이탈|페이지{_SP}?뷰|만족도|매출|전환율|비용|가격|요금"
+    rf"satisfaction|page{_SP}?views?|sign-?ups?|purchases?){_E}|이탈|페이지{_SP}?뷰|만족도|매출|전환율|전환수|비용|가격|요금|"
+    r"판매량|판매|가입|구매|방문자|유입"
 )
 _PERF_CLOSE = lazy(
     rf"{_B}(?i:latency|time|times|speed|faster|slower|throughput|duration){_E}|지연|시간|속도|처리량|빠르|느리"
@@ -232,11 +233,12 @@ _PERF_CLOSE = lazy(
 
 
 def _business_change(text: str, start: int, end: int) -> bool:
-    """Whether a percent change in prose is a business figure's: one of _BUSINESS within 25 characters of it on its
-    line, and no word of performance within 10."""
-    lo, hi = _line_of(text, start, end)
-    lo, hi = max(lo, start - 25), min(hi, end + 25)
-    if not _BUSINESS.search(text, lo, hi):
+    """Whether a percent change in prose is a business figure's: one of _BUSINESS starting within 25 characters of
+    it on its line (`40% reduction in user abandonment`), and no word of performance within 10."""
+    lo, line_hi = _line_of(text, start, end)
+    lo, hi = max(lo, start - 25), min(line_hi, end + 25)
+    word = _BUSINESS.search(text, lo, min(line_hi, end + 45))
+    if word is None or word.start() > hi:
         return False
     return not _PERF_CLOSE.search(text, max(lo, start - 10), min(hi, end + 10))
 

@@ -69,6 +69,9 @@ _BARE_CELL = lazy(
 )
 
 
+_VALUE_BEFORE = lazy(r"(?i:\b(?:every|each|after|within|over)[ \t]+)\d[\d,.]*[ \t]?$")
+
+
 def _header_units(header: str) -> list[tuple[str, str] | None]:
     """For each cell of a table's header row, (unit, kind) when the cell names a time or rate unit, else None; the
     kind is `target` when the cell names a target, a limit or a setting."""
@@ -76,7 +79,12 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
     cells = header.strip().strip("|").split("|")
     for cell in cells:
         m = _HEADER_UNIT.search(cell)
-        if m is None or _LINE_FLAGS["media"].search(cell) or _STATISTIC_COLUMN.fullmatch(cell):  # `Min`: no minutes
+        if (
+            m is None
+            or _LINE_FLAGS["media"].search(cell)
+            or _STATISTIC_COLUMN.fullmatch(cell)  # `Min`: no minutes
+            or _VALUE_BEFORE.search(cell, 0, m.start())  # `every 60 seconds`: a duration the cell names, not a unit
+        ):
             out.append(None)
             continue
         word = (m.group("u") or "s").lower()

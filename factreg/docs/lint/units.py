@@ -66,7 +66,7 @@ _UNITS = [
     ("xsp", rf"(?<={_SP})x(?={_SP}+(?i:faster|slower|quicker|speedup|speed-up|slowdown){_END})"),
     ("times", rf"(?i:times)(?={_SP}+(?i:faster|slower|quicker|as{_SP}|more|less|longer|shorter|higher|lower)|[.;)]|$)"),
     ("ratio", r"배(?![포치열경터송달출선당제관우추꼽양심수율속신탈려])"),
-    ("pct", r"%|(?<=\d )(?i:percent)(?![A-Za-z])"),
+    ("pct", r"%(?![pP](?![A-Za-z]))|(?<=\d )(?i:percent)(?![A-Za-z])"),  # not `1%p`: percentage points (of accuracy)
 ]
 
 

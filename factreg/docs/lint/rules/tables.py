@@ -78,6 +78,12 @@ EXAMPLES_FR152 = (
 
 EXAMPLES_FR153 = (
     (
+        "a label naming a duration is not a unit",
+        "| Test | Command | Value |\n|---|---|---|\n| latency (ms) | PUBLISH | 1.2 |",
+        "1.2",
+        "| Test | Command | Count |\n|---|---|---|\n| Ping every 60 seconds | PUBLISH | 1 |",
+    ),
+    (
         "a unit column",
         "| Metric | Task | Value | Unit |\n|---|---|---|---|\n| Total merge time | | 3.06 | min |",
         "3.06",
