@@ -309,10 +309,13 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
     num_end = n3_end if n3_end >= 0 else m.end("n1")
     if num_end == u_start and n3_end < 0 and kind in ("s", "x", "xcap", "h"):
         digits = m.group("n1")
-        if digits.isdigit() and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES)) and not (
-            kind == "x" and _FASTER_AFTER.match(text, end)
+        if (
+            digits.isdigit()
+            and (len(digits) >= 4 or (kind == "s" and int(digits) in _HTTP_CODES))
+            and not (kind == "x" and _FASTER_AFTER.match(text, end))
+            and not (kind == "s" and len(digits) >= 4 and _alone_in_cell(text, start, end))
         ):
-            return  # `RTX 2080s`, `3700x`, `the 401s` (not `1000x faster`)
+            return  # `RTX 2080s`, `3700x`, `the 401s` (not `1000x faster`, nor `| 1056s |`: a cell of seconds)
         if kind == "s" and digits.isdigit() and _PRODUCT_BEFORE.search(text, max(0, start - 20), start):
             return  # `Vega 10s`, `Radeon 7s`: a product's name in the plural
     if _NAME_AFTER.match(text, end):
@@ -325,6 +328,13 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
     if rule == "FR101" and what == "claim" and not ctx.measured(start, end):
         rule = BARE_DURATION_RULE  # no word of measured work near it: a preview rule
     append((start, end, text[start:num_end], _NORMAL[kind], what, rule))
+
+
+def _alone_in_cell(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is all a table cell holds (but spaces, emphasis and code marks)."""
+    lo, hi = _line_of(text, start, end)
+    left, right = text.rfind("|", lo, start), text.find("|", end, hi)
+    return left >= 0 and right >= 0 and not text[left + 1 : start].strip(" \t*_`") and not text[end:right].strip(" \t*_`")
 
 
 _FASTER_AFTER = lazy(rf"{_SP}+(?i:faster|slower|quicker|speed-?up|more{_SP}+throughput){_E}")

@@ -34,7 +34,7 @@ _HEADER_UNIT = lazy(
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
     r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"
-    r"rps|qps|tps|fps|it/s|[nµμu]s/op|ms/op|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
+    r"rps|qps|tps|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
     r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
     r"|초|밀리초|토큰/초)(?=$|[\s)\],*])"
@@ -55,17 +55,20 @@ _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "r
 _HEADER_NORMAL |= {"ns": "ns", "µs": "µs", "μs": "µs"} | dict.fromkeys(("ns/op", "µs/op", "μs/op", "us/op", "ms/op"), "/op")
 
 
+_HEADER_NORMAL |= {f"{t}/{per}": "/op" for t in ("ns", "µs", "μs", "us", "ms") for per in ("fn", "iter", "call", "query", "row")}
+
+
 # A header cell naming the column that holds each row's unit (`| Metric | Task | Value | Unit |`, a benchmark
 # report's layout): the row's numbers are in the unit its cell there names.
 _UNIT_COLUMN = lazy(r"[ \t*_]*(?:(?i:units?)|단위)[ \t*_]*")
 
 
 _BARE_CELL = lazy(
-    # a number (`1,234.5`, `2,75`, a European `128.654,31`), a range or spread, or a list of runs (`13.7, 12.6`)
-    rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>(?:\d{{1,3}}(?:\.\d{{3}})+,\d+|\d[\d,]*(?:\.\d+)?)"
+    # a number (`1,234.5`, `2,75`, a European `128.654,31`, `138_773`, `74'040`), a range or spread, or a list of runs (`13.7, 12.6`)
+    rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>(?:\d{{1,3}}(?:\.\d{{3}})+,\d+|\d{{1,3}}(?:[_']\d{{3}})+(?:\.\d+)?|\d[\d,]*(?:\.\d+)?)"
     rf"(?:{_SP}?(?:[-–~→…]|->|\.\.\.?|(?i:to)){_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?|(?:,{_SP}\d+(?:\.\d+)?)+)?)"
     r"(?:[kKM](?![A-Za-z]))?[ \t*_]*"  # `131K`: thousands of a rate
-    r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*%\))[ \t*_]*)*$"  # a mark, a note or a change after it
+    r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*(?:%|[x×])\))[ \t*_]*)*$"  # a mark, a note, a change or a ratio after it
 )
 
 

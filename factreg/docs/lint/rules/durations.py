@@ -327,6 +327,12 @@ EXAMPLES_FR101 = (
         "7 min",
         "2026-05-03 · 1353 words · 7 min · tags: benchmarks",
     ),
+    (
+        "four digits of seconds alone in a cell",
+        "| step | time |\n|---|---|\n| `run tests` | 1056s |",
+        "1056s",
+        "| GPU | VRAM |\n|---|---|\n| RTX 2080s | 8 GB |",
+    ),
     ("a clock-written time a build took", "Time Elapsed 00:00:41.91", "00:00:41.91", "Started at 00:00:41.91"),
     ("minutes and seconds", "the first epoch takes 3:39 min", "3:39 min", "the first epoch starts at 3:39"),
     ("GNU time's elapsed", "0.42user 0.08system 0:02.51elapsed 99%CPU", "0:02.51", "0.42user 0.08system 0:02.51 99%CPU"),

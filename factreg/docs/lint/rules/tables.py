@@ -6,6 +6,18 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "digits grouped with underscores",
+        "| bench | op/s |\n|---|---|\n| get | 138_773 |",
+        "138_773",
+        "| bench | keys |\n|---|---|\n| get | 138_773 |",
+    ),
+    (
+        "time per call, with its ratio",
+        "| fn | run time [us/fn] |\n|---|---|\n| Go | 95 (2.2x) |",
+        "95",
+        "| fn | binary size [KiB] |\n|---|---|\n| Go | 95 |",
+    ),
+    (
         "a range with an ellipsis",
         "| Command | Min…Max [ms] |\n|---|---|\n| perl | 11090.1…11559.1 |",
         "11090.1…11559.1",
