@@ -70,6 +70,8 @@ def one(doc: str) -> Finding:
         ("it is 2X faster now", "2X faster", "2", "×"),
         ("0.5s/token on CPU", "0.5s/token", "0.5", "s/tok"),
         ("the first epoch takes 3:39 min", "3:39 min", "3:39", "min"),
+        ("the build took 6m58s", "6m58s", "6m58s", "s"),
+        ("the import takes 4h38m", "4h38m", "4h38m", "h"),
         ("Time Elapsed 00:00:41.91", "00:00:41.91", "00:00:41.91", "s"),
         ("0.42user 0.08system 0:02.51elapsed", "0:02.51", "0:02.51", "s"),
     ],

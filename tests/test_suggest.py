@@ -73,6 +73,12 @@ def test_a_clock_written_duration_is_compared_in_seconds_and_never_fixed() -> No
     assert all(c.marker is None for c in s.candidates)
 
 
+def test_a_duration_in_several_units_is_compared_whole() -> None:
+    facts = [fact("runner/build/wall", "build_time", "s", 418.0), fact("runner/build/short", "build_time", "s", 6.0)]
+    (s,) = sg.suggest_text("The build took 6m58s.\n", facts)
+    assert [c.fact_id for c in s.candidates] == ["runner/build/wall"]  # 418 s, not 6
+
+
 def test_korean_text_is_kept_with_a_format_that_renders_it() -> None:
     text = "35B-A3B는 첫 음성 0.13초로 빠르다.\n"
     new, applied = sg.fix_text(text, [fact("gamebox/a3b/ttft", "ttft", "s", 0.1304)])

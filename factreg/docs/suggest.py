@@ -71,6 +71,9 @@ _METRIC_TERMS = frozenset(w for words in _METRIC_WORDS.values() for w in words) 
 # Condition values too common to say which fact a sentence is about.
 _GENERIC = frozenset({"true", "false", "on", "off", "yes", "no", "none", "http", "https", "v1", "cuda", "cpu"})
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+# The parts of a duration written in several units (`6m58s`, `2h 3m`, `18min37s`).
+_COMPOUND = re.compile(r"(\d+(?:\.\d+)?)\s?(h|min|m|s)(?![a-z])")
+_COMPOUND_UNIT = {"h": "h", "min": "min", "m": "min", "s": "s"}
 _COMMENT = re.compile(r"<!--.*?-->")
 _SENTENCE_END = re.compile(r"[.!?。](?=\s|$)")
 
@@ -137,6 +140,10 @@ def _numbers(value: str, unit: str = "s") -> tuple[list[float], bool]:
     if ":" in value:  # `3:39 min`, `00:00:41.91`: minutes and seconds, or hours, minutes and seconds
         parts = [float(x) for x in _NUMBER.findall(value)]
         seconds = sum(x * 60**i for i, x in enumerate(reversed(parts)))
+        return [seconds / _SECONDS.get(unit, 1.0)], False
+    pieces: list[tuple[str, str]] = _COMPOUND.findall(value)
+    if len(pieces) > 1:  # `6m58s`, `2h 3m`, `1h 16m 51s`
+        seconds = sum(float(x) * _SECONDS[_COMPOUND_UNIT[u]] for x, u in pieces)
         return [seconds / _SECONDS.get(unit, 1.0)], False
     if "±" in value or "+/-" in value or "+-" in value:
         found = _NUMBER.findall(value)

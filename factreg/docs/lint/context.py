@@ -30,7 +30,7 @@ from factreg.docs.lint.vocab import (
     Candidate,
 )
 
-_DURATIONS = frozenset({"s", "ms", "min", "us", "ns", "h", "d"})
+_DURATIONS = frozenset({"s", "ms", "min", "us", "ns", "h", "d", "hm"})
 
 
 _SPAN_KINDS = frozenset({"rate", "req", "persec", "op", "mstok", "stok", "bw", "bits", "flops", "fps"})

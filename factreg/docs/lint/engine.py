@@ -327,7 +327,8 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
     rule = FAMILY_RULE[kind]
     if rule == "FR101" and what == "claim" and not ctx.measured(start, end):
         rule = BARE_DURATION_RULE  # no word of measured work near it: a preview rule
-    append((start, end, text[start:num_end], _NORMAL[kind], what, rule))
+    value = text[start:end] if _DIGIT.search(text, u_start, end) else text[start:num_end]  # `6m58s`, `2h 3m`: whole
+    append((start, end, value, _NORMAL[kind], what, rule))
 
 
 def _alone_in_cell(text: str, start: int, end: int) -> bool:

@@ -34,7 +34,7 @@ _HEADER_UNIT = lazy(
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
     r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"
-    r"rps|qps|tps|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
+    r"rps|qps|tps|iops|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
     r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
     r"|초|밀리초|토큰/초)(?=$|[\s)\],*])"
@@ -49,7 +49,7 @@ _HEADER_NORMAL = {"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds":
 _HEADER_NORMAL |= {"min": "min", "mins": "min", "minutes": "min", "ms/tok": "ms/tok", "ms/token": "ms/tok"}
 
 
-_HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "it/s": "/s"}
+_HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "iops": "/s", "it/s": "/s"}
 
 
 _HEADER_NORMAL |= {"ns": "ns", "µs": "µs", "μs": "µs"} | dict.fromkeys(("ns/op", "µs/op", "μs/op", "us/op", "ms/op"), "/op")
@@ -66,6 +66,7 @@ _UNIT_COLUMN = lazy(r"[ \t*_]*(?:(?i:units?)|단위)[ \t*_]*")
 _BARE_CELL = lazy(
     # a number (`1,234.5`, `2,75`, a European `128.654,31`, `138_773`, `74'040`), a range or spread, or a list of runs (`13.7, 12.6`)
     rf"[ \t*_~≈🟩🟨🟥✅⚡🚀]*(?P<n>(?:\d{{1,3}}(?:\.\d{{3}})+,\d+|\d{{1,3}}(?:[_']\d{{3}})+(?:\.\d+)?|\d[\d,]*(?:\.\d+)?)"
+    r"(?:[kKM](?=[-–~→]))?"  # `95K–98K`: thousands of a rate, written at each end
     rf"(?:{_SP}?(?:[-–~→…]|->|\.\.\.?|(?i:to)){_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?|(?:,{_SP}\d+(?:\.\d+)?)+)?)"
     r"(?:[kKM](?![A-Za-z]))?[ \t*_]*"  # `131K`: thousands of a rate
     r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*(?:%|[x×])\))[ \t*_]*)*$"  # a mark, a note, a change or a ratio after it
@@ -141,7 +142,7 @@ _HEADER_METRIC = lazy(
     r"itl|throughput|speed)\b)|지연\s?시간|응답\s?시간|처리량|속도"
     # the time a kind of work took (`| eval time |`, `| Indexing time |`, `| save_time |`, `| 빌드 시간 |`)
     r"|(?i:(?<![A-Za-z])(?:eval|prompt[ _]eval|build|load(?:ing)?|run|wall|exec(?:ution)?|processing|inference|"
-    r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export)"
+    r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export|frame)"
     r"[ _-]?time(?:s)?(?![A-Za-z])|\btime[ _]taken\b|^\s*(?:startup|start-up|cold[ _-]?start)\s*$)|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
 )
 _NOT_METRIC = lazy(

@@ -29,6 +29,7 @@ _UNITS = [
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps|IOPS){_END}"),
     ("persec", rf"(?:건|장|개|회){_SP}?/{_SP}?(?:(?i:s|sec){_END}|초)"),  # `5.8건/s`, `16.6장/초`: items per second
     ("persec", rf"/(?:s|sec){_END}(?!/)"),
+    ("persec", r"\[#/sec\]"),  # ApacheBench's `Requests per second:    8665.48 [#/sec] (mean)`
     ("persec", rf"(?i:per){_SP}(?i:sec(?:ond)?)(?=\.|{_END})"),  # sysbench's `(30.94 per sec.)`  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps|frames{_SP}per{_SP}second){_END}"),
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
@@ -44,13 +45,14 @@ _UNITS = [
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),
     # durations
-    ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초"),
+    ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초|\[ms\]"),  # ApacheBench's `11.195 [ms] (mean)`
     ("us", rf"(?:[µμ]s|(?<=\d)us|usecs?|(?i:micro-?seconds?)){_END}|마이크로초"),
     ("us", rf"us(?={_SP}*\|)"),  # `| 273.6142 us |`: a table cell's microseconds, spaced (BenchmarkDotNet)
     ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
     ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
     ("s", rf"m{_SP}?[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s, 1m 11s
     ("s", rf"min[0-5]?\d(?:\.\d+)?s{_END}"),  # 18min37s
+    ("hm", rf"h{_SP}?[0-5]?\d{_SP}?(?:m|min|mins)(?:{_SP}?[0-5]?\d{_SP}?s)?{_END}"),  # 2h3min, 1h 57m, 1h 16m 51s
     ("s", r"초(?![과기반록등월석점콜소])"),
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
     ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
@@ -87,6 +89,7 @@ _NORMAL = {
     "s": "s",
     "min": "min",
     "h": "h",
+    "hm": "h",
     "d": "d",
     "persec": "/s",
     "op": "/op",

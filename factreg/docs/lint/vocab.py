@@ -79,7 +79,7 @@ Candidate = tuple[int, int, str, str, str, str]
 # The rule that reports a number of each unit family (a target of any family is TARGET_RULE's): the table the
 # rules in factreg.docs.lint.rules document.
 FAMILY_RULE = {
-    **dict.fromkeys(("s", "ms", "us", "ns", "min"), "FR101"),
+    **dict.fromkeys(("s", "ms", "us", "ns", "min", "hm"), "FR101"),  # hm: hours and minutes (`2h 3m`), as precise as minutes
     **dict.fromkeys(("h", "d"), "FR102"),
     **dict.fromkeys(("rate", "mstok", "stok"), "FR111"),
     **dict.fromkeys(("req", "persec", "fps", "op"), "FR112"),
@@ -99,7 +99,7 @@ SEEN_RATE_RULE = "FR117"  # FR112's rate in prose, beside a word of what was see
 # redis-benchmark's `250187.64 requests per second` and a serving benchmark's `6.05 requests/s`.
 TOOL_UNIT = lazy(
     r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)"
-    r"|(?i:it|iterations?|img|images|samples?)\s?/\s?s(?:ec)?\b|(?i:requests)(?:/s\b|\sper\ssecond)"
+    r"|(?i:it|iterations?|img|images|samples?)\s?/\s?s(?:ec)?\b|(?i:requests)(?:/s\b|\sper\ssecond)|\[#/sec\]"
 )
 RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
 BARE_RATIO_RULE = "FR123"  # a ratio with no word of speed near it, or in its table cell's row or column (preview)

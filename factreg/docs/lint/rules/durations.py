@@ -333,6 +333,8 @@ EXAMPLES_FR101 = (
         "1056s",
         "| GPU | VRAM |\n|---|---|\n| RTX 2080s | 8 GB |",
     ),
+    ("hours and minutes", "The pgloader import takes 4h38m for a 20 GB file.", "4h38m", "It took me 2h 30m to set it up by hand."),
+    ("ApacheBench's time per request", "Time per request:       11.195 [ms] (mean)", "11.195 [ms]", "Time per request:       see [ms] (mean)"),
     ("a clock-written time a build took", "Time Elapsed 00:00:41.91", "00:00:41.91", "Started at 00:00:41.91"),
     ("minutes and seconds", "the first epoch takes 3:39 min", "3:39 min", "the first epoch starts at 3:39"),
     ("GNU time's elapsed", "0.42user 0.08system 0:02.51elapsed 99%CPU", "0:02.51", "0.42user 0.08system 0:02.51 99%CPU"),
@@ -472,7 +474,8 @@ RULES = (
         "duration",
         "A time a system took, in prose: `120 ms`, `3.75 s`, `6m58s`, `30~60초`, `2 to 3 seconds`.",
         (
-            "Reads a number with a duration unit (`ms`, `µs`, `s`, `sec`, `min`, `6m58s`, `초`, `밀리초`, `분`), and a "
+            "Reads a number with a duration unit (`ms`, `µs`, `s`, `sec`, `min`, `6m58s`, `2h 3m`, `초`, `밀리초`, `분`, "
+            "ApacheBench's `[ms]`), and a "
             "duration written as a clock where its words say it is one (`3:39 min`, `Time Elapsed 00:00:41.91`, GNU "
             "time's `0:02.51elapsed`, `258.02s (0:04:18)`, a build's time falling `from 10:38 to 6:46`). "
             "Leaves clock times, dates, schedules (`30분마다`, `5 minutes ago`), lengths of media and of inputs (`a "
@@ -507,7 +510,8 @@ RULES = (
         "long-duration",
         "Hours and days of work a system did: `a training run takes 2 hours`, `2시간이 소요`.",
         (
-            "Reads hours and days only with work done by a system nearby (`takes`, `소요`, `build`, `training`): "
+            "Reads hours and days (not hours written with minutes, `2h 3m`: FR101's) only with work done by a system "
+            "nearby (`takes`, `소요`, `build`, `training`): "
             "hours and days are more often people's time, schedules and uptime, which it leaves. A preview rule "
             "since final33 joined the select split (precision 0.92 there: build timeouts and budgets)."
         ),

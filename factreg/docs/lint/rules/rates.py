@@ -144,6 +144,7 @@ EXAMPLES_FR114 = (
 )
 
 EXAMPLES_FR115 = (
+    ("ApacheBench's requests per second", "Requests per second:    8665.48 [#/sec] (mean)", "8665.48 [#/sec]", "Requests per second:    n/a [#/sec] (mean)"),
     ("wrk's transfer rate", "Transfer/sec:    169.25MB", "169.25MB", "Transfer size:    169.25MB"),
     ("a browser benchmark's score", "Geometric mean: 14.90 runs/s", "14.90 runs/s", "Geometric mean of 14.90 runs"),
     (
