@@ -250,3 +250,28 @@ def test_a_business_figure_beside_a_speed_up_is_not_a_default_claim(doc: str) ->
     """The change of sales, sign-ups or abandonment a speed-up brought is FR124's (a preview rule), not FR122's."""
     last = [f for f in lint_text(doc) if f.unit == "%"][-1]  # the business figure's change, the line's last percent
     assert last.text in ("12%", "15%", "40%") and last.rule == "FR124"
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "| 접근법 | 신뢰도 | 개선율 |\n|---|---|---|\n| AI 전용 | 85.0% | +1.5% |",
+        "| 측정 지표 | 전 | 후 | 설명 |\n|---|---|---|---|\n| **성능** | 86 | 98 (14% ↑) | 웹 페이지의 성능 점수 |",
+        "Nearly matches Bun on speed but uses ~12% more memory.",
+        "그 결과 실험 설정 작성과 리뷰에 소요되는 평균 시간이 2일 → 30분으로 무려 97% 단축되었습니다.",
+    ],
+)
+def test_a_change_of_a_share_a_score_memory_or_peoples_time_is_not_a_default_claim(doc: str) -> None:
+    """A percent change of a percentage, of a score, of memory or of the time people spend is FR124's (preview)."""
+    last = [f for f in lint_text(doc) if f.unit == "%"][-1]
+    assert last.rule == "FR124", last
+
+
+def test_a_change_of_a_measured_percentage_row_stays_a_claim() -> None:
+    doc = "| Metric | PR no-LP | PR LP |\n|---|---|---|\n| Mean TPOT | +7.6% | **+13.2%** |"
+    assert {f.rule for f in lint_text(doc)} == {"FR126"}
+
+
+def test_a_goal_to_reach_is_no_achievement() -> None:
+    doc = "인텔의 NPU는 30% 성능 향상을 목표로 하고 있으나, 국내 기업들이 50% 이상 성능 향상 기준을 달성할 가능성이 높아졌다."
+    assert [f.kind for f in lint_text(doc, targets=True) if f.text == "30%"] == ["target"]

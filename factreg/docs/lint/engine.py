@@ -213,11 +213,41 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
     if c[5] == PERCENT_RULE and not row and _business_change(text, c[0], c[1]):
         return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
+    if c[5] == PERCENT_RULE and _PEOPLE_TIME.search(text, max(_line_of(text, c[0], c[1])[0], c[0] - 50), c[0]):
+        return (*c[:5], BARE_PERCENT_RULE)  # `리뷰에 소요되는 평균 시간이 … 97% 단축`: the time people spend
+    if c[5] == PERCENT_RULE and (_RESOURCE_AFTER.match(text, c[1]) or row and _change_of_other(text, c[0], c[1])):
+        return (*c[:5], BARE_PERCENT_RULE)  # `uses ~12% more memory`, `| 정확도 | 85.0% | +1.5% |`, a score's change
     if c[5] == PERCENT_RULE and row:
         if len(_MEASURED_CELL.findall(text, *_line_of(text, c[0], c[1]))) >= 2:
             return (*c[:5], TABLE_PERCENT_RULE)  # `| 250ms | 60ms | 76% 단축 |`: beside the times it is worked from
         return (*c[:5], LONE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: the row's own figure
     return c
+
+
+# More or less of a resource after a percentage (`~12% more memory`): a size's change, not a speed's.
+_RESOURCE_AFTER = lazy(
+    rf"(?:\*\*)?{_SP}+(?i:more|less|fewer|higher|lower){_SP}+(?i:memory|ram|vram|disk|storage|space|power|energy|cost){_E}"
+    rf"(?!{_SP}+(?i:bandwidth|throughput|speed|latency))"  # not `40% more memory bandwidth`
+)
+# The time people spend on a task, before a percent change of it (`프로젝트 생성/세팅 시간이 … 80% 이상 감소`).
+_PEOPLE_TIME = lazy(
+    rf"{_B}(?i:review|set-?up|onboarding|meeting|hiring|triage)(?:{_SP}+\w+)?{_SP}+time{_E}|리뷰|세팅|셋업|온보딩|회의|채용"
+)
+_SCORE = lazy(rf"{_B}(?i:scores?|lighthouse){_E}|점수")
+_FASTER = lazy(rf"{_B}(?i:faster|slower|quicker){_E}|빠르|빠름|느리|느림")
+_LEVEL_CELL = lazy(r"[ \t*_~≈]*\d[\d,.]*[ \t]?%[ \t*_]*")  # a percentage with no sign: a level, not a change
+
+
+def _change_of_other(text: str, start: int, end: int) -> bool:
+    """Whether a percent change in a table row changes something other than a time or a rate: a score (`| **성능**
+    | 86 | 90 | 98 (14% ↑) | … 성능 점수 |`), or a percentage, all the row's other numbers being percentages with
+    no sign (`| AI 전용 | 85.0% | +1.5% |` under `| 접근법 | 신뢰도 | 개선율 |`; not `| Mean TPOT | +7.6% | +13.2% |`)."""
+    lo, hi = _line_of(text, start, start)
+    if _SCORE.search(text, lo, hi):
+        return True
+    _, _, _, others = _cell_context(text, start)
+    numbers = [o for o in others[1:] if _DIGIT.search(o)]
+    return bool(numbers) and all(_LEVEL_CELL.fullmatch(o) for o in numbers) and not _FASTER.search(text, start, end + 12)
 
 
 # A business figure right beside a percent change (`conversions`, `revenue`, `growth`, `hourly rate`, `이탈`, `매출`):

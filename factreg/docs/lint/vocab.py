@@ -204,7 +204,7 @@ _TARGET_WORDS = lazy(
 )
 
 
-_ACHIEVED = lazy(r"✅|☑|✔|\[[xX]\]|달성|(?i:achieved|measured|breaks|broke|broken|crossed|surpassed)")
+_ACHIEVED = lazy(r"✅|☑|✔|\[[xX]\]|달성(?!할|하려|하기|하는지|을 목표|이 목표)|(?i:achieved|measured|breaks|broke|broken|crossed|surpassed)")
 
 
 def _past(after: str) -> bool:
