@@ -213,6 +213,22 @@ _MEDIA_HEADER = lazy(
 )
 
 
+def _after_number(text: str, lo: int, hi: int) -> int:
+    """Where a window `text[lo:hi]` before a number starts once any number in it is left out."""
+    for i in range(hi - 1, lo - 1, -1):
+        if text[i].isdigit():
+            return i + 1
+    return lo
+
+
+def _before_number(text: str, lo: int, hi: int) -> int:
+    """Where a window `text[lo:hi]` after a number ends once any number in it is left out."""
+    for i in range(lo, hi):
+        if text[i].isdigit():
+            return i
+    return hi
+
+
 class _Context(_Tables):
     def measured(self, start: int, end: int) -> bool:
         """Whether a duration reads as a measurement: a word of measured work within 40 characters before it or 25
@@ -249,10 +265,10 @@ class _Context(_Tables):
                     break
         if _RANGE_BEFORE.search(text, max(near_lo, start - 40), start):
             return True  # `Range (min … max):   414.4 ms … 422.7 ms`: the fastest and slowest runs
-        if _BOUND_NEAR.search(text, max(near_lo, start - 20), start) or _BOUND_NEAR.search(
-            text, end, min(near_hi, end + 10)
+        if _BOUND_NEAR.search(text, _after_number(text, max(near_lo, start - 20), start), start) or _BOUND_NEAR.search(
+            text, end, _before_number(text, end, min(near_hi, end + 10))
         ):
-            return False
+            return False  # a bound beside it (not one that binds the number before or after it: `under 1 ms, with 3 ms`)
         if (_GOAL_LINE.search(text, near_lo, near_hi) if row else self._flag(start, "goal_line")):
             return False
         if _WORKED_BEFORE.search(text, max(lo, start - 16), start) or _WORKED_AFTER.match(text, end):

@@ -41,6 +41,7 @@ _UNITS = [
     ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
     # time per operation, as Go's and JMH's benchmarks print it: `45487 ns/op`, `3.2 us/op`
     ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?op{_END}"),
+    ("op", rf"s/it{_END}"),  # tqdm's seconds per iteration: `[00:27<00:00,  3.92s/it]`
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),

@@ -333,6 +333,12 @@ EXAMPLES_FR101 = (
         "1056s",
         "| GPU | VRAM |\n|---|---|\n| RTX 2080s | 8 GB |",
     ),
+    (
+        "a bound that binds the number before",
+        "Median (P50) latency under 1 ms, with 3 ms at the 99th percentile (P99).",
+        "3 ms",
+        "Keep the median latency under 3 ms.",
+    ),
     ("hours and minutes", "The pgloader import takes 4h38m for a 20 GB file.", "4h38m", "It took me 2h 30m to set it up by hand."),
     ("ApacheBench's time per request", "Time per request:       11.195 [ms] (mean)", "11.195 [ms]", "Time per request:       see [ms] (mean)"),
     ("a clock-written time a build took", "Time Elapsed 00:00:41.91", "00:00:41.91", "Started at 00:00:41.91"),

@@ -66,6 +66,7 @@ EXAMPLES_FR111 = (
 )
 
 EXAMPLES_FR117 = (
+    ("seconds per iteration seen", "With my GTX 1050 Ti I get around 1.56s/it.", "1.56s/it", "With my GTX 1050 Ti I aim for 1.56s/it."),
     ("a frame rate seen", "After the update I get only 18 fps.", "18 fps", "After the update we aim for 18 fps."),
     ("a requirement", "The server handles 460 req/s on one core.", "460 req/s", "The server must handle 460 req/s on one core."),
     ("lower-case tps", "the patched kernel runs at 31 tps", "31 tps", "the patched kernel runs 31 threads"),
