@@ -63,9 +63,12 @@ _MEASURED = lazy(
     rf"{_B}(?i:took|takes|taking|finished{_SP}+in|completed?{_SP}+in|done{_SP}+in|in{_SP}+just|eval{_SP}+time|"
     # what a tool prints when a step ends: `24 passed in 0.64 seconds`, `built in 1465ms`, `Executed in 38.07 secs`,
     # `runner started in 8.62 seconds` (not `Get started in 5 minutes`: people's time)
-    rf"(?:passed|failed|built|compiled(?:{_SP}+successfully)?|executed|ran|loaded|installed|resolved|transpiled|bundled|"
+    rf"(?:passed|failed|built|compiled(?:{_SP}+successfully|{_SP}+with{_SP}+\d+{_SP}+(?:warnings?|errors?))?|executed|ran|loaded|installed|resolved|transpiled|bundled|"
     rf"(?<!get{_SP})(?<!getting{_SP})started){_SP}+in|finished{_SP}+'[^'\n]{{1,40}}'{_SP}+after|"
     rf"time:{_SP}*\[|"  # criterion's `time:   [336.55 ms 340.75 ms 345.51 ms]`
+    # `Transferred 1073741824 bytes on 1 streams in 10.16s`, MySQL's `1 row in set (0.00 sec)`
+    rf"(?:transferred|processed|indexed|imported|exported|uploaded|downloaded|parsed|migrated|inserted|scanned|copied)"
+    rf"(?:{_SP}+[^\s]+){{0,6}}?{_SP}+in|rows?{_SP}+in{_SP}+set|"
     rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|latency|time{_SP}+to{_SP}+first{_SP}+token|"
     rf"p50|p90|p95|p99|avg|average|mean|median|startup{_SP}+time|build{_SP}+time|generation{_SP}+time|"
     rf"inference{_SP}+time|response{_SP}+times?|time{_SP}+taken|runtime|duration|responses?|build|builds|loads?|loading|generat\w*|"
@@ -213,6 +216,11 @@ _MEDIA_HEADER = lazy(
 )
 
 
+# What a tool prints before a time on its line: `go test`'s `ok      github.com/x/y   83.856s`, a latency
+# distribution's `99%      2.6 ms` (ab, hey, wrk).
+_TOOL_ROW_BEFORE = lazy(r"[ \t]*(?:(?:ok|FAIL)[ \t]+[\w./-]+|\d{2}(?:\.\d+)?%)[ \t]+")
+
+
 def _after_number(text: str, lo: int, hi: int) -> int:
     """Where a window `text[lo:hi]` before a number starts once any number in it is left out."""
     for i in range(hi - 1, lo - 1, -1):
@@ -244,8 +252,8 @@ class _Context(_Tables):
             near_lo = max(lo, text.rfind("|", lo, start) + 1)
             near_hi = text.find("|", end, hi)
             near_hi = hi if near_hi < 0 else near_hi
-        if _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start):
-            return True  # `total_time="1.49s"`: a measured value in a log line
+        if _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start) or _TOOL_ROW_BEFORE.fullmatch(text, lo, start):
+            return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start):
             return True  # `it is taking more than 30 seconds`, `used to take up to 200ms`: a bound of what was measured
         if (

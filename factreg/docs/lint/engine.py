@@ -308,7 +308,7 @@ _SPEED_NEAR = lazy(_SPEED_WORDS)
 _PERF_NEAR = lazy(
     rf"{_SPEED_WORDS}"
     rf"|{_B}(?i:time|timing|duration|runtime|ttft|tpot|itl|rtf|p50|p9\d|tok/s|t/s|tps|qps|ops/sec|decod\w*|"
-    rf"prefill|generation|inference|bandwidth|pp\d+|tg\d+){_E}"
+    rf"prefill|generation|inference|bandwidth|pp\d+|tg\d+|fps|frame{_SP}?times?|frametime){_E}"
     r"|\d\s*(?:ms|s|sec|초|분|밀리초)(?![A-Za-z가-힣])|시간|소요|향상|효율|빠를|빠른|빨리|추론|생성"
 )
 
