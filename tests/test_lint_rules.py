@@ -57,7 +57,7 @@ def test_selection_default_all_select_and_ignore() -> None:
     assert selected(preview=True) == every
     assert selected(["FR1"]) == {i for i in default if i.startswith("FR1")}
     assert selected(["FR101", "FR111"]) == {"FR101", "FR111"}
-    assert selected(None, ["FR12"]) == default - {"FR121", "FR122", "FR126"}
+    assert selected(None, ["FR12"]) == default - {"FR121", "FR122", "FR125", "FR126"}
     assert selected(["ALL"], ["FR201"], preview=True) == every - {"FR201"}
     for preview_rule in every - default:  # a preview rule runs when named by its full id
         assert selected([preview_rule]) == {preview_rule}
@@ -275,3 +275,10 @@ def test_a_change_of_a_measured_percentage_row_stays_a_claim() -> None:
 def test_a_goal_to_reach_is_no_achievement() -> None:
     doc = "인텔의 NPU는 30% 성능 향상을 목표로 하고 있으나, 국내 기업들이 50% 이상 성능 향상 기준을 달성할 가능성이 높아졌다."
     assert [f.kind for f in lint_text(doc, targets=True) if f.text == "30%"] == ["target"]
+
+
+def test_a_percent_change_beside_times_and_counts_is_not_a_default_claim() -> None:
+    times = "| 지표 | 전 | 후 | 개선율 |\n|---|---|---|---|\n| `GET /api/pets` | 331ms | 37ms | **-89%** |"
+    mixed = "| 지표 | 전 | 후 | 개선율 |\n|---|---|---|---|\n| `GET /api/pets` | 쿼리 **155** · 331ms | 쿼리 **5** · 37ms | **-89%** |"
+    assert [f.rule for f in lint_text(times) if f.unit == "%"] == ["FR125"]
+    assert [f.rule for f in lint_text(mixed) if f.unit == "%"] == ["FR124"]  # the change of the times or the count?

@@ -184,8 +184,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     a measured link speed (default); a ratio or a percent change with no word of performance near it — in prose, a
     window around it; in a table, its cell, its row's label and its column's header — is FR123's or FR124's (preview
     rules: share prices, price multipliers, token ratios, bounce rates), as is a percent change beside a business
-    figure and a `±` spread of percentages; a percent change in a table row is FR126's (default), or FR125's (preview)
-    where the row holds the measured times it is worked from."""
+    figure and a `±` spread of percentages; a percent change in a table row is FR126's (default), or FR125's (default)
+    where the row holds the measured times it is worked from (FR124's where a count stands beside them)."""
     if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
         return (*c[:4], "target", TARGET_RULE)
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
@@ -218,7 +218,9 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     if c[5] == PERCENT_RULE and (_RESOURCE_AFTER.match(text, c[1]) or row and _change_of_other(text, c[0], c[1])):
         return (*c[:5], BARE_PERCENT_RULE)  # `uses ~12% more memory`, `| 정확도 | 85.0% | +1.5% |`, a score's change
     if c[5] == PERCENT_RULE and row:
-        if len(_MEASURED_CELL.findall(text, *_line_of(text, c[0], c[1]))) >= 2:
+        if len(_MEASURED_CELL.findall(text, *(line := _line_of(text, c[0], c[1])))) >= 2:
+            if _COUNT_CELL.search(text, *line):
+                return (*c[:5], BARE_PERCENT_RULE)  # `| 7,667건 · 쿼리 155 · 331ms | … | -97% |`: of which?
             return (*c[:5], TABLE_PERCENT_RULE)  # `| 250ms | 60ms | 76% 단축 |`: beside the times it is worked from
         return (*c[:5], LONE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: the row's own figure
     return c
@@ -313,6 +315,9 @@ _PERF_NEAR = lazy(
 )
 
 
+# A count beside the measured times of a row (`쿼리 155`, `7,667건`, `21 queries`): its percent change may be the
+# count's.
+_COUNT_CELL = lazy(rf"\d{_SP}?건|쿼리{_SP}*(?:\*\*)?\d|(?i:\d{_SP}+(?:queries|rows|requests|calls|round[ -]?trips)){_E}")
 # A cell holding a measured time or rate: two such cells in a row make its ratios and percentages changes of them.
 _MEASURED_CELL = lazy(r"\d\s*(?:ms|s|sec|min|초|분|tok/s|t/s|MB/s|GB/s|req/s|it/s|fps|ops/sec)(?![A-Za-z가-힣])")
 
