@@ -139,6 +139,16 @@ _TOOK_BOUND_BEFORE = lazy(
 )
 
 
+# Work a system does, then `in` and the time it did it in (`Vite starts in under 300ms`, `an 11-second clip
+# transcribes in ~0.4 s`, `the suite now runs in 10-15 minutes`), bound or not.
+_WORK_IN_BEFORE = lazy(
+    rf"{_B}(?i:builds?|starts?(?:{_SP}+up)?|runs?|loads?|completes?|finishes|transcribes?|compiles?|renders?|boots?|"
+    rf"responds?|returns?|answers?|processes|executes?|trains?|indexes|imports?|reads?|writes?|generates?|downloads?|"
+    rf"uploads?)(?:{_SP}+[^\s]+){{0,4}}?{_SP}+in{_SP}+(?i:~|about{_SP}+|around{_SP}+|roughly{_SP}+|under{_SP}+|"
+    rf"less{_SP}+than{_SP}+|just{_SP}+|only{_SP}+)?$"
+)
+
+
 # A duration in arithmetic (`60 seconds × 60 minutes`, `rows * 150ms`) or the length of what is generated (`generate
 # 5 sec of video`): a worked example or a media length, not a measurement.
 _WORKED_BEFORE = lazy(
@@ -254,8 +264,10 @@ class _Context(_Tables):
             near_hi = hi if near_hi < 0 else near_hi
         if _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start) or _TOOL_ROW_BEFORE.fullmatch(text, lo, start):
             return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
-        if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start):
-            return True  # `it is taking more than 30 seconds`, `used to take up to 200ms`: a bound of what was measured
+        if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or _WORK_IN_BEFORE.search(
+            text, max(near_lo, start - 60), start
+        ):
+            return True  # `it is taking more than 30 seconds`, `Vite starts in under 300ms`: what was measured
         if (
             _HANGUL.search(text, start, min(hi, end + 80))
             and _KO_LATE_MEASURED.search(text, end, min(hi, end + 80))

@@ -339,6 +339,7 @@ EXAMPLES_FR101 = (
         "3 ms",
         "Keep the median latency under 3 ms.",
     ),
+    ("work done in a time, bound or not", "Vite's dev server starts in under 300ms.", "300ms", "Vite's dev server should start in under 300ms."),
     ("go test's time", "ok      github.com/nutsdb/kvstore-bench   83.856s", "83.856s", "--timeout github.com/nutsdb/kvstore-bench 83.856s"),
     ("a latency distribution's row", "  99%      2.6 ms", "2.6 ms", "  99% of requests must finish in 2.6 ms"),
     ("MySQL's time", "1 row in set (0.00 sec)", "0.00 sec", "1 row in set"),
