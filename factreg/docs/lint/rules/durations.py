@@ -407,11 +407,11 @@ EXAMPLES_FR103 = (
     ("path words", "| 2 | [run.py](../samples/session02/run.py) | 벤치마크 실행 | ~4분 |", "4분", "| 2 | 세션 2 실습 | ~40분 |"),
     ("overlap", "음성 인식은 0.5초에 끝났다", "0.5초", "음성 분할 시 0.5초의 overlap을 둔다"),
     ("wait before a retry", "The reply came after 10 seconds.", "10 seconds", "Wait 10 seconds before retrying."),
-    ("setting up", "Indexing finishes in 5 minutes.", "5 minutes", "Get started in 5 minutes."),
+    ("setting up", "Indexing is done after 5 minutes.", "5 minutes", "Get started in 5 minutes."),
     ("setting up in Korean", "인덱싱이 5분 안에 끝난다", "5분", "5분 안에 설치를 마칠 수 있습니다."),
     (
         "window of input",
-        "Whisper processes the file in 30 seconds.",
+        "Whisper gets through the file in 30 seconds.",
         "30 seconds",
         "Whisper processes audio in 30-second windows.",
     ),
