@@ -16,6 +16,7 @@ from factreg.docs.lint.vocab import (
     _GOAL_LINE,
     _JMH_ROW,
     _LABEL_UNIT,
+    _METRIC_LABEL,
     _METRIC_UNIT,
     _PER_SECOND,
     _PREFIX_X,
@@ -453,6 +454,10 @@ class _Context(_Tables):
             return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")
         if rx is _LABEL_UNIT:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()), "FR142")
+        if rx is _METRIC_LABEL:
+            if self._hypothetical(start) or _SETTING_WORDS.search(self.text, self._line(start)[0], start):
+                return None  # `timeout duration: 30`: a setting
+            return (start, m.end("n1"), m.group("n1"), "", self.spread_kind(start, m.end("n1")), "FR145")
         if rx is _RTF:
             return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()), "FR143")
         if rx is _TRANSFER:  # wrk's `Transfer/sec:    169.25MB`

@@ -22,6 +22,7 @@ from factreg.docs.lint.vocab import (
     _E,
     _EXTRA,
     _LABEL_UNIT,
+    _METRIC_LABEL,
     _RELATIVE,
     _SP,
     BANDWIDTH_RULE,
@@ -415,6 +416,7 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
         if (
             not windows
             and (")" not in text or _LABEL_UNIT.search(text) is None)
+            and (":" not in text or _METRIC_LABEL.search(text) is None)
             and not _has_table(text)
             and not may_hold(text)
         ):

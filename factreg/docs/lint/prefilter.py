@@ -8,10 +8,13 @@ from collections.abc import Iterable
 
 from factreg.docs import literals
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _SP
+from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _METRIC_LABEL, _SP
+
+_WHOLE_TEXT = (_LABEL_UNIT, _METRIC_LABEL)  # patterns whose lines the prefilter does not know: run over the whole text
 
 # Where a claim can be: one cheap pattern whose matches hold every line on which _CLAIM or an extra pattern (but
-# _LABEL_UNIT, whose match may span lines: it is always searched in the whole text) can match. A claim's number is
+# _LABEL_UNIT, whose match may span lines, and _METRIC_LABEL, whose number has no unit: they are always searched in the
+# whole text) can match. A claim's number is
 # a whole run of digits, commas and dots (_NEXT keeps any of them from following the first number; the second
 # number of a range is followed by a unit) that ends in a digit and starts at one that does not follow a letter,
 # digit or one of `_.:#@$\\` (_NUM_FIRST; the second number of a range follows its separator). It is followed by an
@@ -141,14 +144,14 @@ def _extra_runs(
     literals.ENABLED = False): a pattern listed under two hints runs once (the second run finds the same matches,
     dropped as overlaps), and only over the windows that hold a literal of each group its every match holds."""
     if not literals.ENABLED:
-        return [(rx, None if rx is _LABEL_UNIT else windows) for rx, hint in _EXTRA if hint in text]
+        return [(rx, None if rx in _WHOLE_TEXT else windows) for rx, hint in _EXTRA if hint in text]
     runs: list[tuple[re.Pattern[str], list[tuple[int, int]] | None]] = []
     folded: list[str] | None = None
     for rx, hints in _extra_hints().items():
         if not any(hint in text for hint in hints):
             continue
-        if rx is _LABEL_UNIT or windows is None:
-            runs.append((rx, None if rx is _LABEL_UNIT else windows))
+        if rx in _WHOLE_TEXT or windows is None:
+            runs.append((rx, None if rx in _WHOLE_TEXT else windows))
             continue
         if folded is None:  # a match holds no newline: its literals are in its window
             folded = [literals.fold(text[lo:hi]) for lo, hi in windows]

@@ -338,6 +338,16 @@ _LABEL_UNIT = lazy(
 )
 
 
+# `Avg Latency:  81.99`, `TPS        : 104713`, `Total Time:  56.60`: a label naming a time or a rate, a colon, and a
+# number with no unit (the unit is the tool's, or the label's).
+_METRIC_LABEL = lazy(
+    r"(?<![\w-])(?:(?i:avg|average|mean|median|min|max|p\d\d(?:\.\d)?|total|real|elapsed)[ _]*)?"
+    r"(?i:latency|response[ _]time|duration|elapsed|throughput|rps|qps|tps|run[ _]?time|"
+    r"exec(?:ution)?[ _]time|wall[ _]?time|total[ _]time|tick[ _]time)"
+    r"[ \t]*:[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.,:]|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a range
+)
+
+
 # JMH's result rows: `JsonBench.read  thrpt  25  12345.678 ± 12.345  ops/s`, `… avgt  5  3.214  0.101  us/op`: the
 # score (and its error) before the unit column.
 _JMH_ROW = lazy(
@@ -413,6 +423,7 @@ _EXTRA = (
     (_TEST_THEN_NUMBER, "p"),
     (_TEST_THEN_NUMBER, "tg"),
     (_LABEL_UNIT, ")"),
+    (_METRIC_LABEL, ":"),
     (_PREFIX_X, "x"),
     (_PREFIX_X, "×"),
     (_TRANSFER, "Transfer/sec:"),

@@ -18,6 +18,12 @@ EXAMPLES_FR141 = (
     ),
 )
 
+EXAMPLES_FR145 = (
+    ("a latency a tool printed", "Avg Latency:  81.99", "81.99", "Avg Latency:  see below"),
+    ("transactions per second", "straight PG (TPS: 389), pgbouncer (TPS: 305)", "389", "straight PG (threads: 389), pgbouncer (threads: 305)"),
+    ("not a setting", "Total Time:  56.60", "56.60", "Total Time interval:  56.60"),
+)
+
 EXAMPLES_FR142 = (
         ("unit in a row label", "| Decode latency (ms) | 31.5 | 29.8 |", "31.5", "| Decode batch (n) | 31 | 29 |"),
     ("a label of a size", "Benchmark duration (s): 19.08", "19.08", "Model size (GB): 19.08"),
@@ -70,6 +76,18 @@ RULES = (
             "sizes and counts."
         ),
         EXAMPLES_FR142,
+    ),
+    Rule(
+        "FR145",
+        "metric-label",
+        "A bare number after a label naming a time or a rate: `Avg Latency:  81.99`, `TPS: 389`, `Total Time:  56.60`.",
+        (
+            "Reads the number after a colon that follows `latency`, `response time`, `duration`, `elapsed`, "
+            "`throughput`, `TPS`, `QPS`, `RPS`, `run time` or `total time` (with an optional `avg`, `max`, `p99`, …), "
+            "where no unit follows it (FR101 and the rate rules read those); leaves clock times, quoted values and "
+            "settings on the line (`timeout`, `interval`)."
+        ),
+        EXAMPLES_FR145,
     ),
     Rule(
         "FR143",
