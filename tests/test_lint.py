@@ -307,11 +307,11 @@ def test_lines_with_crlf_and_many_lines() -> None:
 
 
 def test_several_claims_in_one_run_of_text() -> None:
-    # `1분 30초` is one duration, reported once at its first part (its seconds are not a second claim)
+    # `1분 30초` is one duration, reported once and whole (its seconds are not a second claim)
     assert texts("p50/p95 130ms/140ms, 프리필이 1분 30초, 0.13s→0.21s") == [
         "130ms",
         "140ms",
-        "1분",
+        "1분 30초",
         "0.13s",
         "0.21s",
     ]

@@ -77,6 +77,8 @@ def test_a_duration_in_several_units_is_compared_whole() -> None:
     facts = [fact("runner/build/wall", "build_time", "s", 418.0), fact("runner/build/short", "build_time", "s", 6.0)]
     (s,) = sg.suggest_text("The build took 6m58s.\n", facts)
     assert [c.fact_id for c in s.candidates] == ["runner/build/wall"]  # 418 s, not 6
+    (s,) = sg.suggest_text("빌드에 6분 58초가 걸렸다.\n", facts)
+    assert [c.fact_id for c in s.candidates] == ["runner/build/wall"]
 
 
 def test_korean_text_is_kept_with_a_format_that_renders_it() -> None:

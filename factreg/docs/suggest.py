@@ -72,8 +72,8 @@ _METRIC_TERMS = frozenset(w for words in _METRIC_WORDS.values() for w in words) 
 _GENERIC = frozenset({"true", "false", "on", "off", "yes", "no", "none", "http", "https", "v1", "cuda", "cpu"})
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 # The parts of a duration written in several units (`6m58s`, `2h 3m`, `18min37s`).
-_COMPOUND = re.compile(r"(\d+(?:\.\d+)?)\s?(h|min|m|s)(?![a-z])")
-_COMPOUND_UNIT = {"h": "h", "min": "min", "m": "min", "s": "s"}
+_COMPOUND = re.compile(r"(\d+(?:\.\d+)?)\s?(h|min|m|s|시간|분|초)(?![a-z])")
+_COMPOUND_UNIT = {"h": "h", "min": "min", "m": "min", "s": "s", "시간": "h", "분": "min", "초": "s"}
 _COMMENT = re.compile(r"<!--.*?-->")
 _SENTENCE_END = re.compile(r"[.!?。](?=\s|$)")
 

@@ -31,7 +31,7 @@ from factreg.docs.lint.vocab import (
     Candidate,
 )
 
-_DURATIONS = frozenset({"s", "ms", "min", "us", "ns", "h", "d", "hm"})
+_DURATIONS = frozenset({"s", "ms", "min", "us", "ns", "h", "d", "hm", "mns"})
 
 
 _SPAN_KINDS = frozenset({"rate", "req", "persec", "op", "mstok", "stok", "bw", "bits", "flops", "fps"})
@@ -200,8 +200,9 @@ _SEPARATOR_ROW = lazy(r"[ \t]*\|?[ \t]*:?-{2,}")
 # A table cell holding nothing but a duration (`| 1.3s |`, `| **~17.5 min** |`, `| `17s` 👍 |`, `| 142ms (약 28배) |`):
 # a row of two or more, with no bound in it, is a row of measured times (a results table), whatever its header says.
 _DURATION_CELL = lazy(
-    r"[ \t*_~≈`]*\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|m\d+(?:\.\d+)?s|"
-    r"h|hrs?|hours?|초|분|밀리초|시간)[ \t*_`]*(?:[👍👎✅❌⚡🚀🏆◆][ \t]*)*(?:\((?:약[ \t]?)?[\d.,]+[ \t]?(?:x|×|배|%)\)[ \t*_]*)?"
+    r"[ \t*_~≈`]*(?:약[ \t]?)?\d[\d,]*(?:\.\d+)?(?:[ \t]?[-~–][ \t]?\d[\d,]*(?:\.\d+)?)?[ \t]?"
+    r"(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|m\d+(?:\.\d+)?s|"
+    r"h|hrs?|hours?|분[ \t]?[0-5]?\d(?:\.\d+)?[ \t]?초|시간[ \t]?[0-5]?\d[ \t]?분|초|분|밀리초|시간)[ \t*_`]*(?:[👍👎✅❌⚡🚀🏆◆][ \t]*)*(?:\((?:약[ \t]?)?[\d.,]+[ \t]?(?:x|×|배|%)\)[ \t*_]*)?"
 )
 
 

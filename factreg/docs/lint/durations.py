@@ -408,7 +408,7 @@ class _Durations(_Targets):
             return None  # 새벽 2시 30분: a clock time
         if ch == "초" and _CLOCK_SECOND_BEFORE.search(text, max(0, start - 16), start):
             return None  # 오전 2시 30분 10초: a clock time
-        if (kind in ("min", "h", "d", "hm") and _MINUTE_SCHEDULE_AFTER.match(text, end)) or (
+        if (kind in ("min", "h", "d", "hm", "mns") and _MINUTE_SCHEDULE_AFTER.match(text, end)) or (
             kind == "s" and text.find("전", end, end + 3) != -1 and _SECONDS_BEFORE_AFTER.match(text, end)
         ):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
@@ -455,7 +455,7 @@ class _Durations(_Targets):
             )
         ):
             return None  # `6 min read`, `1353 words · 7 min`, `6 분 소요` alone on its line: a post's reading time
-        if kind in ("min", "h", "d", "hm") and (
+        if kind in ("min", "h", "d", "hm", "mns") and (
             self._flag(start, "human")
             or _SPEND_AFTER.match(text, end)
             or _SPEND_BEFORE.search(text, max(0, start - 30), start)
@@ -464,7 +464,7 @@ class _Durations(_Targets):
             or _SETUP_AFTER.match(text, end)
         ):
             return None  # time spent by people
-        if kind in ("min", "h", "d", "hm") and (
+        if kind in ("min", "h", "d", "hm", "mns") and (
             _PER_PERIOD_BEFORE.search(text, max(0, start - 12), start) or _PER_PERIOD_AFTER.match(text, end)
         ):
             return None  # a quota or plan per month or day
@@ -473,7 +473,7 @@ class _Durations(_Targets):
         ) or _PRESS_AFTER.match(text, end):
             return end, "target"  # how long a person holds a button
         if (
-            kind in ("min", "h", "hm")
+            kind in ("min", "h", "hm", "mns")
             and _PAREN_ESTIMATE.match(text, end)
             and "(" in text[max(0, start - 6) : start]
             and (not self._flag(start, "system_work") or _TASK.search(self._line_text(start)))

@@ -55,6 +55,8 @@ _UNITS = [
     ("s", rf"min[0-5]?\d(?:\.\d+)?s{_END}"),  # 18min37s
     ("hm", rf"h{_SP}?[0-5]?\d{_SP}?(?:m|min|mins)(?:{_SP}?[0-5]?\d{_SP}?s)?{_END}"),  # 2h3min, 1h 57m, 1h 16m 51s
     ("s", r"초(?![과기반록등월석점콜소])"),
+    ("hm", rf"시간{_SP}?[0-5]?\d{_SP}?분(?:{_SP}?[0-5]?\d(?:\.\d+)?{_SP}?초)?"),  # 2시간 37분: hours and minutes
+    ("mns", rf"분{_SP}?[0-5]?\d(?:\.\d+)?{_SP}?초"),  # 10분54초, 6분 48초: minutes and seconds
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
     ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
     ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
@@ -91,6 +93,7 @@ _NORMAL = {
     "min": "min",
     "h": "h",
     "hm": "h",
+    "mns": "min",
     "d": "d",
     "persec": "/s",
     "op": "/op",

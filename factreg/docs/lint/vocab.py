@@ -79,7 +79,8 @@ Candidate = tuple[int, int, str, str, str, str]
 # The rule that reports a number of each unit family (a target of any family is TARGET_RULE's): the table the
 # rules in factreg.docs.lint.rules document.
 FAMILY_RULE = {
-    **dict.fromkeys(("s", "ms", "us", "ns", "min", "hm"), "FR101"),  # hm: hours and minutes (`2h 3m`), as precise as minutes
+    # hm, mns: hours and minutes (`2h 3m`, `2시간 37분`), minutes and seconds (`10분54초`), as precise as minutes
+    **dict.fromkeys(("s", "ms", "us", "ns", "min", "hm", "mns"), "FR101"),
     **dict.fromkeys(("h", "d"), "FR102"),
     **dict.fromkeys(("rate", "mstok", "stok"), "FR111"),
     **dict.fromkeys(("req", "persec", "fps", "op"), "FR112"),

@@ -195,7 +195,7 @@ EXAMPLES_FR101 = (
     ("Korean threshold with 넘기면", "요약 응답이 4초가 걸렸다.", "4초", "요약 응답이 4초를 넘기면 사용자가 떠난다."),
     ("value changed", "캐시 적용 후 조회가 8초에서 2초로 단축되었다.", "8초", "조회 제한을 8초에서 20초로 변경해 주세요."),
     ("statistic before a wait", "메일 발송: 평균 6초 (SMTP 대기)", "6초", "메일 발송: 6초 (SMTP 대기)"),
-    ("film length", "렌더링은 2시간 15분 걸렸다.", "15분", "2시간 15분짜리 영화를 봤다."),
+    ("film length", "렌더링은 2시간 15분 걸렸다.", "2시간 15분", "2시간 15분짜리 영화를 봤다."),
     (
         "audio length at a sample rate",
         "transcribed in 6.5s on the CPU",
@@ -350,6 +350,8 @@ EXAMPLES_FR101 = (
         "whisper: processing 'a.wav' (38688821 samples, 2418.1 sec)",
     ),
     ("a build with warnings", "webpack 5.74.0 compiled with 2 warnings in 22734 ms", "22734 ms", "webpack 5.74.0 will time out after 22734 ms"),
+    ("minutes and seconds in Korean", "테스트 결과 2분 48초가 소요되었습니다.", "2분 48초", "새벽 2시 48분 10초에 재시작했습니다."),
+    ("a row of time ranges", "| 테스트 | 스킵 | 30-60초 | 40-60초 |", "30-60초", "| 테스트 | 스킵 | 30-60개 | 40-60개 |"),
     ("hours and minutes", "The pgloader import takes 4h38m for a 20 GB file.", "4h38m", "It took me 2h 30m to set it up by hand."),
     ("ApacheBench's time per request", "Time per request:       11.195 [ms] (mean)", "11.195 [ms]", "Time per request:       see [ms] (mean)"),
     ("a clock-written time a build took", "Time Elapsed 00:00:41.91", "00:00:41.91", "Started at 00:00:41.91"),
