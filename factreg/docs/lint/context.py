@@ -410,6 +410,7 @@ class _Context(_Tables):
             return self._duration(start, u_start, end, kind)
         if (
             kind in _SPAN_KINDS
+            and kind not in ("bw", "bits", "flops")  # `순차 읽기 속도 7,000MB/s`: a drive's read speed
             and (human := _HUMAN_RATE_BEFORE.search(self._before(start, 60))) is not None
             and not (_REACHES_BEFORE.search(self._before(start, 60), 0, human.start()))
         ):
@@ -433,7 +434,8 @@ class _Context(_Tables):
             if self._hypothetical(m.start("n1")):
                 return None  # `예를 들어, … 초당 10개의 토큰`: an illustration
             unit = "tok/s" if m.group("what") == "토큰" else "B/s" if m.group("bytes") else "/s"  # 초당 40건: items per second
-            rule = "FR111" if unit == "tok/s" else "FR116" if unit == "B/s" else "FR112"  # 초당 500MB: a bandwidth
+            unit = "bit/s" if m.group("bits") else unit  # 초당 3.6기가비트: a link's or a bus's bit rate
+            rule = {"tok/s": "FR111", "B/s": "FR116", "bit/s": "FR113"}.get(unit, "FR112")  # 초당 500MB: a bandwidth
             return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()), rule)
         if rx is _PREFIX_X:
             start = m.start()

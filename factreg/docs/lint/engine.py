@@ -106,7 +106,7 @@ def _candidates(
     return [_sub_rule(text, c) for c in kept]
 
 
-_BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/|bits\sper)")
+_BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/|bits\sper)|비트")
 
 
 _OR_BOUND_AFTER = lazy(

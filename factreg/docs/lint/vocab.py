@@ -36,6 +36,7 @@ _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
 _MAGNITUDE = (
     rf"[KkM](?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}|/s(?:ec)?{_END}))"
+    rf"|만(?={_SP}?(?:IOPS|[QRT]PS){_END})"  # `19만 IOPS`: tens of thousands
     # `4 million ops/sec`, `110 thousand IOPS`, `3-4 million msgs/sec`
     rf"|{_SP}(?i:million|billion|thousand)(?={_SP}(?:(?i:tok|req|msgs?|ops?|operations|events?|messages|records|rows|"
     rf"queries|transactions|responses|writes|reads|inserts|frames)(?:{_SP}?/|{_SP}per{_SP})|IOPS{_END}|[QRT]PS{_END}))"
@@ -46,7 +47,7 @@ _MAGNITUDE = (
 _PER_SECOND = lazy(
     rf"초당{_SP}?(?:(?:토큰{_SP}?)?(?:생성{_SP}?|처리{_SP}?)?(?:속도|처리량)(?:가|는|이|은)?{_SP}?)?"
     rf"(?:(?:약|평균|최대|최소|대략){_SP}?)?(?P<n1>{_NUM})(?:{_SP}?[~～〜–-]{_SP}?(?P<n3>{_NUM}))?"
-    rf"{_SP}?(?:개{_SP}?(?:(?:이상|이하|정도|가량|남짓|넘는){_SP}?)?의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지|(?i:req(?:uest)?s?)(?![A-Za-z])|(?P<bytes>[KMGT]i?B(?![A-Za-z])|메가바이트|기가바이트))"
+    rf"{_SP}?(?:개{_SP}?(?:(?:이상|이하|정도|가량|남짓|넘는){_SP}?)?의?{_SP}?)?(?P<what>토큰|건|요청|회|장|글자|문자|단어|쿼리|이미지|(?i:req(?:uest)?s?)(?![A-Za-z])|(?P<bytes>[KMGT]i?B(?![A-Za-z])|(?:킬로|메가|기가|테라)바이트)|(?P<bits>(?:킬로|메가|기가|테라)비트|[KMGT]b(?![A-Za-z])))"
 )
 
 
