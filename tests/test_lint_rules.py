@@ -259,6 +259,8 @@ def test_a_business_figure_beside_a_speed_up_is_not_a_default_claim(doc: str) ->
         "| 측정 지표 | 전 | 후 | 설명 |\n|---|---|---|---|\n| **성능** | 86 | 98 (14% ↑) | 웹 페이지의 성능 점수 |",
         "Nearly matches Bun on speed but uses ~12% more memory.",
         "그 결과 실험 설정 작성과 리뷰에 소요되는 평균 시간이 2일 → 30분으로 무려 97% 단축되었습니다.",
+        "fpng.cpp compression compared to stb_image_write.h: 12-19x faster with roughly 5-11% avg. smaller files.",
+        "One surprise result was that scanning a mere 2% of a page at a time can yield improvements in latency.",
     ],
 )
 def test_a_change_of_a_share_a_score_memory_or_peoples_time_is_not_a_default_claim(doc: str) -> None:
@@ -282,3 +284,8 @@ def test_a_percent_change_beside_times_and_counts_is_not_a_default_claim() -> No
     mixed = "| 지표 | 전 | 후 | 개선율 |\n|---|---|---|---|\n| `GET /api/pets` | 쿼리 **155** · 331ms | 쿼리 **5** · 37ms | **-89%** |"
     assert [f.rule for f in lint_text(times) if f.unit == "%"] == ["FR125"]
     assert [f.rule for f in lint_text(mixed) if f.unit == "%"] == ["FR124"]  # the change of the times or the count?
+
+
+def test_a_default_changed_is_a_setting() -> None:
+    doc = "Reduce the default of the `--storage.tsdb.max-block-duration` from 10% to 2% or 1%."
+    assert {f.kind for f in lint_text(doc, targets=True)} == {"target"}

@@ -115,6 +115,7 @@ _OR_BOUND_AFTER = lazy(
 
 
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
+_DEFAULT_OF_BEFORE = lazy(rf"{_B}(?i:(?:change|reduce|raise|increase|lower|set)s?{_SP}+the{_SP}+default{_SP}+(?:of|value|for)){_E}")
 
 
 _PCT_AFTER = lazy(rf"{_SP}?(?:%|(?i:percent){_E})")
@@ -189,6 +190,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     where the row holds the measured times it is worked from (FR124's where a count stands beside them)."""
     if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
         return (*c[:4], "target", TARGET_RULE)
+    if _DEFAULT_OF_BEFORE.search(text, max(_line_of(text, c[0], c[1])[0], c[0] - 80), c[0]):
+        return (*c[:4], "target", TARGET_RULE)  # `Reduce the default of `--max-block-duration` from 10% to 2%`: a setting
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
     if c[5] == SPREAD_RULE and _PCT_AFTER.match(text, c[1]) and not _performance_near(
         text, c[0], c[1], row, _PERF_NEAR, (40, 30)
@@ -231,6 +234,12 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
 _RESOURCE_AFTER = lazy(
     rf"(?:\*\*)?{_SP}+(?i:more|less|fewer|higher|lower){_SP}+(?i:memory|ram|vram|disk|storage|space|power|energy|cost){_E}"
     rf"(?!{_SP}+(?i:bandwidth|throughput|speed|latency))"  # not `40% more memory bandwidth`
+    # `5-11% avg. smaller files`: a size's change
+    rf"|(?:\*\*)?{_SP}+(?:(?i:avg|average)\.?{_SP}+)?(?i:smaller|larger|bigger){_SP}+(?i:files?|size|binar(?:y|ies)|bundles?){_E}"
+    # `a mere 2% of a page`, `20% of its time in the allocator`: a share of a thing (not `60 percent of their CI wall time`)
+    rf"|(?:\*\*)?{_SP}+(?i:of){_SP}+(?i:a|an|the|its|their|each|every|all){_SP}+"
+    rf"(?!(?:\w+{_SP}+){{0,2}}?(?i:wall|run|build|ci|response|load|query|time|times|runtime|latency|duration|bandwidth|"
+    rf"ceiling|peak|throughput|speed|performance|theoretical|max(?:imum)?|baseline){_E})"
 )
 # The time people spend on a task, before a percent change of it (`프로젝트 생성/세팅 시간이 … 80% 이상 감소`).
 _PEOPLE_TIME = lazy(
