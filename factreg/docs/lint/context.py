@@ -16,6 +16,7 @@ from factreg.docs.lint.vocab import (
     _GOAL_LINE,
     _JMH_ROW,
     _LABEL_UNIT,
+    _METRIC_KEY,
     _METRIC_LABEL,
     _METRIC_UNIT,
     _PER_SECOND,
@@ -458,8 +459,13 @@ class _Context(_Tables):
         if rx is _LABEL_UNIT:
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()), "FR142")
         if rx is _METRIC_LABEL:
-            if self._hypothetical(start) or _SETTING_WORDS.search(self.text, self._line(start)[0], start):
-                return None  # `timeout duration: 30`: a setting
+            lo = self._line(start)[0]
+            if (
+                not _METRIC_KEY.search(self.text, max(lo, m.start() - 40), m.start())
+                or self._hypothetical(start)
+                or _SETTING_WORDS.search(self.text, lo, start)
+            ):
+                return None  # no metric named before the colon; `timeout duration: 30`: a setting
             return (start, m.end("n1"), m.group("n1"), "", self.spread_kind(start, m.end("n1")), "FR145")
         if rx is _RTF:
             return (start, m.end(), m.group("n1"), "RTF", self.spread_kind(start, m.end()), "FR143")

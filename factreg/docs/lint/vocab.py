@@ -341,12 +341,15 @@ _LABEL_UNIT = lazy(
 
 
 # `Avg Latency:  81.99`, `TPS        : 104713`, `Total Time:  56.60`: a label naming a time or a rate, a colon, and a
-# number with no unit (the unit is the tool's, or the label's).
+# number with no unit (the unit is the tool's, or the label's). The pattern finds the colon and the number (a literal
+# first, so the search is quick); _METRIC_KEY, read before the colon, decides.
 _METRIC_LABEL = lazy(
-    r"(?<![\w-])(?:(?i:avg|average|mean|median|min|max|p\d\d(?:\.\d)?|total|real|elapsed)[ _]*)?"
+    r":[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.,:]|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a unit, not a range
+)
+_METRIC_KEY = lazy(
+    r"(?<![A-Za-z0-9-])(?:(?i:avg|average|mean|median|min|max|p\d\d(?:\.\d)?|total|real|elapsed)[ _]*)?"
     r"(?i:latency|response[ _]time|duration|elapsed|throughput|rps|qps|tps|run[ _]?time|"
-    r"exec(?:ution)?[ _]time|wall[ _]?time|total[ _]time|tick[ _]time)"
-    r"[ \t]*:[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.,:]|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a range
+    r"exec(?:ution)?[ _]time|wall[ _]?time|total[ _]time|tick[ _]time)[ \t]*$"
 )
 
 
