@@ -143,8 +143,9 @@ _HEADER_METRIC = lazy(
     # the time a kind of work took (`| eval time |`, `| Indexing time |`, `| save_time |`, `| 빌드 시간 |`)
     r"|(?i:(?<![A-Za-z])(?:eval|prompt[ _]eval|build|load(?:ing)?|run|wall|exec(?:ution)?|processing|inference|"
     r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export|frame)"
-    r"[ _-]?time(?:s)?(?![A-Za-z])|\btime[ _]taken\b|^\s*(?:startup|start-up|cold[ _-]?start)\s*$)|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
+    r"[ _-]?time(?:s)?(?![A-Za-z])|\btime[ _]taken\b|^\s*(?:startup|start-up|cold[ _-]?start|elapsed|wall|time\s+(?:with|without|diff)\b.*)\s*$)|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
 )
+_SPEEDUP_COLUMN = lazy(r"[ \t*_]*(?i:speed-?ups?|speed up|times faster)[ \t*_]*")  # not `속도 향상`: a ratio or a percent
 _NOT_METRIC = lazy(
     r"(?i:\b(?:relative|speed-?ups?|gain|improvement|ratio|vs\.?|change|diff|delta|count|tokens|n_kv|size|memory|"
     r"score|%)\b|Δ|×|배|개선|향상|비율|차이|변화)"
@@ -156,6 +157,9 @@ def _header_metrics(header: str) -> list[tuple[str, str] | None]:
     unit (_HEADER_METRIC), else None; `target` for a goal, limit or setting column."""
     out: list[tuple[str, str] | None] = []
     for cell in header.strip().strip("|").split("|"):
+        if _SPEEDUP_COLUMN.fullmatch(cell):
+            out.append(("×", "claim"))  # `| Speed-up |` over `| 2.7 |`: a ratio of speed (FR121)
+            continue
         m = _HEADER_METRIC.search(cell)
         if m is None or _NOT_METRIC.search(cell) or _OTHER_COLUMN.search(cell) or _LINE_FLAGS["media"].search(cell):
             out.append(None)
@@ -294,7 +298,7 @@ def _cell_unit(
     if col > 0 and caption is not None and not (col < len(units) and units[col] is not None):
         return (*caption, "FR154")
     if col > 0 and col < len(metrics) and (m := metrics[col]) is not None:
-        return (*m, "FR155")
+        return (*m, "FR121" if m[0] == "×" else "FR155")
     return None
 
 

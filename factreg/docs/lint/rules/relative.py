@@ -5,6 +5,12 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR121 = (
+    (
+        "a speed-up column",
+        "| Package | Ops/sec | Speed-up |\n|---|---|---|\n| sharp | 89.63 | 26.1 |",
+        "26.1",
+        "| Package | Files | Stars |\n|---|---|---|\n| sharp | 89 | 26.1 |",
+    ),
     ("times real time", "batched inference reaches 45x REAL TIME speed", "45x", "batched inference runs on 45x RTX boxes"),
     (
         "a comparative, then the figure",

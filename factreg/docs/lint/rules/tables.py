@@ -173,6 +173,12 @@ EXAMPLES_FR155 = (
         "| 모델 | 속도 향상 |\n|---|---|\n| 8B | 41.5 |",
     ),
     (
+        "times with and without a change",
+        "| Query | Time with PR | Time without PR |\n|---|---|---|\n| q4.sql | 273.849 | 323.799 |",
+        "273.849",
+        "| Query | Rows with PR | Rows without PR |\n|---|---|---|\n| q4.sql | 273 | 323 |",
+    ),
+    (
         "a time written as a clock",
         "| Tool | Wall Time |\n|---|---|\n| bwa | 2:40.83 |",
         "2:40.83",
