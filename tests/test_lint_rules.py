@@ -289,3 +289,15 @@ def test_a_percent_change_beside_times_and_counts_is_not_a_default_claim() -> No
 def test_a_default_changed_is_a_setting() -> None:
     doc = "Reduce the default of the `--storage.tsdb.max-block-duration` from 10% to 2% or 1%."
     assert {f.kind for f in lint_text(doc, targets=True)} == {"target"}
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "Rate limit: 25 requests per second.",
+        "API endpoints have a default limit of 25 requests per second.",
+        "| | p50 | p75 | p95 |\n|---|---|---|---|\n| Uncompressed | 3,412 | 8,691 | 43,188 |",
+    ],
+)
+def test_a_rate_limit_and_a_size_percentile_are_no_claims(doc: str) -> None:
+    assert [f for f in lint_text(doc) if f.kind == "claim"] == []

@@ -115,6 +115,7 @@ _OR_BOUND_AFTER = lazy(
 
 
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
+_RATE_LIMIT_BEFORE = lazy(rf"{_B}(?i:limit(?:s|ed)?|quotas?|throttl\w*){_E}[^.\n\d]{{0,30}}$|제한[^.\n\d]{{0,20}}$")
 _DEFAULT_OF_BEFORE = lazy(rf"{_B}(?i:(?:change|reduce|raise|increase|lower|set)s?{_SP}+the{_SP}+default{_SP}+(?:of|value|for)){_E}")
 
 
@@ -190,6 +191,10 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     where the row holds the measured times it is worked from (FR124's where a count stands beside them)."""
     if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
         return (*c[:4], "target", TARGET_RULE)
+    if c[5] in (ITEM_RATE_RULE, FAMILY_RULE["rate"]) and _RATE_LIMIT_BEFORE.search(
+        text, max(_line_of(text, c[0], c[1])[0], c[0] - 40), c[0]
+    ):
+        return (*c[:4], "target", TARGET_RULE)  # `Rate limit: 25 requests per second`, `a default limit of 25 req/s`
     if _DEFAULT_OF_BEFORE.search(text, max(_line_of(text, c[0], c[1])[0], c[0] - 80), c[0]):
         return (*c[:4], "target", TARGET_RULE)  # `Reduce the default of `--max-block-duration` from 10% to 2%`: a setting
     row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")

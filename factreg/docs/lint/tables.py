@@ -17,8 +17,11 @@ from factreg.docs.lint.vocab import (
     _PM,
     _SETTING_WORDS,
     _SIGN_BEFORE,
+    _SIZE_ROW,
     _SP,
+    _SPEEDUP_COLUMN,
     _TARGET_WORDS,
+    _VALUE_BEFORE,
     Candidate,
     _last,
     _line_end,
@@ -71,9 +74,6 @@ _BARE_CELL = lazy(
     r"(?:[kKM](?![A-Za-z]))?[ \t*_]*"  # `131K`: thousands of a rate
     r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*(?:%|[x×])\))[ \t*_]*)*$"  # a mark, a note, a change or a ratio after it
 )
-
-
-_VALUE_BEFORE = lazy(r"(?i:\b(?:every|each|after|within|over)[ \t]+)\d[\d,.]*[ \t]?$")
 
 
 def _header_units(header: str) -> list[tuple[str, str] | None]:
@@ -145,7 +145,6 @@ _HEADER_METRIC = lazy(
     r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export|frame)"
     r"[ _-]?time(?:s)?(?![A-Za-z])|\btime[ _]taken\b|^\s*(?:startup|start-up|cold[ _-]?start|elapsed|wall|time\s+(?:with|without|diff)\b.*)\s*$)|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
 )
-_SPEEDUP_COLUMN = lazy(r"[ \t*_]*(?i:speed-?ups?|speed up|times faster)[ \t*_]*")  # not `속도 향상`: a ratio or a percent
 _NOT_METRIC = lazy(
     r"(?i:\b(?:relative|speed-?ups?|gain|improvement|ratio|vs\.?|change|diff|delta|count|tokens|n_kv|size|memory|"
     r"score|%)\b|Δ|×|배|개선|향상|비율|차이|변화)"
@@ -272,8 +271,9 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
                 named = cells[unit_col].strip(" \t*_`").lower()  # `min` there is minutes, not a statistic
                 label = ("min", "claim") if named in ("min", "mins") else _header_units(f"|{cells[unit_col]}|")[0]
             pos = lo + (first + 1 if lead else 0)
+            row_metrics = [] if _SIZE_ROW.search(cells[0]) else metrics  # `| Uncompressed | 3,412 |` under `| p50 |`
             for col, cell in enumerate(cells):
-                found = _cell_unit(col, units, label, caption, metrics)
+                found = _cell_unit(col, units, label, caption, row_metrics)
                 if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
                     if not skipped(a, b):

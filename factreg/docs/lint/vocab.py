@@ -515,3 +515,11 @@ _HYPOTHETICAL = screened(_HYPOTHETICAL)
 
 
 _CHANGE_RX = screened(_CHANGE_RX)
+
+
+# Table cells and headers (factreg.docs.lint.tables): a header cell naming a duration by its value (`every 60
+# seconds`), a column of speed-ups (`| Speed-up |`; not `속도 향상`: a ratio or a percent), and a row label naming a
+# size or a compression, whose percentiles are sizes (`| Uncompressed | 3,412 | 8,691 |` under `| p50 | p75 |`).
+_VALUE_BEFORE = lazy(r"(?i:\b(?:every|each|after|within|over)[ \t]+)\d[\d,.]*[ \t]?$")
+_SPEEDUP_COLUMN = lazy(r"[ \t*_]*(?i:speed-?ups?|speed up|times faster)[ \t*_]*")
+_SIZE_ROW = lazy(r"(?i:\b(?:un)?compressed\b|\bzstd|\bgzip|\blz4|\bbrotli|\bsizes?\b|\bbytes\b|\bmemory\b)|크기|용량")
