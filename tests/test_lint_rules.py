@@ -297,6 +297,9 @@ def test_a_default_changed_is_a_setting() -> None:
         "Rate limit: 25 requests per second.",
         "API endpoints have a default limit of 25 requests per second.",
         "| | p50 | p75 | p95 |\n|---|---|---|---|\n| Uncompressed | 3,412 | 8,691 | 43,188 |",
+        "I connected 50 clients each publishing at 1000 msgs/s to a broker.",
+        "how to improve the broker capability to allow more than 100kmsg/s",
+        "ioDebounceMs: 25,",
     ],
 )
 def test_a_rate_limit_and_a_size_percentile_are_no_claims(doc: str) -> None:

@@ -110,7 +110,8 @@ _KO_LATE_MEASURED = lazy(r"걸렸|걸림|걸린|걸리|소요|단축|줄었|줄�
 _KO_LATE_NOT = lazy(r"가정|이론|예를|만약|라면|\*|×|동안|절약|목표|이내|이하|미만|최대")
 # A key naming a setting, in any case or joined form (`retry_delay_ms`, `maxWaitMs`, `budgetSeconds`).
 _SETTING_KEY = lazy(
-    r"(?i:delay|wait|limit|budget|target|threshold|deadline|interval|backoff|sleep|window|period|timeout|ttl|expir|lifetime|max_?age|stale|cache)"
+    r"(?i:delay|wait|limit|budget|target|threshold|deadline|interval|backoff|sleep|window|period|timeout|ttl|expir|lifetime|max_?age|stale|cache|"
+    r"debounce|throttle|wake_?up|poll|retry|heartbeat)"
 )
 _LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?|valid|allowed|ranges?|values?|integer){_E}")
 _RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`

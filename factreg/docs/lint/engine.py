@@ -115,7 +115,12 @@ _OR_BOUND_AFTER = lazy(
 
 
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
-_RATE_LIMIT_BEFORE = lazy(rf"{_B}(?i:limit(?:s|ed)?|quotas?|throttl\w*){_E}[^.\n\d]{{0,30}}$|제한[^.\n\d]{{0,20}}$")
+_RATE_LIMIT_BEFORE = lazy(
+    rf"{_B}(?i:limit(?:s|ed)?|quotas?|throttl\w*){_E}[^.\n\d]{{0,30}}$|제한[^.\n\d]{{0,20}}$"
+    # a load offered (`50 clients each publishing at 1000 msgs/s`) or a rate wished for (`to allow more than 100k`)
+    rf"|{_B}(?i:publish\w*|send\w*|produc\w*|inject\w*|firing|fired){_SP}+at{_SP}*~?$"
+    rf"|{_B}(?i:allow|support|handle){_SP}+(?i:more{_SP}+than|up{_SP}+to){_SP}*$"
+)
 _DEFAULT_OF_BEFORE = lazy(rf"{_B}(?i:(?:change|reduce|raise|increase|lower|set)s?{_SP}+the{_SP}+default{_SP}+(?:of|value|for)){_E}")
 
 
