@@ -73,7 +73,7 @@ def clock_durations(text: str, ctx: _Context, skipped: Callable[[int, int], bool
             if (
                 pair is None
                 or pair.group("to").lower() == "to"
-                and _seconds(pair.group("n1")) >= _seconds(m.group("n1"))
+                and seconds(pair.group("n1")) >= seconds(m.group("n1"))
                 or not _TIME_WORD.search(text, lo, len(text) if hi < 0 else hi)
                 or ctx._hypothetical(start)
             ):
@@ -90,7 +90,7 @@ def clock_durations(text: str, ctx: _Context, skipped: Callable[[int, int], bool
     return out
 
 
-def _seconds(clock: str) -> float:
+def seconds(clock: str) -> float:
     """The seconds a clock-written duration stands for (`3:39` is 219)."""
     return float(sum(float(x) * 60**i for i, x in enumerate(reversed(clock.split(":")))))
 

@@ -115,9 +115,10 @@ _OR_BOUND_AFTER = lazy(
 
 
 _DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
-_RATE_LIMIT_BEFORE = lazy(
+# What makes a rate a setting, not a run's: a limit or a quota before it, a load offered (`50 clients each publishing
+# at 1000 msgs/s`), a rate wished for (`to allow more than 100k`).
+_RATE_SET_BEFORE = lazy(
     rf"{_B}(?i:limit(?:s|ed)?|quotas?|throttl\w*){_E}[^.\n\d]{{0,30}}$|제한[^.\n\d]{{0,20}}$"
-    # a load offered (`50 clients each publishing at 1000 msgs/s`) or a rate wished for (`to allow more than 100k`)
     rf"|{_B}(?i:publish\w*|send\w*|produc\w*|inject\w*|firing|fired){_SP}+at{_SP}*~?$"
     rf"|{_B}(?i:allow|support|handle){_SP}+(?i:more{_SP}+than|up{_SP}+to){_SP}*$"
 )
@@ -196,13 +197,12 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     where the row holds the measured times it is worked from (FR124's where a count stands beside them)."""
     if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
         return (*c[:4], "target", TARGET_RULE)
-    if c[5] in (ITEM_RATE_RULE, FAMILY_RULE["rate"]) and _RATE_LIMIT_BEFORE.search(
-        text, max(_line_of(text, c[0], c[1])[0], c[0] - 40), c[0]
-    ):
+    line = _line_of(text, c[0], c[1])
+    if c[5] in (ITEM_RATE_RULE, FAMILY_RULE["rate"]) and _RATE_SET_BEFORE.search(text, max(line[0], c[0] - 40), c[0]):
         return (*c[:4], "target", TARGET_RULE)  # `Rate limit: 25 requests per second`, `a default limit of 25 req/s`
-    if _DEFAULT_OF_BEFORE.search(text, max(_line_of(text, c[0], c[1])[0], c[0] - 80), c[0]):
+    if _DEFAULT_OF_BEFORE.search(text, max(line[0], c[0] - 80), c[0]):
         return (*c[:4], "target", TARGET_RULE)  # `Reduce the default of `--max-block-duration` from 10% to 2%`: a setting
-    row = text[text.rfind("\n", 0, c[0]) + 1 : c[0]].lstrip().startswith("|")
+    row = text[line[0] : c[0]].lstrip().startswith("|")
     if c[5] == SPREAD_RULE and _PCT_AFTER.match(text, c[1]) and not _performance_near(
         text, c[0], c[1], row, _PERF_NEAR, (40, 30)
     ):
@@ -227,12 +227,12 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
     if c[5] == PERCENT_RULE and not row and _business_change(text, c[0], c[1]):
         return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
-    if c[5] == PERCENT_RULE and _PEOPLE_TIME.search(text, max(_line_of(text, c[0], c[1])[0], c[0] - 50), c[0]):
+    if c[5] == PERCENT_RULE and _PEOPLE_TIME.search(text, max(line[0], c[0] - 50), c[0]):
         return (*c[:5], BARE_PERCENT_RULE)  # `리뷰에 소요되는 평균 시간이 … 97% 단축`: the time people spend
     if c[5] == PERCENT_RULE and (_RESOURCE_AFTER.match(text, c[1]) or row and _change_of_other(text, c[0], c[1])):
         return (*c[:5], BARE_PERCENT_RULE)  # `uses ~12% more memory`, `| 정확도 | 85.0% | +1.5% |`, a score's change
     if c[5] == PERCENT_RULE and row:
-        if len(_MEASURED_CELL.findall(text, *(line := _line_of(text, c[0], c[1])))) >= 2:
+        if len(_MEASURED_CELL.findall(text, *line)) >= 2:
             if _COUNT_CELL.search(text, *line):
                 return (*c[:5], BARE_PERCENT_RULE)  # `| 7,667건 · 쿼리 155 · 331ms | … | -97% |`: of which?
             return (*c[:5], TABLE_PERCENT_RULE)  # `| 250ms | 60ms | 76% 단축 |`: beside the times it is worked from
