@@ -138,9 +138,10 @@ def _numbers(value: str, unit: str = "s") -> tuple[list[float], bool]:
     """The numbers of a claim's value (`28`, `30~60`, `11.9 ± 7.2`, a clock's `3:39` in its unit) and whether it
     is a range."""
     if ":" in value:  # `3:39 min`, `00:00:41.91`: minutes and seconds, or hours, minutes and seconds
-        from factreg.docs.lint.clocks import seconds  # only for a clock's value: the lint is not loaded otherwise
+        # imported here: a value with no clock never loads the lint
+        from factreg.docs.lint.clocks import seconds as clock_seconds
 
-        return [seconds(value) / _SECONDS.get(unit, 1.0)], False
+        return [clock_seconds(value) / _SECONDS.get(unit, 1.0)], False
     pieces: list[tuple[str, str]] = _COMPOUND.findall(value)
     if len(pieces) > 1:  # `6m58s`, `2h 3m`, `1h 16m 51s`
         seconds = sum(float(x) * _SECONDS[_COMPOUND_UNIT[u]] for x, u in pieces)
