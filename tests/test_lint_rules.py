@@ -304,3 +304,27 @@ def test_a_default_changed_is_a_setting() -> None:
 )
 def test_a_rate_limit_and_a_size_percentile_are_no_claims(doc: str) -> None:
     assert [f for f in lint_text(doc) if f.kind == "claim"] == []
+
+
+@pytest.mark.parametrize(
+    ("doc", "texts"),
+    [
+        ("Caching should reduce the test time of this repo from 4 minutes to less than 1.5.", ["4 minutes", "1.5"]),
+        ("It cut the step from 20+ minutes to ~7.", ["20+ minutes", "7"]),
+        ("It grew from 2 s to 20 GB of logs.", ["2 s"]),  # the second figure has a unit of its own
+        ("Speed went from ~40 to ~85 tok/sec.", ["40 to ~85 tok/sec"]),
+    ],
+)
+def test_a_change_written_with_one_unit_reports_both_figures(doc: str, texts: list[str]) -> None:
+    assert [f.text for f in lint_text(doc, rules=selected(preview=True))] == texts
+
+
+@pytest.mark.parametrize(
+    ("doc", "text"),
+    [
+        ('  "output_throughput": 21.667133016541207,', "21.667133016541207"),  # a JSON record's metric
+        ("| QPS: 190K, P99: 0.97ms |", "190K"),  # a rate with its magnitude
+    ],
+)
+def test_a_metric_key_before_its_number_is_read(doc: str, text: str) -> None:
+    assert text in [f.text for f in lint_text(doc) if f.kind == "claim"]

@@ -27,6 +27,7 @@ from factreg.docs.lint.vocab import (
     _SP,
     _TARGET_WORDS,
     _TEST_THEN_NUMBER,
+    _TOOL_ROW,
     _TRANSFER,
     _UNIT_BEFORE,
     Candidate,
@@ -429,6 +430,11 @@ class _Context(_Tables):
 
     def extra(self, m: re.Match[str], rx: re.Pattern[str]) -> Candidate | None:
         """The claim or target a match of an extra pattern `rx` (one of vocab._EXTRA) is, or None."""
+        if rx is _TOOL_ROW:  # a row a benchmark tool prints: its measured numbers, the unit in its columns
+            first = next(k for k in ("n1", "a1", "p1", "m1") if m.group(k) is not None)
+            end = m.end("n3") if first == "n1" else m.end("a3") if first == "a1" else m.end()
+            start = m.start(first)
+            return (start, end, self.text[start:end], "", "claim", "FR146")
         start = m.start("n1")
         if rx is _PER_SECOND:
             num_end = m.end("n3") if m.group("n3") is not None else m.end("n1")

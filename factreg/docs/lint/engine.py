@@ -100,10 +100,37 @@ def _candidates(
         if kept and c[0] < kept[-1][1]:
             continue
         kept.append(c)
+    kept = _pair_ends(text, kept, skipped)
     kept = ctx.rows(kept)
     if kept and "|" in text and "--" in text:
         kept = _by_column(text, kept)
     return [_sub_rule(text, c) for c in kept]
+
+
+# `from ~250s to ~13`, `from 4 minutes to less than 1.5`: a change whose unit is written on its first figure only.
+_FROM_BEFORE = lazy(rf"{_B}(?i:from){_SP}+(?:[~≈]|(?i:about|around|roughly){_SP}+)?$")
+_BARE_END_AFTER = lazy(
+    rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|less{_SP}+than|under|just){_SP}*)?"
+    rf"(?P<n>\d+(?:\.\d+)?)(?![\w%:/×~-]|[.,]\w|{_SP}?(?:[%×]|[A-Za-z]+/|[KMGT]i?B{_E}|(?i:x){_E}))"
+)
+_PAIRED_UNITS = frozenset({"s", "ms", "min", "h", "us", "µs", "tok/s", "req/s", "/s", "fps"})
+
+
+def _pair_ends(text: str, found: list[Candidate], skipped: Callable[[int, int], bool]) -> list[Candidate]:
+    """`found` and the bare second figure of each `from <claim> to <number>` pair (the claim's unit, kind and rule),
+    unless a unit of its own follows it (`from 2 s to 20 GB`)."""
+    out: list[Candidate] = []
+    for i, c in enumerate(found):
+        out.append(c)
+        if c[3] not in _PAIRED_UNITS or not _FROM_BEFORE.search(text, max(0, c[0] - 20), c[0]):
+            continue
+        m = _BARE_END_AFTER.match(text, c[1])
+        if m is None or skipped(m.start("n"), m.end("n")) or _CLAIM.match(text, m.start("n")):
+            continue
+        if i + 1 < len(found) and found[i + 1][0] < m.end():
+            continue  # the second figure is a claim of its own
+        out.append((m.start("n"), m.end("n"), m.group("n"), c[3], c[4], c[5]))
+    return out
 
 
 _BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/|bits\sper)|비트")

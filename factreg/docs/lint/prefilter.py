@@ -71,7 +71,16 @@ _PREFILTER_LITERALS = (
     "/sec:",
     "thrpt",
     "avgt",
-)  # `_seconds`: a metric's name holding its unit; `/sec:`: wrk's `Requests/sec:   1170.78`; JMH's result rows
+    "Totals",
+    "Gets ",
+    "Sets ",
+    "Waits ",
+    "Processing:",
+    "Connect:",
+    "Waiting:",
+    "Total:",
+)  # `_seconds`: a metric's name holding its unit; `/sec:`: wrk's `Requests/sec:   1170.78`; JMH's result rows;
+# the rows of ApacheBench and memtier_benchmark (_TOOL_ROW)
 
 
 def _windows(text: str) -> list[tuple[int, int]]:

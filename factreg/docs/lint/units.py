@@ -126,7 +126,8 @@ _CLAIM = lazy(
     rf"(?:"
     rf"(?P<pm>{_PM})(?P<n2>{_NUM})(?:{_SP}?(?:{_UNIT_ALT.replace('(?P<u', '(?P<p')}))?"
     rf"|"
-    rf"(?:{_RANGE}(?P<n3>{_NUM}))?(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?(?:{_SP}{{0,2}}|&nbsp;)|-(?=(?i:second|minute|millisecond|hour)))"
+    rf"(?:(?:[KkM]|{_SP}(?i:million|thousand))?{_RANGE}(?:[~≈]|(?i:about|around|nearly|roughly){_SP}+)?(?P<n3>{_NUM}))?"
+    rf"(?:{_MAGNITUDE})?(?P<sp>\+?(?:\*\*|__)?(?:{_SP}{{0,2}}|&nbsp;)|-(?=(?i:second|minute|millisecond|hour)))"
     rf"(?:{_UNIT_ALT})"
     rf")"
 )

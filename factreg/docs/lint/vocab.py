@@ -344,12 +344,12 @@ _LABEL_UNIT = lazy(
 # number with no unit (the unit is the tool's, or the label's). The pattern finds the colon and the number (a literal
 # first, so the search is quick); _METRIC_KEY, read before the colon, decides.
 _METRIC_LABEL = lazy(
-    r":[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.,:]|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a unit, not a range
+    r":[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.:]|,\S|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a unit, not a range
 )
 _METRIC_KEY = lazy(
     r"(?<![A-Za-z0-9-])(?:(?i:avg|average|mean|median|min|max|p\d\d(?:\.\d)?|total|real|elapsed)[ _]*)?"
     r"(?i:latency|response[ _]time|duration|elapsed|throughput|rps|qps|tps|run[ _]?time|"
-    r"exec(?:ution)?[ _]time|wall[ _]?time|total[ _]time|tick[ _]time)[ \t]*$"
+    r"exec(?:ution)?[ _]time|wall[ _]?time|total[ _]time|tick[ _]time)[\"']?[ \t]*$"
 )
 
 
@@ -371,7 +371,7 @@ _BENCHSTAT_CELL = lazy(rf"(?<![\w.])(?P<n1>{_NUM})(?P<u>[nµμm])[ \t]±[ \t]*\d
 # `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
 _UNIT_BEFORE = lazy(
     rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|FPS|tps|qps|TFLOPS|GFLOPS|Requests/sec(?=:))"
-    rf"(?:\*\*)?{_SP}*(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST})"
+    rf"(?:\*\*)?{_SP}*(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST}(?:[KkM](?![A-Za-z]))?)"
     rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
 )
 
@@ -379,6 +379,24 @@ _UNIT_BEFORE = lazy(
 # wrk's `Transfer/sec:    169.25MB`: the bytes a run moved per second, the unit's `/sec` written before the number.
 _TRANSFER = lazy(rf"(?<![A-Za-z])Transfer/sec:{_SP}*(?P<n1>{_NUM})(?P<u>[KMGT]i?B)(?![A-Za-z0-9])")
 
+
+
+# Rows benchmark tools print in a fixed format, their units in their column names (FR146): wrk's thread statistics
+# (`Req/Sec    12.99k     1.64k   20.75k    81.07%`: average, spread and maximum, then the share within one spread),
+# ApacheBench's connection times (`Processing:     3    6  22.2      3     173`: min, mean, sd, median, max in ms) and
+# the times within which a share of its requests were served (`  95%     98`, `100%    127 (longest request)`), and
+# memtier_benchmark's rows (`Totals  4000.67  0.00  3635.77  0.77258  0.62300 …`: operations a second, then
+# latencies printed to five decimals).
+_TOOL_ROW = lazy(
+    r"(?m)^[ \t]*(?:"
+    r"Req/Sec[ \t]+(?P<n1>\d+(?:\.\d+)?[kKmM]?)[ \t]+\d+(?:\.\d+)?[kKmM]?[ \t]+(?P<n3>\d+(?:\.\d+)?[kKmM]?)"
+    r"(?=[ \t]+\d+(?:\.\d+)?%[ \t]*$)"
+    r"|(?:Connect|Processing|Waiting|Total):[ \t]+(?P<a1>\d+)[ \t]+\d+[ \t]+\d+\.\d[ \t]+\d+[ \t]+(?P<a3>\d+)[ \t]*$"
+    r"|(?:50|66|75|80|90|95|98|99|100)%[ \t]+(?P<p1>\d+)(?=(?:[ \t]+\(longest request\))?[ \t]*$)"
+    r"|(?:Sets|Gets|Waits|Totals)[ \t]+(?P<m1>\d+\.\d\d)(?=(?:[ \t]+(?:\d+\.\d+|---)){2,8}[ \t]*$)"
+    r"(?=.*[ \t]\d+\.\d{5}(?:[ \t]|$))(?:[ \t]+(?:\d+\.\d+|---))+(?<=\d)"
+    r")"
+)
 
 # A fraction of a speed or a time: `1/3 the speed`, `about 1/2 of the inference time`.
 _FRACTION = lazy(
@@ -437,6 +455,13 @@ _EXTRA = (
     (_JMH_ROW, "thrpt"),
     (_JMH_ROW, "avgt"),
     (_BENCHSTAT_CELL, "±"),
+    (_TOOL_ROW, "Req/Sec"),
+    (_TOOL_ROW, "%"),
+    (_TOOL_ROW, ":"),
+    (_TOOL_ROW, "Totals"),
+    (_TOOL_ROW, "Gets"),
+    (_TOOL_ROW, "Sets"),
+    (_TOOL_ROW, "Waits"),
 )
 
 

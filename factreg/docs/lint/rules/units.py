@@ -24,6 +24,18 @@ EXAMPLES_FR145 = (
     ("not a setting", "Total Time:  56.60", "56.60", "Total Time interval:  56.60"),
 )
 
+EXAMPLES_FR146 = (
+    ("wrk's requests a second", "Req/Sec    12.99k     1.64k   20.75k    81.07%", "12.99k     1.64k   20.75k", "Req/Sec is wrk's column of requests."),
+    ("ApacheBench's connection times", "Processing:     3    6  22.2      3     173", "3    6  22.2      3     173", "Processing: 3 files, 6 folders"),
+    ("ApacheBench's percentiles", "  95%     98", "98", "  95% of the 98 runs"),
+    (
+        "memtier_benchmark's totals",
+        "Totals       4000.67         0.00      3635.77         0.77258         0.62300",
+        "4000.67         0.00      3635.77         0.77258         0.62300",
+        "Totals       4000 rows, 3635 kept",
+    ),
+)
+
 EXAMPLES_FR142 = (
         ("unit in a row label", "| Decode latency (ms) | 31.5 | 29.8 |", "31.5", "| Decode batch (n) | 31 | 29 |"),
     ("a label of a size", "Benchmark duration (s): 19.08", "19.08", "Model size (GB): 19.08"),
@@ -88,6 +100,18 @@ RULES = (
             "settings on the line (`timeout`, `interval`)."
         ),
         EXAMPLES_FR145,
+    ),
+    Rule(
+        "FR146",
+        "tool-row",
+        "Numbers of a row a benchmark tool prints in its fixed format: `Req/Sec  12.99k  1.64k  20.75k  81.07%`.",
+        (
+            "Reads wrk's `Req/Sec` row (average, spread, maximum), ApacheBench's connection times (`Processing:` "
+            "with its five numbers) and its served-within lines (`95%     98`), and memtier_benchmark's `Sets`, "
+            "`Gets` and `Totals` rows (latencies printed to five decimals), whose units are in the tool's column "
+            "names; leaves the same words before other numbers."
+        ),
+        EXAMPLES_FR146,
     ),
     Rule(
         "FR143",
