@@ -344,7 +344,7 @@ _LABEL_UNIT = lazy(
 # number with no unit (the unit is the tool's, or the label's). The pattern finds the colon and the number (a literal
 # first, so the search is quick); _METRIC_KEY, read before the colon, decides.
 _METRIC_LABEL = lazy(
-    r":[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.:]|,\S|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a unit, not a range
+    r":[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.:]|,(?![ \t]*(?:\r?\n|$))|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a unit, not a range
 )
 _METRIC_KEY = lazy(
     r"(?<![A-Za-z0-9-])(?:(?i:avg|average|mean|median|min|max|p\d\d(?:\.\d)?|total|real|elapsed)[ _]*)?"
