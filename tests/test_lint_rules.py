@@ -328,3 +328,24 @@ def test_a_change_written_with_one_unit_reports_both_figures(doc: str, texts: li
 )
 def test_a_metric_key_before_its_number_is_read(doc: str, text: str) -> None:
     assert text in [f.text for f in lint_text(doc) if f.kind == "claim"]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "Alert: p95 latency > 5s sustained for 5 minutes.",
+        "We may want to tweak it so that the loading message only shows after ~150ms+ of loading.",
+    ],
+)
+def test_how_long_a_condition_lasts_or_a_message_waits_is_no_claim(doc: str) -> None:
+    assert [f for f in lint_text(doc, rules=selected()) if f.kind == "claim"] == []
+
+
+def test_a_compute_rate_per_chip_in_a_header_names_its_column() -> None:
+    doc = "| Hardware | TFLOP/sec/chip | MFU |\n|---|---|---|\n| 1x v5p-128 | 328 | 71.47% |"
+    assert [(f.text, f.unit) for f in lint_text(doc)] == [("328", "FLOPS")]
+
+
+def test_jobs_spans_and_tiles_per_second_are_rates() -> None:
+    doc = "throughput: 101.5 job/s. We got 6k spans/second and 10k tiles/s."
+    assert [f.text for f in lint_text(doc)] == ["101.5 job/s", "6k spans/second", "10k tiles/s"]

@@ -38,7 +38,7 @@ _HEADER_UNIT = lazy(
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
     r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"
     r"rps|qps|tps|iops|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
-    r"seconds|mins?|minutes|[tpg]flops|tops|[gtm]b/s|[gtm]bps|"
+    r"seconds|mins?|minutes|[tpg]flop(?:s|/s(?:ec)?)(?:/(?:chip|gpu|device))?|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
     r"|초|밀리초|토큰/초)(?=$|[\s)\],*])"
     r"|[(\[](?P<s>s)[)\]]"
@@ -95,8 +95,8 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
         if "per" in word and not word.startswith("tok"):  # `Frames per Second`, `Requests per second`
             word = "fps" if word.startswith("frames") else "req/s" if word.startswith("req") else "ops/s"
         unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
-        if word.endswith(("flops", "tops")) or word[-2:] in ("/s", "ps") and word[0] in "gtm" and word[1] == "b":
-            unit = "FLOPS" if word.endswith(("flops", "tops")) else "B/s"  # a device's compute or bandwidth
+        if (flops := "flop" in word or word.endswith("tops")) or word[-2:] in ("/s", "ps") and word[:2] in ("gb", "tb", "mb"):
+            unit = "FLOPS" if flops else "B/s"  # a device's compute (`TFLOP/sec/chip`) or bandwidth
         setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
         out.append((unit, "target" if setting else "claim"))
     _statistics_after(cells, out)

@@ -16,11 +16,16 @@ _UPTIME_WORDS = lazy(r"(?i:downtime|availability|uptime|\bslas?\b|commitment|nin
 _DURATION = lazy(r"[^a-z]*(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b|[^가-힣]*(?:초|분|시간|일)")
 _AT_LEAST_BEFORE = lazy(rf"{_B}(?i:at{_SP}+least|no{_SP}+less{_SP}+than|a{_SP}+minimum{_SP}+of){_SP}*~?$")
 _RATE_SPAN = lazy(r"/|(?i:per|ps|flops)\b")
-_WAIT_BEFORE = lazy(rf"{_B}(?i:wait(?:ing)?(?:{_SP}+for)?){_SP}+~?$")
+# How long to wait, or how long a condition must last or a message wait before it shows: `wait 15+ minutes`, an
+# alert's `sustained for 5 minutes`, `only shows after ~150ms`.
+_WAIT_BEFORE = lazy(
+    rf"{_B}(?i:wait(?:ing)?(?:{_SP}+for)?|(?:sustained|persist(?:s|ing)?|lasting){_SP}+for|"
+    rf"(?:shows?|appears?|fires?|triggers?){_SP}+(?:only{_SP}+)?after){_SP}+~?$"
+)
 
 # A bound written before the number: `< 200ms`, `≤ 800ms`, `under 50 ms`.
 _BOUND_BEFORE = lazy(
-    rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)|{_B}(?i:sub)[-‑]?){_SP}*$"
+    rf"(?:[<>≤≥]=?|(?i:under|below|within|at most|no more than|less than)|{_B}(?i:sub)[-‑]?){_SP}*[~≈]?$"
 )
 
 
@@ -222,7 +227,7 @@ class _Targets(_Hypotheticals):
         """Whether a number is how long to wait (`wait 15+ minutes between invocations`) or the downtime an
         availability commitment allows (`| Enhanced | 99.9% | ~43 minutes |`, `a 99.99% commitment allows about 4
         minutes`)."""
-        if _WAIT_BEFORE.search(self.text, max(0, start - 24), start) or (
+        if _WAIT_BEFORE.search(self.text, max(0, start - 32), start) or (
             _AT_LEAST_BEFORE.search(self.text, max(0, start - 16), start) and _RATE_SPAN.search(self.text, start, end)
         ):
             return True  # `at least 100 MB/s`: a floor asked for (not `at least 3x faster`, `took at least 10 s`)
