@@ -349,3 +349,10 @@ def test_a_compute_rate_per_chip_in_a_header_names_its_column() -> None:
 def test_jobs_spans_and_tiles_per_second_are_rates() -> None:
     doc = "throughput: 101.5 job/s. We got 6k spans/second and 10k tiles/s."
     assert [f.text for f in lint_text(doc)] == ["101.5 job/s", "6k spans/second", "10k tiles/s"]
+
+
+def test_a_measured_download_speed_is_a_default_claim_and_a_plan_is_not() -> None:
+    measured = "과기정통부의 조사결과 KT와 LG유플러스의 다운로드 속도는 각각 652.1Mbps, 528Mbps로 집계됐다."
+    plan = "1Gbps 상품의 다운로드 속도가 평균 983.25Mbps로 나타났다."
+    assert [f.text for f in lint_text(measured, rules=selected())] == ["652.1Mbps", "528Mbps"]
+    assert [f.text for f in lint_text(plan, rules=selected())] == ["983.25Mbps"]

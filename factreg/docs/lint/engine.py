@@ -184,7 +184,7 @@ _RATE_NOT_SEEN = lazy(
 _LINK_SEEN = lazy(
     rf"{_B}(?i:show\w*|sustain\w*|measured|got|get|getting|reach\w*|achiev\w*|averag\w*|median|dropped|drops?|"
     rf"throughput|iperf\w*|speed{_SP}?test|download{_SP}+speed|upload{_SP}+speed|hit|hitting|delivered|maxed|peak\w*){_E}"
-    r"|측정|기록|나왔|달성"
+    r"|측정|기록|나왔|달성|다운로드\s?속도|업로드\s?속도|전송\s?속도|집계|조사"
 )
 
 
@@ -193,6 +193,10 @@ _LINK_NOT_SEEN = lazy(
     rf"{_B}(?i:{_NOT_SEEN_WORDS}|theoretical|up{_SP}+to|throttl\w*|preset|default|bitrate){_E}"
     rf"|{_NOT_SEEN_KO}|최대|기본|이론"
 )
+
+
+# A line's speed that names a plan sold, not one measured: `1Gbps 상품`, `a 500 Mbps plan`.
+_PLAN_AFTER = lazy(rf"{_SP}?(?:상품|요금제|(?i:plans?|tiers?|packages?){_E})")
 
 
 _SENTENCE_END = lazy(r"[?!]|\.(?=\s|$)")
@@ -246,7 +250,7 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`: units only benchmark tools print
     if c[5] == ITEM_RATE_RULE and _seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN):
         return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
-    if c[5] == BANDWIDTH_RULE and not row and _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN):
+    if c[5] == BANDWIDTH_RULE and not row and not _PLAN_AFTER.match(text, c[1]) and _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN):
         return (*c[:5], SEEN_LINK_RULE)  # `showed 800 Mbps on a quick iperf3 burst test`: a link's speed measured
     if c[5] == RATIO_RULE and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
