@@ -356,3 +356,8 @@ def test_a_measured_download_speed_is_a_default_claim_and_a_plan_is_not() -> Non
     plan = "1Gbps 상품의 다운로드 속도가 평균 983.25Mbps로 나타났다."
     assert [f.text for f in lint_text(measured, rules=selected())] == ["652.1Mbps", "528Mbps"]
     assert [f.text for f in lint_text(plan, rules=selected())] == ["983.25Mbps"]
+
+
+def test_a_token_rate_per_device_in_a_header_names_its_column() -> None:
+    doc = "| Model | Approx tokens/sec/device |\n|---|---|\n| Llama 3.1 70B | 960 |"
+    assert [(f.text, f.unit) for f in lint_text(doc)] == [("960", "tok/s")]

@@ -33,7 +33,7 @@ _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]
 
 
 _HEADER_UNIT = lazy(
-    r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?|t/s|tg/s|pp/s|"
+    r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?(?:/(?:device|gpu|chip|user))?|t/s|tg/s|pp/s|"
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
     r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"
