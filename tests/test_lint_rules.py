@@ -335,6 +335,9 @@ def test_a_metric_key_before_its_number_is_read(doc: str, text: str) -> None:
     [
         "Alert: p95 latency > 5s sustained for 5 minutes.",
         "We may want to tweak it so that the loading message only shows after ~150ms+ of loading.",
+        "make RATE=10000 DURATION=10s CONNECTIONS=100  # Custom parameters",
+        "Warning: Unable to complete 100 samples in 5.0s. You may wish to increase target time to 73.6s.",
+        "- 배치 서버에서 fixed-delay 1분 → 10분 마다 처리",
     ],
 )
 def test_how_long_a_condition_lasts_or_a_message_waits_is_no_claim(doc: str) -> None:

@@ -153,6 +153,10 @@ _WORK_IN_BEFORE = lazy(
 )
 
 
+# Work not done in the time given: `Unable to complete 100 samples in 5.0s` (the time allowed, not a measurement).
+_UNABLE_BEFORE = lazy(rf"{_B}(?i:unable{_SP}+to|failed{_SP}+to|fails{_SP}+to|could{_SP}*n[o']t|can(?:no|')t){_E}")
+
+
 # A duration in arithmetic (`60 seconds × 60 minutes`, `rows * 150ms`) or the length of what is generated (`generate
 # 5 sec of video`): a worked example or a media length, not a measurement.
 _WORKED_BEFORE = lazy(
@@ -269,8 +273,9 @@ class _Context(_Tables):
             near_hi = hi if near_hi < 0 else near_hi
         if _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start) or _TOOL_ROW_BEFORE.fullmatch(text, lo, start):
             return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
-        if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or _WORK_IN_BEFORE.search(
-            text, max(near_lo, start - 60), start
+        if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or (
+            _WORK_IN_BEFORE.search(text, max(near_lo, start - 60), start)
+            and not _UNABLE_BEFORE.search(text, max(near_lo, start - 60), start)
         ):
             return True  # `it is taking more than 30 seconds`, `Vite starts in under 300ms`: what was measured
         if (

@@ -237,7 +237,7 @@ _RUBRIC = lazy(
 _SETTING_WORDS = lazy(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
     rf"heartbeat|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|grace{_SP}period|idle|inactiv\w*|(?:minimum|maximum|min|max|default){_SP}+value|"
+    rf"retention|grace{_SP}period|idle|inactiv\w*|fixed-?(?:delay|rate)|(?:minimum|maximum|min|max|default){_SP}+value|"
     rf"(?:released|freed|unloaded|evicted){_SP}+after|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
@@ -249,6 +249,8 @@ _SETTING_WORDS = lazy(
 
 _SETTING_LABEL = lazy(  # `duration: 600초`, a configuration key naming a duration
     r"(?m)(?:^\s*(?:[-*+]\s+|#+\s+)?|[,;]\s*)[a-z_]*(?:duration|timeout|interval|ttl|delay|wait|period|expir\w*)[a-z_]*\s*[:=]\s"
+    # `make RATE=10000 DURATION=10s`: a variable set on a command line
+    r"|(?<![\w-])[A-Z_]*(?:DURATION|TIMEOUT|INTERVAL|TTL|DELAY|WAIT|PERIOD|SLEEP)[A-Z_]*=(?=\d)"
 )
 
 
