@@ -364,3 +364,21 @@ def test_a_measured_download_speed_is_a_default_claim_and_a_plan_is_not() -> Non
 def test_a_token_rate_per_device_in_a_header_names_its_column() -> None:
     doc = "| Model | Approx tokens/sec/device |\n|---|---|\n| Llama 3.1 70B | 960 |"
     assert [(f.text, f.unit) for f in lint_text(doc)] == [("960", "tok/s")]
+
+
+@pytest.mark.parametrize(
+    ("doc", "text"),
+    [
+        ("크롬 개발자도구를 통해 본 결과 TTFB가 약 8초정도 입니다.", "8초"),
+        ("Their Largest Contentful Paint (LCP) was averaging 4.2 seconds.", "4.2 seconds"),
+        ("- 1회차 : 1,103 ms", "1,103 ms"),
+    ],
+)
+def test_a_web_timing_or_a_numbered_run_is_a_measured_duration(doc: str, text: str) -> None:
+    assert [(f.text, f.rule) for f in lint_text(doc)] == [(text, "FR101")]
+
+
+def test_an_expected_value_column_and_a_value_chosen_are_targets() -> None:
+    table = "| 측정 구간 | 측정값 | 기대값 | 판정 |\n|---|---|---|---|\n| 서버 TTFB | 5,800ms | 5~7초 | 정상 |"
+    assert [(f.text, f.kind) for f in lint_text(table, targets=True)] == [("5,800ms", "claim"), ("5~7초", "target")]
+    assert [f.kind for f in lint_text("많은 회사들은 LCP를 1초로 정하기도 한다.", targets=True)] == ["target"]

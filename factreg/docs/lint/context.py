@@ -72,11 +72,11 @@ _MEASURED = lazy(
     # `Transferred 1073741824 bytes on 1 streams in 10.16s`, MySQL's `1 row in set (0.00 sec)`
     rf"(?:transferred|processed|indexed|imported|exported|uploaded|downloaded|parsed|migrated|inserted|scanned|copied)"
     rf"(?:{_SP}+[^\s]+){{0,6}}?{_SP}+in|rows?{_SP}+in{_SP}+set|"
-    rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|latency|time{_SP}+to{_SP}+first{_SP}+token|"
+    rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|ttfb|fcp|lcp|latency|time{_SP}+to{_SP}+first{_SP}+token|"
     rf"p50|p90|p95|p99|avg|average|mean|median|startup{_SP}+time|build{_SP}+time|generation{_SP}+time|"
     rf"inference{_SP}+time|response{_SP}+times?|time{_SP}+taken|runtime|duration|responses?|build|builds|loads?|loading|generat\w*|"
     rf"inference|startup|cold{_SP}+starts?|percentiles?|fastest|slowest|decode|prefill|faster|slower|speed|transcri\w*|render\w*|api){_E}"
-    r"|걸렸|걸림|걸린|걸리|걸려|걸립|걸릴|소요|결과\s?[:：]|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
+    r"|걸렸|걸림|걸린|걸리|걸려|걸립|걸릴|소요|결과\s?[:：]|\d회차|만에|응답\s?시간|처리\s?시간|실행\s?시간|생성\s?시간|빌드\s?시간|추론\s?시간|지연\s?시간|"
     r"평균|레이턴시|TTFT|응답|처리|빌드|컴파일|로딩|기록|생성|추론|변환|조회|쿼리|단축|개선|감소|→|->|성능|빠름|빠르|느림|느려|최적화|속도|"
     rf"{_B}(?:GPU|CPU|(?i:compared)|take){_E}"
     # a timing label as tools print it: `Execution Time: 16.292 ms`, `Planning Time: 0.188 ms` (not a wait or a
