@@ -382,3 +382,21 @@ def test_an_expected_value_column_and_a_value_chosen_are_targets() -> None:
     table = "| 측정 구간 | 측정값 | 기대값 | 판정 |\n|---|---|---|---|\n| 서버 TTFB | 5,800ms | 5~7초 | 정상 |"
     assert [(f.text, f.kind) for f in lint_text(table, targets=True)] == [("5,800ms", "claim"), ("5~7초", "target")]
     assert [f.kind for f in lint_text("많은 회사들은 LCP를 1초로 정하기도 한다.", targets=True)] == ["target"]
+
+
+@pytest.mark.parametrize(
+    ("doc", "found"),
+    [
+        ("readwhilewriting :       0.220 micros/op 4553529 ops/sec;", [("0.220 micros/op", "FR115"), ("4553529 ops/sec", "FR115")]),
+        ("test json_rust_parse  ... bench:       6,670 ns/iter (+/- 507)", [("6,670 ns/iter", "FR115")]),
+        ("http_reqs..................: 130736 3772.018811/s", [("3772.018811/s", "FR115")]),
+        ("Messages/sec: 19776911.69", [("19776911.69", "FR115")]),
+        ("MB/sec: 603.54", [("603.54", "FR116")]),
+        ("> real    0m22.453s", [("0m22.453s", "FR101")]),  # a quoted `time` report: `>` opens a quote, it bounds nothing
+        ("time                 892.0 μs   (885.7 μs .. 897.2 μs)", [("892.0 μs", "FR101"), ("885.7 μs", "FR101"), ("897.2 μs", "FR101")]),
+        ("change: [+4.4991% +7.4272% +10.486%] (p = 0.00 < 0.05)", [("4.4991%", "FR122"), ("7.4272%", "FR122"), ("10.486%", "FR122")]),
+        ("Framerate sticks at around 5-10 FPS throughout the game.", [("5-10 FPS", "FR117")]),
+    ],
+)
+def test_what_benchmark_tools_print_is_read_by_a_default_rule(doc: str, found: list[tuple[str, str]]) -> None:
+    assert [(f.text, f.rule) for f in lint_text(doc)] == found

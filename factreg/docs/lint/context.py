@@ -131,7 +131,7 @@ _MEASURED_HEADER = lazy(
 # A bound, a goal or an estimate right beside a duration (`< 500ms`, `up to 5 minutes`, `최대 60초`, `예상: 60초`), or
 # a line of goals, examples and assumptions: such durations are more often targets or illustrations (FR103).
 _BOUND_NEAR = lazy(
-    rf"(?<![-=<])[<>](?![-!=>])|≤|≥|<=|>=|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
+    rf"(?<![-=<])<(?![-!=>])|(?:(?<=[^\s>])|(?<=[^\s>][ \t])|(?<=[^\s>][ \t]{{2}}))(?<![-=<])>(?![-!=>])|≤|≥|<=|>=|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
     rf"target|goal|slo|budget|expected|ceiling){_E}|최대|최소|이내|이하|미만|이상|초과|목표|예상"
 )
 
@@ -151,6 +151,10 @@ _WORK_IN_BEFORE = lazy(
     rf"uploads?)(?:{_SP}+[^\s]+){{0,4}}?{_SP}+in{_SP}+(?i:~|about{_SP}+|around{_SP}+|roughly{_SP}+|under{_SP}+|"
     rf"less{_SP}+than{_SP}+|just{_SP}+|only{_SP}+)?$"
 )
+
+
+# Haskell criterion's report: `time                 892.0 μs   (885.7 μs .. 897.2 μs)`, `mean`, `std dev`.
+_CRITERION_ROW = lazy(r"[ \t]*(?:time|mean|std dev)[ \t]{2,}\d[\d.]*[ \t]?(?:[nµμm]?s|us)[ \t]+\(")
 
 
 # Work not done in the time given: `Unable to complete 100 samples in 5.0s` (the time allowed, not a measurement).
@@ -271,7 +275,11 @@ class _Context(_Tables):
             near_lo = max(lo, text.rfind("|", lo, start) + 1)
             near_hi = text.find("|", end, hi)
             near_hi = hi if near_hi < 0 else near_hi
-        if _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start) or _TOOL_ROW_BEFORE.fullmatch(text, lo, start):
+        if (
+            _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start)
+            or _TOOL_ROW_BEFORE.fullmatch(text, lo, start)
+            or _CRITERION_ROW.match(text, lo, hi)
+        ):
             return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or (
             _WORK_IN_BEFORE.search(text, max(near_lo, start - 60), start)
@@ -485,8 +493,8 @@ class _Context(_Tables):
             return (start, m.end(), m.group("n1"), "B/s", "claim", "FR115")
         if rx is _UNIT_BEFORE:
             u = m.group("u")
-            unit = "FLOPS" if u.endswith("FLOPS") else "/s"
-            rule = "FR116" if unit == "FLOPS" else "FR115" if u == "Requests/sec" else "FR112"  # FR115: wrk's output
+            unit = "FLOPS" if u.endswith("FLOPS") else "B/s" if u.endswith("B/sec") else "/s"
+            rule = "FR116" if unit != "/s" else "FR115" if u.endswith("/sec") else "FR112"  # FR115: a tool's output
             return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), rule)
         if rx is _FRACTION:
             if self._hypothetical(start):

@@ -160,7 +160,8 @@ _PCT_AFTER = lazy(rf"{_SP}?(?:%|(?i:percent){_E})")
 _RATE_SEEN = lazy(
     rf"{_B}(?i:get|gets|getting|got|hit|hits|hitting|averag\w*|avg|drops?|dropped|dips?|dipped|runs?{_SP}+at|"
     rf"ran{_SP}+at|running{_SP}+at|reach\w*|achiev\w*|deliver\w*|handl\w*|sustain\w*|measured|managed|"
-    rf"down{_SP}+to|slower|faster){_E}|나왔|기록|측정|달성|처리했|떨어|향상|개선|감소"
+    rf"down{_SP}+to|slower|faster|hover\w*|sticks?{_SP}+at|stuck{_SP}+at|end{_SP}+up{_SP}+with|consum(?:ed|es|ing)){_E}"
+    r"|나왔|기록|측정|달성|처리했|떨어|향상|개선|감소"
 )
 
 
@@ -193,6 +194,10 @@ _LINK_NOT_SEEN = lazy(
     rf"{_B}(?i:{_NOT_SEEN_WORDS}|theoretical|up{_SP}+to|throttl\w*|preset|default|bitrate){_E}"
     rf"|{_NOT_SEEN_KO}|최대|기본|이론"
 )
+
+
+# k6's summary lines: a metric's name, a run of dots, a colon (`http_reqs..................: 130736 3772.018811/s`).
+_K6_METRIC = lazy(r"[ \t]*(?:[✓✗][ \t]*)?[a-z_]+\.{3,}:[^\n]*$")
 
 
 # A line's speed that names a plan sold, not one measured: `1Gbps 상품`, `a 500 Mbps plan`.
@@ -246,8 +251,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         # `| L40S | 864 GB/s |`, `delivers 1010 GB/s`, `105.43 TFLOPS`: a device's or a run's figure (not `| 4G/LTE |
         # 4 Mbps |`: a link's or a codec's bit rate, as often a preset or a setting; nor a default)
         return (*c[:5], BYTE_BANDWIDTH_RULE)
-    if c[5] == ITEM_RATE_RULE and TOOL_UNIT.search(text, c[0], c[1]):
-        return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`: units only benchmark tools print
+    if c[5] == ITEM_RATE_RULE and (TOOL_UNIT.search(text, c[0], c[1]) or _K6_METRIC.match(text, line[0], c[0])):
+        return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`, k6's `http_reqs....: 130736 3772.0/s`
     if c[5] == ITEM_RATE_RULE and _seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN):
         return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
     if c[5] == BANDWIDTH_RULE and not row and not _PLAN_AFTER.match(text, c[1]) and _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN):
@@ -362,6 +367,7 @@ _PERF_NEAR = lazy(
     rf"{_SPEED_WORDS}"
     rf"|{_B}(?i:time|timing|duration|runtime|ttft|tpot|itl|rtf|p50|p9\d|tok/s|t/s|tps|qps|ops/sec|decod\w*|"
     rf"prefill|generation|inference|bandwidth|pp\d+|tg\d+|fps|frame{_SP}?times?|frametime){_E}"
+    rf"|(?i:change):{_SP}*\["  # criterion's `change: [+4.4991% +7.4272% +10.486%]`
     r"|\d\s*(?:ms|s|sec|초|분|밀리초)(?![A-Za-z가-힣])|시간|소요|향상|효율|빠를|빠른|빨리|추론|생성"
 )
 

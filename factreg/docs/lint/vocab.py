@@ -102,7 +102,7 @@ SEEN_RATE_RULE = "FR117"  # FR112's rate in prose, beside a word of what was see
 # `14.90 runs/s` (a browser benchmark's score), a progress bar's `2.38it/s`, `18.6 img/sec`, `0.166 samples/sec`,
 # redis-benchmark's `250187.64 requests per second` and a serving benchmark's `6.05 requests/s`.
 TOOL_UNIT = lazy(
-    r"(?i:[nµμu]s|ms)\s?/\s?op\b|(?i:ops?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)"
+    r"(?i:[nµμu]s|ms)\s?/\s?(?:op|iter)\b|micros\s?/\s?(?:op|read|write|iter)\b|(?i:ops?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)"
     r"|(?i:it|iterations?|img|images|samples?)\s?/\s?s(?:ec)?\b|(?i:requests)(?:/s\b|\sper\ssecond)|\[#/sec\]"
 )
 RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
@@ -371,10 +371,11 @@ _BENCHSTAT_CELL = lazy(rf"(?<![\w.])(?P<n1>{_NUM})(?P<u>[nµμm])[ \t]±[ \t]*\d
 
 
 # A rate's unit written before its number, as a key or a label: `TPS 15.4`, `tps는 약 620`, `QPS 324,323.71`,
-# wrk's `Requests/sec:   1170.78`,
+# wrk's `Requests/sec:   1170.78`, a tool's `Messages/sec: 19776911.69` and `MB/sec: 603.54`,
 # `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
 _UNIT_BEFORE = lazy(
-    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|FPS|tps|qps|TFLOPS|GFLOPS|Requests/sec(?=:))"
+    rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|FPS|tps|qps|TFLOPS|GFLOPS|"
+    rf"(?:Requests|Messages|Operations|Ops|Transactions|Queries|Events|Records)/sec(?=:)|[KMG]i?B/sec(?=:))"
     rf"(?:\*\*)?{_SP}*(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST}(?:[KkM](?![A-Za-z]))?)"
     rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
 )
