@@ -156,6 +156,8 @@ EXAMPLES_FR115 = (
     ),
     ("benchstat cells", "Decode-14    1254.1µ ± 1%   435.7µ ± 0%", "1254.1µ ± 1%", "Decode-14    weight 5m ± 2%"),
     ("wrk's request rate", "Requests/sec:   1170.78", "1170.78", "Requests/sec: see the table"),
+    ("db_bench's time per operation", "readrandom   :      77.782 micros/op;", "77.782 micros/op", "readrandom   :      see micros/op"),
+    ("a k6 summary line", "http_reqs..................: 130736 3772.018811/s", "3772.018811/s", "http_reqs: the count and its rate/s"),
     (
         "EXPLAIN ANALYZE's times",
         "Seq Scan on params  (cost=0.00..966.96 rows=49996 width=41) (actual time=0.009..3.200 rows=50000 loops=1)",
@@ -300,7 +302,9 @@ RULES = (
             "redis-benchmark (`requests per second`) and serving benchmarks (`requests/s`) print, and the rows "
             "those tools print with the unit "
             "elsewhere: JMH's `thrpt`/`avgt` rows (score, error, then the unit column), benchstat's cells "
-            "(`1254.1µ ± 1%`, two on a line or one beside `(p=`) and wrk's `Requests/sec:` and `Transfer/sec:`. Such a number is "
+            "(`1254.1µ ± 1%`, two on a line or one beside `(p=`), wrk's `Requests/sec:` and `Transfer/sec:` (and a tool's "
+            "`Messages/sec:`), RocksDB's db_bench (`micros/op`), `cargo bench` (`ns/iter`) and k6's summary lines "
+            "(`http_reqs.....: 130736 3772.0/s`). Such a number is "
             "nearly always pasted output of a run (right 44 times of 45 on the select split, where final35's "
             "pasted output taught it; the other was a producer's rate limit; 84 of 85 once the progress bars' and "
             "serving benchmarks' units joined after final38). Limits and budgets in these units "
