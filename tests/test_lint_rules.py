@@ -400,3 +400,14 @@ def test_an_expected_value_column_and_a_value_chosen_are_targets() -> None:
 )
 def test_what_benchmark_tools_print_is_read_by_a_default_rule(doc: str, found: list[tuple[str, str]]) -> None:
     assert [(f.text, f.rule) for f in lint_text(doc)] == found
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "| 지표 | 값 |\n|---|---|\n| **RTO** (Recovery Time Objective) | 30-60분 |",
+        "첫 SSE 이벤트가 전송된 이후의 생성 시간은 115초 응답 시작 기한에 포함되지 않는다.",
+    ],
+)
+def test_a_recovery_objective_and_a_deadline_are_targets(doc: str) -> None:
+    assert [f.kind for f in lint_text(doc, targets=True)] == ["target"]

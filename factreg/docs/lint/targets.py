@@ -37,6 +37,7 @@ _BOUND_AFTER = lazy(rf"(?:\*\*|__)?{_SP}*(?:이하|미만|이내|안에|안쪽|�
 _TARGET_LABEL = lazy(
     r"(?!.*(?:대비|달성))[^|]{0,16}목표[^|]{0,16}"
     rf"|(?:[A-Za-z0-9() /-]{{0,24}}{_SP})?(?i:targets?|goals?|slos?|budgets?)"
+    r"|(?i:rto|rpo)(?:\**[ \t]*\([A-Za-z ]{0,40}\))?"  # `| **RTO** (Recovery Time Objective) | 30-60분 |`: an objective
 )
 
 

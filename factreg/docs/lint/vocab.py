@@ -199,12 +199,12 @@ _TARGET_WORDS = lazy(
     rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|perceiv\w*|"
     # what people would notice (`users notice delays above 100 ms`), not `Notice the difference: 5s vs 300ms`
     rf"(?:can(?:'t|not)?|won't|will|would|to|don't|do{_SP}not|barely|users|people|humans){_SP}+notice|"
-    rf"perception|considered|classified{_SP}+as|deadlines?|feature{_SP}requests?){_E}"
+    rf"perception|considered|classified{_SP}+as|deadlines?|feature{_SP}requests?|objectives?|rto|rpo){_E}"
     # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
     r"|목표|요구|기준치|한도|권장|허용(?=[ \t]*(?:$|[,.)|\n])|치|한도)|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
-    r"기준으로\s?(?:한|삼|잡)|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    r"기준으로\s?(?:한|삼|잡)|기한|마감|데드라인|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 
 
