@@ -411,3 +411,8 @@ def test_what_benchmark_tools_print_is_read_by_a_default_rule(doc: str, found: l
 )
 def test_a_recovery_objective_and_a_deadline_are_targets(doc: str) -> None:
     assert [f.kind for f in lint_text(doc, targets=True)] == ["target"]
+
+
+def test_a_min_column_of_ratios_holds_no_minutes() -> None:
+    doc = "| Num Bits | Samples | Mean Ratio | Min Ratio | Max Ratio |\n|---|---|---|---|---|\n| 1 | 100,000 | 1.0005 | 0.8962 | 1.1260 |"
+    assert lint_text(doc, targets=True) == []
