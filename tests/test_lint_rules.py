@@ -416,3 +416,8 @@ def test_a_recovery_objective_and_a_deadline_are_targets(doc: str) -> None:
 def test_a_min_column_of_ratios_holds_no_minutes() -> None:
     doc = "| Num Bits | Samples | Mean Ratio | Min Ratio | Max Ratio |\n|---|---|---|---|---|\n| 1 | 100,000 | 1.0005 | 0.8962 | 1.1260 |"
     assert lint_text(doc, targets=True) == []
+
+
+def test_a_site_as_the_subject_of_a_sentence_is_an_illustration() -> None:
+    doc = "A site with a 500ms total load time but 1.8-second TTFB will feel slower than one with 200ms TTFB."
+    assert [f for f in lint_text(doc) if f.kind == "claim"] == []

@@ -311,11 +311,11 @@ _ELAPSED_LINE = lazy(r"진행:|남은 시간|(?<![A-Za-z])(?i:uptime)|\bUp \d|\d
 
 
 _HYPOTHETICAL = lazy(
-    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|for instance|if the system|let's{_SP}say|consider{_SP}+this{_SP}+scenario"
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|illustrative(?=\))|for instance|if the system|let's{_SP}say|consider{_SP}+this{_SP}+scenario"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
-    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|query|request|page|website|function|job|"
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|query|request|page|site|website|function|job|"
     rf"application|customer){_E}(?!{_SP}+(?i:like|such))"
     # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
     rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+you{_SP}+(?:need|want|have|plan){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
