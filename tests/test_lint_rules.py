@@ -421,3 +421,14 @@ def test_a_min_column_of_ratios_holds_no_minutes() -> None:
 def test_a_site_as_the_subject_of_a_sentence_is_an_illustration() -> None:
     doc = "A site with a 500ms total load time but 1.8-second TTFB will feel slower than one with 200ms TTFB."
     assert [f for f in lint_text(doc) if f.kind == "claim"] == []
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "| Model | CPU | GPU | Speed-up | Similarity |\n|---|---|---|---|---|\n| large-v3 | 77.09s | 29.72s | 2.59x | 92.63% |",
+        "| 기준 | eDOCr | VL API | 가중치 |\n|---|---|---|---|\n| 처리 시간 | 23초 | 50초 | 15% |",
+    ],
+)
+def test_a_last_column_after_a_ratio_or_of_weights_is_no_change(doc: str) -> None:
+    assert [f.rule for f in lint_text(doc) if f.unit == "%"] == ["FR152"]

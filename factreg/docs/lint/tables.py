@@ -495,7 +495,7 @@ class _Tables(_Relative):
         for c in found:
             if c[4] == "claim" and (c[3] in _TIME_UNITS or c[3] == "×"):
                 lines_with_times.add(text.rfind("\n", 0, c[0]) + 1)
-                times.append(c[0])
+                times.extend((c[0],) if c[3] != "×" else ())  # a change's cells hold times or rates, not ratios
         if not lines_with_times:
             return found
         taken = sorted((c[0], c[1]) for c in found)
@@ -553,8 +553,8 @@ _ZERO = lazy(r"0+(?:\.0+)?%")
 
 
 _RATE_OF_OTHER = lazy(
-    r"(?i:success|error|fail\w*|hit|pass\w*|accuracy|utili[sz]ation|usage|share|cpu|gpu|memory|ram)"
-    r"|성공률|에러율|오류율|실패율|사용률|점유율|적중률|정확도"
+    r"(?i:success|error|fail\w*|hit|pass\w*|accuracy|utili[sz]ation|usage|share|cpu|gpu|memory|ram|weight|similarity)"
+    r"|성공률|에러율|오류율|실패율|사용률|점유율|적중률|정확도|가중치|유사도"
 )
 
 
