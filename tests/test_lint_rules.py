@@ -432,3 +432,16 @@ def test_a_site_as_the_subject_of_a_sentence_is_an_illustration() -> None:
 )
 def test_a_last_column_after_a_ratio_or_of_weights_is_no_change(doc: str) -> None:
     assert [f.rule for f in lint_text(doc) if f.unit == "%"] == ["FR152"]
+
+
+def test_bsd_time_openssl_speed_and_ffmpeg_progress_are_tool_rows() -> None:
+    doc = (
+        "138.87 real      1696.52 user        46.86 sys\n\n"
+        "aes-128 cbc     105336.34k   112751.42k   114742.10k   115345.41k   113988.95k\n\n"
+        "frame=  132 fps= 50 q=28.0 size=N/A time=00:00:16.77 bitrate=N/A speed= 6.4x\n"
+    )
+    assert [f.text for f in lint_text(doc) if f.rule == "FR146"] == [
+        "138.87 real      1696.52 user        46.86",
+        "105336.34k   112751.42k   114742.10k   115345.41k   113988.95k",
+        "50",
+    ]

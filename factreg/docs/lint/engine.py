@@ -25,6 +25,7 @@ from factreg.docs.lint.vocab import (
     _METRIC_LABEL,
     _RELATIVE,
     _SP,
+    _TOOL_ROW,
     BANDWIDTH_RULE,
     BARE_DURATION_RULE,
     BARE_PERCENT_RULE,
@@ -473,6 +474,7 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
             not windows
             and (")" not in text or _LABEL_UNIT.search(text) is None)
             and (":" not in text or _METRIC_LABEL.search(text) is None)
+            and _TOOL_ROW.search(text) is None
             and not _has_table(text)
             and not may_hold(text)
         ):

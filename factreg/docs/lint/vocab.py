@@ -400,7 +400,14 @@ _TOOL_ROW = lazy(
     r"|(?:50|66|75|80|90|95|98|99|100)%[ \t]+(?P<p1>\d+)(?=(?:[ \t]+\(longest request\))?[ \t]*$)"
     r"|(?:Sets|Gets|Waits|Totals)[ \t]+(?P<m1>\d+\.\d\d)(?=(?:[ \t]+(?:\d+\.\d+|---)){2,8}[ \t]*$)"
     r"(?=.*[ \t]\d+\.\d{5}(?:[ \t]|$))(?:[ \t]+(?:\d+\.\d+|---))+(?<=\d)"
+    # BSD time's `138.87 real      1696.52 user        46.86 sys`
+    r"|(?P<b1>\d+\.\d+)[ \t]+real[ \t]+\d+\.\d+[ \t]+user[ \t]+(?P<b3>\d+\.\d+)[ \t]+sys\b"
+    # `openssl speed`'s rows, in thousands of bytes a second: `aes-128-gcm  310758.55k  785113.43k  1156720.81k …`
+    r"|[\w-]+(?:[ \t][\w-]+)?[ \t]+(?P<o1>\d+\.\d\dk)(?:[ \t]+\d+\.\d\dk){3,}"
     r")"
+    # zsh's time (`0.52s user 0.76s system 26% cpu 4.735 total`) and ffmpeg's progress (`frame= 5896 fps=305 q=30.0`)
+    r"|\d%[ \t]+cpu[ \t]+(?P<z1>\d+(?::\d\d)*(?:\.\d+)?)[ \t]+total\b"
+    r"|\bframe=[ \t]*\d+[ \t]+fps=[ \t]*(?P<f1>\d+(?:\.\d+)?)(?![\d.])"
 )
 
 # A fraction of a speed or a time: `1/3 the speed`, `about 1/2 of the inference time`.
@@ -467,6 +474,9 @@ _EXTRA = (
     (_TOOL_ROW, "Gets"),
     (_TOOL_ROW, "Sets"),
     (_TOOL_ROW, "Waits"),
+    (_TOOL_ROW, "real"),
+    (_TOOL_ROW, "k "),
+    (_TOOL_ROW, "fps="),
 )
 
 
