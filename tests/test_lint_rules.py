@@ -445,3 +445,11 @@ def test_bsd_time_openssl_speed_and_ffmpeg_progress_are_tool_rows() -> None:
         "105336.34k   112751.42k   114742.10k   115345.41k   113988.95k",
         "50",
     ]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    ["1회 실패: 5초 → 2회: 10초 → 3회: 20초 → 4회: 40초", "waiting time: p1: 0초/ p2: 24초/ p3: 27초"],
+)
+def test_a_retry_schedule_and_a_waiting_time_are_no_default_claims(doc: str) -> None:
+    assert [f for f in lint_text(doc, rules=selected()) if f.kind == "claim"] == []

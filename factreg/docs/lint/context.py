@@ -81,7 +81,7 @@ _MEASURED = lazy(
     rf"{_B}(?:GPU|CPU|(?i:compared)|take){_E}"
     # a timing label as tools print it: `Execution Time: 16.292 ms`, `Planning Time: 0.188 ms` (not a wait or a
     # person's time: `Wait time: 5s`, `Reading time: 6 min`)
-    rf"|{_B}(?!(?i:wait|sleep|idle|read|reading|cool|lead|hold|grace|retention|expir\w*|down|up|cycle|session|screen|"
+    rf"|{_B}(?!(?i:wait|waiting|sleep|idle|read|reading|cool|lead|hold|grace|retention|expir\w*|down|up|cycle|session|screen|"
     rf"watch|study|travel|commute|prep|setup|set-up){_E})[A-Za-z]+{_SP}(?i:time){_SP}*:"
     # and in Korean: `compile 시간: 9ms`, `전체 시간: 3.6s` (not a wait, a break, a lifetime or people's time)
     r"|(?<![가-힣])(?!대기|휴식|쿨다운|보관|만료|유지|세션|체류|사용|작업|소요|예상|목표|회의|이동|준비|테스트|복구)[가-힣A-Za-z]{1,8}\s?시간"
