@@ -453,3 +453,8 @@ def test_bsd_time_openssl_speed_and_ffmpeg_progress_are_tool_rows() -> None:
 )
 def test_a_retry_schedule_and_a_waiting_time_are_no_default_claims(doc: str) -> None:
     assert [f for f in lint_text(doc, rules=selected()) if f.kind == "claim"] == []
+
+
+def test_a_segment_length_set_beside_a_measured_latency_is_a_setting() -> None:
+    doc = "HLS playlist configured with a segment duration of 2 seconds, produced latency between 6-10 seconds."
+    assert [(f.text, f.kind) for f in lint_text(doc, targets=True)] == [("2 seconds", "target"), ("6-10 seconds", "claim")]

@@ -147,7 +147,10 @@ _SET_VERB_BEFORE = lazy(
     rf"capped(?:{_SP}+(?:it|this|them|the{_SP}+\w+))?{_SP}+at|limit(?:ed)?{_SP}+to|"
     # `Calibrate only this metric to 1 ms p50`, `tune the budget to 200 ms`
     rf"(?:calibrat\w*|tun(?:e|es|ed|ing)|configur\w*)(?:{_SP}+\w+){{0,3}}{_SP}+to|"
-    rf"timed?{_SP}?-?out{_SP}+(?:after|at))"
+    rf"timed?{_SP}?-?out{_SP}+(?:after|at)|"
+    # `is set at 5 items and 6 seconds`, `segment duration of 2 seconds`, `a lame duck duration of 1 second`
+    rf"set{_SP}+at{_SP}+\d+{_SP}+\w+{_SP}+and|"
+    rf"(?:segment|chunk|fragment|slice|buffer|lame{_SP}+duck)(?:{_SP}+(?:duration|length|time))?{_SP}+of)"
     rf"{_SP}*(?:~|(?i:about|around){_SP}+)?$"
 )
 
