@@ -311,8 +311,11 @@ class _Context(_Tables):
             return False
         if _WORKED_BEFORE.search(text, max(lo, start - 16), start) or _WORKED_AFTER.match(text, end):
             return False
-        if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)):
-            return True
+        label_end = max(lo, text.find("|", text.find("|", lo) + 1, start)) if row else lo
+        if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)) or (
+            _MEASURED.search(text, lo, label_end) and not _LIMIT_WORD.search(text, lo, label_end)
+        ):
+            return True  # a measured word near it, or in its row's label (`| 응답 시간 | A: 33ms, B: 81ms, C: 96ms |`)
         if _VERSUS_AFTER.match(text, end) or _VERSUS_BEFORE.search(text, max(lo, start - 12), start):
             return True  # `~5s vs ~300ms`, `1m41s vs 32s vs 25s`: times compared
         if not row and self._labelled_line(lo, start):
