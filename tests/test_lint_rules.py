@@ -458,3 +458,11 @@ def test_a_retry_schedule_and_a_waiting_time_are_no_default_claims(doc: str) -> 
 def test_a_segment_length_set_beside_a_measured_latency_is_a_setting() -> None:
     doc = "HLS playlist configured with a segment duration of 2 seconds, produced latency between 6-10 seconds."
     assert [(f.text, f.kind) for f in lint_text(doc, targets=True)] == [("2 seconds", "target"), ("6-10 seconds", "claim")]
+
+
+@pytest.mark.parametrize(
+    ("doc", "text"),
+    [("**예상 효과**: 50초 → 37초 (약 26% 단축)", "50초"), ("Expected ~22 min -> a few minutes.", "22 min")],
+)
+def test_an_estimate_stated_as_a_fact_is_a_measured_claim(doc: str, text: str) -> None:
+    assert (text, "FR101") in [(f.text, f.rule) for f in lint_text(doc)]

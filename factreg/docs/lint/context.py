@@ -132,7 +132,8 @@ _MEASURED_HEADER = lazy(
 # a line of goals, examples and assumptions: such durations are more often targets or illustrations (FR103).
 _BOUND_NEAR = lazy(
     rf"(?<![-=<])<(?![-!=>])|(?:(?<=[^\s>])|(?<=[^\s>][ \t])|(?<=[^\s>][ \t]{{2}}))(?<![-=<])>(?![-!=>])|≤|≥|<=|>=|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
-    rf"target|goal|slo|budget|expected|ceiling){_E}|최대|최소|이내|이하|미만|이상|초과|목표|예상"
+    rf"target|goal|slo|budget|ceiling){_E}|최대|최소|이내|이하|미만|이상|초과|목표"
+    rf"|\((?:예상|(?i:expected)){_SP}*:"  # `12.7초 (예상: 60초)`: the estimate a time is held against (an estimate alone is a claim)
 )
 
 
