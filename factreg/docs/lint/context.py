@@ -128,7 +128,7 @@ _MEASURED_HEADER = lazy(
 )
 
 
-# A bound, a goal or an estimate right beside a duration (`< 500ms`, `up to 5 minutes`, `최대 60초`, `예상: 60초`), or
+# A bound, a goal or an estimate held against right beside a duration (`< 500ms`, `up to 5 minutes`, `최대 60초`, `(예상: 60초)`), or
 # a line of goals, examples and assumptions: such durations are more often targets or illustrations (FR103).
 _BOUND_NEAR = lazy(
     rf"(?<![-=<])<(?![-!=>])|(?:(?<=[^\s>])|(?<=[^\s>][ \t])|(?<=[^\s>][ \t]{{2}}))(?<![-=<])>(?![-!=>])|≤|≥|<=|>=|{_B}(?i:under|within|up{_SP}+to|max(?:imum)?|at{_SP}+most|less{_SP}+than|more{_SP}+than|below|above|"
