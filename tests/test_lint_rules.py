@@ -466,3 +466,9 @@ def test_a_segment_length_set_beside_a_measured_latency_is_a_setting() -> None:
 )
 def test_an_estimate_stated_as_a_fact_is_a_measured_claim(doc: str, text: str) -> None:
     assert (text, "FR101") in [(f.text, f.rule) for f in lint_text(doc)]
+
+
+def test_frames_a_game_benchmark_recorded_are_a_rate() -> None:
+    doc = "GTX970은 평균 51프레임을 기록해, 평균 54프레임을 기록한 GTX1060과 엇비슷했다."
+    assert [(f.text, f.unit, f.rule) for f in lint_text(doc)] == [("51프레임", "fps", "FR117"), ("54프레임", "fps", "FR117")]
+    assert lint_text("30프레임 애니메이션을 만들었다.", rules=selected()) == []
