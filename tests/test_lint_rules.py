@@ -392,6 +392,9 @@ def test_an_expected_value_column_and_a_value_chosen_are_targets() -> None:
         ("http_reqs..................: 130736 3772.018811/s", [("3772.018811/s", "FR115")]),
         ("Messages/sec: 19776911.69", [("19776911.69", "FR115")]),
         ("MB/sec: 603.54", [("603.54", "FR116")]),
+        ("Statements/sec: 990.63", [("990.63", "FR115")]),
+        ("Total: 264.10 MB Transfer Rate: 26.48 MB/Sec", [("26.48 MB/Sec", "FR116")]),
+        ("serde x 3,137,878 ops/sec ±1.19% (91 runs sampled)", [("3,137,878 ops/sec", "FR115"), ("±1.19%", "FR146")]),
         ("> real    0m22.453s", [("0m22.453s", "FR101")]),  # a quoted `time` report: `>` opens a quote, it bounds nothing
         ("time                 892.0 μs   (885.7 μs .. 897.2 μs)", [("892.0 μs", "FR101"), ("885.7 μs", "FR101"), ("897.2 μs", "FR101")]),
         ("change: [+4.4991% +7.4272% +10.486%] (p = 0.00 < 0.05)", [("4.4991%", "FR122"), ("7.4272%", "FR122"), ("10.486%", "FR122")]),

@@ -33,7 +33,7 @@ _UNITS = [
     ("persec", rf"(?i:per){_SP}(?i:sec(?:ond)?)(?=\.|{_END})"),  # sysbench's `(30.94 per sec.)`  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps|frames{_SP}per{_SP}second){_END}"),
     ("fps", r"프레임(?=[을이으로도\s,.)]|$)"),  # a game benchmark's `평균 51프레임을 기록`: frames a second
-    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec|Sec){_END}"),
     ("bw", rf"(?i:(?:kilo|mega|giga|tera)bytes?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `57 megabytes per second`
     # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
     ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),

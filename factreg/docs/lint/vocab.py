@@ -375,7 +375,7 @@ _BENCHSTAT_CELL = lazy(rf"(?<![\w.])(?P<n1>{_NUM})(?P<u>[nµμm])[ \t]±[ \t]*\d
 # `TFLOPS=6.10924` (not a count: `TPS 2개`; not `RPS 10`, the rate a load generator is set to send).
 _UNIT_BEFORE = lazy(
     rf"(?<![A-Za-z0-9/])(?P<u>TPS|QPS|FPS|tps|qps|TFLOPS|GFLOPS|"
-    rf"(?:Requests|Messages|Operations|Ops|Transactions|Queries|Events|Records)/sec(?=:)|[KMG]i?B/sec(?=:))"
+    rf"(?:Requests|Messages|Operations|Ops|Transactions|Queries|Statements|Events|Records)/sec(?=:)|[KMG]i?B/sec(?=:))"
     rf"(?:\*\*)?{_SP}*(?:[:=]|는|은|가|이|도)?{_SP}*(?:(?:약|평균|대략|~|≈){_SP}*)?(?:\*\*)?(?P<n1>{_NUM_FIRST}(?:[KkM](?![A-Za-z]))?)"
     rf"(?![A-Za-z0-9%]|[.,]\d|{_SP}?(?:개|명|대|번|회|배|초|분|시간))"
 )
@@ -408,6 +408,8 @@ _TOOL_ROW = lazy(
     # zsh's time (`0.52s user 0.76s system 26% cpu 4.735 total`) and ffmpeg's progress (`frame= 5896 fps=305 q=30.0`)
     r"|\d%[ \t]+cpu[ \t]+(?P<z1>\d+(?::\d\d)*(?:\.\d+)?)[ \t]+total\b"
     r"|\bframe=[ \t]*\d+[ \t]+fps=[ \t]*(?P<f1>\d+(?:\.\d+)?)(?![\d.])"
+    # Benchmark.js's spread: `h3IsValid x 3,955,609 ops/sec ±1.72% (60 runs sampled)`
+    r"|(?<=ops/sec )(?P<j1>±\d+(?:\.\d+)?%)(?=[ \t]+\(\d+ runs? sampled\))"
 )
 
 # A fraction of a speed or a time: `1/3 the speed`, `about 1/2 of the inference time`.
@@ -477,6 +479,7 @@ _EXTRA = (
     (_TOOL_ROW, "real"),
     (_TOOL_ROW, "k "),
     (_TOOL_ROW, "fps="),
+    (_TOOL_ROW, "sampled"),
 )
 
 

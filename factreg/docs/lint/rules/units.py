@@ -37,6 +37,7 @@ EXAMPLES_FR146 = (
     ("zsh's time", "make  5.14s user 2.04s system 94% cpu 7.595 total", "7.595", "make  94% cpu total"),
     ("openssl speed", "aes-128-gcm  310758.55k  785113.43k  1156720.81k  1277712.38k", "310758.55k  785113.43k  1156720.81k  1277712.38k", "aes-128-gcm  310758 bytes"),
     ("ffmpeg's progress", "frame= 5896 fps=305 q=30.0 size=N/A", "305", "frame= 5896 q=30.0 size=N/A"),
+    ("Benchmark.js's spread", "serde x 3,137 ops/sec ±1.19% (91 runs sampled)", "±1.19%", "serde x 3,137 ops ±1.19% of runs"),
 )
 
 EXAMPLES_FR142 = (
@@ -113,7 +114,8 @@ RULES = (
             "with its five numbers) and its served-within lines (`95%     98`), and memtier_benchmark's `Sets`, "
             "`Gets` and `Totals` rows (latencies printed to five decimals), BSD time's `real … user … sys` line, "
             "zsh's `… cpu 7.595 total`, `openssl speed`'s rows (thousands of bytes a second) and ffmpeg's progress "
-            "(`frame= 5896 fps=305`), whose units are in the tool's column names or manual; leaves the same words "
+            "(`frame= 5896 fps=305`) and Benchmark.js's spread (`… ops/sec ±1.72% (60 runs sampled)`), whose units "
+            "are in the tool's column names or manual; leaves the same words "
             "before other numbers."
         ),
         EXAMPLES_FR146,
