@@ -311,6 +311,7 @@ def test_a_rate_limit_and_a_size_percentile_are_no_claims(doc: str) -> None:
     [
         ("Caching should reduce the test time of this repo from 4 minutes to less than 1.5.", ["4 minutes", "1.5"]),
         ("It cut the step from 20+ minutes to ~7.", ["20+ minutes", "7"]),
+        ("Build times are cut from around 20 minutes to just over 15", ["20 minutes", "15"]),
         ("It grew from 2 s to 20 GB of logs.", ["2 s"]),  # the second figure has a unit of its own
         ("Speed went from ~40 to ~85 tok/sec.", ["40 to ~85 tok/sec"]),
     ],

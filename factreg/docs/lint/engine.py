@@ -111,7 +111,7 @@ def _candidates(
 # `from ~250s to ~13`, `from 4 minutes to less than 1.5`: a change whose unit is written on its first figure only.
 _FROM_BEFORE = lazy(rf"{_B}(?i:from){_SP}+(?:[~≈]|(?i:about|around|roughly){_SP}+)?$")
 _BARE_END_AFTER = lazy(
-    rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|less{_SP}+than|under|just){_SP}*)?"
+    rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|almost|less{_SP}+than|under|over|just(?:{_SP}+(?:over|under))?){_SP}*)?"
     rf"(?P<n>\d+(?:\.\d+)?)(?![\w%:/×~-]|[.,]\w|{_SP}?(?:[%×]|[A-Za-z]+/|[KMGT]i?B{_E}|(?i:x){_E}))"
 )
 _PAIRED_UNITS = frozenset({"s", "ms", "min", "h", "us", "µs", "tok/s", "req/s", "/s", "fps"})
