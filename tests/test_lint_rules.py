@@ -476,3 +476,8 @@ def test_frames_a_game_benchmark_recorded_are_a_rate() -> None:
     doc = "GTX970은 평균 51프레임을 기록해, 평균 54프레임을 기록한 GTX1060과 엇비슷했다."
     assert [(f.text, f.unit, f.rule) for f in lint_text(doc)] == [("51프레임", "fps", "FR117"), ("54프레임", "fps", "FR117")]
     assert lint_text("30프레임 애니메이션을 만들었다.", rules=selected()) == []
+
+
+def test_how_often_is_a_setting_and_how_long_a_claim() -> None:
+    doc = "그런데 5분에 한 번씩 모든 api를 호출하고, 돌아오는 응답의 시간이 대략적으로 2초정도 걸렸다."
+    assert [(f.text, f.kind) for f in lint_text(doc, targets=True)] == [("5분", "target"), ("2초", "claim")]

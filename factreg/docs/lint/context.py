@@ -314,7 +314,10 @@ class _Context(_Tables):
             return False
         label_end = max(lo, text.find("|", text.find("|", lo) + 1, start)) if row else lo
         if _MEASURED.search(text, max(lo, start - 40), min(hi, end + 25)) or (
-            _MEASURED.search(text, lo, label_end) and not _LIMIT_WORD.search(text, lo, label_end)
+            _MEASURED.search(text, lo, label_end)
+            and not _LIMIT_WORD.search(text, lo, label_end)
+            and not _BOUND_NEAR.search(text, lo, label_end)  # `| 최대 실행 시간 |`: a limit
+            and not _SETTING_WORDS.search(text, lo, label_end)  # `| animation-delay | 시작 지연시간 |`: a setting
         ):
             return True  # a measured word near it, or in its row's label (`| 응답 시간 | A: 33ms, B: 81ms, C: 96ms |`)
         if _VERSUS_AFTER.match(text, end) or _VERSUS_BEFORE.search(text, max(lo, start - 12), start):

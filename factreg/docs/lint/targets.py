@@ -137,6 +137,7 @@ _CAPABLE = lazy(r"수 있|했|됐|였|왔|보여|보인|보입|(?i:took|was|were
 # A value that is asked for or set: `36fps를 직접 요청`, `30초로 설정`, `set it to 30 s`, `capped at 30 fps`.
 _SET_VERB_AFTER = lazy(
     rf"(?:\*\*)?{_SP}?(?:(?:정도|쯤){_SP}?)?(?:을|를|로|으로){_SP}?(?:직접{_SP}?)?(?:요청|설정|지정|고정|제한|변경|조정|수정|추출|정하|정해|정한)"
+    rf"|{_SP}?에{_SP}?한{_SP}?번"  # `5분에 한 번씩`: how often, not how long
     # the old value of a change: `5초에서 12초로 변경`, `30s -> 120s`
     rf"|{_SP}?(?:에서|->|→){_SP}?\d[\d.,]*{_SP}?[^\s\d]{{0,3}}{_SP}?(?:(?:정도|쯤){_SP}?)?(?:로|으로){_SP}?(?:변경|조정|수정)"
 )

@@ -497,7 +497,7 @@ _GOAL_LINE = lazy(
     rf"{_B}(?i:target|goal|slo|e\.g\.|for{_SP}+example|assum\w*|if|limits?|back-?off|retry|retries|"
     rf"recommend\w*){_E}|"
     # a window of time, not the system (`on windows with zluda`, `for Windows 11`)
-    rf"(?<![Oo]n )(?<![Ff]or )(?<![Ii]n )(?<![Uu]nder )(?<![Ww]ith )(?<![Tt]o ){_B}(?i:windows?){_E}(?!{_SP}*(?:1[01]|[Ss]erver|PC|machine))|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|\d회\s?실패|//"
+    rf"(?<![Oo]n )(?<![Ff]or )(?<![Ii]n )(?<![Uu]nder )(?<![Ww]ith )(?<![Tt]o ){_B}(?i:windows?){_E}(?!{_SP}*(?:1[01]|[Ss]erver|PC|machine))|목표|예:|가정|하면|간격|백오프|재시도|제한|윈도우|절약|준비|\d회\s?실패|//|(?i:assert)\w*\("
 )
 
 
