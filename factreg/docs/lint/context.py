@@ -27,6 +27,7 @@ from factreg.docs.lint.vocab import (
     _SP,
     _TARGET_WORDS,
     _TEST_THEN_NUMBER,
+    _TOOL_INLINE,
     _TOOL_ROW,
     _TRANSFER,
     _UNIT_BEFORE,
@@ -450,8 +451,8 @@ class _Context(_Tables):
 
     def extra(self, m: re.Match[str], rx: re.Pattern[str]) -> Candidate | None:
         """The claim or target a match of an extra pattern `rx` (one of vocab._EXTRA) is, or None."""
-        if rx is _TOOL_ROW:  # a row a benchmark tool prints: its measured numbers, the unit in its columns
-            first = next(k for k in ("n1", "a1", "p1", "m1", "b1", "o1", "z1", "f1", "j1") if m.group(k) is not None)
+        if rx is _TOOL_ROW or rx is _TOOL_INLINE:  # a row a benchmark tool prints: its measured numbers
+            first = next(k for k, v in m.groupdict().items() if v is not None)  # the first group of the row's form
             last = {"n1": "n3", "a1": "a3", "b1": "b3", "p1": "p1", "z1": "z1", "f1": "f1", "j1": "j1"}.get(first)
             end = m.end(last) if last else m.end()
             start = m.start(first)
