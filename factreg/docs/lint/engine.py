@@ -12,7 +12,7 @@ from factreg.docs.findings import Finding
 from factreg.docs.lint.clocks import clock_durations, may_hold
 from factreg.docs.lint.context import _Context
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows
+from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows, whole_text_hit
 from factreg.docs.lint.regions import _skipped
 from factreg.docs.lint.tables import _by_column, _cell_context, _has_table, _header_cells
 from factreg.docs.lint.units import _CLAIM, _HTTP_CODES, _KIND, _NORMAL
@@ -21,11 +21,8 @@ from factreg.docs.lint.vocab import (
     _DIGIT,
     _E,
     _EXTRA,
-    _LABEL_UNIT,
-    _METRIC_LABEL,
     _RELATIVE,
     _SP,
-    _TOOL_ROW,
     BANDWIDTH_RULE,
     BARE_DURATION_RULE,
     BARE_PERCENT_RULE,
@@ -472,9 +469,7 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
         windows = _windows(text)
         if (
             not windows
-            and (")" not in text or _LABEL_UNIT.search(text) is None)
-            and (":" not in text or _METRIC_LABEL.search(text) is None)
-            and _TOOL_ROW.search(text) is None
+            and not whole_text_hit(text)
             and not _has_table(text)
             and not may_hold(text)
         ):

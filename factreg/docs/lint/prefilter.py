@@ -71,16 +71,7 @@ _PREFILTER_LITERALS = (
     "/sec:",
     "thrpt",
     "avgt",
-    "Totals",
-    "Gets ",
-    "Sets ",
-    "Waits ",
-    "Processing:",
-    "Connect:",
-    "Waiting:",
-    "Total:",
-)  # `_seconds`: a metric's name holding its unit; `/sec:`: wrk's `Requests/sec:   1170.78`; JMH's result rows;
-# the rows of ApacheBench and memtier_benchmark (_TOOL_ROW)
+)  # `_seconds`: a metric's name holding its unit; `/sec:`: wrk's `Requests/sec:   1170.78`; JMH's result rows
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -175,6 +166,13 @@ _EXTRA_SCREENS: dict[re.Pattern[str], literals.Screen] = {}
 
 
 _EXTRA_HINTS: dict[re.Pattern[str], tuple[str, ...]] = {}
+
+
+def whole_text_hit(text: str) -> bool:
+    """Whether a pattern searched over the whole text (_WHOLE_TEXT) matches in it, one of its hints first: a claim
+    on a line no window holds."""
+    hints = _extra_hints()
+    return any(any(h in text for h in hints[rx]) and rx.search(text) is not None for rx in _WHOLE_TEXT)
 
 
 def _extra_hints() -> dict[re.Pattern[str], tuple[str, ...]]:

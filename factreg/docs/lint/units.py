@@ -40,10 +40,9 @@ _UNITS = [
     ("bits", rf"(?i:(?:kilo|mega|giga|tera)bits?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `6 gigabits per second`
     ("flops", rf"(?:[GTP]?FLOPS|[GTP]?(?i:flops)|(?i:tera|giga|peta)(?i:flops?)|TOPS){_END}"),
     ("flops", rf"(?:기가|테라|페타){_SP}?플롭스?"),  # `1 페타플롭`
-    # time per operation, as Go's and JMH's benchmarks print it: `45487 ns/op`, `3.2 us/op`
-    ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?op{_END}"),
-    # Rust's `cargo bench` (`6,670 ns/iter`) and RocksDB's db_bench (`0.220 micros/op`, `1.42 micros/read`)
-    ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?iter{_END}|micros{_SP}?/{_SP}?(?:op|read|write|iter){_END}"),
+    # time per operation, as Go's and JMH's benchmarks print it (`45487 ns/op`, `3.2 us/op`), Rust's `cargo bench`
+    # (`6,670 ns/iter`) and RocksDB's db_bench (`0.220 micros/op`, `1.42 micros/read`)
+    ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?(?:op|iter){_END}|micros{_SP}?/{_SP}?(?:op|read|write|iter){_END}"),
     ("op", rf"s/it{_END}"),  # tqdm's seconds per iteration: `[00:27<00:00,  3.92s/it]`
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
