@@ -21,6 +21,7 @@ from factreg.docs.lint.vocab import (
     _DIGIT,
     _E,
     _EXTRA,
+    _MEASURED_CELL,
     _RELATIVE,
     _SP,
     BANDWIDTH_RULE,
@@ -373,8 +374,6 @@ _PERF_NEAR = lazy(
 # A count beside the measured times of a row (`쿼리 155`, `7,667건`, `21 queries`): its percent change may be the
 # count's.
 _COUNT_CELL = lazy(rf"\d{_SP}?건|쿼리{_SP}*(?:\*\*)?\d|(?i:\d{_SP}+(?:queries|rows|requests|calls|round[ -]?trips)){_E}")
-# A cell holding a measured time or rate: two such cells in a row make its ratios and percentages changes of them.
-_MEASURED_CELL = lazy(r"\d\s*(?:ms|s|sec|min|초|분|tok/s|t/s|MB/s|GB/s|req/s|it/s|fps|ops/sec)(?![A-Za-z가-힣])")
 
 
 def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:

@@ -6,13 +6,25 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 
+from factreg.docs.lint.columns import (
+    _COMPARISON_BEFORE,
+    _CONDITION_HEADER,
+    _HEADER_UNIT,
+    _NOT_PERFORMANCE_UNITS,
+    _OTHER_COLUMN,
+    _REACHED_COLUMN,
+    _TARGET_COLUMN,
+    _column_kinds,
+)
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.relative import _Relative
 from factreg.docs.lint.vocab import (
+    _CHANGE_HEADER,
     _CHANGE_RX,
     _CLOCK_NUM,
     _LEX,
     _LINE_FLAGS,
+    _MEASURED_CELL,
     _NUM,
     _PM,
     _SETTING_WORDS,
@@ -30,19 +42,6 @@ from factreg.docs.lint.vocab import (
 # Tables whose unit is in the header row: `| model | pp512 (t/s) |` over `| 7B Q4 | 1234.5 |`. The whole text is
 # read (not only the prefilter's windows: a body row holding bare numbers has no unit of its own).
 _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
-
-
-_HEADER_UNIT = lazy(
-    r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?(?:/(?:device|gpu|chip|user))?|t/s|tg/s|pp/s|"
-    r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
-    r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
-    r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"
-    r"rps|qps|tps|iops|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
-    r"seconds|mins?(?![ \t]+[A-Za-z])|minutes|[tpg]flop(?:s|/s(?:ec)?)(?:/(?:chip|gpu|device))?|tops|[gtm]b/s|[gtm]bps|"
-    r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
-    r"|초|밀리초|토큰/초)(?=$|[\s)\],*])"
-    r"|[(\[](?P<s>s)[)\]]"
-)
 
 
 _HEADER_NORMAL = {"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms", "밀리초": "ms", "sec": "s",
@@ -312,121 +311,6 @@ def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], in
             yield header, rows, h_lo
 
 
-# What a table's column holds, from its header cell: a target, limit or setting (`| Target |`, `| 목표 (1.4.3) |`,
-# `| 알람 임계값 |`, `| TTL |`, `| 권장 타임아웃 |`, warning levels), or a figure that is not performance (memory,
-# accuracy, size, a share of the total, cost: `| 메모리 사용량 |` over `50-75% 감소`, `| 비중 |` over `72%`).
-_TARGET_COLUMN = lazy(
-    r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?(?!\s?/\s?offset)|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
-    r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?|intervals?|rto|rpo|retention|cooldown|backoff|"
-    r"debounce|polling|headroom|recommended|good value|ideal)\b)"
-    r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료|간격|주기|보관\s?기간|쿨다운|기대\s?값|기댓값|기대치"
-)
-
-
-_REACHED_COLUMN = lazy(r"(?i:\b(?:achieved|reached|met|actual)\b)|달성|결과|실측")  # `| 목표 달성 |`: a result
-
-
-_OTHER_COLUMN = lazy(
-    r"(?i:\b(?:memory|vram|ram|accuracy|mmlu|perplexity|ppl|size|compression|share|resources?|params?|parameters|"
-    r"hit[ _-]?rate|cost|price|pricing|spread|quality|wer|f1|setup time|set-up time)\b)"
-    r"|메모리|정확도|크기|압축|비중|점유율|리소스|자원|파라미터|매개변수|적중률|비용|가격|요금|품질"
-)
-
-
-_NOT_PERFORMANCE_UNITS = frozenset({"%", "×"})  # what a memory or accuracy column's ratios and percentages are
-
-
-# An alert rule's table: a header row naming thresholds or conditions (`| Severity | Threshold | Duration |`,
-# `| 조건 | 지속 시간 | 알림 채널 |`), whose column of how long a condition must hold is a target column, and whose
-# values with a comparison before them in their cell (`p99 Latency > 5초`, `p95 >800ms`) are thresholds.
-_CONDITION_HEADER = lazy(r"(?i:\b(?:thresholds?|conditions?|triggers?)\b)|조건|임계")
-
-
-_WINDOW_COLUMN = lazy(r"[ \t*_]*(?:(?i:duration|for|window|pending(?: period)?|sustained)|지속\s?시간|지속|기간)[ \t*_]*")
-
-
-_COMPARISON_BEFORE = lazy(r"(?:[<>≤≥]=?|&[gl]t;=?|(?<![A-Za-z])(?i:over|above|below|under))[ \t]*~?$")
-
-
-# A reference table of settings: its first column names them (`| Parameter | Type | Default |`, `| 설정 | 값 | 설명 |`),
-# so its column of values or defaults holds settings, not measurements; a column of defaults always does.
-_SETTING_NAME_HEADER = lazy(
-    r"[ \t*_]*(?:(?i:settings?|options?|parameters?|params?|config(?:uration)?s?|propert(?:y|ies)|flags?|variables?|"
-    r"env(?:ironment)?(?: variables?)?)|설정(?:\s?항목)?|옵션|파라미터|매개\s?변수|환경\s?변수)[ \t*_]*"
-)
-
-
-_VALUE_COLUMN = lazy(r"[ \t*_]*(?:(?i:values?)|값|설정\s?값)[ \t*_]*")
-
-
-# A rubric: its first column names grades (`| 등급 | Cold Start | Warm Start |` over `| 보통 | 2-4초 | 1-2초 |`), so
-# every figure in it is a threshold of a grade.
-_GRADE_HEADER = lazy(
-    r"[ \t*_]*(?:(?i:grades?|ratings?|verdicts?|tiers?|plans?|attempts?(?: number| #)?|retr(?:y|ies)(?: number| #)?)"
-    r"|등급|평가|판정|요금제|플랜|재시도(?:\s?횟수)?)[ \t*_]*"
-)
-
-
-# A column named by a verdict of a rubric (`Good`, `Needs Improvement`, `Poor`, `양호`, `나쁨`).
-_VERDICT_COLUMN = lazy(
-    r"[ \t*_]*(?:(?i:good|poor|fair|excellent|acceptable|needs?[ -](?:improvement|work)|bad|great|ok)|양호|보통|나쁨|"
-    r"좋음|우수|개선\s?필요|불량)[ \t*_🟢🟡🔴✅⚠️❌]*"
-)
-
-
-# A column named by a pricing plan or tier (`Free`, `Paid`, `Hobby`, `Enterprise`, `무료`, `유료`): whole words at the
-# cell's end, so not `Lock-free`; not `Pro`, which also names chips (`| M1 Pro | M1 Max |`).
-_PLAN_COLUMN = lazy(
-    r"(?:^|[ \t*_])(?i:free|paid|hobby|enterprise|premium|starter|business)(?:[ \t](?i:plan|tier))?[ \t*_]*$"
-    r"|무료|유료|요금제"
-)
-
-
-_DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
-
-
-# A load test's schedule: its first column names stages (`| 구간 | 목표 RPS | 시간 |`, `| Stage | VUs | Duration |`)
-# and another the load it is set to, so its column of plain durations holds how long each stage was set to last.
-_STAGE_HEADER = lazy(r"[ \t*_]*(?:(?i:stages?|phases?|steps?|ramps?)|단계|구간|페이즈)[ \t*_]*")
-_LOAD_COLUMN = lazy(
-    r"(?i:\b(?:vus?|vusers?|virtual users|users|concurrency|arrival rate|target rps|rps|qps|tps)\b)"
-    r"|VU|가상\s?사용자|동시\s?사용자|사용자\s?수|목표\s?RPS|부하"
-)
-_STAGE_LENGTH_COLUMN = lazy(
-    r"[ \t*_]*(?:(?i:duration|time|hold(?: time)?|length)|시간|유지\s?시간|지속\s?시간|기간)[ \t*_]*"
-)
-
-
-def _column_kinds(header: str) -> list[str | None]:
-    """For each cell of a table's header row: `target` for a target, limit or setting column (and, in an alert
-    rule's table, the column of how long a condition must hold), `other` for a column of figures that are not
-    performance, else None."""
-    cells = header.strip().strip("|").split("|")
-    if _GRADE_HEADER.fullmatch(cells[0]):
-        return ["target"] * len(cells)  # a rubric: every figure is a grade's threshold
-    # `| Metric | Good | Needs Improvement | Poor |`, `| Feature | Workers Free | Workers Paid |`: each verdict's
-    # column holds its threshold, each plan's its limits
-    for names in (_VERDICT_COLUMN.fullmatch, _PLAN_COLUMN.search):
-        named = [names(cell) is not None for cell in cells]
-        if sum(named) >= 2:
-            return ["target" if n else None for n in named]
-    out: list[str | None] = []
-    rules = _CONDITION_HEADER.search(header) is not None
-    settings = _SETTING_NAME_HEADER.fullmatch(cells[0]) is not None
-    schedule = _STAGE_HEADER.fullmatch(cells[0]) is not None and any(_LOAD_COLUMN.search(c) for c in cells[1:])
-    for cell in cells:
-        window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
-        window = window or (schedule and _STAGE_LENGTH_COLUMN.fullmatch(cell) is not None)  # a stage's set length
-        setting = _DEFAULT_COLUMN.search(cell) is not None or (settings and _VALUE_COLUMN.fullmatch(cell) is not None)
-        if window or setting or (_TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)):
-            out.append("target")
-        elif _OTHER_COLUMN.search(cell) and not _HEADER_UNIT.search(cell):
-            out.append("other")
-        else:
-            out.append(None)
-    return out
-
-
 # A cell that is a comparison alone (`| >= |`, `| &lt;= |`): the row is a rule or an alert (`| CPU | >= | 80% | 5분 |`),
 # so its durations are how long a condition must hold, targets.
 _OPERATOR_CELL = lazy(r"\|[ \t]*(?:>=?|<=?|≥|≤|&gt;=?|&lt;=?|==?)[ \t]*(?=\|)")
@@ -500,6 +384,7 @@ class _Tables(_Relative):
             return found
         taken = sorted((c[0], c[1]) for c in found)
         starts = [x for x, _ in taken]
+        out = _change_cells(text, out, lines_with_times, times)
         for lo in lines_with_times:
             hi = _line_end(text, lo)
             for m in _PCT_CELL.finditer(text, lo, hi):
@@ -534,15 +419,31 @@ def _overlaps_any(taken: list[tuple[int, int]], starts: list[int], lo: int, a: i
     return False
 
 
+def _change_cells(text: str, found: list[Candidate], lines: set[int], times: list[int]) -> list[Candidate]:
+    """`found` with a percentage another rule took in a before/after row's change column made FR157's (`| 23,420 |
+    25,774 | +10.1% |` under `| QPS (main) | QPS (PR) | Change |`), unless its row's cells carry their own units
+    (FR125's then: the times it is worked from)."""
+    out = list(found)
+    for i, c in enumerate(found):
+        lo = text.rfind("\n", 0, c[0]) + 1
+        if c[3] != "%" or c[4] != "claim" or lo not in lines or not text[lo : c[0]].lstrip().startswith("|"):
+            continue
+        hi = _line_end(text, lo)
+        if len(_MEASURED_CELL.findall(text, lo, hi)) < 2 and _change_column(text, lo, hi, c[0], times):
+            out[i] = (*c[:5], "FR157")
+    return out
+
+
 def _change_column(text: str, lo: int, hi: int, pos: int, times: list[int]) -> bool:
-    """Whether the percentage at `pos` is a before/after row's change: in the row's last cell, right after two cells
-    that each hold a measured time or rate (`| 서버 응답 시간 | 120ms | 25ms | 79% |`)."""
+    """Whether the percentage at `pos` is a before/after row's change: in the row's last cell or a column of changes
+    (`| Diff % |`), right after two cells that each hold a measured time or rate (`| 서버 응답 시간 | 120ms | 25ms | 79% |`)."""
     bars = [i for i in range(lo, hi) if text[i] == "|"]
     if text[bars[-1] + 1 : hi].strip():
         bars.append(hi)  # a row without its closing pipe
     col = sum(1 for b in bars if b < pos) - 1
     header = _cell_context(text, pos)[2]
-    if col < 2 or col != len(bars) - 2 or _ZERO.match(text, pos) or _TARGET_ROW.search(header):
+    last = col == len(bars) - 2 or _CHANGE_HEADER.fullmatch(header) is not None
+    if col < 2 or not last or _ZERO.match(text, pos) or _TARGET_ROW.search(header):
         return False  # no change (`0%`), or the share of a target reached (`| 실제 | 목표 | 달성률 |`)
     if _RATE_OF_OTHER.search(header):
         return False  # `| Success Rate |`: the share of requests that succeeded, not a change

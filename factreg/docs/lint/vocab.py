@@ -571,4 +571,11 @@ _CHANGE_RX = screened(_CHANGE_RX)
 # size or a compression, whose percentiles are sizes (`| Uncompressed | 3,412 | 8,691 |` under `| p50 | p75 |`).
 _VALUE_BEFORE = lazy(r"(?i:\b(?:every|each|after|within|over)[ \t]+)\d[\d,.]*[ \t]?$")
 _SPEEDUP_COLUMN = lazy(r"[ \t*_]*(?i:speed-?ups?|speed up|times faster)[ \t*_]*")
+# A column of changes (`| Change |`, `| Diff % |`, `| 개선율 |`), and a cell holding a measured time or rate: two
+# such cells in a row make its ratios and percentages changes of them.
+_CHANGE_HEADER = lazy(
+    r"[ \t*_]*(?i:change|diff(?:erence)?|delta|Δ|improvement|gain|speed-?up|regression|(?:%[ \t]*)?(?:change|diff|delta)"
+    r"(?:[ \t]*%|[ \t]*\(%\))?)[ \t*_]*|[ \t*_]*(?:개선율|개선|변화율|변화|차이|감소율|향상률)[ \t*_]*"
+)
+_MEASURED_CELL = lazy(r"\d\s*(?:ms|s|sec|min|초|분|tok/s|t/s|MB/s|GB/s|req/s|it/s|fps|ops/sec)(?![A-Za-z가-힣])")
 _SIZE_ROW = lazy(r"(?i:\b(?:un)?compressed\b|\bzstd|\bgzip|\blz4|\bbrotli|\bsizes?\b|\bbytes\b|\bmemory\b)|크기|용량")

@@ -139,6 +139,18 @@ EXAMPLES_FR154 = (
 EXAMPLES_FR157 = (
     ("a before/after row's change", "| 서버 응답 시간 | 120ms | 25ms | 79% |", "79%", "| 서버 메모리 | 120MB | 25MB | 79% |"),
     ("with a decrease mark", "| P95 latency | 520ms | 310ms | 40% ↓ |", "40%", "| P95 latency | 520 | 310 | 40% ↓ |"),
+    (
+        "a column of changes that is not the last",
+        "| Metric | Before | After | Diff % | Diff abs. |\n|---|---|---|---|---|\n| FCP (p90) | 422.79 ms | 425.75 ms | 0.70% | 2.96 ms |",
+        "0.70%",
+        "| Metric | Before | After | Diff % | Diff abs. |\n|---|---|---|---|---|\n| RSS (p90) | 422.79 MB | 425.75 MB | 0.70% | 2.96 MB |",
+    ),
+    (
+        "the header gives the unit of the two runs",
+        "| search_l | QPS (main) | QPS (PR) | Change |\n|---|---|---|---|\n| 100 | 23,420 | 25,774 | +10.1% |",
+        "10.1%",
+        "| search_l | Recall (main) | Recall (PR) | Change |\n|---|---|---|---|\n| 100 | 0.5552 | 0.5594 | +0.0042 |",
+    ),
 )
 
 EXAMPLES_FR155 = (
@@ -252,8 +264,10 @@ RULES = (
         "table-change-column",
         "A before/after row's change: `| 서버 응답 시간 | 120ms | 25ms | 79% |`, `| P95 | 520ms | 310ms | 40% ↓ |`.",
         (
-            "Reads what FR152 reads where the percentage is in the row's last cell, right after two cells that "
-            "each hold a measured time or rate: the row compares them and the percentage is the change. FR152's "
+            "Reads what FR152 reads where the percentage is in the row's last cell or a column of changes "
+            "(`Change`, `Diff %`, `Δ`, `개선율`), right after two cells that each hold a measured time or rate: the "
+            "row compares them and the percentage is the change; it also takes such a percentage from the preview "
+            "rules that would read it alone (FR124, FR126) where the row's cells carry no units of their own. FR152's "
             "other percentages are as often a share, a utilisation or a success rate beside the times, so it stays "
             "a preview rule."
         ),
