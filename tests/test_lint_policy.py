@@ -119,3 +119,12 @@ def test_a_camelcase_key_starts_with_its_lower_case_word() -> None:
     assert kinds("set maxWait: 20 ms") == [("20 ms", "target")]
     assert kinds("PyTorch: 5.2 ms/이미지") == [("5.2 ms", "claim")]
     assert kinds("| 프레임워크 | 결과 |\n|---|---|\n| ONNX Runtime | TensorRT: 1.9 ms |\n") == [("1.9 ms", "claim")]
+
+
+def test_the_bounds_of_a_changes_interval_are_not_changes_of_their_own() -> None:
+    # a benchmark report's row: the change and, in brackets, its confidence interval (final58)
+    row = "| `benchmarks/lfds/dglm.c` | 17.592 ± 0.197 s | 16.766 ± 0.292 s | ✅ +4.7% [+1.1%, +8.3%] | UNKNOWN |"
+    assert claims(row) == ["17.592 ± 0.197 s", "16.766 ± 0.292 s", "4.7%"]
+    assert claims("Throughput improved by 4.7% [+1.1%, +8.3%] with the new allocator.") == ["4.7%"]
+    # a percentage in brackets that follows no percentage is read as before
+    assert claims("Throughput improved by [8%] with the new allocator.") == ["8%"]

@@ -409,6 +409,8 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
             return  # `Vega 10s`, `Radeon 7s`: a product's name in the plural
     if _NAME_AFTER.match(text, end):
         return  # `-5s-Diffusers`: part of a name
+    if kind == "pct" and _INTERVAL_BEFORE.search(text, max(0, start - 30), start):
+        return  # `+4.7% [+1.1%, +8.3%]`: the bounds of the change's interval, not changes of their own
     verdict = ctx.classify(start, u_start, end, kind)
     if verdict is None:
         return
@@ -435,6 +437,7 @@ _PRODUCT_BEFORE = lazy(rf"(?<=[^\s\n|>*#-])[ \t]+[A-Z][a-z]+{_SP}$")
 
 
 _NAME_AFTER = lazy(r"-[A-Za-z]")
+_INTERVAL_BEFORE = lazy(r"%[ \t]*\[[ \t]*(?:[+−-]?\d[\d.]*%[ \t]*,[ \t]*)?[+−-]?$")
 
 
 def lint_text(
