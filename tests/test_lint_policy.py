@@ -128,3 +128,14 @@ def test_the_bounds_of_a_changes_interval_are_not_changes_of_their_own() -> None
     assert claims("Throughput improved by 4.7% [+1.1%, +8.3%] with the new allocator.") == ["4.7%"]
     # a percentage in brackets that follows no percentage is read as before
     assert claims("Throughput improved by [8%] with the new allocator.") == ["8%"]
+
+
+def test_a_ratio_beside_two_times_is_a_speed_ratio_but_a_count_in_the_row_label_is_not() -> None:
+    # the times' unit is in their headers only (final58): the ratio compares them
+    doc = "| Operator | data (ms) | Peer range (ms) | Multiplier range |\n|---|---|---|---|\n| sort | 166.55 | 507.64 – 8036.67 | 3.0× – 48.3× |\n"
+    assert [(f.text, f.rule) for f in lint_text(doc)] == [
+        ("166.55", "FR151"), ("507.64 – 8036.67", "FR151"), ("3.0×", "FR121"), ("48.3×", "FR121")
+    ]
+    # `8x` in the row's label counts chips: no speed ratio, whatever the row's other cells hold
+    doc = "| Hardware | 16B TFLOP/sec/chip | 32B TFLOP/sec/chip |\n|---|---|---|\n| 8x v5e-256 | 115 | 125 |\n"
+    assert "FR121" not in {f.rule for f in lint_text(doc) if f.text == "8x"}

@@ -14,7 +14,7 @@ from factreg.docs.lint.context import _Context
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows, whole_text_hit
 from factreg.docs.lint.regions import _skipped
-from factreg.docs.lint.tables import _by_column, _cell_context, _has_table, _header_cells
+from factreg.docs.lint.tables import _by_column, _cell_context, _has_table, _header_cells, _timed_cells
 from factreg.docs.lint.units import _CLAIM, _HTTP_CODES, _KIND, _NORMAL
 from factreg.docs.lint.vocab import (
     _B,
@@ -339,7 +339,7 @@ def _performance_near(
         cell, label, header, others = _cell_context(text, start)
         if any(words.search(part) for part in (cell, label, header)):
             return True
-        return sum(_MEASURED_CELL.search(other) is not None for other in others) >= 2  # `| 1.4s | 28.3s | 20× |`
+        return _timed_cells(text, start) >= 2  # `| 1.4s | 28.3s | 20× |`, `| 0.059 | 0.260 | 4.4× |` under `(ms)` headers
     lo = max(text.rfind("\n", 0, start) + 1, start - window[0])
     hi = text.find("\n", end)
     reach = window[1] + (15 if _COMPARATIVE_AFTER.match(text, end) else 0)  # `2.7x higher request throughput`

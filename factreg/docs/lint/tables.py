@@ -485,17 +485,45 @@ def _cell_context(text: str, pos: int) -> tuple[str, str, str, list[str]]:
     cells = line.strip().strip("|").split("|")
     col = text.count("|", lo, pos) - (1 if line.lstrip().startswith("|") else 0)
     cell = cells[col] if 0 <= col < len(cells) else line
-    header = ""
+    heads = _header_row(text, lo)
+    header = heads[col] if 0 <= col < len(heads) else ""
+    return cell, cells[0] if cells else "", header, [c for i, c in enumerate(cells) if i != col]
+
+
+def _header_row(text: str, lo: int) -> list[str]:
+    """The header cells of the table whose body row starts at `lo` (the row above its separator row; none when
+    there is no separator above the row)."""
     end = lo - 1
     while end > 0:  # up the table's rows to its separator row; the header is the line above it
         start = text.rfind("\n", 0, end) + 1
         above = text[start:end]
         if _TABLE_SEP.fullmatch(above):
             h_lo = text.rfind("\n", 0, max(0, start - 1)) + 1
-            heads = text[h_lo : max(h_lo, start - 1)].strip().strip("|").split("|")
-            header = heads[col] if 0 <= col < len(heads) else ""
-            break
+            return text[h_lo : max(h_lo, start - 1)].strip().strip("|").split("|")
         if not above.lstrip().startswith("|"):
             break
         end = start - 1
-    return cell, cells[0] if cells else "", header, [c for i, c in enumerate(cells) if i != col]
+    return []
+
+
+def _timed_cells(text: str, pos: int) -> int:
+    """How many cells of the table row holding `pos`, other than its own, hold a measured time or rate: its unit in
+    the cell (`| 1.4s |`) or a bare number under a header naming one (`| 0.059 |` under `| data (ms) |`); none for
+    a number in the row's label."""
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = _line_end(text, pos)
+    line = text[lo:hi]
+    cells = line.strip().strip("|").split("|")
+    col = text.count("|", lo, pos) - (1 if line.lstrip().startswith("|") else 0)
+    if col <= 0:
+        return 0  # a number in the row's label names the row (`| 8x v5e-256 |`)
+    heads = _header_row(text, lo)
+    units = _header_units("|".join(heads)) if heads else []
+    timed = 0
+    for i, cell in enumerate(cells):
+        if i == col:
+            continue
+        unit = units[i] if i < len(units) else None
+        if _MEASURED_CELL.search(cell) or (unit is not None and unit[1] == "claim" and _BARE_CELL.fullmatch(cell)):
+            timed += 1
+    return timed

@@ -11,6 +11,12 @@ EXAMPLES_FR121 = (
         "26.1",
         "| Package | Files | Stars |\n|---|---|---|\n| sharp | 89 | 26.1 |",
     ),
+    (
+        "beside two times whose unit is in their headers",
+        "| Operator | data (ms) | peers (ms) | Multiplier |\n|---|---|---|---|\n| sort | 166.55 | 507.64 | 3.0× |",
+        "3.0×",
+        "| Operator | data (MB) | peers (MB) | Multiplier |\n|---|---|---|---|\n| sort | 166.55 | 507.64 | 3.0 |",
+    ),
     ("times real time", "batched inference reaches 45x REAL TIME speed", "45x", "batched inference runs on 45x RTX boxes"),
     (
         "a comparative, then the figure",
