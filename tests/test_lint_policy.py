@@ -41,6 +41,8 @@ def test_settings_and_thresholds_are_targets_when_asked() -> None:
         "Run the benchmark for 60 seconds with 8 clients.",
         "run it with --duration 30s --rate 10",
         "Use a 5 s warm-up before measuring.",
+        "첫 번째 단계에서는 가상 사용자(VU) 수가 10초에 걸쳐 점차 300명으로 증가한다.",
+        "두 번째 단계에서는 사용자 수가 30초 동안 300명에서 10,000명으로 빠르게 증가한다.",
     ):
         assert kinds(doc) and all(kind == "target" for _, kind in kinds(doc)), doc
 
