@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from factreg.docs.lint.columns import _TARGET_COLUMN
 from factreg.docs.lint.durations import _MEASURED_KEY_BEFORE
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.tables import _cell_context, _Tables
@@ -246,6 +247,15 @@ _MEDIA_HEADER = lazy(
 _TOOL_ROW_BEFORE = lazy(r"[ \t]*(?:(?:ok|FAIL)[ \t]+[\w./-]+|\d{2}(?:\.\d+)?%)[ \t]+")
 
 
+# A row of values outside a table: a label, then two durations or more and nothing but values (`> xterm 25 ms 28 ms`,
+# `Django 설치 8.2초 0.08초 102배`, `time for request:  474us  16.03ms  758us`): a benchmark's row as printed.
+_VALUE = r"\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|µs|μs|us|ns|min|초|분|밀리초|배|x|×|%)(?![A-Za-z가-힣])"
+_VALUE_ROW = lazy(
+    rf"[ \t]*(?:>[ \t]*)?(?P<label>[^\d\s|`<>#*-][^\d|`<>=]{{0,40}}?)[ \t]+{_VALUE}(?:[ \t]+{_VALUE})+[ \t]*"
+)
+_ROW_DURATION = lazy(r"\d[ \t]?(?:ms|s|sec|µs|μs|us|ns|min|초|분|밀리초)(?![A-Za-z가-힣])")
+
+
 def _after_number(text: str, lo: int, hi: int) -> int:
     """Where a window `text[lo:hi]` before a number starts once any number in it is left out."""
     for i in range(hi - 1, lo - 1, -1):
@@ -263,6 +273,15 @@ def _before_number(text: str, lo: int, hi: int) -> int:
 
 
 class _Context(_Tables):
+    def _value_row(self, lo: int, hi: int) -> bool:
+        """Whether the line `lo..hi` is a row of values (_VALUE_ROW) holding two durations or more, its label naming
+        no setting or target."""
+        m = _VALUE_ROW.fullmatch(self.text, lo, hi)
+        if m is None or len(_ROW_DURATION.findall(self.text, lo, hi)) < 2:
+            return False
+        label = m.group("label")
+        return not any(words.search(label) for words in (_SETTING_WORDS, _TARGET_WORDS, _LIMIT_WORD, _TARGET_COLUMN))
+
     def measured(self, start: int, end: int) -> bool:
         """Whether a duration reads as a measurement: a word of measured work within 40 characters before it or 25
         after it on its line (or in its table's header row), and no bound, goal, example or assumption near it (in
@@ -281,6 +300,7 @@ class _Context(_Tables):
             _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start)
             or _TOOL_ROW_BEFORE.fullmatch(text, lo, start)
             or _CRITERION_ROW.match(text, lo, hi)
+            or self._value_row(lo, hi)
         ):
             return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or (

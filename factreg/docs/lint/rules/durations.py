@@ -11,6 +11,8 @@ EXAMPLES_FR101 = (
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a step's time in a list", "- Typechecking: 1m 11s", "1m 11s", "- Typechecking timeout: 1m 11s"),
+    ("a row of values as a tool prints it", "> Alacritty 26 ms 44 ms", "44 ms", "> Alacritty timeout 26 ms 44 ms"),
+    ("a row of a flattened table", "Django 설치 8.2초 0.08초 102배", "8.2초", "Django 설치 8.2 GB 0.08 GB"),
     ("a word holding uptime", "We cut the startuptime from 37ms to 2ms.", "37ms", "Uptime: 37 minutes."),
     (
         "microseconds spaced in a cell",
