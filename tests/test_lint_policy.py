@@ -141,3 +141,13 @@ def test_a_ratio_beside_two_times_is_a_speed_ratio_but_a_count_in_the_row_label_
     # `8x` in the row's label counts chips: no speed ratio, whatever the row's other cells hold
     doc = "| Hardware | 16B TFLOP/sec/chip | 32B TFLOP/sec/chip |\n|---|---|---|\n| 8x v5e-256 | 115 | 125 |\n"
     assert "FR121" not in {f.rule for f in lint_text(doc) if f.text == "8x"}
+
+
+def test_a_row_of_values_outside_a_table_holds_measured_durations_and_their_ratio() -> None:
+    # a flattened table's row and a quoted tool row (final58): the label, then values only
+    assert [(f.text, f.rule) for f in lint_text("NumPy 설치 5.1초 0.15초 34배")] == [
+        ("5.1초", "FR101"), ("0.15초", "FR101"), ("34배", "FR121")
+    ]
+    assert [f.rule for f in lint_text("time for request:      474us     16.03ms       758us       800us")] == ["FR101"] * 4
+    # a label naming a setting makes the row a schedule, not a run
+    assert [f.kind for f in lint_text("retry backoff 1s 2s 4s", targets=True)] == ["target"] * 3

@@ -256,6 +256,16 @@ _VALUE_ROW = lazy(
 _ROW_DURATION = lazy(r"\d[ \t]?(?:ms|s|sec|µs|μs|us|ns|min|초|분|밀리초)(?![A-Za-z가-힣])")
 
 
+def value_row(text: str, lo: int, hi: int) -> bool:
+    """Whether the line `lo..hi` is a row of values (_VALUE_ROW) holding two durations or more, its label naming no
+    setting or target: its durations are measured, and its ratios compare them."""
+    m = _VALUE_ROW.fullmatch(text, lo, hi)
+    if m is None or len(_ROW_DURATION.findall(text, lo, hi)) < 2:
+        return False
+    label = m.group("label")
+    return not any(words.search(label) for words in (_SETTING_WORDS, _TARGET_WORDS, _LIMIT_WORD, _TARGET_COLUMN))
+
+
 def _after_number(text: str, lo: int, hi: int) -> int:
     """Where a window `text[lo:hi]` before a number starts once any number in it is left out."""
     for i in range(hi - 1, lo - 1, -1):
@@ -273,15 +283,6 @@ def _before_number(text: str, lo: int, hi: int) -> int:
 
 
 class _Context(_Tables):
-    def _value_row(self, lo: int, hi: int) -> bool:
-        """Whether the line `lo..hi` is a row of values (_VALUE_ROW) holding two durations or more, its label naming
-        no setting or target."""
-        m = _VALUE_ROW.fullmatch(self.text, lo, hi)
-        if m is None or len(_ROW_DURATION.findall(self.text, lo, hi)) < 2:
-            return False
-        label = m.group("label")
-        return not any(words.search(label) for words in (_SETTING_WORDS, _TARGET_WORDS, _LIMIT_WORD, _TARGET_COLUMN))
-
     def measured(self, start: int, end: int) -> bool:
         """Whether a duration reads as a measurement: a word of measured work within 40 characters before it or 25
         after it on its line (or in its table's header row), and no bound, goal, example or assumption near it (in
@@ -300,7 +301,7 @@ class _Context(_Tables):
             _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start)
             or _TOOL_ROW_BEFORE.fullmatch(text, lo, start)
             or _CRITERION_ROW.match(text, lo, hi)
-            or self._value_row(lo, hi)
+            or value_row(text, lo, hi)
         ):
             return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or (

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from factreg.docs.findings import Finding
 from factreg.docs.lint.clocks import clock_durations, may_hold
-from factreg.docs.lint.context import _Context
+from factreg.docs.lint.context import _Context, value_row
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows, whole_text_hit
 from factreg.docs.lint.regions import _skipped
@@ -340,6 +340,8 @@ def _performance_near(
         if any(words.search(part) for part in (cell, label, header)):
             return True
         return _timed_cells(text, start) >= 2  # `| 1.4s | 28.3s | 20× |`, `| 0.059 | 0.260 | 4.4× |` under `(ms)` headers
+    if value_row(text, *_line_of(text, start, end)):
+        return True  # `NumPy 설치 5.1초 0.15초 34배`: the ratio of the row's two times
     lo = max(text.rfind("\n", 0, start) + 1, start - window[0])
     hi = text.find("\n", end)
     reach = window[1] + (15 if _COMPARATIVE_AFTER.match(text, end) else 0)  # `2.7x higher request throughput`
