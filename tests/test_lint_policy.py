@@ -151,3 +151,21 @@ def test_a_row_of_values_outside_a_table_holds_measured_durations_and_their_rati
     assert [f.rule for f in lint_text("time for request:      474us     16.03ms       758us       800us")] == ["FR101"] * 4
     # a label naming a setting makes the row a schedule, not a run
     assert [f.kind for f in lint_text("retry backoff 1s 2s 4s", targets=True)] == ["target"] * 3
+
+
+def test_lines_benchmark_tools_and_request_logs_print() -> None:
+    # criterion's spaced microseconds, a web framework's request log, pytest's --durations, benchmark-ips, a label
+    # naming tokens per second (final58's misses); none of them was found before
+    found = {
+        "twitter.json/evil-json  time:   [634.82 us 637.20 us 639.93 us]": [("634.82 us", "FR101"), ("637.20 us", "FR101"),
+                                                                         ("639.93 us", "FR101")],
+        "Completed 200 OK in 3080ms (Views: 192.8ms | ActiveRecord: 2869.1ms)": [("3080ms", "FR101"), ("192.8ms", "FR101"),
+                                                                                 ("2869.1ms", "FR101")],
+        "93.09s call     tests/test_variants.py::test_inner_python_loop": [("93.09s", "FR101")],
+        "Prism::Translation::Parser:       56.3 i/s - 4.19x  slower": [("56.3 i/s", "FR115"), ("4.19x", "FR121")],
+        "Prompt tokens per second: 22.61": [("22.61", "FR145")],
+    }
+    for line, expected in found.items():
+        assert [(f.text, f.rule) for f in lint_text(line)] == expected, line
+    # `us` spaced after a number is a pronoun unless a bracket or another microsecond value follows
+    assert lint_text("It took 5 us to agree.") == []

@@ -245,6 +245,10 @@ _MEDIA_HEADER = lazy(
 # What a tool prints before a time on its line: `go test`'s `ok      github.com/x/y   83.856s`, a latency
 # distribution's `99%      2.6 ms` (ab, hey, wrk).
 _TOOL_ROW_BEFORE = lazy(r"[ \t]*(?:(?:ok|FAIL)[ \t]+[\w./-]+|\d{2}(?:\.\d+)?%)[ \t]+")
+# A web framework's request log (`Completed 200 OK in 3080ms (Views: 192.8ms | ActiveRecord: 2869.1ms)`), and pytest's
+# `--durations` report (`93.09s call     tests/test_x.py::test_y`).
+_LOG_TIME_BEFORE = lazy(r"(?:\bCompleted[ \t]+\d{3}[ \t]+[A-Za-z][A-Za-z ]{0,30}?[ \t]+in|\b(?:Views|ActiveRecord|Allocations)[ \t]*:)[ \t]*$")
+_PYTEST_DURATION_AFTER = lazy(r"[ \t]+(?:call|setup|teardown)[ \t]+\S+::")
 
 
 # A row of values outside a table: a label, then two durations or more and nothing but values (`> xterm 25 ms 28 ms`,
@@ -302,6 +306,8 @@ class _Context(_Tables):
             or _TOOL_ROW_BEFORE.fullmatch(text, lo, start)
             or _CRITERION_ROW.match(text, lo, hi)
             or value_row(text, lo, hi)
+            or _LOG_TIME_BEFORE.search(text, max(near_lo, start - 40), start)
+            or _PYTEST_DURATION_AFTER.match(text, end)
         ):
             return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or (

@@ -18,7 +18,7 @@ _UNITS = [
     # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
     (
         "persec",
-        rf"(?i:its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
+        rf"(?i:i(?=/)|its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
         rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|events?|"
         rf"responses|connections|transactions|txns?|operations|writes|reads|inserts|infer(?:ences)?|vectors|batches|"
         rf"predictions|embeddings|jobs?|spans?|objs?|objects|keys|tiles?|tasks?|hashes|packets|pkts|lookups|calls|"
@@ -51,6 +51,8 @@ _UNITS = [
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초|\[ms\]"),  # ApacheBench's `11.195 [ms] (mean)`
     ("us", rf"(?:[µμ]s|(?<=\d)us|usecs?|(?i:micro-?seconds?)){_END}|마이크로초"),
     ("us", rf"us(?={_SP}*\|)"),  # `| 273.6142 us |`: a table cell's microseconds, spaced (BenchmarkDotNet)
+    # criterion's `time:   [634.82 us 637.20 us 639.93 us]`: spaced microseconds, beside another or closing the bracket
+    ("us", r"us(?=[ \t]*\]|[ \t]+\d[\d.]*[ \t]us\b)"),
     ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
     ("s", rf"(?:s|(?i:secs?|second(?:e?s)?)){_END}"),  # `5 secondes`
     ("s", rf"m{_SP}?[0-5]?\d(?:\.\d+)?s{_END}"),  # 6m58s, 1m 11s
