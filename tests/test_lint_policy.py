@@ -169,3 +169,10 @@ def test_lines_benchmark_tools_and_request_logs_print() -> None:
         assert [(f.text, f.rule) for f in lint_text(line)] == expected, line
     # `us` spaced after a number is a pronoun unless a bracket or another microsecond value follows
     assert lint_text("It took 5 us to agree.") == []
+
+
+def test_a_slowdown_is_a_word_of_speed_and_an_assignment_after_a_ratio_names_a_condition() -> None:
+    assert [f.rule for f in lint_text("FYI if we look at the conda-build test suite the slowdown is more like 3-4x.")] == ["FR121"]
+    assert [f.rule for f in lint_text("Overall geomean 3.57x in L's favor across 125 comparable ops.")] == ["FR121"]
+    # `batch=1` names the condition the ratio spans, not a non-performance figure it measures
+    assert [f.rule for f in lint_text("Round-trip throughput climbs ~3.5x from batch=1 to batch=64.")] == ["FR121"]

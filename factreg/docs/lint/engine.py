@@ -354,7 +354,7 @@ _COMPARATIVE_AFTER = lazy(rf"(?:\*\*)?{_SP}+(?i:higher|lower|more|less|better|gr
 
 # A word of speed or of a speed figure near a ratio (`3.1× slower`, `4배 빠름`, `2x the throughput`, `TPS 2배`).
 _SPEED_WORDS = (
-    rf"{_B}(?i:faster|slower|quicker|speed\w*|throughput|tps|tok/s|t/s|latency|performance|uplift|accelerat\w*|"
+    rf"{_B}(?i:faster|slower|quicker|speed\w*|slow-?downs?|geomean|throughput|tps|tok/s|t/s|latency|performance|uplift|accelerat\w*|"
     rf"real[- ]?time){_E}"
     r"|빠르|빠름|빨라|느리|느림|느려|속도|처리량|지연|응답|성능|가속|단축|개선"
 )

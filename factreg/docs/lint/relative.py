@@ -147,6 +147,7 @@ _PEOPLE_WORK_AFTER = lazy(
 )
 
 
+_ASSIGNMENT = lazy(r"[\w.-]+=[\w.-]+")
 _BY_BEFORE = lazy(rf"{_B}(?i:by|from){_SP}*(?:(?i:up to|about|around|nearly|as much as|over)|~)?{_SP}*$")
 
 
@@ -256,6 +257,8 @@ class _Relative(_Durations):
         text = self.text
         # an aside in parentheses speaks of something else: `30% (on 1536x1536 resolution) speed improvements`
         after = _CONJUNCTION.split(_ASIDE.sub(" ", self._after(end, 80))[:40], 1)[0]
+        if "=" in after:
+            after = _ASSIGNMENT.sub(" ", after)  # `3.5x from batch=1 to batch=64`: the conditions, not what changed
         before = _after_last_number(self._before(start, 60))
         if kind == "pct" and _QUALITY_AFTER.search(after):
             return None  # `within 1-2% performance difference on MMLU, HellaSwag`: a quality score's difference
