@@ -176,3 +176,13 @@ def test_a_slowdown_is_a_word_of_speed_and_an_assignment_after_a_ratio_names_a_c
     assert [f.rule for f in lint_text("Overall geomean 3.57x in L's favor across 125 comparable ops.")] == ["FR121"]
     # `batch=1` names the condition the ratio spans, not a non-performance figure it measures
     assert [f.rule for f in lint_text("Round-trip throughput climbs ~3.5x from batch=1 to batch=64.")] == ["FR121"]
+
+
+def test_work_done_in_a_time_and_a_tools_summary_of_rates() -> None:
+    # a past verb of work, then `in` and the time (final59's misses)
+    assert [f.rule for f in lint_text("Npm had installed all the dependencies in 10.47 seconds.")] == ["FR101"]
+    assert [f.rule for f in lint_text("Sync: inserted 200 revs in 0.041 sec (4854.1/sec)")][:1] == ["FR101"]
+    # `Min:` and `Max:` on one line summarise the runs: the largest run, not a limit
+    line = "Throughput: 189,862.60 ± 6,175.26 rows/s, Min: 180,316.37 rows/s, Max: 200,346.56 rows/s"
+    assert [(f.text, f.rule) for f in lint_text(line)][1:] == [("180,316.37 rows/s", "FR115"), ("200,346.56 rows/s", "FR115")]
+    assert [f.rule for f in lint_text("Max: 200 rows/s")] != ["FR115"]  # one label alone is no summary

@@ -99,6 +99,13 @@ _STAT_KEY = (
     r"(?:[ \t]+percentile)?)(?:\*\*)?[ \t]*[:=]?[ \t]*~?"
 )
 _STAT_KEY_BEFORE = lazy(rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}$")
+_STAT_LABEL = lazy(r"(?<![A-Za-z0-9_.-])(?i:min|max|mean|avg|average|median|p\d{2}(?:\.\d+)?)[ \t]*:")
+
+
+def stat_summary(text: str, lo: int, hi: int) -> bool:
+    """Whether the line `lo..hi` labels two statistics or more (`Min: 180,316.37 rows/s, Max: 200,346.56 rows/s`): a
+    tool's summary of its runs, whose `Max` is the largest run, not a limit."""
+    return len(_STAT_LABEL.findall(text, lo, hi)) >= 2
 # A change between two durations (`dropped from 18min to 1min`, `from 1–3s to 90–140ms`, `from 11 to 3.3 seconds`): a before and an after,
 # each measured (a setting changed so, `timeout from 30s to 60s`, is FR201's before this is asked).
 _DUR = r"\d[\d,]*(?:\.\d+)?(?:[ \t]?[–-][ \t]?\d[\d,]*(?:\.\d+)?)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)(?![A-Za-z])"
@@ -151,7 +158,10 @@ _TOOK_BOUND_BEFORE = lazy(
 _WORK_IN_BEFORE = lazy(
     rf"{_B}(?i:builds?|starts?(?:{_SP}+up)?|runs?|loads?|completes?|finishes|transcribes?|compiles?|renders?|boots?|"
     rf"responds?|returns?|answers?|processes|executes?|trains?|indexes|imports?|reads?|writes?|generates?|downloads?|"
-    rf"uploads?)(?:{_SP}+[^\s]+){{0,4}}?{_SP}+in{_SP}+(?i:~|about{_SP}+|around{_SP}+|roughly{_SP}+|under{_SP}+|"
+    rf"uploads?|install(?:s|ed)|insert(?:s|ed)|pars(?:es|ed)|scann?(?:s|ed)|sync(?:s|ed)|migrat(?:es|ed)|deploy(?:s|ed)|"
+    rf"resolv(?:es|ed)|fetch(?:es|ed)|sort(?:s|ed)|(?:en|de)cod(?:es|ed)|convert(?:s|ed)|built|ran|loaded|compiled|rendered|"
+    rf"processed|executed|trained|indexed|imported|generated|finished|completed|returned|responded|downloaded|uploaded)"
+    rf"(?:{_SP}+[^\s]+){{0,4}}?{_SP}+in{_SP}+(?i:~|about{_SP}+|around{_SP}+|roughly{_SP}+|under{_SP}+|"
     rf"less{_SP}+than{_SP}+|just{_SP}+|only{_SP}+)?$"
 )
 

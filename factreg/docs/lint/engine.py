@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from factreg.docs.findings import Finding
 from factreg.docs.lint.clocks import clock_durations, may_hold
-from factreg.docs.lint.context import _Context, value_row
+from factreg.docs.lint.context import _Context, stat_summary, value_row
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows, whole_text_hit
 from factreg.docs.lint.regions import _skipped
@@ -250,7 +250,9 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         # `| L40S | 864 GB/s |`, `delivers 1010 GB/s`, `105.43 TFLOPS`: a device's or a run's figure (not `| 4G/LTE |
         # 4 Mbps |`: a link's or a codec's bit rate, as often a preset or a setting; nor a default)
         return (*c[:5], BYTE_BANDWIDTH_RULE)
-    if c[5] == ITEM_RATE_RULE and (TOOL_UNIT.search(text, c[0], c[1]) or _K6_METRIC.match(text, line[0], c[0])):
+    if c[5] == ITEM_RATE_RULE and (
+        TOOL_UNIT.search(text, c[0], c[1]) or _K6_METRIC.match(text, line[0], c[0]) or stat_summary(text, *line)
+    ):
         return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`, k6's `http_reqs....: 130736 3772.0/s`
     if c[5] == ITEM_RATE_RULE and _seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN):
         return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
