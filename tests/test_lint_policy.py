@@ -43,6 +43,9 @@ def test_settings_and_thresholds_are_targets_when_asked() -> None:
         "Use a 5 s warm-up before measuring.",
         "첫 번째 단계에서는 가상 사용자(VU) 수가 10초에 걸쳐 점차 300명으로 증가한다.",
         "두 번째 단계에서는 사용자 수가 30초 동안 300명에서 10,000명으로 빠르게 증가한다.",
+        "대시보드에서 실시간 GPU 사용량 바, 5초 자동 갱신",
+        "실시간 검색에 300ms 디바운스를 적용하여 서버 과부하를 예방합니다.",
+        "(Cache 미적용, DB Latency 50ms 시뮬레이션)",
     ):
         assert kinds(doc) and all(kind == "target" for _, kind in kinds(doc)), doc
 

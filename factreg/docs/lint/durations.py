@@ -33,7 +33,7 @@ _SETTING_HINT = lazy(
 
 
 _SETTING_AFTER = lazy(
-    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline|sleep|delay){_END}|마다|간격|주기|타임아웃|제한|쿨다운|고정|(?:짜리{_SP}?)?캐시)"
+    rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline|sleep|delay){_END}|마다|간격|주기|타임아웃|제한|쿨다운|고정|(?:짜리{_SP}?)?캐시|(?:자동{_SP}?)?갱신|디바운스|디바운싱|시뮬레이션)"
     # `5초 기본값`, `for 4 minutes, its default`: a default value
     rf"|{_SP}*(?:,{_SP}*(?i:its|the){_SP}+)?(?:기본값|디폴트|(?i:by{_SP}default|default){_END})"
     rf"|{_SP}*(?:간{_SP}?)?유효(?![가-힣])"  # `10분 유효`: how long something stays valid
