@@ -152,6 +152,10 @@ def test_a_row_of_values_outside_a_table_holds_measured_durations_and_their_rati
         ("5.1초", "FR101"), ("0.15초", "FR101"), ("34배", "FR121")
     ]
     assert [f.rule for f in lint_text("time for request:      474us     16.03ms       758us       800us")] == ["FR101"] * 4
+    # a tool's aligned row: a size, a time and a rate after a label holding digits of its own (final59)
+    assert [(f.text, f.rule) for f in lint_text("blake3 (64MiB)             1.00 GiB    0.060s   17909.1 MB/s")] == [
+        ("0.060s", "FR101"), ("17909.1 MB/s", "FR116")
+    ]
     # a label naming a setting makes the row a schedule, not a run
     assert [f.kind for f in lint_text("retry backoff 1s 2s 4s", targets=True)] == ["target"] * 3
 

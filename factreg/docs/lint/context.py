@@ -261,20 +261,30 @@ _LOG_TIME_BEFORE = lazy(r"(?:\bCompleted[ \t]+\d{3}[ \t]+[A-Za-z][A-Za-z ]{0,30}
 _PYTEST_DURATION_AFTER = lazy(r"[ \t]+(?:call|setup|teardown)[ \t]+\S+::")
 
 
-# A row of values outside a table: a label, then two durations or more and nothing but values (`> xterm 25 ms 28 ms`,
+# A row of values outside a table: a label, then a duration and another duration or a rate, and nothing but values
+# (sizes too) (`> xterm 25 ms 28 ms`,
 # `Django 설치 8.2초 0.08초 102배`, `time for request:  474us  16.03ms  758us`): a benchmark's row as printed.
-_VALUE = r"\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|µs|μs|us|ns|min|초|분|밀리초|배|x|×|%)(?![A-Za-z가-힣])"
+_VALUE = (
+    r"\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|µs|μs|us|ns|min|초|분|밀리초|배|x|×|%|[KMGT]i?B(?:/s(?:ec)?)?|"
+    r"(?:req|tok|ops)/s(?:ec)?)(?![A-Za-z가-힣])"
+)
+# the label: no digit, or digits ended two spaces before the values (`blake3 (64MiB)   1.00 GiB   0.060s   17909.1 MB/s`)
 _VALUE_ROW = lazy(
-    rf"[ \t]*(?:>[ \t]*)?(?P<label>[^\d\s|`<>#*-][^\d|`<>=]{{0,40}}?)[ \t]+{_VALUE}(?:[ \t]+{_VALUE})+[ \t]*"
+    rf"[ \t]*(?:>[ \t]*)?(?P<label>[^\d\s|`<>#*-](?:[^\d|`<>=]{{0,40}}?|[^|`<>=]{{0,40}}?[ \t](?=[ \t])))[ \t]+{_VALUE}"
+    rf"(?:[ \t]+{_VALUE})+[ \t]*"
 )
 _ROW_DURATION = lazy(r"\d[ \t]?(?:ms|s|sec|µs|μs|us|ns|min|초|분|밀리초)(?![A-Za-z가-힣])")
+_ROW_RATE = lazy(r"\d[ \t]?(?:[KMGT]i?B/s(?:ec)?|(?:req|tok|ops)/s(?:ec)?)(?![A-Za-z가-힣])")
 
 
 def value_row(text: str, lo: int, hi: int) -> bool:
-    """Whether the line `lo..hi` is a row of values (_VALUE_ROW) holding two durations or more, its label naming no
-    setting or target: its durations are measured, and its ratios compare them."""
+    """Whether the line `lo..hi` is a row of values (_VALUE_ROW) holding a duration and another duration or a rate,
+    its label naming no setting or target: its durations are measured, and its ratios compare them."""
     m = _VALUE_ROW.fullmatch(text, lo, hi)
-    if m is None or len(_ROW_DURATION.findall(text, lo, hi)) < 2:
+    if m is None:
+        return False
+    durations = len(_ROW_DURATION.findall(text, lo, hi))
+    if durations == 0 or durations + len(_ROW_RATE.findall(text, lo, hi)) < 2:
         return False
     label = m.group("label")
     return not any(words.search(label) for words in (_SETTING_WORDS, _TARGET_WORDS, _LIMIT_WORD, _TARGET_COLUMN))
