@@ -193,3 +193,20 @@ def test_work_done_in_a_time_and_a_tools_summary_of_rates() -> None:
     line = "Throughput: 189,862.60 ± 6,175.26 rows/s, Min: 180,316.37 rows/s, Max: 200,346.56 rows/s"
     assert [(f.text, f.rule) for f in lint_text(line)][1:] == [("180,316.37 rows/s", "FR115"), ("200,346.56 rows/s", "FR115")]
     assert [f.rule for f in lint_text("Max: 200 rows/s")] != ["FR115"]  # one label alone is no summary
+
+
+def test_a_ratio_of_speed_in_words() -> None:
+    # no digit on the line: searched over the whole text (final59's and the select split's misses)
+    found = {
+        "It's more than twice as fast as Rome.": ["twice as fast"],
+        "This is five times faster than the simplest SATA SSD.": ["five times faster"],
+        "Using these tools, we've achieved two to three times better throughput than A100s.": [
+            "two to three times better throughput"
+        ],
+        "The same processing takes about nine or ten times longer.": ["nine or ten times longer"],
+    }
+    for sentence, expected in found.items():
+        assert [(f.text, f.rule) for f in lint_text(sentence)] == [(t, "FR121") for t in expected], sentence
+    assert [f.kind for f in lint_text("The goal is to be twice as fast.", targets=True)] == ["target"]
+    assert lint_text("If it were twice as fast we would ship it.") == []
+    assert lint_text("Sometimes faster is better; two times a day.") == []

@@ -32,6 +32,7 @@ from factreg.docs.lint.vocab import (
     _TOOL_ROW,
     _TRANSFER,
     _UNIT_BEFORE,
+    _WORD_RATIO,
     Candidate,
 )
 
@@ -514,6 +515,10 @@ class _Context(_Tables):
             unit = "bit/s" if m.group("bits") else unit  # 초당 3.6기가비트: a link's or a bus's bit rate
             rule = {"tok/s": "FR111", "B/s": "FR116", "bit/s": "FR113"}.get(unit, "FR112")  # 초당 500MB: a bandwidth
             return (start, m.end(), self.text[m.start("n1") : num_end], unit, self.spread_kind(start, m.end()), rule)
+        if rx is _WORD_RATIO:  # `twice as fast`: a speed-up, unless hoped for or supposed
+            start = m.start()
+            kind = "target" if self._target(start, m.end()) else "claim"
+            return None if self._hypothetical(start) else (start, m.end(), m.group("n1"), "×", kind, "FR121")
         if rx is _PREFIX_X:
             start = m.start()
             if self._relative(m.start(), m.start(), m.start(), "x") is None and not self._bare_cell(start, m.end()):

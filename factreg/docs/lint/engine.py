@@ -258,7 +258,7 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
     if c[5] == BANDWIDTH_RULE and not row and not _PLAN_AFTER.match(text, c[1]) and _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN):
         return (*c[:5], SEEN_LINK_RULE)  # `showed 800 Mbps on a quick iperf3 burst test`: a link's speed measured
-    if c[5] == RATIO_RULE and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
+    if c[5] == RATIO_RULE and c[2][:1].isdigit() and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
     if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):
         return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
@@ -468,7 +468,7 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
         if dismissed is not None and unwritten:
             dismissed.extend(_as_written(c, text, matched) for c in unwritten)
         return [_as_written(c, text, matched) for c in found]
-    if not _DIGIT.search(text):
+    if not _DIGIT.search(text) and "wice" not in text and "imes" not in text:
         return []
     windows: list[tuple[int, int]] | None = None
     if prefilter:

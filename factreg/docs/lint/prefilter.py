@@ -8,9 +8,9 @@ from collections.abc import Iterable
 
 from factreg.docs import literals
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _METRIC_LABEL, _SP, _TOOL_ROW
+from factreg.docs.lint.vocab import _DIGIT, _EXTRA, _LABEL_UNIT, _MAGNITUDE, _METRIC_LABEL, _SP, _TOOL_ROW, _WORD_RATIO
 
-_WHOLE_TEXT = (_LABEL_UNIT, _METRIC_LABEL, _TOOL_ROW)  # patterns whose lines the prefilter does not know: run over the whole text
+_WHOLE_TEXT = (_LABEL_UNIT, _METRIC_LABEL, _TOOL_ROW, _WORD_RATIO)  # patterns whose lines the prefilter does not know: run over the whole text
 
 # Where a claim can be: one cheap pattern whose matches hold every line on which _CLAIM or an extra pattern (but
 # _LABEL_UNIT, whose match may span lines, and _METRIC_LABEL, whose number has no unit: they are always searched in the

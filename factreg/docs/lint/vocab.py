@@ -431,6 +431,16 @@ _FRACTION = lazy(
 _PREFIX_X = lazy(r"(?<![\w.])[x×](?P<n1>\d+\.\d+)(?![\w.])")
 
 
+# A ratio of speed in words (`twice as fast`, `five times faster`, `two to three times better throughput`): no digit
+# marks its line, so it is searched over the whole text.
+_WORD_RATIO = lazy(
+    r"(?i:(?=[tfsena])(?<![\w-])(?P<n1>twice|thrice|(?:two|three|four|five|six|seven|eight|nine|ten|a[ \t]+hundred)"
+    r"(?:[ \t]+(?:to|or)[ \t]+(?:three|four|five|six|seven|eight|nine|ten))?[ \t]+times)[ \t]+"
+    r"(?:as[ \t]+(?:fast|slow|quick(?:ly)?)|faster|slower|quicker|longer|the[ \t]+(?:speed|throughput|performance|bandwidth)|"
+    r"(?:better|higher|more)[ \t]+(?:throughput|performance|speed|bandwidth))(?![\w-]))"
+)
+
+
 # `ttft_latency_seconds_sum 0.113`, `…_seconds{op="match"} 3.4e-06`: a metric whose name holds its unit.
 _METRIC_UNIT = lazy(
     rf"(?<=[A-Za-z0-9])(?:_(?P<unit>seconds|milliseconds|ms|secs?)|(?<=[a-z])(?:In)?(?P<camel>Ms|Seconds))"
@@ -469,6 +479,8 @@ _EXTRA = (
     (_TEST_THEN_NUMBER, "tg"),
     (_LABEL_UNIT, ")"),
     (_METRIC_LABEL, ":"),
+    *((_WORD_RATIO, hint) for hint in ("wice", "hrice", " times as ", " times the ", " times faster", " times slower")),
+    *((_WORD_RATIO, hint) for hint in (" times quicker", " times longer", " times better", " times higher", " times more")),
     (_PREFIX_X, "x"),
     (_PREFIX_X, "×"),
     (_TRANSFER, "Transfer/sec:"),
