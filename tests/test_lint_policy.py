@@ -210,3 +210,8 @@ def test_a_ratio_of_speed_in_words() -> None:
     assert [f.kind for f in lint_text("The goal is to be twice as fast.", targets=True)] == ["target"]
     assert lint_text("If it were twice as fast we would ship it.") == []
     assert lint_text("Sometimes faster is better; two times a day.") == []
+
+
+def test_korean_requests_per_second() -> None:
+    # `요청/초` (final60's miss): items per second, FR114's in a table row
+    assert [(f.text, f.rule) for f in lint_text("| **최적화 서버** | **4.87 요청/초** | 10개 |")] == [("4.87 요청/초", "FR114")]

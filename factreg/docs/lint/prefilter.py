@@ -31,7 +31,7 @@ _UNIT_START = (
     rf"|ev(?=ent)|co(?=nn)|in(?=ser|fer)|tr(?=ans)|tx|wr(?=ite)|fr(?=ames)|per(?={_SP}sec)|ve(?=ctor)|ba(?=tch)"
     rf"|pr(?=edict)|em(?=bed)|jo(?=b)|sp(?=an)|ob(?=j)|ti(?=le)|ta(?=sk)|ha(?=sh)|pk(?=t)|lo(?=okup)|ca(?=ll)"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
-    rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|h(?={_SP}?\d)|i(?=/s)|\[(?=#/sec\]|ms\])|[µμ%×✕✖토마밀초분시배기테페나]|프(?=레임)|[nm](?=[ \t]±)|[건장개회](?={_SP}?/)"
+    rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|h(?={_SP}?\d)|i(?=/s)|\[(?=#/sec\]|ms\])|[µμ%×✕✖토마밀초분시배기테페나]|프(?=레임)|[nm](?=[ \t]±)|[건장개회](?={_SP}?/)|(?:요청|쿼리|트랜잭션|메시지|이벤트)(?={_SP}?/)"
 )
 
 
@@ -42,7 +42,7 @@ _PREFILTER = lazy(
     rf"\d(?:"
     # the run of the number; (?![\d,.]) makes a shorter run fail at once instead of trying every unit again
     rf"(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)[\d,.]*(?<=\d)(?![\d,.])(?:{_MAGNITUDE})?"
-    rf"(?:\+?(?:\*\*|__)?(?:{_SP}{{0,2}}|&nbsp;)(?=(?i:[bcdefghijklmnopqrstuvwx])|[µμ%×✕✖토마밀초분시배기테페나건장개회프[])(?:{_UNIT_START})"
+    rf"(?:\+?(?:\*\*|__)?(?:{_SP}{{0,2}}|&nbsp;)(?=(?i:[bcdefghijklmnopqrstuvwx])|[µμ%×✕✖토마밀초분시배기테페나건장개회프요쿼트메이[])(?:{_UNIT_START})"
     rf"|{_SP}?(?:±|\+/-|\+-)|-(?i:[smh])|/[s\d])"  # `/[s\d]`: `16.7/sec`, `1/3 the speed`
     r"|pp|tg)"
 )

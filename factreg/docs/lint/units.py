@@ -27,7 +27,8 @@ _UNITS = [
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
     ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps|IOPS){_END}"),
-    ("persec", rf"(?:건|장|개|회){_SP}?/{_SP}?(?:(?i:s|sec){_END}|초)"),  # `5.8건/s`, `16.6장/초`: items per second
+    # `5.8건/s`, `16.6장/초`, `4.87 요청/초`: items per second
+    ("persec", rf"(?:건|장|개|회|요청|쿼리|트랜잭션|메시지|이벤트){_SP}?/{_SP}?(?:(?i:s|sec){_END}|초)"),
     ("persec", rf"/(?:s|sec){_END}(?!/)"),
     ("persec", r"\[#/sec\]"),  # ApacheBench's `Requests per second:    8665.48 [#/sec] (mean)`
     ("persec", rf"(?i:per){_SP}(?i:sec(?:ond)?)(?=\.|{_END})"),  # sysbench's `(30.94 per sec.)`  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
