@@ -215,3 +215,11 @@ def test_a_ratio_of_speed_in_words() -> None:
 def test_korean_requests_per_second() -> None:
     # `요청/초` (final60's miss): items per second, FR114's in a table row
     assert [(f.text, f.rule) for f in lint_text("| **최적화 서버** | **4.87 요청/초** | 10개 |")] == [("4.87 요청/초", "FR114")]
+
+
+def test_a_korean_bound_reached_is_a_measurement() -> None:
+    # `미만 달성`, `미만으로 유지되었습니다` (final60's misses): the bound was met, by a measured time
+    assert [f.rule for f in lint_text("P90 응답 시간 1ms 미만 달성")] == ["FR101"]
+    assert [(f.text, f.rule) for f in lint_text("9월 올영세일에서 P90이 1ms 미만으로 유지되었습니다.")] == [("1ms", "FR101")]
+    # reaching it as the aim is a target
+    assert [f.kind for f in lint_text("P90 응답 시간 1ms 미만 달성이 목표", targets=True)] == ["target"]

@@ -118,6 +118,7 @@ _FROM_TO = lazy(
 # large 모델의 경우 약 78.8초가 걸립니다`), on a line with no assumption, arithmetic, test length, time saved or bound
 # (`1건당 10ms 소요하는 것으로 가정`, `10초 동안 요청을 보낼 때`, `2시간 → 30분 단축` of people's time).
 _KO_LATE_MEASURED = lazy(r"걸렸|걸림|걸린|걸리|소요|단축|줄었|줄어|줄일|개선|감소|빨라|느려|늘어|늘었|증가")
+_KO_REACHED_AFTER = lazy(r"(?:\*\*)?[ \t]*(?:미만|이하|이내)[^.\n\d]{0,12}?(?:달성|유지되었|유지됐|기록했|기록하였)")
 _KO_LATE_NOT = lazy(r"가정|이론|예를|만약|라면|\*|×|동안|절약|목표|이내|이하|미만|최대")
 # A key naming a setting, in any case or joined form (`retry_delay_ms`, `maxWaitMs`, `budgetSeconds`).
 _SETTING_KEY = lazy(
@@ -353,6 +354,8 @@ class _Context(_Tables):
                     break
         if _RANGE_BEFORE.search(text, max(near_lo, start - 40), start):
             return True  # `Range (min … max):   414.4 ms … 422.7 ms`: the fastest and slowest runs
+        if _KO_REACHED_AFTER.match(text, end):
+            return True  # `P90 응답 시간 1ms 미만 달성`: a bound reached, a measurement
         if _BOUND_NEAR.search(text, _after_number(text, max(near_lo, start - 20), start), start) or _BOUND_NEAR.search(
             text, end, _before_number(text, end, min(near_hi, end + 10))
         ):
