@@ -223,3 +223,11 @@ def test_a_korean_bound_reached_is_a_measurement() -> None:
     assert [(f.text, f.rule) for f in lint_text("9월 올영세일에서 P90이 1ms 미만으로 유지되었습니다.")] == [("1ms", "FR101")]
     # reaching it as the aim is a target
     assert [f.kind for f in lint_text("P90 응답 시간 1ms 미만 달성이 목표", targets=True)] == ["target"]
+
+
+def test_a_setting_word_is_a_whole_word() -> None:
+    # `Amazon Polly` holds `poll`, a setting's word, but is a product's name (final60's table)
+    doc = "| Engine | First Token to Speech | Response Time |\n|---|---|---|\n| Amazon Polly | 1090 ms | 1440 ms |\n"
+    assert [(f.text, f.kind) for f in lint_text(doc, targets=True)] == [("1090 ms", "claim"), ("1440 ms", "claim")]
+    assert [f.kind for f in lint_text("retryDelay: 5s", targets=True)] == ["target"]  # a key's word before a capital
+    assert [f.kind for f in lint_text("exponential backoffs from ~512 seconds to 64", targets=True)][:1] == ["target"]

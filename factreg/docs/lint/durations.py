@@ -17,10 +17,10 @@ from factreg.docs.lint.vocab import (
     _past,
 )
 
-# A duration that is a setting, not a measurement.
+# A duration that is a setting, not a measurement (its English words end there: not `Amazon Polly`).
 _SETTING_BEFORE = lazy(
-    rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?down|back-?off|ttl|deadline|keep-?alive|defaults?|"
-    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?|short-lived|life-?time|expir\w*)|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간|캐시\s?(?:시간|유지\s?시간))"
+    rf"(?:(?i:time-?outs?|time out|sleeps?|intervals?|retry|retries|cool-?downs?|back-?offs?|ttl|deadlines?|keep-?alive|defaults?|"
+    rf"freshness|warn_after|error_after|max_age|poll(?:ing)?|short-lived|life-?time|expir\w*)(?![a-z])|타임아웃|주기|간격|재시도|기본값|디폴트|제한\s?시간|캐시\s?(?:시간|유지\s?시간))"
     rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 
