@@ -231,3 +231,10 @@ def test_a_setting_word_is_a_whole_word() -> None:
     assert [(f.text, f.kind) for f in lint_text(doc, targets=True)] == [("1090 ms", "claim"), ("1440 ms", "claim")]
     assert [f.kind for f in lint_text("retryDelay: 5s", targets=True)] == ["target"]  # a key's word before a capital
     assert [f.kind for f in lint_text("exponential backoffs from ~512 seconds to 64", targets=True)][:1] == ["target"]
+
+
+def test_core_web_vitals_name_measured_durations() -> None:
+    # INP, FID and TBT beside LCP and FCP (final60's misses)
+    line = "Our Core Web Vitals were in the red: LCP at 4.2 seconds, CLS at 0.31, and INP at 340ms."
+    assert [(f.text, f.rule) for f in lint_text(line)] == [("4.2 seconds", "FR101"), ("340ms", "FR101")]
+    assert [f.rule for f in lint_text("And their First Input Delay (FID) was 285ms.")] == ["FR101"]

@@ -75,7 +75,7 @@ _MEASURED = lazy(
     # `Transferred 1073741824 bytes on 1 streams in 10.16s`, MySQL's `1 row in set (0.00 sec)`
     rf"(?:transferred|processed|indexed|imported|exported|uploaded|downloaded|parsed|migrated|inserted|scanned|copied)"
     rf"(?:{_SP}+[^\s]+){{0,6}}?{_SP}+in|rows?{_SP}+in{_SP}+set|"
-    rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|ttfb|fcp|lcp|latency|time{_SP}+to{_SP}+first{_SP}+token|"
+    rf"total{_SP}+time|load{_SP}+time|elapsed|wall(?:[- ]clock)?|real|user|sys|ttft|ttfb|fcp|lcp|inp|fid|tbt|latency|time{_SP}+to{_SP}+first{_SP}+token|"
     rf"p50|p90|p95|p99|avg|average|mean|median|startup{_SP}+time|build{_SP}+time|generation{_SP}+time|"
     rf"inference{_SP}+time|response{_SP}+times?|time{_SP}+taken|runtime|duration|responses?|build|builds|loads?|loading|generat\w*|"
     rf"inference|startup|cold{_SP}+starts?|percentiles?|fastest|slowest|decode|prefill|faster|slower|speed|transcri\w*|render\w*|api){_E}"
