@@ -238,3 +238,15 @@ def test_core_web_vitals_name_measured_durations() -> None:
     line = "Our Core Web Vitals were in the red: LCP at 4.2 seconds, CLS at 0.31, and INP at 340ms."
     assert [(f.text, f.rule) for f in lint_text(line)] == [("4.2 seconds", "FR101"), ("340ms", "FR101")]
     assert [f.rule for f in lint_text("And their First Input Delay (FID) was 285ms.")] == ["FR101"]
+
+
+def test_a_bound_held_against_a_checked_result_a_soft_limit_and_a_limit_key_are_targets() -> None:
+    # the row's later cell is the result, its check mark says it was held against this bound (final58–60's false alarms)
+    assert [(f.text, f.kind) for f in lint_text("| Throughput | ≥ 100 RPS | 196 RPS ✅ |", targets=True)] == [
+        ("100 RPS", "target"), ("196 RPS", "claim")
+    ]
+    # no check mark, no word of a target reached: the later cell may be the change, and the bound a current reading
+    assert [f.kind for f in lint_text("| 페이지 로드 시간 | < 2s | < 3s | 33% 개선 |", targets=True)][1:2] == ["claim"]
+    assert [f.kind for f in lint_text("| 처리량 | 1,000 RPS Soft Limit |", targets=True)] == ["target"]
+    assert lint_text("max_execution_time: 300") == []  # a limit's key, not a measured metric
+    assert [f.rule for f in lint_text("avg_latency: 30")] == ["FR145"]

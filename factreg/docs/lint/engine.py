@@ -136,7 +136,7 @@ _BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/|bits\sper)|비트")
 
 
 _OR_BOUND_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}+(?i:(?:or|and){_SP}+(?:better|more|higher|faster|less|lower|above|below|up)){_E}"
+    rf"(?:\*\*)?{_SP}+(?i:(?:or|and){_SP}+(?:better|more|higher|faster|less|lower|above|below|up)|(?:soft|hard){_SP}+limit){_E}"
 )
 
 

@@ -321,13 +321,22 @@ class _Targets(_Hypotheticals):
             return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
             return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
+        if bound and self._bound_cell_target(start, end, achieved):
+            return True
         if bound and not achieved:
             return self._bound_is_target(start, end)
-        if bound and achieved and _BOUND_CELL.search(self.text, max(0, start - 12), start):
-            # `| < 50ms | 38ms | 132% | ✅ 초과 달성 |`: the bound is the target the next cell's result met
-            unit_end = self.text.find("|", end, self._line(end)[1])
-            return unit_end >= 0 and _LATER_RESULT.match(self.text, unit_end) is not None
         return False
+
+    def _bound_cell_target(self, start: int, end: int, achieved: bool) -> bool:
+        """A bound alone in its table cell that the row's later result is held against, a word of it reached or a
+        check mark saying so: `| < 50ms | 38ms | 132% | ✅ 초과 달성 |`, `| ≥ 100 RPS | 196 RPS ✅ |`."""
+        if not _BOUND_CELL.search(self.text, max(0, start - 12), start):
+            return False
+        line_end = self._line(end)[1]
+        unit_end = self.text.find("|", end, line_end)
+        if unit_end < 0 or _LATER_RESULT.match(self.text, unit_end) is None:
+            return False
+        return achieved or _CHECK_MARK.search(self.text, unit_end, line_end) is not None
 
     def _copula_fact(self, start: int, after: str) -> bool:
         """A bound said to be what is (`… 5% 미만입니다`, `1분 이내로 완료됨`), not an allowance (`달릴 수 있는 시간은 1초
@@ -371,9 +380,10 @@ _ROW_SPEED_CHANGE = lazy(
 
 
 # A bound alone in its cell, with a measured number in a later cell: the target column of a target-vs-result table.
-_BOUND_CELL = lazy(rf"\|(?:\*\*|{_SP})*(?:[<≤]=?){_SP}*$")
+_BOUND_CELL = lazy(rf"\|(?:\*\*|{_SP})*(?:[<≤>≥]=?|&[lg]t;=?){_SP}*$")
 
 
+_CHECK_MARK = lazy(r"[✅✔❌✗⚠]")
 _LATER_RESULT = lazy(rf"(?:\*\*|{_SP})*\|[^|\n]*\d")
 
 

@@ -351,7 +351,7 @@ _METRIC_LABEL = lazy(
     r":[ \t]*\"?(?P<n1>\d[\d,.]*\d|\d)(?![\d.:]|,(?![ \t]*(?:\r?\n|$))|[ \t]*(?:[A-Za-z%µμ\"+~→–-]|[가-힣]))"  # not a unit, not a range
 )
 _METRIC_KEY = lazy(
-    r"(?<![A-Za-z0-9-])(?:(?i:avg|average|mean|median|min|max|p\d\d(?:\.\d)?|total|real|elapsed)[ _]*)?"
+    r"(?<![A-Za-z0-9-])(?<!(?i:max|min)_)(?:(?i:avg|average|mean|median|min|max|p\d\d(?:\.\d)?|total|real|elapsed)(?: *|_(?<!(?i:max|min)_)))?"
     r"(?i:latency|response[ _]time|duration|elapsed|throughput|rps|qps|tps|run[ _]?time|"
     r"exec(?:ution)?[ _]time|wall[ _]?time|total[ _]time|tick[ _]time|"
     # `Prompt tokens per second: 22.61`, `Mean response/sec: 112.65` (`Requests/sec:` is _UNIT_BEFORE's)
