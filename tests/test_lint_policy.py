@@ -250,3 +250,8 @@ def test_a_bound_held_against_a_checked_result_a_soft_limit_and_a_limit_key_are_
     assert [f.kind for f in lint_text("| 처리량 | 1,000 RPS Soft Limit |", targets=True)] == ["target"]
     assert lint_text("max_execution_time: 300") == []  # a limit's key, not a measured metric
     assert [f.rule for f in lint_text("avg_latency: 30")] == ["FR145"]
+
+
+def test_a_point_on_a_timeline_is_no_duration() -> None:
+    assert lint_text("[T=500ms]  연결 완료 → Pre-roll 전송 시작") == []  # final58's false alarm
+    assert lint_text("T+90s: weights are in HBM") == []

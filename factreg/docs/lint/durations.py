@@ -229,7 +229,7 @@ _NOT_MEASURED_AFTER = lazy(
 
 
 # `T+90s: weights are in HBM`: an offset on a timeline, not a duration measured
-_TIMELINE_BEFORE = lazy(rf"(?<![A-Za-z0-9])T{_SP}?[+-]{_SP}?$")
+_TIMELINE_BEFORE = lazy(rf"(?<![A-Za-z0-9_-])[Tt]{_SP}?[+=-]{_SP}?$")  # `T+5s`, `[T=500ms]`, `at t=30s`: a point on a timeline
 
 
 _WINDOW_BEFORE = lazy(
