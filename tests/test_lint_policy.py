@@ -255,3 +255,15 @@ def test_a_bound_held_against_a_checked_result_a_soft_limit_and_a_limit_key_are_
 def test_a_point_on_a_timeline_is_no_duration() -> None:
     assert lint_text("[T=500ms]  연결 완료 → Pre-roll 전송 시작") == []  # final58's false alarm
     assert lint_text("T+90s: weights are in HBM") == []
+
+
+def test_a_ratio_column_beside_columns_of_times() -> None:
+    doc = (
+        "| Codec | Symphonia (ms) | FFmpeg (ms) | Relative (Smaller is Better) |\n|---|---|---|---|\n"
+        "| FLAC | 190.9 ± 1.0 | 267.8 ± 1.3 | 0.71 |\n| MP3 | 100.0 | 100.0 | 1.00 |\n"
+    )
+    # the ratio of the row's times (FR121); the baseline's `1.00` is 1 by definition, no measurement
+    assert [(f.text, f.rule) for f in lint_text(doc) if f.rule == "FR121"] == [("0.71", "FR121")]
+    # a compressor's `Ratio` is a size's
+    doc = "| Compressor | Compression (MB/s) | Ratio |\n|---|---|---|\n| zstd | 510 | 2.88 |\n"
+    assert [f.text for f in lint_text(doc)] == ["510"]

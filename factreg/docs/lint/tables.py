@@ -150,12 +150,20 @@ _NOT_METRIC = lazy(
 )
 
 
+_RATIO_COLUMN = lazy(r"[ \t*_]*(?i:(?:time|speed|runtime|latency)[ _-]?ratio|ratio|relative(?:[ \t]*\([^)|]*\))?)[ \t*_]*")
+_BASELINE = lazy(r"1(?:\.0+)?")  # a ratio column's baseline, 1 by definition (hyperfine's `Relative`)
+_RATIO_NOT_TIME = lazy(r"(?i:compress|size|memory|accuracy|recall|score)")
+
+
 def _header_metrics(header: str) -> list[tuple[str, str] | None]:
     """For each cell of a table's header row, (unit, kind) when the cell names a measured rate or latency with no
     unit (_HEADER_METRIC), else None; `target` for a goal, limit or setting column."""
     out: list[tuple[str, str] | None] = []
-    for cell in header.strip().strip("|").split("|"):
-        if _SPEEDUP_COLUMN.fullmatch(cell):
+    cells = header.strip().strip("|").split("|")
+    # `| Ratio |` beside columns of times and no column of sizes: the ratio of those times (not a compression ratio)
+    timed = not _RATIO_NOT_TIME.search(header) and any(_HEADER_UNIT.search(c) or _HEADER_METRIC.search(c) for c in cells)
+    for cell in cells:
+        if _SPEEDUP_COLUMN.fullmatch(cell) or (timed and _RATIO_COLUMN.fullmatch(cell)):
             out.append(("×", "claim"))  # `| Speed-up |` over `| 2.7 |`: a ratio of speed (FR121)
             continue
         m = _HEADER_METRIC.search(cell)
@@ -166,7 +174,7 @@ def _header_metrics(header: str) -> list[tuple[str, str] | None]:
         rate = word.lstrip("* ").startswith(("pp", "tg")) and " s" not in word or word in ("throughput", "speed")
         target = _TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)
         out.append(("tok/s" if rate or word in ("처리량", "속도") else "s", "target" if target else "claim"))
-    _spanned(header.strip().strip("|").split("|"), out)
+    _spanned(cells, out)
     return out
 
 
@@ -260,7 +268,9 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
         caption = None if any(units) else _caption_unit(text, header_lo, rows)
         if any(metrics) and caption is None and any(_OTHER_COLUMN.search(x) for x in _near_lines(text, header_lo, rows)):
             metrics = []  # `### Memory (MB)` over `| model | p50 | p99 |`: percentiles of something else
-        unit_col = next((i for i, c in enumerate(header.strip().strip("|").split("|")) if _UNIT_COLUMN.fullmatch(c)), None)
+        head_cells = header.strip().strip("|").split("|")
+        unit_col = next((i for i, c in enumerate(head_cells) if _UNIT_COLUMN.fullmatch(c)), None)
+        ratio_cols = {i for i, c in enumerate(head_cells) if _RATIO_COLUMN.fullmatch(c)}
         for lo, hi, lead in rows:
             row = text[lo:hi]
             first = row.find("|")
@@ -275,7 +285,7 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
                 found = _cell_unit(col, units, label, caption, row_metrics)
                 if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
-                    if not skipped(a, b):
+                    if not skipped(a, b) and not (col in ratio_cols and _BASELINE.fullmatch(m.group("n"))):
                         out.append((a, b, m.group("n"), found[0], found[1], found[2]))
                 pos += len(cell) + 1
     return out
