@@ -267,3 +267,11 @@ def test_a_ratio_column_beside_columns_of_times() -> None:
     # a compressor's `Ratio` is a size's
     doc = "| Compressor | Compression (MB/s) | Ratio |\n|---|---|---|\n| zstd | 510 | 2.88 |\n"
     assert [f.text for f in lint_text(doc)] == ["510"]
+
+
+def test_a_percentage_under_a_header_of_changes_in_a_row_of_times() -> None:
+    doc = "| 버전 | 시간 | 개선율 | 적용 내용 |\n|---|---|---|---|\n| **Phase 1** | 37초 | **27%** | sleep 최적화 |\n"
+    assert [(f.text, f.rule) for f in lint_text(doc)] == [("37초", "FR101"), ("27%", "FR157")]
+    # a share in a column of shares stays FR152's (a preview rule)
+    doc = "| 버전 | 시간 | 비중 |\n|---|---|---|\n| **Phase 1** | 37초 | **27%** |\n"
+    assert "FR157" not in [f.rule for f in lint_text(doc)]

@@ -413,7 +413,8 @@ class _Tables(_Relative):
                     and not _CHANGE_RX.search(text, b, text.find("|", b, hi) if "|" in text[b:hi] else hi)
                 ):
                     continue  # `| < 500ms | **150ms** | **333%** |`: how much of a target was reached, not a change
-                rule = "FR157" if _change_column(text, lo, hi, a, times) else "FR152"
+                named = not _ZERO.match(text, a) and _CHANGE_HEADER.fullmatch(_cell_context(text, a)[2]) is not None
+                rule = "FR157" if named or _change_column(text, lo, hi, a, times) else "FR152"  # `| 개선율 |`: the change
                 out.append((a, b, m.group("n"), "%", "claim", rule))
         out.sort()
         return out

@@ -264,8 +264,8 @@ RULES = (
         "table-change-column",
         "A before/after row's change: `| 서버 응답 시간 | 120ms | 25ms | 79% |`, `| P95 | 520ms | 310ms | 40% ↓ |`.",
         (
-            "Reads what FR152 reads where the percentage is in the row's last cell or a column of changes "
-            "(`Change`, `Diff %`, `Δ`, `개선율`), right after two cells that each hold a measured time or rate: the "
+            "Reads what FR152 reads where the percentage is in a column of changes (`Change`, `Diff %`, `Δ`, "
+            "`개선율`), or in the row's last cell right after two cells that each hold a measured time or rate: the "
             "row compares them and the percentage is the change; it also takes such a percentage from the preview "
             "rules that would read it alone (FR124, FR126) where the row's cells carry no units of their own. FR152's "
             "other percentages are as often a share, a utilisation or a success rate beside the times, so it stays "
