@@ -275,3 +275,8 @@ def test_a_percentage_under_a_header_of_changes_in_a_row_of_times() -> None:
     # a share in a column of shares stays FR152's (a preview rule)
     doc = "| 버전 | 시간 | 비중 |\n|---|---|---|\n| **Phase 1** | 37초 | **27%** |\n"
     assert "FR157" not in [f.rule for f in lint_text(doc)]
+
+
+def test_a_ratio_under_a_header_of_changes() -> None:
+    doc = "| 요청 수 | Spring MVC | Spring WebFlux | 차이 |\n|---|---|---|---|\n| 40,000 | 373.9 | 5,596.2 | 🔺 15배 ↑ |\n"
+    assert [(f.text, f.rule) for f in lint_text(doc)] == [("15배", "FR121")]

@@ -18,6 +18,7 @@ from factreg.docs.lint.tables import _by_column, _cell_context, _has_table, _hea
 from factreg.docs.lint.units import _CLAIM, _HTTP_CODES, _KIND, _NORMAL
 from factreg.docs.lint.vocab import (
     _B,
+    _CHANGE_HEADER,
     _DIGIT,
     _E,
     _EXTRA,
@@ -332,15 +333,14 @@ def _business_change(text: str, start: int, end: int) -> bool:
     return not _PERF_CLOSE.search(text, max(lo, start - 10), min(hi, end + 10))
 
 
-def _performance_near(
-    text: str, start: int, end: int, row: bool, words: re.Pattern[str], window: tuple[int, int]
-) -> bool:
+def _performance_near(text: str, start: int, end: int, row: bool, words: re.Pattern[str], window: tuple[int, int]) -> bool:
     """Whether a word of `words` stands near a number: in prose within `window` characters before and after it
-    (on its line), in a table row in its cell, its row's label or its column's header."""
+    (on its line), in a table row in its cell, its row's label or its column's header (for a ratio, a header of
+    changes too)."""
     if row:
         cell, label, header, others = _cell_context(text, start)
-        if any(words.search(part) for part in (cell, label, header)):
-            return True
+        if any(words.search(part) for part in (cell, label, header)) or (words is _SPEED_NEAR and _CHANGE_HEADER.fullmatch(header)):
+            return True  # a ratio under `| 차이 |`, `| Change |`: the change the row's figures make
         return _timed_cells(text, start) >= 2  # `| 1.4s | 28.3s | 20× |`, `| 0.059 | 0.260 | 4.4× |` under `(ms)` headers
     if value_row(text, *_line_of(text, start, end)):
         return True  # `NumPy 설치 5.1초 0.15초 34배`: the ratio of the row's two times
