@@ -280,3 +280,12 @@ def test_a_percentage_under_a_header_of_changes_in_a_row_of_times() -> None:
 def test_a_ratio_under_a_header_of_changes() -> None:
     doc = "| 요청 수 | Spring MVC | Spring WebFlux | 차이 |\n|---|---|---|---|\n| 40,000 | 373.9 | 5,596.2 | 🔺 15배 ↑ |\n"
     assert [(f.text, f.rule) for f in lint_text(doc)] == [("15배", "FR121")]
+
+
+def test_a_spread_under_a_column_of_memory_or_quality_is_no_claim() -> None:
+    doc = (
+        "| Model | Prompt tps | Peak Memory (GB) |\n|---|---|---|\n| Qwen3-8B-4bit | 233.59 ± 2.76 | 4.78 ± 0.00 |\n"
+    )
+    assert [f.text for f in lint_text(doc)] == ["233.59 ± 2.76"]  # final58's false alarm: the memory's spread
+    doc = "| Runner | UTMOS | CER |\n|---|---|---|\n| Base | 3.12 ± 0.54 | 0.16 ± 0.14 |\n"
+    assert lint_text(doc) == []

@@ -36,12 +36,13 @@ _REACHED_COLUMN = lazy(r"(?i:\b(?:achieved|reached|met|actual)\b)|달성|결과|
 
 _OTHER_COLUMN = lazy(
     r"(?i:\b(?:memory|vram|ram|accuracy|mmlu|perplexity|ppl|size|compression|share|resources?|params?|parameters|"
-    r"hit[ _-]?rate|cost|price|pricing|spread|quality|wer|f1|setup time|set-up time)\b)"
-    r"|메모리|정확도|크기|압축|비중|점유율|리소스|자원|파라미터|매개변수|적중률|비용|가격|요금|품질"
+    r"hit[ _-]?rate|cost|price|pricing|spread|quality|wer|cer|(?:ut)?mos|f1|setup time|set-up time|speaker sim\w*)\b)"
+    r"|메모리|정확도|크기|압축|비중|점유율|리소스|자원|파라미터|매개변수|적중률|비용|가격|요금|품질|일치율"
 )
 
 
-_NOT_PERFORMANCE_UNITS = frozenset({"%", "×"})  # what a memory or accuracy column's ratios and percentages are
+# what a memory or accuracy column's ratios, percentages and bare spreads (`| Peak Memory (GB) |` over `4.78 ± 0.00`) are
+_NOT_PERFORMANCE_UNITS = frozenset({"%", "×", ""})
 
 
 # An alert rule's table: a header row naming thresholds or conditions (`| Severity | Threshold | Duration |`,
