@@ -468,7 +468,7 @@ def _scan(text: str, include_code: bool, prefilter: bool, dismissed: list[Candid
         if dismissed is not None and unwritten:
             dismissed.extend(_as_written(c, text, matched) for c in unwritten)
         return [_as_written(c, text, matched) for c in found]
-    if not _DIGIT.search(text) and "wice" not in text and "imes" not in text:
+    if not _DIGIT.search(text) and not whole_text_hit(text):  # a ratio in words holds no digit
         return []
     windows: list[tuple[int, int]] | None = None
     if prefilter:
