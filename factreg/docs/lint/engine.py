@@ -10,42 +10,25 @@ from typing import TYPE_CHECKING
 
 from factreg.docs.findings import Finding
 from factreg.docs.lint.clocks import clock_durations, may_hold
-from factreg.docs.lint.context import _Context, stat_summary, value_row
+from factreg.docs.lint.context import _Context
+from factreg.docs.lint.families import _line_of, _sub_rule
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.prefilter import _extra_runs, _finditer, _windows, whole_text_hit
 from factreg.docs.lint.regions import _skipped
-from factreg.docs.lint.tables import _by_column, _cell_context, _has_table, _header_cells, _timed_cells
+from factreg.docs.lint.tables import _by_column, _has_table, _header_cells
 from factreg.docs.lint.units import _CLAIM, _HTTP_CODES, _KIND, _NORMAL
 from factreg.docs.lint.vocab import (
     _B,
-    _CHANGE_HEADER,
     _DIGIT,
     _E,
     _EXTRA,
-    _MEASURED_CELL,
     _RELATIVE,
     _SP,
-    BANDWIDTH_RULE,
     BARE_DURATION_RULE,
-    BARE_PERCENT_RULE,
-    BARE_RATIO_RULE,
-    BYTE_BANDWIDTH_RULE,
     FAMILY_RULE,
-    ITEM_RATE_RULE,
-    LONE_PERCENT_RULE,
     MATCHABLE,
-    PERCENT_RULE,
-    RATIO_RULE,
-    SEEN_LINK_RULE,
-    SEEN_RATE_RULE,
     SPREAD_RULE,
-    TABLE_ITEM_RATE_RULE,
-    TABLE_PERCENT_RULE,
-    TARGET_RULE,
-    TOOL_RATE_RULE,
-    TOOL_UNIT,
     Candidate,
-    _line_end,
 )
 
 if TYPE_CHECKING:
@@ -133,251 +116,6 @@ def _pair_ends(text: str, found: list[Candidate], skipped: Callable[[int, int], 
     return out
 
 
-_BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/|bits\sper)|비트")
-
-
-_OR_BOUND_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}+(?i:(?:or|and){_SP}+(?:better|more|higher|faster|less|lower|above|below|up)|(?:soft|hard){_SP}+limit){_E}"
-)
-
-
-_DEFAULT_BEFORE = lazy(r"(?i:default)|기본")
-# What makes a rate a setting, not a run's: a limit or a quota before it, a load offered (`50 clients each publishing
-# at 1000 msgs/s`), a rate wished for (`to allow more than 100k`).
-_RATE_SET_BEFORE = lazy(
-    rf"{_B}(?i:limit(?:s|ed)?|quotas?|throttl\w*){_E}[^.\n\d]{{0,30}}$|제한[^.\n\d]{{0,20}}$"
-    rf"|{_B}(?i:publish\w*|send\w*|produc\w*|inject\w*|firing|fired){_SP}+at{_SP}*~?$"
-    rf"|{_B}(?i:allow|support|handle){_SP}+(?i:more{_SP}+than|up{_SP}+to){_SP}*$"
-)
-_DEFAULT_OF_BEFORE = lazy(rf"{_B}(?i:(?:change|reduce|raise|increase|lower|set)s?{_SP}+the{_SP}+default{_SP}+(?:of|value|for)){_E}")
-
-
-_PCT_AFTER = lazy(rf"{_SP}?(?:%|(?i:percent){_E})")
-
-
-# A word of a rate seen on a run, near an item rate in prose (`I get only 18 fps`, `averaged just 43fps`, `the fps
-# drops to about 20fps`, `handles 46 queries per second`, `초당 1,200건 처리를 기록`): what a run gave, not a load.
-_RATE_SEEN = lazy(
-    rf"{_B}(?i:get|gets|getting|got|hit|hits|hitting|averag\w*|avg|drops?|dropped|dips?|dipped|runs?{_SP}+at|"
-    rf"ran{_SP}+at|running{_SP}+at|reach\w*|achiev\w*|deliver\w*|handl\w*|sustain\w*|measured|managed|"
-    rf"down{_SP}+to|slower|faster|hover\w*|sticks?{_SP}+at|stuck{_SP}+at|end{_SP}+up{_SP}+with|consum(?:ed|es|ing)){_E}"
-    r"|나왔|기록|측정|달성|처리했|떨어|향상|개선|감소"
-)
-
-
-# What makes a rate beside such a word something else: goals, requirements, limits and examples (`_NOT_SEEN_WORDS`
-# in English, `_NOT_SEEN_KO` in Korean).
-_NOT_SEEN_WORDS = (
-    rf"targets?|minimum|maximum|max|at{_SP}+(?:most|least)|requir\w*|expect\w*|should|must|limit\w*|cap|ceiling|"
-    rf"goals?|e\.g\.|examples?"
-)
-_NOT_SEEN_KO = "목표|기준|예를|예:|가정|이상|설정"
-
-
-# …unless its line speaks of goals, requirements, limits or examples, or of a load offered (`at 100 RPS`).
-_RATE_NOT_SEEN = lazy(
-    rf"{_B}(?i:{_NOT_SEEN_WORDS}|at{_SP}+~?\d[\d,.]*{_SP}*(?:rps|qps|req/s)){_E}|{_NOT_SEEN_KO}"
-)
-
-
-# A word of a link's speed seen on a run, near a bit rate in prose (`showed 800 Mbps on a quick iperf3 burst test`,
-# `the total throughput dropped to just 582.37 Mbps`, `median download speed of 111.11 Mbps`)…
-_LINK_SEEN = lazy(
-    rf"{_B}(?i:show\w*|sustain\w*|measured|got|get|getting|reach\w*|achiev\w*|averag\w*|median|dropped|drops?|"
-    rf"throughput|iperf\w*|speed{_SP}?test|download{_SP}+speed|upload{_SP}+speed|hit|hitting|delivered|maxed|peak\w*){_E}"
-    r"|측정|기록|나왔|달성|다운로드\s?속도|업로드\s?속도|전송\s?속도|집계|조사"
-)
-
-
-# …unless its line names a goal, a limit, a preset, a theoretical or nominal figure, or a codec's bit rate.
-_LINK_NOT_SEEN = lazy(
-    rf"{_B}(?i:{_NOT_SEEN_WORDS}|theoretical|up{_SP}+to|throttl\w*|preset|default|bitrate){_E}"
-    rf"|{_NOT_SEEN_KO}|최대|기본|이론"
-)
-
-
-# k6's summary lines: a metric's name, a run of dots, a colon (`http_reqs..................: 130736 3772.018811/s`).
-_K6_METRIC = lazy(r"[ \t]*(?:[✓✗][ \t]*)?[a-z_]+\.{3,}:[^\n]*$")
-
-
-# A line's speed that names a plan sold, not one measured: `1Gbps 상품`, `a 500 Mbps plan`.
-_PLAN_AFTER = lazy(rf"{_SP}?(?:상품|요금제|(?i:plans?|tiers?|packages?){_E})")
-
-
-_SENTENCE_END = lazy(r"[?!]|\.(?=\s|$)")
-
-
-def _line_of(text: str, start: int, end: int) -> tuple[int, int]:
-    """The start and end of the line holding text[start:end]."""
-    return text.rfind("\n", 0, start) + 1, _line_end(text, end)
-
-
-def _seen(text: str, c: Candidate, seen: re.Pattern[str], not_seen: re.Pattern[str]) -> bool:
-    """Whether a word of `seen` stands within 40 characters before a number or 25 after it, and no word of
-    `not_seen` on its line."""
-    lo, hi = _line_of(text, c[0], c[1])
-    if (end := _SENTENCE_END.search(text, c[1], hi)) is not None and end.group() == "?":
-        return False  # `Can we hit 1M RPS out of an 8 VCPU instance?`: asked, not seen
-    return seen.search(text, max(lo, c[0] - 40), min(hi, c[1] + 25)) is not None and not not_seen.search(text, lo, hi)
-
-
-def _sub_rule(text: str, c: Candidate) -> Candidate:
-    """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
-    FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR117's
-    beside a word of what a run gave (default) or else FR112's (a preview rule); a bandwidth in bytes per second or a
-    compute rate is FR116's (default), a bit rate or a default FR113's (a preview rule) but FR118's beside a word of
-    a measured link speed (default); a ratio or a percent change with no word of performance near it — in prose, a
-    window around it; in a table, its cell, its row's label and its column's header — is FR123's or FR124's (preview
-    rules: share prices, price multipliers, token ratios, bounce rates), as is a percent change beside a business
-    figure and a `±` spread of percentages; a percent change in a table row is FR126's (default), or FR125's (default)
-    where the row holds the measured times it is worked from (FR124's where a count stands beside them)."""
-    if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
-        return (*c[:4], "target", TARGET_RULE)
-    line = _line_of(text, c[0], c[1])
-    if c[5] in (ITEM_RATE_RULE, FAMILY_RULE["rate"]) and _RATE_SET_BEFORE.search(text, max(line[0], c[0] - 40), c[0]):
-        return (*c[:4], "target", TARGET_RULE)  # `Rate limit: 25 requests per second`, `a default limit of 25 req/s`
-    if _DEFAULT_OF_BEFORE.search(text, max(line[0], c[0] - 80), c[0]):
-        return (*c[:4], "target", TARGET_RULE)  # `Reduce the default of `--max-block-duration` from 10% to 2%`: a setting
-    row = text[line[0] : c[0]].lstrip().startswith("|")
-    if c[5] == SPREAD_RULE and _PCT_AFTER.match(text, c[1]) and not _performance_near(
-        text, c[0], c[1], row, _PERF_NEAR, (40, 30)
-    ):
-        return (*c[:5], BARE_PERCENT_RULE)  # `| 요청 성공률 | 83.9 ± 1.76 % |`: a share's spread, not performance
-    if c[5] == ITEM_RATE_RULE and row:
-        return (*c[:5], TABLE_ITEM_RATE_RULE)
-    if c[5] == BANDWIDTH_RULE and not _BIT_RATE.search(text, c[0], c[1]) and not _DEFAULT_BEFORE.search(
-        text, max(0, c[0] - 30), c[0]
-    ):
-        # `| L40S | 864 GB/s |`, `delivers 1010 GB/s`, `105.43 TFLOPS`: a device's or a run's figure (not `| 4G/LTE |
-        # 4 Mbps |`: a link's or a codec's bit rate, as often a preset or a setting; nor a default)
-        return (*c[:5], BYTE_BANDWIDTH_RULE)
-    if c[5] == ITEM_RATE_RULE and (
-        TOOL_UNIT.search(text, c[0], c[1]) or _K6_METRIC.match(text, line[0], c[0]) or stat_summary(text, *line)
-    ):
-        return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`, k6's `http_reqs....: 130736 3772.0/s`
-    if c[5] == ITEM_RATE_RULE and _seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN):
-        return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
-    if c[5] == BANDWIDTH_RULE and not row and not _PLAN_AFTER.match(text, c[1]) and _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN):
-        return (*c[:5], SEEN_LINK_RULE)  # `showed 800 Mbps on a quick iperf3 burst test`: a link's speed measured
-    if c[5] == RATIO_RULE and c[2][:1].isdigit() and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
-        return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
-    if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):
-        return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
-    if c[5] == PERCENT_RULE and not row and _business_change(text, c[0], c[1]):
-        return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
-    if c[5] == PERCENT_RULE and _PEOPLE_TIME.search(text, max(line[0], c[0] - 50), c[0]):
-        return (*c[:5], BARE_PERCENT_RULE)  # `리뷰에 소요되는 평균 시간이 … 97% 단축`: the time people spend
-    if c[5] == PERCENT_RULE and (_RESOURCE_AFTER.match(text, c[1]) or row and _change_of_other(text, c[0], c[1])):
-        return (*c[:5], BARE_PERCENT_RULE)  # `uses ~12% more memory`, `| 정확도 | 85.0% | +1.5% |`, a score's change
-    if c[5] == PERCENT_RULE and row:
-        if len(_MEASURED_CELL.findall(text, *line)) >= 2:
-            if _COUNT_CELL.search(text, *line):
-                return (*c[:5], BARE_PERCENT_RULE)  # `| 7,667건 · 쿼리 155 · 331ms | … | -97% |`: of which?
-            return (*c[:5], TABLE_PERCENT_RULE)  # `| 250ms | 60ms | 76% 단축 |`: beside the times it is worked from
-        return (*c[:5], LONE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: the row's own figure
-    return c
-
-
-# More or less of a resource after a percentage (`~12% more memory`): a size's change, not a speed's.
-_RESOURCE_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}+(?i:more|less|fewer|higher|lower){_SP}+(?i:memory|ram|vram|disk|storage|space|power|energy|cost){_E}"
-    rf"(?!{_SP}+(?i:bandwidth|throughput|speed|latency))"  # not `40% more memory bandwidth`
-    # `5-11% avg. smaller files`: a size's change
-    rf"|(?:\*\*)?{_SP}+(?:(?i:avg|average)\.?{_SP}+)?(?i:smaller|larger|bigger){_SP}+(?i:files?|size|binar(?:y|ies)|bundles?){_E}"
-    # `a mere 2% of a page`, `20% of its time in the allocator`: a share of a thing (not `60 percent of their CI wall time`)
-    rf"|(?:\*\*)?{_SP}+(?i:of){_SP}+(?i:a|an|the|its|their|each|every|all){_SP}+"
-    rf"(?!(?:\w+{_SP}+){{0,2}}?(?i:wall|run|build|ci|response|load|query|time|times|runtime|latency|duration|bandwidth|"
-    rf"ceiling|peak|throughput|speed|performance|theoretical|max(?:imum)?|baseline){_E})"
-)
-# The time people spend on a task, before a percent change of it (`프로젝트 생성/세팅 시간이 … 80% 이상 감소`).
-_PEOPLE_TIME = lazy(
-    rf"{_B}(?i:review|set-?up|onboarding|meeting|hiring|triage)(?:{_SP}+\w+)?{_SP}+time{_E}|리뷰|세팅|셋업|온보딩|회의|채용"
-)
-_SCORE = lazy(rf"{_B}(?i:scores?|lighthouse){_E}|점수")
-_FASTER = lazy(rf"{_B}(?i:faster|slower|quicker){_E}|빠르|빠름|느리|느림")
-_LEVEL_CELL = lazy(r"[ \t*_~≈]*\d[\d,.]*[ \t]?%[ \t*_]*")  # a percentage with no sign: a level, not a change
-
-
-def _change_of_other(text: str, start: int, end: int) -> bool:
-    """Whether a percent change in a table row changes something other than a time or a rate: a score (`| **성능**
-    | 86 | 90 | 98 (14% ↑) | … 성능 점수 |`), or a percentage, all the row's other numbers being percentages with
-    no sign (`| AI 전용 | 85.0% | +1.5% |` under `| 접근법 | 신뢰도 | 개선율 |`; not `| Mean TPOT | +7.6% | +13.2% |`)."""
-    lo, hi = _line_of(text, start, start)
-    if _SCORE.search(text, lo, hi):
-        return True
-    _, _, _, others = _cell_context(text, start)
-    numbers = [o for o in others[1:] if _DIGIT.search(o)]
-    return bool(numbers) and all(_LEVEL_CELL.fullmatch(o) for o in numbers) and not _FASTER.search(text, start, end + 12)
-
-
-# A business figure right beside a percent change (`conversions`, `revenue`, `growth`, `hourly rate`, `이탈`, `매출`):
-# its change, not a system's, even when a word of performance stands further off in the sentence.
-_BUSINESS = lazy(
-    rf"{_B}(?i:conversions?|revenue|sales|growth|hourly{_SP}+rate|prices?|costs?|abandonment|bounce|churn|engagement|"
-    rf"satisfaction|page{_SP}?views?|sign-?ups?|purchases?){_E}|이탈|페이지{_SP}?뷰|만족도|매출|전환율|전환수|비용|가격|요금|"
-    r"판매량|판매|가입|구매|방문자|유입"
-)
-_PERF_CLOSE = lazy(
-    rf"{_B}(?i:latency|time|times|speed|faster|slower|throughput|duration){_E}|지연|시간|속도|처리량|빠르|느리"
-)
-
-
-def _business_change(text: str, start: int, end: int) -> bool:
-    """Whether a percent change in prose is a business figure's: one of _BUSINESS starting within 25 characters of
-    it on its line (`40% reduction in user abandonment`), and no word of performance within 10."""
-    lo, line_hi = _line_of(text, start, end)
-    lo, hi = max(lo, start - 25), min(line_hi, end + 25)
-    word = _BUSINESS.search(text, lo, min(line_hi, end + 45))
-    if word is None or word.start() > hi:
-        return False
-    return not _PERF_CLOSE.search(text, max(lo, start - 10), min(hi, end + 10))
-
-
-def _performance_near(text: str, start: int, end: int, row: bool, words: re.Pattern[str], window: tuple[int, int]) -> bool:
-    """Whether a word of `words` stands near a number: in prose within `window` characters before and after it
-    (on its line), in a table row in its cell, its row's label or its column's header (for a ratio, a header of
-    changes too)."""
-    if row:
-        cell, label, header, others = _cell_context(text, start)
-        if any(words.search(part) for part in (cell, label, header)) or (words is _SPEED_NEAR and _CHANGE_HEADER.fullmatch(header)):
-            return True  # a ratio under `| 차이 |`, `| Change |`: the change the row's figures make
-        return _timed_cells(text, start) >= 2  # `| 1.4s | 28.3s | 20× |`, `| 0.059 | 0.260 | 4.4× |` under `(ms)` headers
-    if value_row(text, *_line_of(text, start, end)):
-        return True  # `NumPy 설치 5.1초 0.15초 34배`: the ratio of the row's two times
-    lo = max(text.rfind("\n", 0, start) + 1, start - window[0])
-    hi = text.find("\n", end)
-    reach = window[1] + (15 if _COMPARATIVE_AFTER.match(text, end) else 0)  # `2.7x higher request throughput`
-    hi = min(len(text) if hi < 0 else hi, end + reach)
-    return words.search(text, lo, hi) is not None
-
-
-_COMPARATIVE_AFTER = lazy(rf"(?:\*\*)?{_SP}+(?i:higher|lower|more|less|better|greater){_E}")
-
-
-# A word of speed or of a speed figure near a ratio (`3.1× slower`, `4배 빠름`, `2x the throughput`, `TPS 2배`).
-_SPEED_WORDS = (
-    rf"{_B}(?i:faster|slower|quicker|speed\w*|slow-?downs?|geomean|throughput|tps|tok/s|t/s|latency|performance|uplift|accelerat\w*|"
-    rf"real[- ]?time){_E}"
-    r"|빠르|빠름|빨라|느리|느림|느려|속도|처리량|지연|응답|성능|가속|단축|개선"
-)
-_SPEED_NEAR = lazy(_SPEED_WORDS)
-
-
-# A word of performance near a percent change: the words of speed, times and durations (`응답 시간 40% 감소`,
-# `training time by 1%`, `2.41초 … 20.7% 빠름`), rates (`280 tok/s`), the work measured (`decode`, `prefill`,
-# `추론`) and improvement (`개선`, `향상`).
-_PERF_NEAR = lazy(
-    rf"{_SPEED_WORDS}"
-    rf"|{_B}(?i:time|timing|duration|runtime|ttft|tpot|itl|rtf|p50|p9\d|tok/s|t/s|tps|qps|ops/sec|decod\w*|"
-    rf"prefill|generation|inference|bandwidth|pp\d+|tg\d+|fps|frame{_SP}?times?|frametime){_E}"
-    rf"|(?i:change):{_SP}*\["  # criterion's `change: [+4.4991% +7.4272% +10.486%]`
-    r"|\d\s*(?:ms|s|sec|초|분|밀리초)(?![A-Za-z가-힣])|시간|소요|향상|효율|빠를|빠른|빨리|추론|생성"
-)
-
-
-# A count beside the measured times of a row (`쿼리 155`, `7,667건`, `21 queries`): its percent change may be the
-# count's.
-_COUNT_CELL = lazy(rf"\d{_SP}?건|쿼리{_SP}*(?:\*\*)?\d|(?i:\d{_SP}+(?:queries|rows|requests|calls|round[ -]?trips)){_E}")
 
 
 def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
