@@ -289,3 +289,23 @@ def test_a_spread_under_a_column_of_memory_or_quality_is_no_claim() -> None:
     assert [f.text for f in lint_text(doc)] == ["233.59 ± 2.76"]  # final58's false alarm: the memory's spread
     doc = "| Runner | UTMOS | CER |\n|---|---|---|\n| Base | 3.12 ± 0.54 | 0.16 ± 0.14 |\n"
     assert lint_text(doc) == []
+
+
+def test_a_percent_change_of_a_count_a_success_rate_or_people_time_in_a_row_is_no_default_claim() -> None:
+    # final62's false alarms (select split): no time or rate of a system changes in these rows
+    docs = (
+        "| 항목 | Before | After | 개선율 |\n|---|---|---|---|\n| **YOLO 모델 선택** | 3개 (크기만 다름) | 5개 (용도별 특화) | +67% |\n",
+        "| 단계 | 예상 정확도 | 예상 개선 | 누적 개선 |\n|---|---|---|---|\n| Level 4-1 | ~88-92% | +4% | +17-24% |\n",
+        "| Framework | Development Time | Maintenance Factor |\n|---|---|---|\n| Flutter | 3.5 months | 32% less time for updates |\n",
+        "| 알고리즘 | 성공률 | 학습시간 | 비고 |\n|---|---|---|---|\n| **WSRL** | 100% | 18분 | 빠르게 100% 성공 달성 |\n",
+    )
+    for doc in docs:
+        assert "FR126" not in [f.rule for f in lint_text(doc)], doc
+    # a rate of counts is a rate: its row's change stays a claim
+    doc = "| 측정 항목 | 전체 로딩 | 비동기 큐 | 개선 효과 |\n|---|---|---|---|\n| 처리량 | 3.2개/분 | 32.3개/분 | 916% ↑ |\n"
+    assert "916%" in [f.text for f in lint_text(doc)]
+
+
+def test_a_process_uptime_is_no_metric_of_work() -> None:
+    assert lint_text("uptime_in_seconds:73\n") == []
+    assert [f.rule for f in lint_text("http_request_duration_seconds_sum 0.482\n")] == ["FR144"]

@@ -569,6 +569,8 @@ class _Context(_Tables):
             name = self.text[max(self._line(start)[0], m.start() - 80) : m.start()]
             if _SETTING_WORDS.search(name.replace("_", " ")) or _SETTING_KEY.search(name):
                 return None  # `request_timeout_seconds 30`, `"retry_delay_ms": 500`: a setting
+            if "uptime" in name.lower():
+                return None  # Redis's `uptime_in_seconds:73`: how long a process has run, no work timed
             unit = (m.group("unit") or m.group("camel")).lower()
             return (start, m.end(), m.group("n1"), "s" if unit.startswith("sec") else "ms", "claim", "FR144")
         return (start, m.end(), m.group("n1"), "tok/s", self.spread_kind(start, m.end()), "FR141")

@@ -198,19 +198,36 @@ _PEOPLE_TIME = lazy(
 )
 _SCORE = lazy(rf"{_B}(?i:scores?|lighthouse){_E}|점수")
 _FASTER = lazy(rf"{_B}(?i:faster|slower|quicker){_E}|빠르|빠름|느리|느림")
-_LEVEL_CELL = lazy(r"[ \t*_~≈]*\d[\d,.]*[ \t]?%[ \t*_]*")  # a percentage with no sign: a level, not a change
+# a percentage with no sign (`85.0%`, `~88-92%`): a level, not a change; with or without one (`+17-24%`)
+_LEVEL_CELL = lazy(r"[ \t*_~≈]*\d[\d,.]*(?:[-–~]\d[\d,.]*)?[ \t]?%[ \t*_]*")
+_PCT_CELL = lazy(r"[ \t*_~≈]*[+−-]?\d[\d,.]*(?:[-–~]\d[\d,.]*)?[ \t]?%[ \t*_]*")
+# a count (`3개 (크기만 다름)`; not a rate, `3.2개/분`), or a span of people's time (`3.5 months`) in a cell
+_COUNT_OR_CALENDAR = lazy(
+    rf"\d[\d,]*{_SP}?(?:개(?!선)|건|명|종)(?![/당])|\d{_SP}*(?:(?i:months?|weeks?|years?){_E}|개월|주일|년)"
+)
+# a share of success after a percentage (`100% 성공 달성`, `95% pass rate`): a level reached, not a speed's change
+_SUCCESS_AFTER = lazy(rf"(?:\*\*)?{_SP}*(?:성공|정확|통과|(?i:success|accuracy|pass(?:ed)?){_E})")
 
 
 def _change_of_other(text: str, start: int, end: int) -> bool:
     """Whether a percent change in a table row changes something other than a time or a rate: a score (`| **성능**
     | 86 | 90 | 98 (14% ↑) | … 성능 점수 |`), or a percentage, all the row's other numbers being percentages with
-    no sign (`| AI 전용 | 85.0% | +1.5% |` under `| 접근법 | 신뢰도 | 개선율 |`; not `| Mean TPOT | +7.6% | +13.2% |`)."""
+    no sign and the others percent changes (`| AI 전용 | 85.0% | +1.5% |` under `| 접근법 | 신뢰도 | 개선율 |`, `| Level 4 |
+    ~88-92% | +4% | +17-24% |`; not `| Mean TPOT | +7.6% | +13.2% |`), a count or a span of people's time (`| 3개 |
+    5개 | +67% |`, `| 3.5 months | 32% less time |`), or a share of success (`100% 성공 달성`)."""
     lo, hi = _line_of(text, start, start)
-    if _SCORE.search(text, lo, hi):
+    if _SCORE.search(text, lo, hi) or _SUCCESS_AFTER.match(text, end):
         return True
     _, _, _, others = _cell_context(text, start)
     numbers = [o for o in others[1:] if _DIGIT.search(o)]
-    return bool(numbers) and all(_LEVEL_CELL.fullmatch(o) for o in numbers) and not _FASTER.search(text, start, end + 12)
+    if numbers and all(_COUNT_OR_CALENDAR.search(o) for o in numbers):
+        return True  # `| 3개 | 5개 | +67% |`, `| 3.5 months | 32% less time |`: a count's change, people's time
+    return (
+        bool(numbers)
+        and all(_PCT_CELL.fullmatch(o) for o in numbers)
+        and any(_LEVEL_CELL.fullmatch(o) for o in numbers)
+        and not _FASTER.search(text, start, end + 12)
+    )
 
 
 # A business figure right beside a percent change (`conversions`, `revenue`, `growth`, `hourly rate`, `이탈`, `매출`):

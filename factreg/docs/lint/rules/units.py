@@ -59,6 +59,7 @@ EXAMPLES_FR144 = (
     ("a setting named in seconds", "ttft_seconds_sum 0.11", "0.11", "request_timeout_seconds 30"),
     ("a JSON key in milliseconds", '"mean_ttft_ms": 190.5,', "190.5", '"retry_delay_ms": 500,'),
     ("a key in camel case", '"Top50PercentLatencyInMs": 2.4613,', "2.4613", '"cacheLifetimeMs": 600000,'),
+    ("a process's uptime", "http_request_duration_seconds_sum 0.482", "0.482", "uptime_in_seconds:73"),
 )
 
 RULES = (
@@ -137,7 +138,7 @@ RULES = (
             "Reads Prometheus-style metrics named `…_seconds`/`…_milliseconds` and their value, and keys of JSON "
             "or log records whose name ends in their unit (`\"mean_ttft_ms\": 190.5`, `LatencyInMs: 2.46`, "
             "`total_sec=12`); leaves settings so named (`request_timeout_seconds 30`, `\"retry_delay_ms\": 500`, "
-            "`cacheLifetimeMs: 600000`)."
+            "`cacheLifetimeMs: 600000`) and a process's uptime (`uptime_in_seconds:73`)."
         ),
         EXAMPLES_FR144,
     ),
