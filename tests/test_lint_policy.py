@@ -309,3 +309,16 @@ def test_a_percent_change_of_a_count_a_success_rate_or_people_time_in_a_row_is_n
 def test_a_process_uptime_is_no_metric_of_work() -> None:
     assert lint_text("uptime_in_seconds:73\n") == []
     assert [f.rule for f in lint_text("http_request_duration_seconds_sum 0.482\n")] == ["FR144"]
+
+
+def test_a_row_label_naming_a_metric_gives_the_row_its_unit() -> None:
+    doc = "| stage | median | p95 |\n|---|---|---|\n| ttfa | 0.2233 | 0.4244 |\n"
+    assert [(f.text, f.rule) for f in lint_text(doc)] == [("0.2233", "FR155"), ("0.4244", "FR155")]
+    doc = "| | thanks | cargo |\n|---|---|---|\n| speedup | 2.648 | 1.594 |\n"
+    assert [(f.text, f.rule) for f in lint_text(doc)] == [("2.648", "FR121"), ("1.594", "FR121")]
+    # under a column of goals, the row's figure is a target
+    doc = "| 지표 | 현재 | 목표 |\n|---|---|---|\n| 처리량 | 50 | 85 |\n"
+    assert [f.text for f in lint_text(doc)] == ["50"]
+    # a row describing a setting is no measurement
+    doc = "| 항목 | 의미 | 기본값 |\n|---|---|---|\n| 지연 시간 | 노드 증설 후 감축 대상 노드로 모니터링하기 시작까지의 시간 | 10 |\n"
+    assert lint_text(doc) == []

@@ -138,7 +138,7 @@ def _statistics_after(cells: list[str], out: list[tuple[str, str] | None]) -> No
 # or a throughput (`Prompt Processing Speed`); not a relative speed, a speed-up or a count.
 _HEADER_METRIC = lazy(
     r"(?i:^\s*(?:\*\*)?(?:pp|tg)\d+\b|\bt_(?:pp|tg)\s+s\s*$|\bpercentile(?=_|\b)|\b(?:p(?:50|75|90|95|99|99\.9)|latency|ttft|tpot|"
-    r"itl|throughput|speed)\b)|지연\s?시간|응답\s?시간|처리량|속도"
+    r"itl|throughput|speed|ttf[abt]|lcp|fcp|contentful\s+paint|blocking\s+time)\b)|지연\s?시간|응답\s?시간|처리량|속도"
     # the time a kind of work took (`| eval time |`, `| Indexing time |`, `| save_time |`, `| 빌드 시간 |`)
     r"|(?i:(?<![A-Za-z])(?:eval|prompt[ _]eval|build|load(?:ing)?|run|wall|exec(?:ution)?|processing|inference|"
     r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export|frame)"
@@ -281,14 +281,27 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
                 label = ("min", "claim") if named in ("min", "mins") else _header_units(f"|{cells[unit_col]}|")[0]
             pos = lo + (first + 1 if lead else 0)
             row_metrics = [] if _SIZE_ROW.search(cells[0]) else metrics  # `| Uncompressed | 3,412 |` under `| p50 |`
+            label_metric = _row_metric(cells) if label is None else None
             for col, cell in enumerate(cells):
                 found = _cell_unit(col, units, label, caption, row_metrics)
+                if found is None and col > 0 and label_metric is not None:
+                    target = col < len(head_cells) and _TARGET_COLUMN.search(head_cells[col])
+                    kind = "target" if target else label_metric[1]
+                    found = (label_metric[0], kind, "FR121" if label_metric[0] == "×" else "FR155")
                 if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
                     if not skipped(a, b) and not (col in ratio_cols and _BASELINE.fullmatch(m.group("n"))):
                         out.append((a, b, m.group("n"), found[0], found[1], found[2]))
                 pos += len(cell) + 1
     return out
+
+
+def _row_metric(cells: list[str]) -> tuple[str, str] | None:
+    """(unit, kind) when a row's label names a measured rate or latency with no unit (`| ttft | 0.2233 | 0.4244 |`,
+    `| Largest Contentful Paint (LCP) | 2813.26 |`) and no other cell is a sentence (a description of a setting)."""
+    if len(cells) < 2 or any(len(c.strip()) > 30 for c in cells[1:]):
+        return None
+    return _header_metrics(f"|{cells[0]}|")[0]
 
 
 def _cell_unit(

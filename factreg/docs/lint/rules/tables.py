@@ -196,6 +196,12 @@ EXAMPLES_FR155 = (
         "2:40.83",
         "| Tool | Started |\n|---|---|\n| bwa | 2:40.83 |",
     ),
+    (
+        "a row whose label names the metric, not a row describing a setting",
+        "| Metric | Mean | Standard deviation |\n|---|---|---|\n| Largest Contentful Paint (LCP) | 2813.26 | 9604.05 |",
+        "2813.26",
+        "| 설정 항목 | 의미 | 기본값 |\n|---|---|---|\n| 감축 지연 시간 | 노드 증설 후 감축 대상 노드로 모니터링하기 시작까지의 지연 시간 | 10 |",
+    ),
 )
 
 RULES = (
@@ -254,7 +260,9 @@ RULES = (
             "Reads each bare number (not the first column's) in a column whose header cell names a measured rate or "
             "latency and no unit: llama-bench's tests (`pp512`, `tg128`), `T_PP s`, a percentile, `latency`, "
             "`TTFT`, `throughput`, `speed`, `속도`, `처리량`, `응답 시간`, the time a kind of work took (`Wall Time`, "
-            "`build time`; there a clock-written `2:40.83` too). Leaves columns of relative speeds, "
+            "`build time`; there a clock-written `2:40.83` too), and in a row whose label names one with no unit "
+            "(`| ttft | 0.2233 | 0.4244 |`, `| Largest Contentful Paint (LCP) | 2813.26 |`; not a row whose cells "
+            "describe a setting). Leaves columns of relative speeds, "
             "speed-ups, changes, counts, sizes and scores; a column headed by a target makes them targets."
         ),
         EXAMPLES_FR155,
