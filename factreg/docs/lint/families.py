@@ -199,8 +199,9 @@ _PEOPLE_TIME = lazy(
 _SCORE = lazy(rf"{_B}(?i:scores?|lighthouse){_E}|점수")
 _FASTER = lazy(rf"{_B}(?i:faster|slower|quicker){_E}|빠르|빠름|느리|느림")
 # a percentage with no sign (`85.0%`, `~88-92%`): a level, not a change; with or without one (`+17-24%`)
-_LEVEL_CELL = lazy(r"[ \t*_~≈]*\d[\d,.]*(?:[-–~]\d[\d,.]*)?[ \t]?%[ \t*_]*")
-_PCT_CELL = lazy(r"[ \t*_~≈]*[+−-]?\d[\d,.]*(?:[-–~]\d[\d,.]*)?[ \t]?%[ \t*_]*")
+_PERCENTAGE = r"\d[\d,.]*(?:[-–~]\d[\d,.]*)?[ \t]?%[ \t*_]*"
+_LEVEL_CELL = lazy(rf"[ \t*_~≈]*{_PERCENTAGE}")
+_PCT_CELL = lazy(rf"[ \t*_~≈]*[+−-]?{_PERCENTAGE}")
 # a count (`3개 (크기만 다름)`; not a rate, `3.2개/분`), or a span of people's time (`3.5 months`) in a cell
 _COUNT_OR_CALENDAR = lazy(
     rf"\d[\d,]*{_SP}?(?:개(?!선)|건|명|종)(?![/당])|\d{_SP}*(?:(?i:months?|weeks?|years?){_E}|개월|주일|년)"

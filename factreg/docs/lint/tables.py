@@ -283,11 +283,7 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
             row_metrics = [] if _SIZE_ROW.search(cells[0]) else metrics  # `| Uncompressed | 3,412 |` under `| p50 |`
             label_metric = _row_metric(cells) if label is None else None
             for col, cell in enumerate(cells):
-                found = _cell_unit(col, units, label, caption, row_metrics)
-                if found is None and col > 0 and label_metric is not None:
-                    target = col < len(head_cells) and _TARGET_COLUMN.search(head_cells[col])
-                    kind = "target" if target else label_metric[1]
-                    found = (label_metric[0], kind, "FR121" if label_metric[0] == "×" else "FR155")
+                found = _cell_unit(col, units, label, caption, row_metrics, label_metric, head_cells)
                 if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
                     if not skipped(a, b) and not (col in ratio_cols and _BASELINE.fullmatch(m.group("n"))):
@@ -310,9 +306,11 @@ def _cell_unit(
     label: tuple[str, str] | None,
     caption: tuple[str, str] | None,
     metrics: list[tuple[str, str] | None],
+    label_metric: tuple[str, str] | None,
+    head_cells: list[str],
 ) -> tuple[str, str, str] | None:
     """(unit, kind, rule) of a body cell: from its column's header, else its row's label, else the caption, else
-    the metric its column's header names."""
+    the metric its column's header names, else the metric its row's label names (a target under a column of goals)."""
     if col < len(units) and (u := units[col]) is not None:
         return (*u, "FR151")
     if col > 0 and label is not None:
@@ -321,6 +319,9 @@ def _cell_unit(
         return (*caption, "FR154")
     if col > 0 and col < len(metrics) and (m := metrics[col]) is not None:
         return (*m, "FR121" if m[0] == "×" else "FR155")
+    if col > 0 and label_metric is not None:
+        target = col < len(head_cells) and _TARGET_COLUMN.search(head_cells[col])
+        return (label_metric[0], "target" if target else label_metric[1], "FR121" if label_metric[0] == "×" else "FR155")
     return None
 
 
