@@ -98,14 +98,19 @@ def test_a_real_model_test_that_skips_fails_the_run(tmp_path: Path) -> None:
 def test_bench_then_verify_is_not_refuted_five_times_in_five(cli, real_model) -> None:
     """Five verifications in a row of a fact benched here, none refuted. A refutation means the machine's speed
     moved between the fact's run and this one by more than the control could see: the fact is benched again and
-    the count starts over (at most twice); the five must then hold in a row."""
+    the count starts over (at most three times); the five must then hold in a row. A verifier that is wrong every
+    time still fails all four rounds; the machine's drift rarely lasts through them: eight fresh llama-bench runs
+    of this fact's `tg8`, each a process of its own beside the suite, read 68.0–82.7 tok/s (CV 7%) within two
+    minutes, and `tg32` 59.4–82.2 (CV 9%): a longer run holds no better. In the one run that failed three rounds,
+    `tg8` moved 15–25% while the interleaved control held (×1.01–1.05)."""
     facts = bench(cli, real_model, "real/smol")
     ids = sorted(f["id"] for f in facts)
     assert ids == ["real/smol/pp32", "real/smol/tg8"]
     for f in facts:
         assert f["conditions"]["identity"]["model_sha256"] == real_model.sha256
     seen: list[str] = []
-    for attempt in range(3):
+    rounds = 4
+    for attempt in range(rounds):
         verdicts = []
         for _ in range(5):
             r = cli("verify", *ids, "--json")
@@ -119,11 +124,11 @@ def test_bench_then_verify_is_not_refuted_five_times_in_five(cli, real_model) ->
             assert len(verdicts) == 10 and {v for _, v, _ in verdicts} <= {"confirmed", "inconclusive"}, verdicts
             assert all("control " in m or "could not be compared" in m for _, _, m in verdicts), verdicts
             return
-        if attempt == 2:
+        if attempt == rounds - 1:
             break
         refuted = [(i, m) for i, v, m in verdicts if v == "refuted"]
         note(f"[real model] refuted on a drifting machine ({refuted[0][1]}); benching the fact again "
-             f"({attempt + 1}/2)")
+             f"({attempt + 1}/{rounds - 1})")
         bench(cli, real_model, "real/smol")
     pytest.fail("refuted in every round: " + " | ".join(seen))
 
