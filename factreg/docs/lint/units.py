@@ -21,7 +21,7 @@ _UNITS = [
         rf"(?i:i(?=/)|its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
         rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|events?|"
         rf"responses|connections|transactions|txns?|operations|writes|reads|inserts|infer(?:ences)?|vectors|batches|"
-        rf"predictions|embeddings|jobs?|spans?|objs?|objects|keys|tiles?|tasks?|hashes|packets|pkts|lookups|calls|"
+        rf"predictions|embeddings|jobs?|spans?|objs?|objects|keys|tiles?|tasks?|hashes|packets|pkts|lookups|calls|samp|"
         rf"[KMG]?elem(?:ent)?s?)"
         rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
@@ -34,7 +34,7 @@ _UNITS = [
     ("persec", rf"(?i:per){_SP}(?i:sec(?:ond)?)(?=\.|{_END})"),  # sysbench's `(30.94 per sec.)`  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps|frames{_SP}per{_SP}second){_END}"),
     ("fps", r"프레임(?=[을이으로도\s,.)]|$)"),  # a game benchmark's `평균 51프레임을 기록`: frames a second
-    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]){_SP}?/{_SP}?(?:s|sec|Sec){_END}"),
+    ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]|[kmgt]i?b){_SP}?/{_SP}?(?:s|sec|Sec){_END}"),  # `69.9mib/s` too
     ("bw", rf"(?i:(?:kilo|mega|giga|tera)bytes?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `57 megabytes per second`
     # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
     ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
@@ -51,7 +51,8 @@ _UNITS = [
     # durations
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초|\[ms\]"),  # ApacheBench's `11.195 [ms] (mean)`
     ("us", rf"(?:[µμ]s|(?<=\d)us|usecs?|(?i:micro-?seconds?)){_END}|마이크로초"),
-    ("us", rf"us(?={_SP}*\|)"),  # `| 273.6142 us |`: a table cell's microseconds, spaced (BenchmarkDotNet)
+    # `| 273.6142 us |`, `| **57.518 us** |`, `` `3.18 us` ``, a row's last cell: a table cell's microseconds, spaced
+    ("us", rf"us(?={_SP}*(?:\*\*|__|`)?{_SP}*(?:\||\n|$))|us(?=`)"),
     # criterion's `time:   [634.82 us 637.20 us 639.93 us]`: spaced microseconds, beside another or closing the bracket
     ("us", r"us(?=[ \t]*\]|[ \t]+\d[\d.]*[ \t]us\b)"),
     ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),
@@ -123,7 +124,7 @@ _RANGE = (
 
 # What may follow a number that starts a claim (a cheap test that turns most numbers away before the units are
 # tried): not a digit, not punctuation that ends it, not a capital that cannot start a unit (`27B`, `8 GB`; `Q` starts `QPS`), not a slash but that of `/s`.
-_NEXT = r"(?=[ \t\u00a0]{0,2}[^ \t\n\u00a00-9A-EHJLN-PU-WYZ.,:;)\]|/(\"']|/s)"  # `&` starts `&nbsp;`
+_NEXT = r"(?=[ \t\u00a0]{0,2}(?:[^ \t\n\u00a00-9A-EHJLN-PU-WYZ.,:;)\]|/(\"']|P(?=FLOPS|B/s))|/s)"  # `&` starts `&nbsp;`
 
 
 _CLAIM = lazy(

@@ -9,6 +9,12 @@ EXAMPLES_FR101 = (
     ("a measured key in a log line", 'INFO embed{total_time="1.49s"}', "1.49s", 'INFO embed{timeout="1.49s"}'),
     ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
+    (
+        "spaced microseconds, bold or closing a row",
+        "| Benchmark | 0 KiB header | 1 KiB header |\n|---|---|---|\n| round_trip | **57.518 us** | 51.544 us",
+        "57.518 us",
+        "| Benchmark | 0 KiB header | 1 KiB header |\n|---|---|---|\n| round_trip | **57.518** | 51.544",
+    ),
     ("ab's time taken", "Time taken for tests:   5.597 seconds", "5.597 seconds", "Timeout for tests:   5.597 seconds"),
     ("a step's time in a list", "- Typechecking: 1m 11s", "1m 11s", "- Typechecking timeout: 1m 11s"),
     ("a row of values as a tool prints it", "> Alacritty 26 ms 44 ms", "44 ms", "> Alacritty timeout 26 ms 44 ms"),

@@ -221,6 +221,8 @@ EXAMPLES_FR116 = (
     ("TFlops in mixed case", "the fused kernel reaches 2.4 TFlops", "2.4 TFlops", "the fused kernel uses 2.4 GB"),
     ("Korean FLOPS", "이 보드는 2 페타플롭의 연산 성능을 낸다", "2 페타플롭", "이 보드는 2 페이지의 설명서를 낸다"),
     ("bandwidth in G/s", "The board reads memory at ~120G/s.", "120G/s", "The board has ~120G of memory."),
+    ("petaflops", "| H200 | Hopper | ~1.2 PFLOPS (with sparsity) |", "1.2 PFLOPS", "| H200 | Hopper | ~1.2 PB (with sparsity) |"),
+    ("bytes per second in lower case", "| TCP to TCP | 69.9mib/s | 5mib/s |", "69.9mib/s", "| TCP to TCP | 69.9mib | 5mib |"),
     ("teraflops spelled out", "An A100 advertises 312 teraflops of FP16 throughput.", "312 teraflops", "An A100 holds 312 tera of bytes."),
     ("a bus, not a codec", "the bus moves 900 GB/s here", "900 GB/s", "the codec audio bandwidth of 1.1 kbps"),
 )
