@@ -8,7 +8,8 @@ from factreg.docs.lint.patterns import lazy
 
 # A header cell's unit of time or rate (`| pp512 (t/s) |`, `| Latency (ms) |`, `| 처리 시간(초) |`).
 _HEADER_UNIT = lazy(
-    r"(?:^|(?<=[\s(\[/,*]))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?(?:/(?:device|gpu|chip|user))?|t/s|tg/s|pp/s|"
+    # `| latency_ms |`, `| gen_tps |`, `| redis-qps |`: a unit closing a snake- or kebab-case column name
+    r"(?:^|(?<=[\s(\[/,*])|(?<=[A-Za-z0-9][_-])(?=(?i:ms|secs?|seconds|tps|qps|rps|fps)(?:$|[\s)\],*])))(?P<u>(?i:ms/tok(?:en)?|s/tok(?:en)?|tok(?:en)?s?/s(?:ec(?:ond)?)?(?:/(?:device|gpu|chip|user))?|t/s|tg/s|pp/s|"
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
     r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"

@@ -96,7 +96,8 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
         unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
         if (flops := "flop" in word or word.endswith("tops")) or word[-2:] in ("/s", "ps") and word[:2] in ("gb", "tb", "mb"):
             unit = "FLOPS" if flops else "B/s"  # a device's compute (`TFLOP/sec/chip`) or bandwidth
-        setting = _TARGET_WORDS.search(cell) or _SETTING_WORDS.search(cell)
+        words = cell.replace("_", " ")  # `timeout_ms`: the words of a snake-case name
+        setting = _TARGET_WORDS.search(words) or _SETTING_WORDS.search(words)
         out.append((unit, "target" if setting else "claim"))
     _statistics_after(cells, out)
     _spanned(cells, out)

@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "a unit closing a snake-case column name",
+        "| ctx_tokens | gen_tps | gen_first_ms |\n|---|---|---|\n| 2048 | 29.30 | 38.003 |",
+        "29.30",
+        "| ctx_tokens | timeout_ms | poll_interval_sec |\n|---|---|---|\n| 2048 | 29.30 | 38.003 |",
+    ),
+    (
         "digits grouped with underscores",
         "| bench | op/s |\n|---|---|\n| get | 138_773 |",
         "138_773",
