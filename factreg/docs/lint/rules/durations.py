@@ -8,6 +8,7 @@ EXAMPLES_FR101 = (
     ("a Korean timing label", "compile 시간: 9ms", "9ms", "대기 시간: 9ms"),
     ("a measured key in a log line", 'INFO embed{total_time="1.49s"}', "1.49s", 'INFO embed{timeout="1.49s"}'),
     ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),
+    ("a load test's ramp-up is a setting", "• 응답 시간 : 10초", "10초", "• Ramp-up 시간 : 10초"),
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     (
         "spaced microseconds, bold or closing a row",
