@@ -255,12 +255,15 @@ _MEDIA_HEADER = lazy(
 
 
 # What a tool prints before a time on its line: `go test`'s `ok      github.com/x/y   83.856s`, a latency
-# distribution's `99%      2.6 ms` (ab, hey, wrk).
-_TOOL_ROW_BEFORE = lazy(r"[ \t]*(?:(?:ok|FAIL)[ \t]+[\w./-]+|\d{2}(?:\.\d+)?%)[ \t]+")
+# distribution's `99%      2.6 ms` (ab, hey, wrk), vegeta's `Latencies     [min, mean, 50, 95, 99, max]  90.4ms, …`.
+_TOOL_ROW_BEFORE = lazy(
+    r"[ \t]*(?:(?:ok|FAIL)[ \t]+[\w./-]+|\d{2}(?:\.\d+)?%|Latencies[ \t]*\[min,[^\]\n]{0,30}\](?:[ \t]+\d[\d.]*[µa-z]{1,2},)*)[ \t]+"
+)
 # A web framework's request log (`Completed 200 OK in 3080ms (Views: 192.8ms | ActiveRecord: 2869.1ms)`), and pytest's
 # `--durations` report (`93.09s call     tests/test_x.py::test_y`).
 _LOG_TIME_BEFORE = lazy(r"(?:\bCompleted[ \t]+\d{3}[ \t]+[A-Za-z][A-Za-z ]{0,30}?[ \t]+in|\b(?:Views|ActiveRecord|Allocations)[ \t]*:)[ \t]*$")
-_PYTEST_DURATION_AFTER = lazy(r"[ \t]+(?:call|setup|teardown)[ \t]+\S+::")
+# pytest's `--durations` lines; a load tool's statistics named after the figure (`410.00 ms max latency, 10 ms 50th`)
+_PYTEST_DURATION_AFTER = lazy(r"[ \t]+(?:(?:call|setup|teardown)[ \t]+\S+::|(?:avg|max|min|mean)[ \t]+latency\b|\d{2}(?:\.\d+)?th\b)")
 
 
 # A row of values outside a table: a label, then a duration and another duration or a rate, and nothing but values

@@ -9,6 +9,14 @@ EXAMPLES_FR101 = (
     ("a measured key in a log line", 'INFO embed{total_time="1.49s"}', "1.49s", 'INFO embed{timeout="1.49s"}'),
     ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),
     ("a load test's ramp-up is a setting", "• 응답 시간 : 10초", "10초", "• Ramp-up 시간 : 10초"),
+    (
+        "a load tool's statistics named after the figure",
+        "100000 records sent, 34.17 ms avg latency, 410.00 ms max latency, 10 ms 50th.",
+        "410.00 ms",
+        "Target: 34.17 ms avg latency, 410.00 ms max latency.",
+    ),
+    ("vegeta's latencies", "Latencies     [min, mean, 50, 95, 99, max]  90.4ms, 113.1ms", "90.4ms",
+     "Timeouts      [min, mean, 50, 95, 99, max]  90.4ms, 113.1ms"),
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     (
         "spaced microseconds, bold or closing a row",
