@@ -8,6 +8,7 @@ from factreg.docs.lint.columns import _TARGET_COLUMN
 from factreg.docs.lint.durations import _MEASURED_KEY_BEFORE
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.tables import _cell_context, _Tables
+from factreg.docs.lint.targets import tool_time
 from factreg.docs.lint.vocab import (
     _B,
     _BENCHSTAT_CELL,
@@ -261,7 +262,11 @@ _TOOL_ROW_BEFORE = lazy(
 )
 # A web framework's request log (`Completed 200 OK in 3080ms (Views: 192.8ms | ActiveRecord: 2869.1ms)`), and pytest's
 # `--durations` report (`93.09s call     tests/test_x.py::test_y`).
-_LOG_TIME_BEFORE = lazy(r"(?:\bCompleted[ \t]+\d{3}[ \t]+[A-Za-z][A-Za-z ]{0,30}?[ \t]+in|\b(?:Views|ActiveRecord|Allocations)[ \t]*:)[ \t]*$")
+# pytest's `4011 tests collected in 6.61s` too (cargo's `Finished … target(s) in 0.01s`: targets._TOOL_TIME_BEFORE).
+_LOG_TIME_BEFORE = lazy(
+    r"(?:\bCompleted[ \t]+\d{3}[ \t]+[A-Za-z][A-Za-z ]{0,30}?[ \t]+in|\b(?:Views|ActiveRecord|Allocations)[ \t]*:"
+    r"|\b(?:collected|passed|failed)[ \t]+in)[ \t]*$"
+)
 # pytest's `--durations` lines; a load tool's statistics named after the figure (`410.00 ms max latency, 10 ms 50th`)
 _PYTEST_DURATION_AFTER = lazy(r"[ \t]+(?:(?:call|setup|teardown)[ \t]+\S+::|(?:avg|max|min|mean)[ \t]+latency\b|\d{2}(?:\.\d+)?th\b)")
 
@@ -333,6 +338,7 @@ class _Context(_Tables):
             or value_row(text, lo, hi)
             or _LOG_TIME_BEFORE.search(text, max(near_lo, start - 40), start)
             or _PYTEST_DURATION_AFTER.match(text, end)
+            or tool_time(text, start, end)
         ):
             return True  # `total_time="1.49s"`: a measured value in a log line; `ok  pkg  83.856s`, `99%  2.6 ms`
         if _TOOK_BOUND_BEFORE.search(text, max(near_lo, start - 30), start) or (
@@ -485,6 +491,8 @@ class _Context(_Tables):
         if kind in _DURATIONS:
             if self._media_column(start):
                 return None  # `| 오디오 길이 | 처리 시간 |` over `| 10초 | 1.2초 |`: the 10초 is the recording's length
+            if tool_time(self.text, start, end):
+                return end, "claim"  # a tool's report of a run's time, whatever option or `target(s)` comes before
             return self._duration(start, u_start, end, kind)
         if (
             kind in _SPAN_KINDS

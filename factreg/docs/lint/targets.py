@@ -203,6 +203,17 @@ _RUBRIC_LABEL = lazy(r"^\s*(?:[-*+>]\s+)?(?:\*\*)?([A-Za-z가-힣 ]{1,20}?)(?:\*
 _OPTION_BEFORE = lazy(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
 
 
+
+# A tool's own report of how long a run took: the shell's `time` (`--version  0.34s user 0.05s system 102% cpu`)
+# and cargo's `Finished release [optimized] target(s) in 0.01s`.
+_TOOL_TIME_AFTER = lazy(r"[ \t]+user[ \t]+\d[\d.]*s[ \t]+system\b")
+_TOOL_TIME_BEFORE = lazy(r"\bFinished\b[^\n]{0,60}\btarget\(s\)[ \t]+in[ \t]+$")
+
+
+def tool_time(text: str, start: int, end: int) -> bool:
+    """Whether the duration `text[start:end]` is a tool's report of how long a run took (`time`, cargo)."""
+    return bool(_TOOL_TIME_AFTER.match(text, end) or _TOOL_TIME_BEFORE.search(text, max(0, start - 90), start))
+
 class _Targets(_Hypotheticals):
     def _row_label(self, start: int) -> tuple[int, int] | None:
         """The span of the label (the first cell) of the table row a number stands in, when the number is not in
