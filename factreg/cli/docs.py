@@ -190,7 +190,7 @@ def lint(
         bool,
         typer.Option(
             "--include-code",
-            help="Also look inside code blocks and spans (a code span holding a value alone, `30s`, is always read).",
+            help="Also look inside code blocks and spans (a code span holding a value alone, `30s`, or a tool's report of a time, `built in 50.26s`, is always read).",
         ),
     ] = False,
     json_out: JsonFlag = False,

@@ -19,6 +19,7 @@ EXAMPLES_FR101 = (
      "Timeouts      [min, mean, 50, 95, 99, max]  90.4ms, 113.1ms"),
     ("the shell's time, after an option", "babel --version  0.34s user 0.05s system 102% cpu", "0.34s",
      "babel --timeout  0.34s and then 0.05s more"),
+    ("a tool's report quoted in code", "- Vite: `✓ built in 50.26s` (main)", "50.26s", "- Vite: `vite build --timeout 50.26s` (main)"),
     ("cargo's build time", "Finished release [optimized] target(s) in 0.01s", "0.01s",
      "Set the release target(s) in 0.01s"),
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
