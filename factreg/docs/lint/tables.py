@@ -153,6 +153,7 @@ _NOT_METRIC = lazy(
 
 _RATIO_COLUMN = lazy(r"[ \t*_]*(?i:(?:time|speed|runtime|latency)[ _-]?ratio|ratio|relative(?:[ \t]*\([^)|]*\))?)[ \t*_]*")
 _BASELINE = lazy(r"1(?:\.0+)?")  # a ratio column's baseline, 1 by definition (hyperfine's `Relative`)
+_ZERO_BAND = lazy(r"0(?:\.0+)?[ \t]?[-–~][ \t]?\d")  # a range from zero: a rating's band (`| 녹색 (빠름) | 0-2.5 |`)
 _RATIO_NOT_TIME = lazy(r"(?i:compress|size|memory|accuracy|recall|score)")
 
 
@@ -288,7 +289,8 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
                 if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
                     if not skipped(a, b) and not (col in ratio_cols and _BASELINE.fullmatch(m.group("n"))):
-                        out.append((a, b, m.group("n"), found[0], found[1], found[2]))
+                        kind = "target" if _ZERO_BAND.match(m.group("n")) else found[1]  # `| Good | 0-2.5 |`: a band
+                        out.append((a, b, m.group("n"), found[0], kind, found[2]))
                 pos += len(cell) + 1
     return out
 

@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "a rating's band starting at zero is a threshold",
+        "| 기기 | LCP (초) |\n|---|---|\n| 모바일 | 1.8-2.5 |",
+        "1.8-2.5",
+        "| 등급 | LCP (초) |\n|---|---|\n| 녹색 (빠름) | 0-2.5 |",
+    ),
+    (
         "a unit closing a snake-case column name",
         "| ctx_tokens | gen_tps | gen_first_ms |\n|---|---|---|\n| 2048 | 29.30 | 38.003 |",
         "29.30",
