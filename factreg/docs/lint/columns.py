@@ -107,6 +107,12 @@ _STAGE_LENGTH_COLUMN = lazy(
 )
 
 
+# A motion spec (`| 토큰 | Duration | Easing |`, `| 동작 | Duration | Curve |`): its durations are animation settings.
+_MOTION_COLUMN = lazy(r"[ \t*_]*(?:(?i:easing|curve|timing[ -]function|animation|transition)|이징|커브|애니메이션)[ \t*_]*")
+# An HTTP client's timeouts (`| 호출 | connect | read |`): `connect` beside `read`, `write` or `pool`.
+_TIMEOUT_FIELD = lazy(r"[ \t*_`]*(?i:connect|read|write|pool)(?:[ _-]?(?i:timeout))?[ \t*_`]*")
+
+
 def _column_kinds(header: str) -> list[str | None]:
     """For each cell of a table's header row: `target` for a target, limit or setting column (and, in an alert
     rule's table, the column of how long a condition must hold), `other` for a column of figures that are not
@@ -116,14 +122,15 @@ def _column_kinds(header: str) -> list[str | None]:
         return ["target"] * len(cells)  # a rubric: every figure is a grade's threshold
     # `| Metric | Good | Needs Improvement | Poor |`, `| Feature | Workers Free | Workers Paid |`: each verdict's
     # column holds its threshold, each plan's its limits
-    for names in (_VERDICT_COLUMN.fullmatch, _PLAN_COLUMN.search):
+    for names in (_VERDICT_COLUMN.fullmatch, _PLAN_COLUMN.search, _TIMEOUT_FIELD.fullmatch):
         named = [names(cell) is not None for cell in cells]
-        if sum(named) >= 2:
+        if sum(named) >= 2 and (names != _TIMEOUT_FIELD.fullmatch or "connect" in header.lower()):
             return ["target" if n else None for n in named]
     out: list[str | None] = []
     rules = _CONDITION_HEADER.search(header) is not None
     settings = _SETTING_NAME_HEADER.fullmatch(cells[0]) is not None
     schedule = _STAGE_HEADER.fullmatch(cells[0]) is not None and any(_LOAD_COLUMN.search(c) for c in cells[1:])
+    schedule = schedule or any(_MOTION_COLUMN.fullmatch(c) for c in cells)  # a motion spec's durations are set
     for cell in cells:
         window = rules and _WINDOW_COLUMN.fullmatch(cell) is not None  # how long an alert's condition must hold
         window = window or (schedule and _STAGE_LENGTH_COLUMN.fullmatch(cell) is not None)  # a stage's set length

@@ -22,6 +22,18 @@ EXAMPLES_FR101 = (
     ("a tool's report quoted in code", "- Vite: `✓ built in 50.26s` (main)", "50.26s", "- Vite: `vite build --timeout 50.26s` (main)"),
     ("cargo's build time", "Finished release [optimized] target(s) in 0.01s", "0.01s",
      "Set the release target(s) in 0.01s"),
+    (
+        "an HTTP client's timeouts",
+        "| 호출 | 평균 | p99 |\n|---|---|---|\n| storyline | 5초 | 30초 |",
+        "5초",
+        "| 호출 | connect | read |\n|---|---|---|\n| storyline | 5초 | 30초 |",
+    ),
+    (
+        "a motion spec's durations",
+        "| 동작 | Duration | 측정 |\n|---|---|---|\n| 탭 전환 | 200ms | 평균 |",
+        "200ms",
+        "| 동작 | Duration | Curve |\n|---|---|---|\n| 탭 전환 | 200ms | ease-out |",
+    ),
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     (
         "spaced microseconds, bold or closing a row",
