@@ -487,7 +487,7 @@ class _Context(_Tables):
             new_end = self._relative(start, u_start, end, kind)
             if new_end is None:
                 return None
-            return new_end, ("target" if self._target(start, new_end) else "claim")
+            return new_end, ("target" if self._target(start, new_end) and not self._expected(start) else "claim")
         if kind in _DURATIONS:
             if self._media_column(start):
                 return None  # `| 오디오 길이 | 처리 시간 |` over `| 10초 | 1.2초 |`: the 10초 is the recording's length

@@ -19,6 +19,7 @@ from factreg.docs.lint.vocab import (
     _PERF,
     _SIGN_BEFORE,
     _SP,
+    _TARGET_WORDS,
     _last,
 )
 
@@ -168,8 +169,21 @@ _CELL_NUMBER = lazy(
 
 _GO_ON = -1  # _relative_form decided nothing (never a claim's end)
 
+# `should` before a relative change, with no bound between them (`should be at least 2x faster` is a requirement).
+_SHOULD_BEFORE = lazy(
+    rf"{_B}(?i:should){_E}(?:(?!(?i:at{_SP}+least|at{_SP}+most|no{_SP}+more|not{_SP}+exceed|minimum|maximum))[^.;:!?\n]){{0,60}}$"
+)
+
 
 class _Relative(_Durations):
+    def _expected(self, start: int) -> bool:
+        """Whether a relative change is what a change is expected to bring (`builds should be about 4x faster`,
+        `this should cut that time by about 90%`): a claim, as an estimate stated as a fact is; `should` is the
+        only target word before it in its sentence and no bound comes before it (`should be at least 2x faster`)."""
+        before = self._sentence(start)[0]
+        m = _SHOULD_BEFORE.search(before)
+        return m is not None and not _TARGET_WORDS.search(before[: m.start()] + before[m.end() :])
+
     def _relative(self, start: int, u_start: int, end: int, kind: str) -> int | None:
         """The end of a ratio or percentage that is a speed-up or slow-down, or None."""
         found = self._relative_form(start, u_start, end, kind)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR121 = (
+    ("a speed-up a change should bring", "Builds should be about 4x faster now.", "4x faster",
+     "Builds should be at least 4x faster now."),
     (
         "a speed-up column",
         "| Package | Ops/sec | Speed-up |\n|---|---|---|\n| sharp | 89.63 | 26.1 |",
