@@ -90,6 +90,8 @@ _PLAN_COLUMN = lazy(
     r"(?:^|[ \t*_])(?i:free|paid|hobby|enterprise|premium|starter|business)(?:[ \t](?i:plan|tier))?[ \t*_]*$"
     r"|무료|유료|요금제"
 )
+# A table of plans, named by its first header cell (`| Usage plan | Basic | Pro | Ultra |`): each column is a plan's.
+_PLANS_HEADER = lazy(r"[ \t*_]*(?i:(?:usage |pricing )?plans?|tiers?|pricing)[ \t*_]*|[ \t*_]*(?:요금제|플랜)[ \t*_]*")
 
 
 _DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
@@ -120,6 +122,8 @@ def _column_kinds(header: str) -> list[str | None]:
     cells = header.strip().strip("|").split("|")
     if _GRADE_HEADER.fullmatch(cells[0]):
         return ["target"] * len(cells)  # a rubric: every figure is a grade's threshold
+    if _PLANS_HEADER.fullmatch(cells[0]):
+        return [None] + ["target"] * (len(cells) - 1)  # each plan's limits
     # `| Metric | Good | Needs Improvement | Poor |`, `| Feature | Workers Free | Workers Paid |`: each verdict's
     # column holds its threshold, each plan's its limits
     for names in (_VERDICT_COLUMN.fullmatch, _PLAN_COLUMN.search, _TIMEOUT_FIELD.fullmatch):

@@ -139,6 +139,12 @@ EXAMPLES_FR112 = (
 )
 
 EXAMPLES_FR114 = (
+    (
+        "a table of plans holds each plan's limits",
+        "| Endpoint | Run 1 | Run 2 |\n|---|---|---|\n| Search | 10 requests per second | 12 requests per second |",
+        "10 requests per second",
+        "| Usage plan | Basic | Pro |\n|---|---|---|\n| Rate Limit | 10 requests per second | 12 requests per second |",
+    ),
     ("requests per second in a row", "| 50 | 23.64 req/s | ✅ |", "23.64 req/s", "| 50 | 23.64 requests | ✅ |"),
     ("queries per second", "| search | 40K qps | 3 nodes |", "40K qps", "| search | 40K queries | 3 nodes |"),
     ("rate after a slash", "| categories_api | 6918 | 220.52/s |", "220.52/s", "| categories_api | 6918 | 220.52/page |"),
