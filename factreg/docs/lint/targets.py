@@ -196,7 +196,11 @@ _PERCEPTION_ASIDE = lazy(
 
 
 # A verdict alone as a line's label: `양호: 1~3초`, `개선 필요: 5초 ~` (a rubric's row, not a measurement).
-_RUBRIC_LABEL = lazy(r"^\s*(?:[-*+>]\s+)?(?:\*\*)?([A-Za-z가-힣 ]{1,20}?)(?:\*\*)?\s*[:：]\s*(?:\*\*)?[~약]?\s*$")
+_RUBRIC_LABEL = lazy(
+    r"^\s*(?:[-*+>]\s+)?(?:[✅❌⚠🟢🟡🟠🔴🟩🟨🟥]\ufe0f?\s*)?(?:\*\*)?([A-Za-z가-힣 ]{1,20}?)(?:\*\*)?\s*[:：]\s*(?:\*\*)?[~약]?\s*$"
+)
+# A speed's verdict as a list item's whole label (`- ✅ 빠름: 50-200ms`, `- ❌ 느림: 500ms+`, `- Fast: < 1 s`)
+_SPEED_VERDICT = lazy(r"(?i:(?:very |too )?(?:fast|slow))|(?:매우\s?|아주\s?)?(?:빠름|느림)")
 
 
 # `--duration 30s`, `-t 10s`: the value of a command-line option
@@ -308,8 +312,9 @@ class _Targets(_Hypotheticals):
         ):
             return True  # `Good: < 600ms`, `>50 tok/s Excellent`, `Needs improvement: 600-1000ms`
         label = _RUBRIC_LABEL.match(before)
-        if label and self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()):
-            return True  # `양호: 1~3초`, `개선 필요: 5초 ~`: a verdict as the label
+        if label and ((self._flag(start, "rubric") and _RUBRIC.fullmatch(label.group(1).strip()))
+                      or _SPEED_VERDICT.fullmatch(label.group(1).strip())):
+            return True  # `양호: 1~3초`, `개선 필요: 5초 ~`, `✅ 빠름: 50-200ms`: a verdict as the label
         later = self._flag(start, "later")  # one pre-test of the later classes' words for the line
         if _FEELS.match(after.strip(" )*_")) or (
             later and self._flag(start, "feels") and _FEELS_LATER.search(_CONJUNCTION.split(self._after(end, 50), 1)[0])

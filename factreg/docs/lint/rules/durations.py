@@ -34,6 +34,7 @@ EXAMPLES_FR101 = (
         "200ms",
         "| 동작 | Duration | Curve |\n|---|---|---|\n| 탭 전환 | 200ms | ease-out |",
     ),
+    ("a speed's verdict as the label", "- 응답 시간: 50-200ms", "50-200ms", "- ✅ 빠름: 50-200ms"),
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     (
         "spaced microseconds, bold or closing a row",
