@@ -337,7 +337,7 @@ class _Targets(_Hypotheticals):
             return True  # `완료하는데 500ms 이상 걸리는 동작들에 대해서는 … 제공하세요.`: an instruction
         if words and not achieved and _TARGET_END.search(self._sentence(start)[1]):
             return True  # `LCP는 2초, FCP는 1초에 근접하도록 … 개선하는 것이 목표입니다`: the sentence states an aim
-        if bound and self._bound_cell_target(start, end, achieved):
+        if bound and (self._bound_cell_target(start, end, achieved) or self._heading_bound(start)):
             return True
         if bound and not achieved:
             return self._bound_is_target(start, end)
@@ -353,6 +353,11 @@ class _Targets(_Hypotheticals):
         if unit_end < 0 or _LATER_RESULT.match(self.text, unit_end) is None:
             return False
         return achieved or _CHECK_MARK.search(self.text, unit_end, line_end) is not None
+
+    def _heading_bound(self, start: int) -> bool:
+        """A bound in parentheses in a heading (`### Slow inference (< 100 tok/s)`): the class the heading names."""
+        lo = self.text.rfind("\n", 0, start) + 1
+        return _HEADING_BOUND.fullmatch(self.text, lo, start) is not None
 
     def _copula_fact(self, start: int, after: str) -> bool:
         """A bound said to be what is (`… 5% 미만입니다`, `1분 이내로 완료됨`), not an allowance (`달릴 수 있는 시간은 1초
@@ -385,6 +390,9 @@ class _Targets(_Hypotheticals):
             return False  # `| 로딩 시간 | 2-3초 | <0.5초 | **6배 빠름** |`: the row reports the change it is part of
         return _FAST_OR_MEASURED.search(text, lo, start) is None and _FAST_OR_MEASURED.search(after) is None
 
+
+
+_HEADING_BOUND = lazy(r"[ \t]*#{1,6}[ \t][^\n(]*\([ \t]*(?:<|>|≤|≥|&lt;|&gt;|(?i:under|below|over|above)[ \t])=?[ \t]*~?")
 
 _ARROW_THEN_BOUND = lazy(rf"(?:→|->)(?:\*\*|{_SP})*(?:<|≤|<=){_SP}*$")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR111 = (
+    ("a bound in a heading names a class", "## Results (about 100 tok/s)", "100 tok/s", "### Slow inference (< 100 tok/s)"),
     (
         "what a figure means",
         "측정해 보니 이 서버는 초당 10개의 토큰을 생성했다.",
