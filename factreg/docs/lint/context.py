@@ -180,7 +180,7 @@ _UNABLE_BEFORE = lazy(rf"{_B}(?i:unable{_SP}+to|failed{_SP}+to|fails{_SP}+to|cou
 # A duration in arithmetic (`60 seconds × 60 minutes`, `rows * 150ms`) or the length of what is generated (`generate
 # 5 sec of video`): a worked example or a media length, not a measurement.
 _WORKED_BEFORE = lazy(
-    rf"(?:×|{_SP}\*|{_B}(?i:generat\w*|produce\w*)(?:{_SP}+(?i:an?|~|about))?){_SP}*~?$"
+    rf"(?:×|{_SP}\\?\*|{_B}(?i:generat\w*|produce\w*)(?:{_SP}+(?i:an?|~|about))?){_SP}*~?$"
 )
 
 

@@ -64,7 +64,8 @@ _UNITS = [
     ("hm", rf"시간{_SP}?[0-5]?\d{_SP}?분(?:{_SP}?[0-5]?\d(?:\.\d+)?{_SP}?초)?"),  # 2시간 37분: hours and minutes
     ("mns", rf"분{_SP}?[0-5]?\d(?:\.\d+)?{_SP}?초"),  # 10분54초, 6분 48초: minutes and seconds
     ("min", rf"(?:min|mins|(?i:minutes?)){_END}"),
-    ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])"),
+    # not `8분이 참여해주셨다`: 분 counting people
+    ("min", r"분(?![기의류포산할배석리량야위자모해명노수출란담쟁열필실비단지들께])(?!이[ \t]?(?:참여|참석|응답해|오셨|계셨|모였|방문))"),
     ("h", rf"(?i:hours?|hrs?){_END}|시간(?![당대표제외차])"),
     ("d", rf"(?i:days?){_END}"),
     # ratios and relative changes (checked further in Python: what follows decides)
