@@ -36,7 +36,6 @@ EXAMPLES_FR101 = (
     ),
     ("a speed's verdict as the label", "- 응답 시간: 50-200ms", "50-200ms", "- ✅ 빠름: 50-200ms"),
     ("분 counting people", "설문조사 집계는 총 8분이 걸렸다.", "8분", "설문조사의 응답은 총 8분이 참여해주셨다."),
-    ("a worked product", "총 소요 시간: 1,000회 호출 기준 0.5초", "0.5초", "총 소요 시간: 1,000회 호출 \\* 0.5초 = 500초"),
     ("microseconds as usec", "Avg request latency: 434986 usec", "434986 usec", "Avg request size: 434986 bytes"),
     (
         "spaced microseconds, bold or closing a row",
