@@ -15,7 +15,9 @@ from factreg.docs.lint.vocab import (
     _E,
     _MEASURED_CELL,
     _SP,
+    _TARGET_WORDS,
     BANDWIDTH_RULE,
+    BARE_DURATION_RULE,
     BARE_PERCENT_RULE,
     BARE_RATIO_RULE,
     BYTE_BANDWIDTH_RULE,
@@ -23,6 +25,7 @@ from factreg.docs.lint.vocab import (
     ITEM_RATE_RULE,
     LONE_PERCENT_RULE,
     PERCENT_RULE,
+    PRECISE_DURATION_RULE,
     RATIO_RULE,
     SEEN_LINK_RULE,
     SEEN_RATE_RULE,
@@ -124,6 +127,40 @@ def _seen(text: str, c: Candidate, seen: re.Pattern[str], not_seen: re.Pattern[s
     return seen.search(text, max(lo, c[0] - 40), min(hi, c[1] + 25)) is not None and not not_seen.search(text, lo, hi)
 
 
+# FR104: an English line's duration written to a decimal, beside another duration or a verb of what happened.
+_DECIMAL = lazy(r"\d\.\d")
+_LINE_HANGUL = lazy(r"[\uac00-\ud7a3]")
+_DURATION_FIGURE = lazy(
+    rf"\d(?:\.\d+)?{_SP}?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|µs|us|ns)(?![A-Za-z])"
+)
+# a line of availability levels and their downtime (`99.9% | 8.77 hours | 43.8 min`), a rubric (`under 2.5 seconds
+# is considered Good`), a recording's length (`audio=5.2 sec`)
+_NOT_READ = lazy(
+    rf"^[ \t|]*\d{{2}}(?:\.\d+)?%|{_B}(?i:downtime|good|poor|needs{_SP}improvement|audio|video|clip){_E}", re.M
+)
+_BOUND_JUST_BEFORE = lazy(rf"(?:{_B}(?i:under|below|less{_SP}than|at{_SP}most|up{_SP}to|within)|[<≤]){_SP}*~?$")
+_HAPPENED = lazy(
+    rf"{_B}(?i:took|was|were|ran|got|saw|measured|reduced|dropped|went|finished|completed|spent|increased|"
+    rf"decreased|improved|jumped|fell){_E}"
+)
+
+
+def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
+    """Whether a duration no word of measured work stands near (FR103) is still a figure read off a run (FR104): on
+    an English line, written to a decimal (`7.5s`, `2.3 seconds`), with another duration on its line or a verb of
+    what happened (`took`, `dropped`, `went`) — on the labelled sentences such durations are nearly all claims."""
+    if not _DECIMAL.search(text, c[0], c[1]) or _LINE_HANGUL.search(text, *line) or _NOT_READ.search(text, *line):
+        return False
+    if _TARGET_WORDS.search(text, *line):
+        return False  # `Unable to complete 100 samples in 5.0s. You may wish to increase target time to 73.6s`
+    if _BOUND_JUST_BEFORE.search(text, max(line[0], c[0] - 14), c[0]):
+        return False  # `served in under 0.75 milliseconds`: a bound
+    figures = _DURATION_FIGURE.finditer(text, *line)
+    if next(figures, None) is not None and next(figures, None) is not None:
+        return True
+    return _HAPPENED.search(text, *line) is not None
+
+
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
     FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR117's
@@ -146,6 +183,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         text, c[0], c[1], row, _PERF_NEAR, (40, 30)
     ):
         return (*c[:5], BARE_PERCENT_RULE)  # `| 요청 성공률 | 83.9 ± 1.76 % |`: a share's spread, not performance
+    if c[5] == BARE_DURATION_RULE and not row and _precise_reading(text, c, line):
+        return (*c[:5], PRECISE_DURATION_RULE)  # `went from 15.1s … to 7.5s`, `took 2.3 seconds`: read off a run
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)
     if c[5] == BANDWIDTH_RULE and not _BIT_RATE.search(text, c[0], c[1]) and not _DEFAULT_BEFORE.search(

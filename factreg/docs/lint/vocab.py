@@ -112,6 +112,7 @@ BARE_PERCENT_RULE = "FR124"  # a percent change with none near it (preview): sha
 TABLE_PERCENT_RULE = "FR125"  # FR122's percent change in a table row holding measured times (default)
 LONE_PERCENT_RULE = "FR126"  # FR122's percent change in a table row holding no measured time or rate (default)
 BARE_DURATION_RULE = "FR103"  # a duration with no word of measured work near it (preview)
+PRECISE_DURATION_RULE = "FR104"  # FR103's duration written to a decimal beside another or a past verb (default)
 SPREAD_RULE = "FR131"  # a bare `±` spread
 TARGET_RULE = "FR201"
 

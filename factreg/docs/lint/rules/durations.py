@@ -417,6 +417,18 @@ EXAMPLES_FR102 = (
     ("cache lifetime", "시트를 읽어 캐시를 만드는 데 1시간(3600초)이 걸렸다.", "1시간", "시트를 읽어 1시간(3600초)짜리 캐시를 재생성하는 로직"),
 )
 
+EXAMPLES_FR104 = (
+    (
+        "a build time before and after",
+        "The crate goes from building in 15.1s to building in 7.5s.",
+        "7.5s",
+        "The crate goes from building in 15 steps to building in 7.5 steps.",
+    ),
+    ("a time read off a run", "The first request after the restart was 2.3 seconds.", "2.3 seconds",
+     "The first request after the restart was 2.3 kilobytes."),
+)
+
+
 EXAMPLES_FR103 = (
     ("where a change ended, bounded", "응답 시간: 30초~1분 → <500ms", "500ms", "응답 시간: <500ms"),
     ("length of a voice sample", "The clone was ready in 24s.", "24s", "I have a 10s and 24s voice sample."),
@@ -559,6 +571,18 @@ RULES = (
         ),
         EXAMPLES_FR103,
         preview=True,
+    ),
+    Rule(
+        "FR104",
+        "precise-duration",
+        "FR103's time written to a decimal beside another time or a verb of what happened: `from 15.1s to 7.5s`.",
+        (
+            "Reads what FR103 reads, on an English prose line (not a table row, no Hangul), where the figure is "
+            "written to a decimal (`7.5s`, `2.3 seconds`) and its line holds another duration or a verb of what "
+            "happened (`took`, `was`, `dropped`, `went`, `finished`): a figure read off a run, not a setting or an "
+            "estimate, which are mostly written round. Split from FR103 by this context, it is in the default set."
+        ),
+        EXAMPLES_FR104,
     ),
     Rule(
         "FR102",
