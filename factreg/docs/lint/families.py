@@ -139,6 +139,8 @@ _NOT_READ = lazy(
     rf"^[ \t|]*\d{{2}}(?:\.\d+)?%|{_B}(?i:downtime|good|poor|needs{_SP}improvement|audio|video|clip){_E}", re.M
 )
 _BOUND_JUST_BEFORE = lazy(rf"(?:{_B}(?i:under|below|less{_SP}than|at{_SP}most|up{_SP}to|within)|[<≤]){_SP}*~?$")
+_KO_HAPPENED = lazy(r"(?:었|았|였|했|됐|걸렸|나왔|줄었|늘었)(?:다|고|으며|는데|습니다|어요|음)|기록|측정")
+_KO_NOT_READ = lazy(r"목표|이상|이하|미만|이내|기본값|설정|예상|권장|제한|타임아웃|길이|분량")
 _HAPPENED = lazy(
     rf"{_B}(?i:took|was|were|ran|got|saw|measured|reduced|dropped|went|finished|completed|spent|increased|"
     rf"decreased|improved|jumped|fell){_E}"
@@ -149,8 +151,10 @@ def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     """Whether a duration no word of measured work stands near (FR103) is still a figure read off a run (FR104): on
     an English line, written to a decimal (`7.5s`, `2.3 seconds`), with another duration on its line or a verb of
     what happened (`took`, `dropped`, `went`) — on the labelled sentences such durations are nearly all claims."""
-    if not _DECIMAL.search(text, c[0], c[1]) or _LINE_HANGUL.search(text, *line) or _NOT_READ.search(text, *line):
+    if not _DECIMAL.search(text, c[0], c[1]) or _NOT_READ.search(text, *line):
         return False
+    if _LINE_HANGUL.search(text, *line):  # a Korean line: a verb in the past (`걸렸다`, `줄었다`, `측정했다`)
+        return _KO_HAPPENED.search(text, *line) is not None and not _KO_NOT_READ.search(text, *line)
     if _TARGET_WORDS.search(text, *line):
         return False  # `Unable to complete 100 samples in 5.0s. You may wish to increase target time to 73.6s`
     if _BOUND_JUST_BEFORE.search(text, max(line[0], c[0] - 14), c[0]):

@@ -39,9 +39,9 @@ class UnknownRule(ValueError):
 def all_rules() -> tuple[Rule, ...]:
     """Every rule, in id order (the family modules are imported on first use)."""
     if not _RULES:
-        from factreg.docs.lint.rules import durations, rates, relative, tables, targets, units
+        from factreg.docs.lint.rules import bare_durations, durations, rates, relative, tables, targets, units
 
-        found = [*durations.RULES, *rates.RULES, *relative.RULES, *units.RULES, *tables.RULES, *targets.RULES]
+        found = [*durations.RULES, *bare_durations.RULES, *rates.RULES, *relative.RULES, *units.RULES, *tables.RULES, *targets.RULES]
         _RULES.extend(sorted(found, key=lambda r: r.id))
     return tuple(_RULES)
 
