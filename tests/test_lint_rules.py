@@ -39,7 +39,7 @@ def test_a_rule_reports_its_examples_and_not_the_sentence_of_the_same_shape(rule
 def test_every_finding_names_a_rule_that_exists() -> None:
     doc = (
         "It runs at 28 tok/s, TTFT 120 ms, 3x faster, +20% throughput, 11.9 ± 7.2, RTF 0.3, 900 GB/s, 40 req/s.\n"
-        "iperf3 reports 9.2 Gbits/sec. Each node has a 9.2 Gbits/sec uplink.\n"
+        "iperf3 reports 9.2 Gbits/sec. Each node has a 10 Gbits/sec uplink.\n"
         "A training run takes 2 hours. Keep TTFT under 150 ms (target).\n"
         "| model | decode (t/s) | change |\n|---|---|---|\n| q4 | 52.5 | -21% |\n"
     )

@@ -165,6 +165,22 @@ def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     return _HAPPENED.search(text, *line) is not None
 
 
+# A bit rate written to a decimal on a line of no condition, goal or setting (`9.41 Gbits/sec`, `평균 943.2 Mbps`).
+_CONDITION_LINE = lazy(
+    rf"{_B}(?i:if|when|should|must|can|could|would|will|may|might|default|up{_SP}to|max(?:imum)?|min(?:imum)?|limit\w*|"
+    rf"every|per|target\w*|goal|expect\w*|aim|require\w*|recommend\w*|at{_SP}least){_E}"
+    r"|목표|이상|이하|미만|기본|설정|예상|권장|요구|최대|최소|경우"
+)
+
+
+def _read_bit_rate(text: str, c: Candidate, line: tuple[int, int]) -> bool:
+    """Whether a bit rate (FR113) is a figure read off a run: written to a decimal, on a prose line that names no
+    condition, goal, default or setting."""
+    return _BIT_RATE.search(text, c[0], c[1]) is not None and _DECIMAL.search(text, c[0], c[1]) is not None and (
+        _CONDITION_LINE.search(text, *line) is None
+    )
+
+
 def _sub_rule(text: str, c: Candidate) -> Candidate:
     """The candidate under the rule of its context: every target is FR201's; an item rate in a table row is
     FR114's (the default set's), in a unit only benchmark tools print FR115's (default), elsewhere in prose FR117's
@@ -203,7 +219,9 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`, k6's `http_reqs....: 130736 3772.0/s`
     if c[5] == ITEM_RATE_RULE and _seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN):
         return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
-    if c[5] == BANDWIDTH_RULE and not row and not _PLAN_AFTER.match(text, c[1]) and _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN):
+    if c[5] == BANDWIDTH_RULE and not row and not _PLAN_AFTER.match(text, c[1]) and (
+        _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN) or _read_bit_rate(text, c, line)
+    ):
         return (*c[:5], SEEN_LINK_RULE)  # `showed 800 Mbps on a quick iperf3 burst test`: a link's speed measured
     if c[5] == RATIO_RULE and c[2][:1].isdigit() and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`

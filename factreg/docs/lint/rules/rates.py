@@ -87,6 +87,8 @@ EXAMPLES_FR117 = (
 )
 
 EXAMPLES_FR118 = (
+    ("a bit rate read to a decimal", "Between the two hosts the link ran at 9.41 Gbits/sec.", "9.41 Gbits/sec",
+     "Between the two hosts the link should run at 9.41 Gbits/sec."),
     ("a speed test", "Contabo showed 800 Mbps on a quick iperf3 burst test.", "800 Mbps", "Contabo's plan is capped at 800 Mbps."),
     ("iperf3", "iperf3 between the two nodes reports 9.2 Gbits/sec.", "9.2 Gbits/sec", "The podcast audio is encoded at 128 kbps."),
     ("a drop", "The total throughput dropped to just 582.37 Mbps.", "582.37 Mbps", "The link is set to 582.37 Mbps."),
@@ -202,8 +204,8 @@ EXAMPLES_FR115 = (
 EXAMPLES_FR113 = (
     (
         "bit rate",
-        "Each node has a 9.2 Gbits/sec uplink.",
-        "9.2 Gbits/sec",
+        "Each node has a 10 Gbits/sec uplink.",
+        "10 Gbits/sec",
         "The podcast audio is encoded at 128 kbps.",
     ),
     ("a default", "the default recovery rate is 40 MB/s", "40 MB/s", "the recovery file is 40 MB"),
@@ -283,7 +285,9 @@ RULES = (
             "`median`, `dropped to`, `throughput`, `iperf3`, `download speed`, `측정`, `기록`) and its line names no "
             "goal, limit, preset, default, theoretical or nominal figure or codec bit rate (`up to`, `throttling`, "
             "`bitrate`, `최대`, `기본`, `이론`). Chosen on the select split before final46 was scored: 10 of 10 right "
-            "there, 3 of 3 on the tune split (FR113's other bit rates: 41 of 55)."
+            "there, 3 of 3 on the tune split (FR113's other bit rates: 41 of 55). Also a bit rate in prose written "
+            "to a decimal (`9.41 Gbits/sec`, `943.2 Mbps`) on a line naming no condition, goal, default or setting "
+            "(`if`, `should`, `up to`, `per`, `목표`, `이상`, `기본`, `설정`): 63 more right, 2 wrong on the select split."
         ),
         EXAMPLES_FR118,
     ),
