@@ -173,6 +173,19 @@ _CONDITION_LINE = lazy(
 )
 
 
+_BENCH_LINE = lazy(r"(?i:bench\w*|throughput|latency|perf\w*|speed|fps|tok\w*)|속도|성능|처리량|벤치")
+
+
+def _read_item_rate(text: str, c: Candidate, line: tuple[int, int]) -> bool:
+    """Whether an item rate in prose (FR112) is a figure read off a run: written to a decimal, on a line that speaks
+    of a benchmark or of speed and names no condition, goal, default or setting."""
+    return (
+        _DECIMAL.search(text, c[0], c[1]) is not None
+        and _BENCH_LINE.search(text, *line) is not None
+        and _CONDITION_LINE.search(text, *line) is None
+    )
+
+
 def _read_bit_rate(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     """Whether a bit rate (FR113) is a figure read off a run: written to a decimal, on a prose line that names no
     condition, goal, default or setting."""
@@ -217,7 +230,7 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         TOOL_UNIT.search(text, c[0], c[1]) or _K6_METRIC.match(text, line[0], c[0]) or stat_summary(text, *line)
     ):
         return (*c[:5], TOOL_RATE_RULE)  # `45487 ns/op`, `999.4 records/sec`, k6's `http_reqs....: 130736 3772.0/s`
-    if c[5] == ITEM_RATE_RULE and _seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN):
+    if c[5] == ITEM_RATE_RULE and (_seen(text, c, _RATE_SEEN, _RATE_NOT_SEEN) or _read_item_rate(text, c, line)):
         return (*c[:5], SEEN_RATE_RULE)  # `I get only 18 fps`: a rate a run gave
     if c[5] == BANDWIDTH_RULE and not row and not _PLAN_AFTER.match(text, c[1]) and (
         _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN) or _read_bit_rate(text, c, line)

@@ -67,6 +67,8 @@ EXAMPLES_FR111 = (
 )
 
 EXAMPLES_FR117 = (
+    ("an item rate read to a decimal", "In the benchmark the parser handled 412.6 docs/sec.", "412.6 docs/sec",
+     "In the benchmark the parser should handle 412.6 docs/sec."),
     ("seconds per iteration seen", "With my GTX 1050 Ti I get around 1.56s/it.", "1.56s/it", "With my GTX 1050 Ti I aim for 1.56s/it."),
     ("a frame rate seen", "After the update I get only 18 fps.", "18 fps", "After the update we aim for 18 fps."),
     ("a requirement", "The server handles 460 req/s on one core.", "460 req/s", "The server must handle 460 req/s on one core."),
@@ -131,7 +133,7 @@ EXAMPLES_FR112 = (
         "If you need to serve search at 8,000 req/s, tune the defaults.",
     ),
     ("rate key before the number", "> 즉, 현재 한계 tps는 약 780 정도", "780", "> 즉, 현재 tps 서버는 약 780 대"),
-    ("bare per second", "처리량도 21.5/sec", "21.5/sec", "처리량도 21.5/page"),
+    ("bare per second", "처리량도 215/sec", "215/sec", "처리량도 215/page"),
     ("load rate beside a test's length", "부하 테스트 결과 처리량은 850 rps였다.", "850 rps", "부하 테스트 (80 rps, 10분간)"),
     (
         "aim as the subject",
@@ -271,7 +273,9 @@ RULES = (
             "`sustains`, `measured`, `faster`, `기록`, `측정`, `달성`, `떨어`) and its line names no goal, "
             "requirement, limit, cap, example or offered load (`at 100 RPS`, `목표`, `기준`, `이상`, `설정`). "
             "Chosen on the select split before final44 was scored: 48 of 48 right there, 18 of 18 on the tune split "
-            "(FR112's other prose rates: 82 of 134)."
+            "(FR112's other prose rates: 82 of 134). Also an item rate in prose written to a decimal on a line "
+            "speaking of a benchmark or of speed and naming no condition, goal, default or setting: 28 more right, 1 "
+            "wrong on the select split."
         ),
         EXAMPLES_FR117,
     ),
