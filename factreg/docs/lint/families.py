@@ -186,6 +186,12 @@ def _read_item_rate(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     )
 
 
+_THROUGHPUT_HEAD = lazy(
+    r"[ \t*_]*(?i:(?:measured|avg|average|mean|median|tcp|udp)?[ \t]*(?:throughput|bandwidth|download|upload|speed|goodput))"
+    r"(?:[ \t]*\([^)|]*\))?[ \t*_]*|[ \t*_]*(?:처리량|대역폭|다운로드|업로드|속도)[ \t*_]*"
+)
+
+
 def _read_bit_rate(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     """Whether a bit rate (FR113) is a figure read off a run: written to a decimal, on a prose line that names no
     condition, goal, default or setting."""
@@ -236,6 +242,10 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         _seen(text, c, _LINK_SEEN, _LINK_NOT_SEEN) or _read_bit_rate(text, c, line)
     ):
         return (*c[:5], SEEN_LINK_RULE)  # `showed 800 Mbps on a quick iperf3 burst test`: a link's speed measured
+    if c[5] == BANDWIDTH_RULE and row and _BIT_RATE.search(text, c[0], c[1]) and _THROUGHPUT_HEAD.fullmatch(
+        _cell_context(text, c[0])[2]
+    ):
+        return (*c[:5], SEEN_LINK_RULE)  # `| OpenVPN UDP | 730 Mbps |` under `| VPN | Throughput |`: measured
     if c[5] == RATIO_RULE and c[2][:1].isdigit() and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
     if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):

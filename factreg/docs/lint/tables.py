@@ -138,7 +138,7 @@ def _statistics_after(cells: list[str], out: list[tuple[str, str] | None]) -> No
 # `pp512 new`), `T_PP s` of a batched bench, a latency or percentile (`p99`, `Latency percentile_90 READ`), a speed
 # or a throughput (`Prompt Processing Speed`); not a relative speed, a speed-up or a count.
 _HEADER_METRIC = lazy(
-    r"(?i:^\s*(?:\*\*)?(?:pp|tg)\d+\b|\bt_(?:pp|tg)\s+s\s*$|\bpercentile(?=_|\b)|\b(?:p(?:50|75|90|95|99|99\.9)|latency|ttft|tpot|"
+    r"(?i:^\s*(?:\*\*)?(?:pp|tg)\d+\b|\b(?:cpu|gpu|metal|cuda|vulkan|npu)[ _-]?(?:pp|tg)\d*\b|\bt_(?:pp|tg)\s+s\s*$|\bpercentile(?=_|\b)|\b(?:p(?:50|75|90|95|99|99\.9)|latency|ttft|tpot|"
     r"itl|throughput|speed|ttf[abt]|lcp|fcp|contentful\s+paint|blocking\s+time)\b)|지연\s?시간|응답\s?시간|처리량|속도"
     # the time a kind of work took (`| eval time |`, `| Indexing time |`, `| save_time |`, `| 빌드 시간 |`)
     r"|(?i:(?<![A-Za-z])(?:eval|prompt[ _]eval|build|load(?:ing)?|run|wall|exec(?:ution)?|processing|inference|"

@@ -89,6 +89,12 @@ EXAMPLES_FR117 = (
 )
 
 EXAMPLES_FR118 = (
+    (
+        "a bit rate under a throughput column",
+        "| VPN | Throughput | CPU |\n|---|---|---|\n| WireGuard | 950 Mbps | 8% |",
+        "950 Mbps",
+        "| VPN | Price | CPU |\n|---|---|---|\n| WireGuard | $950 | 8% |",
+    ),
     ("a bit rate read to a decimal", "Between the two hosts the link ran at 9.41 Gbits/sec.", "9.41 Gbits/sec",
      "Between the two hosts the link should run at 9.41 Gbits/sec."),
     ("a speed test", "Contabo showed 800 Mbps on a quick iperf3 burst test.", "800 Mbps", "Contabo's plan is capped at 800 Mbps."),

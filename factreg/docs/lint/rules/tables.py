@@ -167,6 +167,12 @@ EXAMPLES_FR157 = (
 
 EXAMPLES_FR155 = (
     (
+        "llama.cpp's pp and tg by device",
+        "| Model | CPU pp | GPU tg |\n|---|---|---|\n| q4_0 | 99.9 | 28.1 |",
+        "99.9",
+        "| Model | CPU cores | GPU layers |\n|---|---|---|\n| q4_0 | 99.9 | 28.1 |",
+    ),
+    (
         "the time a run took, and a start-up column",
         "| Model | Threads | Time taken |\n|---|---|---|\n| 7B | 1 | 37.003 |",
         "37.003",
