@@ -29,6 +29,7 @@ _TARGET_COLUMN = lazy(
     r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?|intervals?|rto|rpo|retention|cooldown|backoff|"
     r"debounce|polling|headroom|recommended|good value|ideal)\b)"
     r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료|간격|주기|보관\s?기간|쿨다운|기대\s?값|기댓값|기대치"
+    r"|정상\s?범위"
 )
 
 

@@ -140,7 +140,16 @@ _MEASURED_KEY_BEFORE = lazy(
 
 
 # A duration restated in another unit right after it: `462초 (7.7분)`, `2.67s (2670ms)`.
-_RESTATED_BEFORE = lazy(rf"\d(?:{_SP}?(?:초|분|시간|(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hours?)))(?:\*\*)?{_SP}*\({_SP}*~?$")
+_RESTATED_BEFORE = lazy(
+    rf"\d(?:{_SP}?(?P<u>초|분|시간|(?i:ms|[µμ]s|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hours?)))(?:\*\*)?{_SP}*\({_SP}*~?$"
+)
+
+
+def _restated(text: str, start: int, u_start: int, end: int) -> bool:
+    """Whether a duration in parentheses restates the one before it in another unit (`462초 (7.7분)`, `0.0291 μs
+    (0.0000291ms)`; not criterion's `892.0 μs (885.7 μs .. 897.2 μs)`, an interval in the same unit)."""
+    m = _RESTATED_BEFORE.search(text, max(0, start - 24), start)
+    return m is not None and m.group("u").lower() != text[u_start:end].strip().lower()
 
 
 _COMPOUND_BEFORE = lazy(rf"\d{_SP}?(?:(?i:minutes?|mins?|hours?|hrs?){_SP}+(?i:and{_SP}+)?|분{_SP}?)$")
@@ -414,7 +423,7 @@ class _Durations(_Targets):
             return None  # 10분 후, 5 minutes ago: a schedule, not a duration that was measured
         if kind == "s" and _COMPOUND_BEFORE.search(text, max(0, start - 16), start):
             return None  # `36 minutes and 34 seconds`, `2시간 17분`'s seconds: part of the duration before it
-        if _RESTATED_BEFORE.search(text, max(0, start - 24), start):
+        if _restated(text, start, u_start, end):
             return None  # `462초 (7.7분)`, `22분 54초 (1,374초)`: the duration before it, in another unit
         if _DELAY_AFTER.match(text, end):
             return end, "target"  # `500ms 후 한 번 더`: a delay before doing something again

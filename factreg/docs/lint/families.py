@@ -322,8 +322,8 @@ _BUSINESS = lazy(
     rf"satisfaction|page{_SP}?views?|sign-?ups?|purchases?){_E}|이탈|페이지{_SP}?뷰|만족도|매출|전환율|전환수|비용|가격|요금|"
     r"판매량|판매|가입|구매|방문자|유입"
 )
-_PERF_CLOSE = lazy(
-    rf"{_B}(?i:latency|time|times|speed|faster|slower|throughput|duration){_E}|지연|시간|속도|처리량|빠르|느리"
+_PERF_CLOSE = lazy(  # not `time on site`: a business figure
+    rf"{_B}(?i:latency|time(?!{_SP}+on{_SP}+(?:site|page))|times|speed|faster|slower|throughput|duration){_E}|지연|시간|속도|처리량|빠르|느리"
 )
 
 

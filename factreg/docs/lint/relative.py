@@ -175,6 +175,9 @@ _SHOULD_BEFORE = lazy(
 )
 
 
+
+_QUANTILE_BEFORE = lazy(rf"(?:상위|하위|전체의(?:{_SP}*약)?|{_B}(?i:top|bottom|slowest|fastest)){_SP}*$")
+
 class _Relative(_Durations):
     def _expected(self, start: int) -> bool:
         """Whether a relative change is what a change is expected to bring (`builds should be about 4x faster`,
@@ -186,6 +189,8 @@ class _Relative(_Durations):
 
     def _relative(self, start: int, u_start: int, end: int, kind: str) -> int | None:
         """The end of a ratio or percentage that is a speed-up or slow-down, or None."""
+        if kind == "pct" and _QUANTILE_BEFORE.search(self.text, max(0, start - 8), start):
+            return None  # `상위 20% PR`, `하위 5% 요청`, `전체의 약 3%`: a share of the items, not a change
         found = self._relative_form(start, u_start, end, kind)
         found = self._relative_noun(start, end, kind) if found == _GO_ON else found
         if found is not None and self._other_row_label(start):

@@ -151,6 +151,12 @@ EXAMPLES_FR112 = (
 
 EXAMPLES_FR114 = (
     (
+        "a normal range is a threshold",
+        "| 항목 | 측정값 | 조치 |\n|---|---|---|\n| 속도 | 12-18건/s | 없음 |",
+        "12-18건/s",
+        "| 항목 | 정상 범위 | 이상 시 조치 |\n|---|---|---|\n| 속도 | 12-18건/s | 워커 수 확인 |",
+    ),
+    (
         "a table of plans holds each plan's limits",
         "| Endpoint | Run 1 | Run 2 |\n|---|---|---|\n| Search | 10 requests per second | 12 requests per second |",
         "10 requests per second",

@@ -78,6 +78,7 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("a share of the items is no change", "하위 5% 요청의 지연 시간이 40% 줄었다.", "40%", "상위 20% PR의 리뷰가 먼저 끝났다."),
     ("revenue", "3분기 처리량이 전년 동기 대비 62% 증가했다", "62%", "3분기 매출이 전년 동기 대비 62% 증가했다"),
     ("percentage points", "기존 모델 대비 추론 속도가 1% 향상", "1%", "기존 모델 대비 정확도가 1%p 향상"),
     ("a drop allowed", "Throughput 5% 감소 확인", "5%", "Throughput 5% 감소 허용"),
