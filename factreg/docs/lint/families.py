@@ -13,6 +13,7 @@ from factreg.docs.lint.vocab import (
     _CHANGE_HEADER,
     _DIGIT,
     _E,
+    _HANGUL,
     _MEASURED_CELL,
     _SP,
     _TARGET_WORDS,
@@ -129,7 +130,6 @@ def _seen(text: str, c: Candidate, seen: re.Pattern[str], not_seen: re.Pattern[s
 
 # FR104: an English line's duration written to a decimal, beside another duration or a verb of what happened.
 _DECIMAL = lazy(r"\d\.\d")
-_LINE_HANGUL = lazy(r"[\uac00-\ud7a3]")
 _DURATION_FIGURE = lazy(
     rf"\d(?:\.\d+)?{_SP}?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|µs|us|ns)(?![A-Za-z])"
 )
@@ -153,7 +153,7 @@ def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     what happened (`took`, `dropped`, `went`) — on the labelled sentences such durations are nearly all claims."""
     if not _DECIMAL.search(text, c[0], c[1]) or _NOT_READ.search(text, *line):
         return False
-    if _LINE_HANGUL.search(text, *line):  # a Korean line: a verb in the past (`걸렸다`, `줄었다`, `측정했다`)
+    if _HANGUL.search(text, *line):  # a Korean line: a verb in the past (`걸렸다`, `줄었다`, `측정했다`)
         return _KO_HAPPENED.search(text, *line) is not None and not _KO_NOT_READ.search(text, *line)
     if _TARGET_WORDS.search(text, *line):
         return False  # `Unable to complete 100 samples in 5.0s. You may wish to increase target time to 73.6s`

@@ -173,10 +173,9 @@ _GO_ON = -1  # _relative_form decided nothing (never a claim's end)
 _SHOULD_BEFORE = lazy(
     rf"{_B}(?i:should){_E}(?:(?!(?i:at{_SP}+least|at{_SP}+most|no{_SP}+more|not{_SP}+exceed|minimum|maximum))[^.;:!?\n]){{0,60}}$"
 )
-
-
-
+# `상위 20% PR`, `top 10%`: a share of the items before a percentage, not a change
 _QUANTILE_BEFORE = lazy(rf"(?:상위|하위|전체의(?:{_SP}*약)?|{_B}(?i:top|bottom|slowest|fastest)){_SP}*$")
+
 
 class _Relative(_Durations):
     def _expected(self, start: int) -> bool:

@@ -207,7 +207,6 @@ _SPEED_VERDICT = lazy(r"(?i:(?:very |too )?(?:fast|slow))|(?:매우\s?|아주\s?
 _OPTION_BEFORE = lazy(rf"(?<![\w-])--?[A-Za-z][\w-]*(?:={_SP}*|{_SP}+)$")
 
 
-
 # A tool's own report of how long a run took: the shell's `time` (`--version  0.34s user 0.05s system 102% cpu`)
 # and cargo's `Finished release [optimized] target(s) in 0.01s`.
 _TOOL_TIME_AFTER = lazy(r"[ \t]+user[ \t]+\d[\d.]*s[ \t]+system\b")
@@ -217,6 +216,7 @@ _TOOL_TIME_BEFORE = lazy(r"\bFinished\b[^\n]{0,60}\btarget\(s\)[ \t]+in[ \t]+$")
 def tool_time(text: str, start: int, end: int) -> bool:
     """Whether the duration `text[start:end]` is a tool's report of how long a run took (`time`, cargo)."""
     return bool(_TOOL_TIME_AFTER.match(text, end) or _TOOL_TIME_BEFORE.search(text, max(0, start - 90), start))
+
 
 class _Targets(_Hypotheticals):
     def _row_label(self, start: int) -> tuple[int, int] | None:
@@ -391,9 +391,8 @@ class _Targets(_Hypotheticals):
         return _FAST_OR_MEASURED.search(text, lo, start) is None and _FAST_OR_MEASURED.search(after) is None
 
 
-
+# A bound in parentheses in a heading (`### Slow inference (< 100 tok/s)`), up to the number.
 _HEADING_BOUND = lazy(r"[ \t]*#{1,6}[ \t][^\n(]*\([ \t]*(?:<|>|≤|≥|&lt;|&gt;|(?i:under|below|over|above)[ \t])=?[ \t]*~?")
-
 _ARROW_THEN_BOUND = lazy(rf"(?:→|->)(?:\*\*|{_SP})*(?:<|≤|<=){_SP}*$")
 
 
