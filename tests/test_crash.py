@@ -38,16 +38,25 @@ def kill_during(
 ) -> bool:
     """Start `cmd`, wait for `trigger()` (or its exit), sleep `delay`, SIGKILL it; True when it was still running."""
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and not trigger() and time.monotonic() < deadline:
-        time.sleep(0.002)
-    if delay:
-        time.sleep(delay)
-    alive = proc.poll() is None
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    proc.stderr.close()  # type: ignore[union-attr]
-    return alive
+    try:  # a trigger that raises must not leave the child running into the next test
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and not trigger() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if delay:
+            time.sleep(delay)
+        return proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()  # type: ignore[union-attr]
+
+
+def file_size(path: Path) -> int:
+    """`path`'s size, 0 when it does not exist; one stat, as SQLite may remove its WAL between two."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def write_records(path: Path, n: int, tag: str) -> None:
@@ -73,8 +82,8 @@ def batch_being_written(url: str, sqlite_file: Path) -> Callable[[], Callable[[]
             con = sqlite3.connect(sqlite_file)
             con.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # an empty WAL: growth means the batch is being written
             con.close()
-            size = wal.stat().st_size if wal.exists() else 0
-            return lambda: wal.exists() and wal.stat().st_size > size + 64 * 1024
+            size = file_size(wal)
+            return lambda: file_size(wal) > size + 64 * 1024
 
         return make
     import psycopg
