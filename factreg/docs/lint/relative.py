@@ -82,7 +82,10 @@ _SUBJECT_AFTER = lazy(r"[가이](?![가-힣])")
 
 _SHARE_TOOK_AFTER = lazy(
     rf"{_SP}+(?:(?i:took|take|more{_SP}+than|less{_SP}+than|of{_SP}+(?:the{_SP}+)?(?:requests|users|calls|jobs|runs|containers|"
-    rf"total)){_E})"
+    rf"total)){_E}"
+    # `90% of time is spent on imports`, `spends 20% of its time in the allocator`: a profile's share of the time
+    rf"|(?i:of{_SP}+(?:(?:the|its|their|our|total){_SP}+)?(?:cpu{_SP}+|wall{_SP}+)?time{_SP}+(?:is{_SP}+|was{_SP}+)?"
+    rf"(?:spent|in|on|goes){_E}))"
 )
 
 

@@ -102,6 +102,12 @@ EXAMPLES_FR122 = (
         "only 40% of the old prompts were kept",
     ),
     (
+        "a profile's share of the time",
+        "Imports now take 90% less time",
+        "90%",
+        "About 90% of time is spent on imports",
+    ),
+    (
         "share of a speed ceiling",
         "decode speed reaches 65% of the bandwidth ceiling",
         "65%",
