@@ -289,6 +289,7 @@ _PCT_CELL = lazy(rf"[ \t*_~≈]*[+−-]?{_PERCENTAGE}")
 # a count (`3개 (크기만 다름)`; not a rate, `3.2개/분`), or a span of people's time (`3.5 months`) in a cell
 _COUNT_OR_CALENDAR = lazy(
     rf"\d[\d,]*{_SP}?(?:개(?!선)|건|명|종)(?![/당])|\d{_SP}*(?:(?i:months?|weeks?|years?){_E}|개월|주일|년)"
+    rf"|\d{_SP}?(?:[KMGT]i?B|(?i:bytes){_E}|바이트)(?![/p])"  # `| 41.6MB | 8.5MB | -80% |`: a size's change
 )
 # a share of success after a percentage (`100% 성공 달성`, `95% pass rate`): a level reached, not a speed's change
 _SUCCESS_AFTER = lazy(rf"(?:\*\*)?{_SP}*(?:성공|정확|통과|(?i:success|accuracy|pass(?:ed)?){_E})")
@@ -298,8 +299,9 @@ def _change_of_other(text: str, start: int, end: int) -> bool:
     """Whether a percent change in a table row changes something other than a time or a rate: a score (`| **성능**
     | 86 | 90 | 98 (14% ↑) | … 성능 점수 |`), or a percentage, all the row's other numbers being percentages with
     no sign and the others percent changes (`| AI 전용 | 85.0% | +1.5% |` under `| 접근법 | 신뢰도 | 개선율 |`, `| Level 4 |
-    ~88-92% | +4% | +17-24% |`; not `| Mean TPOT | +7.6% | +13.2% |`), a count or a span of people's time (`| 3개 |
-    5개 | +67% |`, `| 3.5 months | 32% less time |`), or a share of success (`100% 성공 달성`)."""
+    ~88-92% | +4% | +17-24% |`; not `| Mean TPOT | +7.6% | +13.2% |`), a count, a size or a span of people's time
+    (`| 3개 | 5개 | +67% |`, `| 41.6MB | 8.5MB | -80% |`, `| 3.5 months | 32% less time |`), or a share of success
+    (`100% 성공 달성`)."""
     lo, hi = _line_of(text, start, start)
     if _SCORE.search(text, lo, hi) or _SUCCESS_AFTER.match(text, end):
         return True

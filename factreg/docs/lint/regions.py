@@ -120,11 +120,11 @@ def _inline(
     return inline_code
 
 
-# A code span that holds a value alone (`1.664s`, `570578.327 ms`, `28 tok/s`) is prose set in code font, read as
-# prose; a span with anything else (`--timeout 30s`, `sleep(5)`) stays code.
+# A code span that holds a value alone (`1.664s`, `570578.327 ms`, `28 tok/s`, `6,365 TPS`) is prose set in code
+# font, read as prose; a span with anything else (`--timeout 30s`, `sleep(5)`) stays code.
 _VALUE_SPAN = lazy(
-    r"`+[ \t]*~?\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|secs|seconds|µs|us|ns|min|mins|minutes|tok/s|t/s|tokens/s|req/s|x|×)"
-    r"[ \t]*`+"
+    r"`+[ \t]*~?\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|secs|seconds|µs|us|ns|min|mins|minutes|tok/s|t/s|tokens/s|req/s|x|×"
+    r"|TPS|QPS|RPS|tps|qps|rps|ops/s|ops/sec|req/sec|rows/s|it/s|fps|FPS|[KMG]i?B/s|MB/sec|GB/sec)[ \t]*`+"
 )
 
 

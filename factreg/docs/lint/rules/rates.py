@@ -67,6 +67,7 @@ EXAMPLES_FR111 = (
 )
 
 EXAMPLES_FR117 = (
+    ("a rate in code font", "I get `150 tps` upping the concurrency.", "150 tps", "I set `--rate 150 tps` for the run."),
     ("an item rate read to a decimal", "In the benchmark the parser handled 412.6 docs/sec.", "412.6 docs/sec",
      "In the benchmark the parser should handle 412.6 docs/sec."),
     ("seconds per iteration seen", "With my GTX 1050 Ti I get around 1.56s/it.", "1.56s/it", "With my GTX 1050 Ti I aim for 1.56s/it."),

@@ -228,6 +228,7 @@ EXAMPLES_FR124 = (
     ("signed percentage alone", "Vulkan: +7.5%", "7.5%", "Vulkan: 7.5%"),
     ("change without a noun", "The nightly has regressed by 9.2%", "9.2%", "The nightly has grown to 9.2%"),
     ("share price", "주가 +2%, 거래량 500만", "2%", "주가 2%, 거래량 500만"),
+    ("a size's change in a row", "| 이미지 총량 | 41.6MB | 8.5MB | -80% |", "80%", "| 이미지 총량 | 41.6MB | 8.5MB | 80% |"),
     ("bounce rate", "Bounce Rate: -25%", "25%", "Bounce Rate: 25%"),
     (
         "a share's spread",
