@@ -124,7 +124,9 @@ def _inline(
 # font, read as prose; a span with anything else (`--timeout 30s`, `sleep(5)`) stays code.
 _VALUE_SPAN = lazy(
     r"`+[ \t]*~?\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|secs|seconds|µs|us|ns|min|mins|minutes|tok/s|t/s|tokens/s|req/s|x|×"
-    r"|TPS|QPS|RPS|tps|qps|rps|ops/s|ops/sec|req/sec|rows/s|it/s|fps|FPS|[KMG]i?B/s|MB/sec|GB/sec)[ \t]*`+"
+    r"|TPS|QPS|RPS|tps|qps|rps|ops/s|ops/sec|req/sec|rows/s|it/s|fps|FPS|[KMG]i?B/s|MB/sec|GB/sec"
+    # `14분`, `1분 54초로`: a Korean time, whole or in two units, a particle of direction kept in the span
+    r"|(?:초|분|시간|밀리초)(?:[ \t]*\d+(?:\.\d+)?[ \t]?(?:초|분))?(?:으로|로|에서)?)[ \t]*`+"
 )
 
 
