@@ -8,6 +8,8 @@ from factreg.docs.lint.vocab import _ASIDE, _B, _E, _HYPOTHETICAL, _SP, _past
 
 # An English aside that opens with an example (`(e.g 10000ms)`, `(for instance 30 s)`): the values in it are examples.
 _EXAMPLE_ASIDE = lazy(r"\((?i:e\.g\.?|for example|for instance)[^()]*$")
+# A sentence marked as made up by an aside of its own: `… down to ~120 ms (illustrative).`, `6 seconds (hypothetical)`.
+_MADE_UP_ASIDE = lazy(r"\([ \t]*(?i:illustrative|hypothetical|made[- ]up|fictional|imaginary)(?:[ \t]+(?i:numbers|figures|values|data|example))?[ \t]*\)")
 
 
 # A modal and where its clause ends: `would`/`might` make hypothetical only the clause they are in.
@@ -70,6 +72,8 @@ class _Hypotheticals(_Base):
         if "(" in seg and _EXAMPLE_ASIDE.search(seg):
             return True  # `(e.g 10000ms)`: a value given as an example
         before, after = self._sentence(start)
+        if not hangul and _MADE_UP_ASIDE.search(before + after):
+            return True
         sentence = _ASIDE.sub(" ", before + after)
         for m in _HYPOTHETICAL.finditer(sentence):  # `(I would argue …)`: an aside, not the sentence
             if m.group().lower() not in ("would", "might"):

@@ -8,6 +8,7 @@ EXAMPLES_FR101 = (
     ("a Korean timing label", "compile 시간: 9ms", "9ms", "대기 시간: 9ms"),
     ("a measured key in a log line", 'INFO embed{total_time="1.49s"}', "1.49s", 'INFO embed{timeout="1.49s"}'),
     ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),
+    ("made up by an aside", "Startup went from 480 ms down to 120 ms.", "120 ms", "Startup went from 480 ms down to 120 ms (illustrative)."),
     ("a Korean time in code font", "BUILD 단계가 기존 `14분`에서 `1분`으로 단축되었습니다.", "14분", "BUILD 단계의 제한 시간은 `14분`으로 설정했습니다."),
     ("a load test's ramp-up is a setting", "• 응답 시간 : 10초", "10초", "• Ramp-up 시간 : 10초"),
     (
