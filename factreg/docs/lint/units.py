@@ -21,7 +21,7 @@ _UNITS = [
         rf"(?i:i(?=/)|its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
         rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|events?|"
         rf"responses|connections|transactions|txns?|operations|writes|reads|inserts|infer(?:ences)?|vectors|batches|"
-        rf"predictions|embeddings|jobs?|spans?|objs?|objects|keys|tiles?|tasks?|hashes|packets|pkts|lookups|calls|samp|"
+        rf"predictions|embeddings|jobs?|spans?|objs?|objects|keys|tiles?|tasks?|hashes|packets|pkts?|lookups|calls|samp|"
         rf"[KMG]?elem(?:ent)?s?)"
         rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",

@@ -35,7 +35,7 @@ _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
 _MAGNITUDE = (
-    rf"[KkM](?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}|/s(?:ec)?{_END}|"
+    rf"(?:[KkM]|만|억)(?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}|/s(?:ec)?{_END}|"
     rf"(?:jobs?|spans?|keys|tiles?|tasks?|events?|rows?|records?|messages|writes|reads|inserts|queries)"
     rf"(?:{_SP}?/|{_SP}per{_SP})(?:s|sec|second){_END}))"
     rf"|만(?={_SP}?(?:IOPS|[QRT]PS){_END})"  # `19만 IOPS`: tens of thousands

@@ -104,6 +104,7 @@ EXAMPLES_FR118 = (
 )
 
 EXAMPLES_FR112 = (
+    ("packets per second", "Throughput was 424 pkt/s.", "424 pkt/s", "Throughput was 424 pkt."),
     ("Korean items per second", "처리 속도: ~10건/초", "10건/초", "처리 단위: 10건/묶음"),
     ("IOPS, with a magnitude word", "Random reads of small files: 110 thousand IOPS.", "110 thousand IOPS", "Random reads of small files: 110 thousand files."),
     ("set value", "웹캠 파이프라인은 24fps로 돌았다", "24fps", "카메라 드라이버에 24fps를 요청한다"),
@@ -151,6 +152,12 @@ EXAMPLES_FR112 = (
 )
 
 EXAMPLES_FR114 = (
+    (
+        "a Korean magnitude before the unit",
+        "| 항목 | Kafka |\n|---|---|\n| **최대 처리량** | ~100만 msg/s |",
+        "100만 msg/s",
+        "| 항목 | Kafka |\n|---|---|\n| **최대 처리량** | ~100만 msg |",
+    ),
     (
         "a normal range is a threshold",
         "| 항목 | 측정값 | 조치 |\n|---|---|---|\n| 속도 | 12-18건/s | 없음 |",
