@@ -528,7 +528,7 @@ class _Durations(_Targets):
         if _STAT_BEFORE.search(text, max(0, start - 12), start) or _WAIT_FOR_WORK.search(before):
             return False  # `평균 5~10초 (SMTP 대기)`, `초기화 완료 대기 (30~40초)`: how long work takes
         if self._flag(start, "setting_words") and (
-            _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 16))
+            _SETTING_WORDS.search(_ASIDE.sub(" ", before)) or _SETTING_NOUN_AFTER.search(self._after(end, 24))
         ):
             return True
         if text.find("또는", max(0, start - 8), end + 8) != -1 and _KO_OPTIONS.search(

@@ -40,7 +40,7 @@ from factreg.docs.lint.vocab import (
     _line_end,
 )
 
-_BIT_RATE = lazy(r"(?i:bps|bits?\s?/|bit/|bits\sper)|비트")
+_BIT_RATE = lazy(r"(?!(?<=[KMGT])Bps|(?<=[KMGT]i)Bps)(?i:bps)|(?i:bits?\s?/|bit/|bits\sper)|비트")  # not `MBps`: bytes
 
 
 _OR_BOUND_AFTER = lazy(

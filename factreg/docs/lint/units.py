@@ -36,6 +36,7 @@ _UNITS = [
     ("fps", r"프레임(?=[을이으로도\s,.)]|$)"),  # a game benchmark's `평균 51프레임을 기록`: frames a second
     ("bw", rf"(?:[KMGT]i?B|[KMGT]b|[GT]|[kmgt]i?b){_SP}?/{_SP}?(?:s|sec|Sec){_END}"),  # `69.9mib/s` too
     ("bw", rf"(?i:(?:kilo|mega|giga|tera)bytes?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `57 megabytes per second`
+    ("bw", rf"[KMGT]i?Bps{_END}"),  # `3.92 MBps`: bytes per second (not `Mbps`, bits)
     # bit rates: `4.68 Gbits/sec`, `283.58 Mbps`, `290kbit/s`, `9.4Gbits / sec`
     ("bits", rf"[KMGTkmg](?:bps|(?i:bits?){_SP}?/{_SP}?(?:s|sec)|(?i:bits?){_SP}(?i:per){_SP}(?i:second)){_END}"),
     ("bits", rf"(?i:(?:kilo|mega|giga|tera)bits?){_SP}(?i:per){_SP}(?i:second){_END}"),  # `6 gigabits per second`

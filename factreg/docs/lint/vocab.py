@@ -236,7 +236,7 @@ _RUBRIC = lazy(
 
 # A duration that is a setting rather than a measurement (besides the existing _SETTING_BEFORE/_SETTING_AFTER).
 _SETTING_WORDS = lazy(
-    rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|"
+    rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|hard-?coded|"
     rf"heartbeat|ramp-?up|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
     rf"retention|grace{_SP}period|idle|inactiv\w*|fixed-?(?:delay|rate)|(?:minimum|maximum|min|max|default){_SP}+value|"
     rf"(?:released|freed|unloaded|evicted){_SP}+after|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"

@@ -32,6 +32,7 @@ EXAMPLES_FR104 = (
 
 
 EXAMPLES_FR103 = (
+    ("a setting named a word after", "On long runs the 60s data-path step was too slow.", "60s", "On long runs the 60s data-path timeout is too tight."),
     ("where a change ended, bounded", "응답 시간: 30초~1분 → <500ms", "500ms", "응답 시간: <500ms"),
     ("length of a voice sample", "The clone was ready in 24s.", "24s", "I have a 10s and 24s voice sample."),
     (

@@ -5,6 +5,12 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    (
+        "a hard-coded time",
+        "The current reply from the inference endpoint took 60 seconds.",
+        "60 seconds",
+        "The current timeout for the inference endpoint is hard-coded to 60 seconds.",
+    ),
     ("a Korean timing label", "compile 시간: 9ms", "9ms", "대기 시간: 9ms"),
     ("a measured key in a log line", 'INFO embed{total_time="1.49s"}', "1.49s", 'INFO embed{timeout="1.49s"}'),
     ("secondes", "it can take 7 secondes to stop", "7 secondes", "it can take 7 tries to stop"),

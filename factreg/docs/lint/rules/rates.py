@@ -234,6 +234,7 @@ EXAMPLES_FR113 = (
 )
 
 EXAMPLES_FR116 = (
+    ("bytes per second written MBps", "Download rate was 3.92 MBps on Fedora.", "3.92 MBps", "Download size was 3.92 MB on Fedora."),
     ("a drive's read speed", "순차 읽기 속도는 최대 7,000MB/s에 이른다.", "7,000MB/s", "순차 읽기 블록은 최대 7,000MB 크기다."),
     ("Korean bytes per second", "다른 압축 방식에 비해 초당 250MB 정도를 압축한다.", "초당 250MB", "다른 압축 방식에 비해 250MB 정도를 아낀다."),
     (

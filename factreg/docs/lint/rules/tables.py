@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "Korean microseconds in the header",
+        "| 서비스 | 서비스 시간(마이크로초) |\n|---|---|\n| 컨텍스트 전환 | 0.4 |",
+        "0.4",
+        "| 서비스 | 목표 시간(마이크로초) |\n|---|---|\n| 컨텍스트 전환 | 0.4 |",
+    ),
+    (
         "a rating's band starting at zero is a threshold",
         "| 기기 | LCP (초) |\n|---|---|\n| 모바일 | 1.8-2.5 |",
         "1.8-2.5",
