@@ -593,5 +593,5 @@ _CHANGE_HEADER = lazy(
     r"[ \t*_]*(?i:change|diff(?:erence)?|delta|Δ|improvement|gain|speed-?up|regression|(?:%[ \t]*)?(?:change|diff|delta)"
     r"(?:[ \t]*%|[ \t]*\(%\))?)[ \t*_]*|[ \t*_]*(?:개선율|개선|변화율|변화|차이|감소율|향상률)[ \t*_]*"
 )
-_MEASURED_CELL = lazy(r"\d\s*(?:ms|s|sec|min|초|분|tok/s|t/s|MB/s|GB/s|req/s|it/s|fps|ops/sec)(?![A-Za-z가-힣])")
+_MEASURED_CELL = lazy(r"\d\s*(?:ms|s|sec|min|[µμ]s|us|ns|초|분|tok/s|t/s|MB/s|GB/s|req/s|it/s|fps|ops/sec)(?![A-Za-z가-힣])")
 _SIZE_ROW = lazy(r"(?i:\b(?:un)?compressed\b|\bzstd|\bgzip|\blz4|\bbrotli|\bsizes?\b|\bbytes\b|\bmemory\b)|크기|용량")

@@ -5,6 +5,12 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR121 = (
+    (
+        "a ratio beside microseconds",
+        "| benchmark | baseline | new | ratio |\n|---|---|---|---|\n| toll_free_simple | 8.38 us | 12.06 us | 1.44x |",
+        "1.44x",
+        "| benchmark | baseline | new | ratio |\n|---|---|---|---|\n| toll_free_simple | 8.38 KB | 12.06 KB | 1.44 |",
+    ),
     ("a speed-up a change should bring", "Builds should be about 4x faster now.", "4x faster",
      "Builds should be at least 4x faster now."),
     (
