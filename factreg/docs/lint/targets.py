@@ -82,7 +82,9 @@ _FAILS_AFTER = lazy(
 
 
 # A failure named before the condition: `Agent chat shows "network error" when the LLM takes longer than 60s`.
-_FAILS_BEFORE = lazy(rf"{_B}(?i:errors?|fail\w*|time-?outs?|timed{_SP}out|abort\w*|kill\w*){_E}")
+_FAILS_BEFORE = lazy(rf"{_B}(?i:errors?|fail\w*|time-?outs?|timed{_SP}out|abort\w*|kill\w*|terminat\w*|cancel\w*){_E}")
+# A definition by a threshold: `slow queries were defined as any query taking longer than 2 seconds`.
+_DEFINED_BEFORE = lazy(rf"{_B}(?i:defined{_SP}+as|considered|counts?{_SP}+as|classified{_SP}+as|flagged{_SP}+as){_E}")
 
 
 # The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
@@ -289,11 +291,14 @@ class _Targets(_Hypotheticals):
             return True  # a threshold in a condition
         if (
             _LONGER_BEFORE.search(self.text, max(0, start - 16), start)
-            and _CONDITION_BEFORE_WORD.search(self._before(start, 90))
-            and (_FAILS_AFTER.search(self._sentence(start)[1]) or _FAILS_BEFORE.search(self._sentence(start)[0]))
+            and (
+                _CONDITION_BEFORE_WORD.search(self._before(start, 90))
+                and (_FAILS_AFTER.search(self._sentence(start)[1]) or _FAILS_BEFORE.search(self._sentence(start)[0]))
+                or _DEFINED_BEFORE.search(self._before(start, 90))
+            )
         ):
             # `if the process takes longer than 30 seconds, the coroutine fails`, `shows "network error" when the
-            # LLM takes longer than 60s`: a limit
+            # LLM takes longer than 60s`, `defined as any query taking longer than 2 seconds`: a limit
             return True
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")

@@ -6,6 +6,18 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
     (
+        "a definition by a threshold",
+        "Slow queries were defined as any query taking longer than 2 seconds.",
+        "2 seconds",
+        "The slowest query was taking longer than 2 seconds.",
+    ),
+    (
+        "a limit that terminates",
+        "The router will terminate the request if it takes longer than 30 seconds.",
+        "30 seconds",
+        "The router answered the request after it took longer than 30 seconds.",
+    ),
+    (
         "a test named by its length",
         "A 5-second speed test tells you nothing useful.",
         "5-second",
