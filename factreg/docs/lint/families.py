@@ -267,7 +267,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
 
 # More or less of a resource after a percentage (`~12% more memory`): a size's change, not a speed's.
 _RESOURCE_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}+(?i:more|less|fewer|higher|lower){_SP}+(?i:memory|ram|vram|disk|storage|space|power|energy|cost){_E}"
+    rf"(?:\*\*)?{_SP}+(?i:more|less|fewer|higher|lower){_SP}+(?:(?i:peak|resident|heap|gpu|cpu){_SP}+)?"
+    rf"(?i:memory|ram|vram|disk|storage|space|power|energy|cost){_E}"  # `36% lower peak memory`
     rf"(?!{_SP}+(?i:bandwidth|throughput|speed|latency))"  # not `40% more memory bandwidth`
     # `5-11% avg. smaller files`: a size's change
     rf"|(?:\*\*)?{_SP}+(?:(?i:avg|average)\.?{_SP}+)?(?i:smaller|larger|bigger){_SP}+(?i:files?|size|binar(?:y|ies)|bundles?){_E}"
@@ -278,7 +279,8 @@ _RESOURCE_AFTER = lazy(
 )
 # The time people spend on a task, before a percent change of it (`프로젝트 생성/세팅 시간이 … 80% 이상 감소`).
 _PEOPLE_TIME = lazy(
-    rf"{_B}(?i:review|set-?up|onboarding|meeting|hiring|triage)(?:{_SP}+\w+)?{_SP}+time{_E}|리뷰|세팅|셋업|온보딩|회의|채용"
+    rf"{_B}(?i:review|set-?up|onboarding|meeting|hiring|triage|training{_SP}+new)(?:{_SP}+\w+)?{_SP}+time{_E}|리뷰|세팅|셋업|온보딩|회의|채용|"
+    r"(?:신입|신규\s?입사자|직원|사원)\s?교육"  # `신입 교육 시간 50% 단축`: people's training
 )
 _SCORE = lazy(rf"{_B}(?i:scores?|lighthouse){_E}|점수")
 _FASTER = lazy(rf"{_B}(?i:faster|slower|quicker){_E}|빠르|빠름|느리|느림")
@@ -321,7 +323,7 @@ def _change_of_other(text: str, start: int, end: int) -> bool:
 # its change, not a system's, even when a word of performance stands further off in the sentence.
 _BUSINESS = lazy(
     rf"{_B}(?i:conversions?|revenue|sales|growth|hourly{_SP}+rate|prices?|costs?|abandonment|bounce|churn|engagement|"
-    rf"satisfaction|page{_SP}?views?|sign-?ups?|purchases?){_E}|이탈|페이지{_SP}?뷰|만족도|매출|전환율|전환수|비용|가격|요금|"
+    rf"satisfaction|page{_SP}?views?|sign-?ups?|purchases?){_E}|이탈|페이지{_SP}?뷰|조회\s?수|발생률|만족도|매출|전환율|전환수|비용|가격|요금|"
     r"판매량|판매|가입|구매|방문자|유입"
 )
 _PERF_CLOSE = lazy(  # not `time on site`: a business figure

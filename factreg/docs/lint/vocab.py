@@ -319,7 +319,7 @@ _HYPOTHETICAL = lazy(
     rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|query|request|page|site|website|function|job|"
     rf"application|customer){_E}(?!{_SP}+(?i:like|such))"
     # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
-    rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+you{_SP}+(?:need|want|have|plan){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
+    rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+(?:you{_SP}+(?:need|want|have|plan)|we{_SP}+(?:get|find|land)){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"
     r"|라도|라면|다면|쏟아진다면|가정하면|가정하고|가정할|가정해|가정한|가령|어떤\s?(?:서버|시스템|모델|API)"
     # a supposition, said with the hortative or the conditional of saying (`… 1분과 2분이라 하자`, `… 작업이 존재한다고

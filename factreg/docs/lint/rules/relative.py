@@ -84,6 +84,13 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("peak memory", "This is 36% lower wall time.", "36%", "This is 36% lower peak memory."),
+    (
+        "an outcome supposed",
+        "The patch improves performance by 0.25%.",
+        "0.25%",
+        "If we get one that improves performance by 0.25%, that is a win.",
+    ),
     ("a share of the items is no change", "하위 5% 요청의 지연 시간이 40% 줄었다.", "40%", "상위 20% PR의 리뷰가 먼저 끝났다."),
     ("revenue", "3분기 처리량이 전년 동기 대비 62% 증가했다", "62%", "3분기 매출이 전년 동기 대비 62% 증가했다"),
     ("percentage points", "기존 모델 대비 추론 속도가 1% 향상", "1%", "기존 모델 대비 정확도가 1%p 향상"),
@@ -231,6 +238,7 @@ EXAMPLES_FR126 = (
 )
 
 EXAMPLES_FR124 = (
+    ("people's training", "신입 교육 시간 50% 단축", "50%", "신입 교육 과정 50개 개설"),
     ("signed percentage alone", "Vulkan: +7.5%", "7.5%", "Vulkan: 7.5%"),
     ("change without a noun", "The nightly has regressed by 9.2%", "9.2%", "The nightly has grown to 9.2%"),
     ("share price", "주가 +2%, 거래량 500만", "2%", "주가 2%, 거래량 500만"),
