@@ -308,7 +308,10 @@ _SYSTEM_WORK = lazy(
 )
 
 
-_ELAPSED_LINE = lazy(r"진행:|남은 시간|(?<![A-Za-z])(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→")
+_ELAPSED_LINE = lazy(  # an elapsed time, an uptime (`top - 04:38:26 up 47 min`), an incident's length (`장애 시간: 65분`)
+    r"진행:|남은 시간|(?<![A-Za-z])(?i:uptime)|\bUp \d|\d{1,2}:\d{2}\s*→|\d:\d\d up \d|장애\s?(?:지속\s?)?시간\**\s*[:：]"
+    r"|(?i:degraded\s+performance\s+for|for\s+a\s+(?:collective\s+)?duration\s+of)"
+)
 
 
 _HYPOTHETICAL = lazy(

@@ -6,6 +6,13 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
     (
+        "an incident's length",
+        "Users saw degraded performance: p99 latency of 900 ms.",
+        "900 ms",
+        "Users experienced degraded performance for approximately 45 minutes.",
+    ),
+    ("a Korean outage's length", "**총 처리 시간**: 65분", "65분", "**총 장애 시간**: 65분"),
+    (
         "a hard-coded time",
         "The current reply from the inference endpoint took 60 seconds.",
         "60 seconds",
