@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
     (
+        "a rubric's quoted verdict columns",
+        '| Metric | "Before" | "After" |\n|---|---|---|\n| LCP | 2.5 – 4.0 s | 2.1 s |',
+        "2.5 – 4.0 s",
+        '| Metric | "Good" Threshold | "Needs Improvement" |\n|---|---|---|\n| LCP | < 2.5 s | 2.5 – 4.0 s |',
+    ),
+    (
         "an incident's length",
         "Users saw degraded performance: p99 latency of 900 ms.",
         "900 ms",
