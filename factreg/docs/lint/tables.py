@@ -71,7 +71,8 @@ _BARE_CELL = lazy(
     r"(?:[kKM](?=[-–~→]))?"  # `95K–98K`: thousands of a rate, written at each end
     rf"(?:{_SP}?(?:[-–~→…]|->|\.\.\.?|(?i:to)){_SP}?\d[\d,]*(?:\.\d+)?|{_PM}\d[\d,]*(?:\.\d+)?|(?:,{_SP}\d+(?:\.\d+)?)+)?)"
     r"(?:[kKM](?![A-Za-z]))?[ \t*_]*"  # `131K`: thousands of a rate
-    r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*(?:%|[x×])\))[ \t*_]*)*$"  # a mark, a note, a change or a ratio after it
+    # a mark, a note, a change or a ratio after it (pytest-benchmark's `1.6946 (1.23)`: its ratio to the fastest)
+    r"(?:(?:✓|✅|❌|⚠️|🟩|🟨|🟥|←[^|]*|\([+−-]?\d[\d.,]*(?:%|[x×])?\))[ \t*_]*)*$"
 )
 
 

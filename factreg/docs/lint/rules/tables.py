@@ -6,6 +6,12 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
     (
+        "pytest-benchmark's ratio after a value",
+        "| Name (time in ms) | Min | Max |\n|---|---|---|\n| test_load | 1.6946 (1.23) | 1.7 (1.0) |",
+        "1.6946",
+        "| Name (size in KB) | Min | Max |\n|---|---|---|\n| test_load | 1.6946 (1.23) | 1.7 (1.0) |",
+    ),
+    (
         "Korean microseconds in the header",
         "| 서비스 | 서비스 시간(마이크로초) |\n|---|---|\n| 컨텍스트 전환 | 0.4 |",
         "0.4",
