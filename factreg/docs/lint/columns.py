@@ -81,7 +81,7 @@ _GRADE_HEADER = lazy(
 # A column named by a verdict of a rubric (`Good`, `Needs Improvement`, `Poor`, `양호`, `나쁨`).
 _VERDICT_COLUMN = lazy(  # quoted too, and with `threshold` after it (`| "Good" Threshold | "Needs Improvement" |`)
     r"[ \t*_\"“”']*(?:(?i:good|poor|fair|excellent|acceptable|needs?[ -](?:improvement|work)|bad|great|ok)|양호|보통|나쁨|"
-    r"좋음|우수|개선\s?필요|불량)[ \t*_🟢🟡🔴✅⚠️❌\"“”']*(?:(?i:thresholds?|range)[ \t*_]*)?"
+    r"좋음|우수|개선\s?필요|불량|(?:안전|주의|위험|경고|정상)\s?구간)[ \t*_🟢🟡🔴✅⚠️❌\"“”']*(?:(?i:thresholds?|range)[ \t*_]*)?"
 )
 
 

@@ -280,7 +280,7 @@ _RESOURCE_AFTER = lazy(
 # The time people spend on a task, before a percent change of it (`프로젝트 생성/세팅 시간이 … 80% 이상 감소`).
 _PEOPLE_TIME = lazy(
     rf"{_B}(?i:review|set-?up|onboarding|meeting|hiring|triage|training{_SP}+new)(?:{_SP}+\w+)?{_SP}+time{_E}|리뷰|세팅|셋업|온보딩|회의|채용|"
-    r"(?:신입|신규\s?입사자|직원|사원)\s?교육"  # `신입 교육 시간 50% 단축`: people's training
+    r"(?:신입|신규\s?입사자|직원|사원)\s?교육|수동\s?(?:분석|작업|검토)"  # `신입 교육 시간 50% 단축`, `수동 분석 대비`
 )
 _SCORE = lazy(rf"{_B}(?i:scores?|lighthouse){_E}|점수")
 _FASTER = lazy(rf"{_B}(?i:faster|slower|quicker){_E}|빠르|빠름|느리|느림")
@@ -323,7 +323,7 @@ def _change_of_other(text: str, start: int, end: int) -> bool:
 # its change, not a system's, even when a word of performance stands further off in the sentence.
 _BUSINESS = lazy(
     rf"{_B}(?i:conversions?|revenue|sales|growth|hourly{_SP}+rate|prices?|costs?|abandonment|bounce|churn|engagement|"
-    rf"satisfaction|page{_SP}?views?|sign-?ups?|purchases?){_E}|이탈|페이지{_SP}?뷰|조회\s?수|발생률|만족도|매출|전환율|전환수|비용|가격|요금|"
+    rf"satisfaction|page{_SP}?views?|sign-?ups?|purchases?){_E}|이탈|페이지{_SP}?뷰|조회\s?수|발생률|실패율|성공률|통과율|오류율|에러율|만족도|매출|전환율|전환수|비용|가격|요금|"
     r"판매량|판매|가입|구매|방문자|유입"
 )
 _PERF_CLOSE = lazy(  # not `time on site`: a business figure

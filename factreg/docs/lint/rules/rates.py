@@ -153,6 +153,12 @@ EXAMPLES_FR112 = (
 
 EXAMPLES_FR114 = (
     (
+        "a band's columns",
+        "| 지표 | 이전 | 이후 |\n|---|---|---|\n| 동시 요청 | 40 req/s | 50 ~ 200 req/s |",
+        "50 ~ 200 req/s",
+        "| 지표 | 안전 구간 | 주의 구간 |\n|---|---|---|\n| 동시 요청 | < 50 req/s | 50 ~ 200 req/s |",
+    ),
+    (
         "a Korean magnitude before the unit",
         "| 항목 | Kafka |\n|---|---|\n| **최대 처리량** | ~100만 msg/s |",
         "100만 msg/s",

@@ -84,6 +84,7 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("a failure rate", "배포 후 응답 시간이 5% 감소했다.", "5%", "배포 후 실패율이 5% 감소했다."),
     ("peak memory", "This is 36% lower wall time.", "36%", "This is 36% lower peak memory."),
     (
         "an outcome supposed",
@@ -238,6 +239,7 @@ EXAMPLES_FR126 = (
 )
 
 EXAMPLES_FR124 = (
+    ("people's manual work", "병목 구간 식별 시간: 수동 분석 대비 90% 단축", "90%", "병목 구간 식별 시간: 수동 분석 90건"),
     ("people's training", "신입 교육 시간 50% 단축", "50%", "신입 교육 과정 50개 개설"),
     ("signed percentage alone", "Vulkan: +7.5%", "7.5%", "Vulkan: 7.5%"),
     ("change without a noun", "The nightly has regressed by 9.2%", "9.2%", "The nightly has grown to 9.2%"),
