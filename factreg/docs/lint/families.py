@@ -279,7 +279,7 @@ _RESOURCE_AFTER = lazy(
 )
 # The time people spend on a task, before a percent change of it (`프로젝트 생성/세팅 시간이 … 80% 이상 감소`).
 _PEOPLE_TIME = lazy(
-    rf"{_B}(?i:review|set-?up|onboarding|meeting|hiring|triage|training{_SP}+new)(?:{_SP}+\w+)?{_SP}+time{_E}|리뷰|세팅|셋업|온보딩|회의|채용|"
+    rf"{_B}(?i:review|set-?up|onboarding|meeting|hiring|triage)(?:{_SP}+\w+)?{_SP}+time{_E}|리뷰|세팅|셋업|온보딩|회의|채용|"
     r"(?:신입|신규\s?입사자|직원|사원)\s?교육|수동\s?(?:분석|작업|검토)"  # `신입 교육 시간 50% 단축`, `수동 분석 대비`
 )
 _SCORE = lazy(rf"{_B}(?i:scores?|lighthouse){_E}|점수")
