@@ -2,12 +2,12 @@
 default set and of every rule (`--all`) per split and language, with Wilson 95% intervals.
 
 Splits (issue 31): `tune` — every batch of tests/data/claims-real/corpus.jsonl the rules were tuned on (`tune`,
-`unseen`, `fresh` … `fresh5`); `select` — the batch `fresh6` and the earlier final batches
-(tests/data/claims-real/final31.jsonl … final69.jsonl, each scored once and since then read to split rules by
-context), on which each rule's precision decides whether it is in the default set (a rule below 0.95 is a preview
-rule; with fewer than 5 findings there, the tune split decides); `final` — the newest final batch
-(tests/data/claims-real/final70.jsonl), labelled before the lint ran on it and scored once with the
-final rules (`--final`; without it the final batch is neither linted nor shown).
+`unseen`, `fresh` … `fresh5`); `select` — the batch `fresh6` and the earlier final batches (final31.jsonl up to the
+one before NEWEST, each scored once and since then read to split rules by context), on which each rule's precision
+decides whether it is in the default set (a rule below 0.95 is a preview rule; with fewer than 5 findings there, the
+tune split decides); `final` — the newest final batch (finalNN.jsonl, NN = NEWEST), labelled before the lint ran on
+it and scored once with the final rules (`--final`; without it the final batch is neither linted nor shown). A new
+round moves NEWEST on by one.
 
 Span level, as bench/lint_real.py: a finding is right when it overlaps a labelled claim span; a span is found when
 a finding overlaps it. Table cells: the claim spans of sentences that are table rows.
@@ -37,14 +37,15 @@ STRICT = frozenset(
 )  # with final45 in the select split (FR142's 16 of 16 and FR157's 22 of 22 have lower bounds of 0.81 and 0.85)
 
 DATA = ROOT / "tests" / "data" / "claims-real"
+NEWEST = 70  # the final batch not yet scored: final70; every one before it, from final31, is in the select split
+FINAL = DATA / f"final{NEWEST}.jsonl"
 # issue 31's earlier final batches: each scored once, then part of the select split
-SCORED = tuple(DATA / f"final{n}.jsonl" for n in range(31, 70))
-FINAL = DATA / "final70.jsonl"
-SELECT = ("fresh6", "final31", "final32", "final33", "final34", "final35", "final36", "final37", "final38", "final39", "final40", "final41", "final42", "final43", "final44", "final45", "final46", "final47", "final48", "final49", "final50", "final51", "final52", "final53", "final54", "final55", "final56", "final57", "final58", "final59", "final60", "final61", "final62", "final63", "final64", "final65", "final66", "final67", "final68", "final69")
+SCORED = tuple(DATA / f"final{n}.jsonl" for n in range(31, NEWEST))
+SELECT = ("fresh6", *(path.stem for path in SCORED))
 
 
 def split_of(r: dict) -> str:
-    return "final" if r["split"] == "final70" else "select" if r["split"] in SELECT else "tune"
+    return "final" if r["split"] == FINAL.stem else "select" if r["split"] in SELECT else "tune"
 
 
 def findings(rows: list[dict]) -> dict[str, list[tuple[int, int, str]]]:
@@ -101,8 +102,8 @@ def main() -> None:
     rows = load() + [r for path in SCORED for r in load(path)]
     if "--final" in sys.argv:
         if not FINAL.exists():
-            print(f"Error: no final batch yet ({FINAL.relative_to(ROOT)}; build it with work/build.py --final final70)",
-                  file=sys.stderr)
+            print(f"Error: no final batch yet ({FINAL.relative_to(ROOT)}; build it with work/build.py --final"
+                  f" {FINAL.stem})", file=sys.stderr)
             raise SystemExit(2)
         final = load(FINAL)
         if len(final) < 600:  # a final batch is scored once, and only once it is whole (issue 31)
