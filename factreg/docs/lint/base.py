@@ -4,10 +4,11 @@ line)."""
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import lru_cache
 
 from factreg.docs import literals
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.vocab import _LINE_FLAGS, _REACH
+from factreg.docs.lint.vocab import _LINE_FLAGS, _REACH, _line_end
 
 # Where a clause ends: a table cell, a sentence, a list of items (a comma), a dash between statements.
 _CLAUSE_STOP = lazy(r"\||[.!?](?:\s|$)|[;,，。]|\s[—–]\s|\n")
@@ -21,6 +22,38 @@ _ABBREVIATION_END = lazy(r"(?:\b[A-Za-z]\.[a-z]|\betc|\bvs)\.$")
 
 
 _NEWLINE = lazy("\n")
+
+
+# A table's separator row (`|---|---|`, `---|---`): GFM's tables need no pipe at either end of a row.
+_TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
+
+
+@lru_cache(maxsize=4)
+def _pipeless_rows(text: str) -> frozenset[int]:
+    """The starts of the body rows written without a leading pipe (`요청 간격 | 1초 | 1초 |`) of the tables of `text`."""
+    out: set[int] = set()
+    if "|" not in text or "--" not in text:
+        return frozenset()
+    for sep in _TABLE_SEP.finditer(text):
+        lo = sep.end() + 1
+        while lo < len(text):
+            hi = text.find("\n", lo)
+            hi = len(text) if hi < 0 else hi
+            first = text.find("|", lo, hi)
+            if first < 0:
+                break
+            if text[lo:first].strip():
+                out.add(lo)
+            lo = hi + 1
+    return frozenset(out)
+
+
+def in_row(text: str, lo: int, start: int) -> bool:
+    """Whether `start`, on the line from `lo`, stands in a table row: one with a leading pipe, or a body row of a
+    table written without them (those worked out once per document, and only when such a line is asked about)."""
+    if text[lo:start].lstrip().startswith("|"):
+        return True
+    return text.find("|", lo, _line_end(text, start)) >= 0 and lo in _pipeless_rows(text)
 
 
 class _Screens(dict[str, literals.Screen]):
@@ -67,6 +100,9 @@ class _Base:
         hi = nl[i] if i < len(nl) else len(self.text)
         self._lo, self._hi, self._flags, self._folded = lo, hi, {}, None
         return lo, hi
+
+    def _in_row(self, lo: int, start: int) -> bool:
+        return in_row(self.text, lo, start)
 
     def _line(self, pos: int) -> tuple[int, int]:
         """The line around `pos`, cut to _REACH characters either side (a very long line costs no more)."""

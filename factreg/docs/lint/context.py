@@ -323,9 +323,7 @@ class _Context(_Tables):
         a table row: in its own cell)."""
         text = self.text
         lo, hi = self._bounds(start)
-        row = text[lo:start].lstrip().startswith("|") or (
-            text.find("|", lo, hi) != -1 and self._header_row(lo) != ""  # a row without its leading pipe
-        )
+        row = self._in_row(lo, start)
         near_lo, near_hi = lo, hi
         if row:  # a table row: the number's own cell
             near_lo = max(lo, text.rfind("|", lo, start) + 1)
@@ -473,7 +471,7 @@ class _Context(_Tables):
     def _media_column(self, start: int) -> bool:
         """Whether a number is in a table column whose header names the length of a recording."""
         lo = self.text.rfind("\n", 0, start) + 1
-        if not self.text[lo:start].lstrip().startswith("|"):
+        if not self._in_row(lo, start):
             return False
         return _MEDIA_HEADER.search(_cell_context(self.text, start)[2]) is not None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from factreg.docs.lint.base import in_row
 from factreg.docs.lint.context import stat_summary, value_row
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.tables import _cell_context, _timed_cells
@@ -55,6 +56,11 @@ _RATE_SET_BEFORE = lazy(
     rf"{_B}(?i:limit(?:s|ed)?|quotas?|throttl\w*){_E}[^.\n\d]{{0,30}}$|제한[^.\n\d]{{0,20}}$"
     rf"|{_B}(?i:publish\w*|send\w*|produc\w*|inject\w*|firing|fired){_SP}+at{_SP}*~?$"
     rf"|{_B}(?i:allow|support|handle){_SP}+(?i:more{_SP}+than|up{_SP}+to){_SP}*$"
+)
+# A rate of a scope a provider meters (`20000req/sec per storage account`, `300 per second per account`): a quota.
+_QUOTA_AFTER = lazy(
+    rf"{_SP}*(?i:per{_SP}+(?:storage{_SP}+)?(?:account|bucket|api{_SP}+key|tenant|subscription|project|organi[sz]ation))"
+    rf"{_E}"
 )
 _DEFAULT_OF_BEFORE = lazy(rf"{_B}(?i:(?:change|reduce|raise|increase|lower|set)s?{_SP}+the{_SP}+default{_SP}+(?:of|value|for)){_E}")
 
@@ -213,11 +219,13 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     if c[4] == "target" or _OR_BOUND_AFTER.match(text, c[1]):  # `400 MB/s or better`: a threshold
         return (*c[:4], "target", TARGET_RULE)
     line = _line_of(text, c[0], c[1])
-    if c[5] in (ITEM_RATE_RULE, FAMILY_RULE["rate"]) and _RATE_SET_BEFORE.search(text, max(line[0], c[0] - 40), c[0]):
+    if c[5] in (ITEM_RATE_RULE, FAMILY_RULE["rate"]) and (
+        _RATE_SET_BEFORE.search(text, max(line[0], c[0] - 40), c[0]) or _QUOTA_AFTER.match(text, c[1])
+    ):
         return (*c[:4], "target", TARGET_RULE)  # `Rate limit: 25 requests per second`, `a default limit of 25 req/s`
     if _DEFAULT_OF_BEFORE.search(text, max(line[0], c[0] - 80), c[0]):
         return (*c[:4], "target", TARGET_RULE)  # `Reduce the default of `--max-block-duration` from 10% to 2%`: a setting
-    row = text[line[0] : c[0]].lstrip().startswith("|")
+    row = in_row(text, line[0], c[0])
     if c[5] == SPREAD_RULE and _PCT_AFTER.match(text, c[1]) and not _performance_near(
         text, c[0], c[1], row, _PERF_NEAR, (40, 30)
     ):

@@ -218,7 +218,7 @@ class _Relative(_Durations):
         lo, hi = self._line(start)
         cache: dict[int, bool] = self.__dict__.setdefault("_timed_rows", {})  # worked out once per row
         if lo not in cache:
-            cache[lo] = self.text[lo:hi].lstrip().startswith("|") and len(_TIMED_CELL.findall(self.text, lo, hi)) >= 2
+            cache[lo] = self._in_row(lo, start) and len(_TIMED_CELL.findall(self.text, lo, hi)) >= 2
         return cache[lo]
 
     def _relative_form(self, start: int, u_start: int, end: int, kind: str) -> int | None:
@@ -363,7 +363,7 @@ class _Relative(_Durations):
         seg = text[max(lo, start - 100) : start]
         cut = max(seg.rfind(". "), seg.rfind("; "), seg.rfind("|"))
         seg = _TAG.sub("", seg[cut + 1 :])
-        if text.startswith("|", lo) or text[lo:start].lstrip().startswith("|"):
+        if self._in_row(lo, start):
             first = text[lo:start].lstrip().lstrip("|").split("|", 1)[0]
             seg = first + " " + seg
         return seg

@@ -6,6 +6,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 
+from factreg.docs.lint.base import _TABLE_SEP, in_row
 from factreg.docs.lint.columns import (
     _COMPARISON_BEFORE,
     _CONDITION_HEADER,
@@ -40,10 +41,8 @@ from factreg.docs.lint.vocab import (
 )
 
 # Tables whose unit is in the header row: `| model | pp512 (t/s) |` over `| 7B Q4 | 1234.5 |`. The whole text is
-# read (not only the prefilter's windows: a body row holding bare numbers has no unit of its own).
-_TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
-
-
+# read (not only the prefilter's windows: a body row holding bare numbers has no unit of its own); a table is found
+# by its separator row (base._TABLE_SEP).
 _HEADER_NORMAL = {"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms", "밀리초": "ms", "sec": "s",
                   "secs": "s", "seconds": "s", "초": "s"}
 
@@ -351,7 +350,7 @@ def _threshold_rows(text: str, found: list[Candidate]) -> list[Candidate]:
         if c[4] == "claim":
             lo = text.rfind("\n", 0, c[0]) + 1
             hi = _line_end(text, c[0])
-            if text[lo:hi].lstrip().startswith("|") and _OPERATOR_CELL.search(text, lo, hi):
+            if in_row(text, lo, c[0]) and _OPERATOR_CELL.search(text, lo, hi):
                 c = (c[0], c[1], c[2], c[3], "target", c[5])
         out.append(c)
     return out
@@ -455,7 +454,7 @@ def _change_cells(text: str, found: list[Candidate], lines: set[int], times: lis
     out = list(found)
     for i, c in enumerate(found):
         lo = text.rfind("\n", 0, c[0]) + 1
-        if c[3] != "%" or c[4] != "claim" or lo not in lines or not text[lo : c[0]].lstrip().startswith("|"):
+        if c[3] != "%" or c[4] != "claim" or lo not in lines or not in_row(text, lo, c[0]):
             continue
         hi = _line_end(text, lo)
         if len(_MEASURED_CELL.findall(text, lo, hi)) < 2 and _change_column(text, lo, hi, c[0], times):
@@ -529,7 +528,7 @@ def _header_row(text: str, lo: int) -> list[str]:
         if _TABLE_SEP.fullmatch(above):
             h_lo = text.rfind("\n", 0, max(0, start - 1)) + 1
             return text[h_lo : max(h_lo, start - 1)].strip().strip("|").split("|")
-        if not above.lstrip().startswith("|"):
+        if "|" not in above:  # not a row (GFM's rows need no leading pipe)
             break
         end = start - 1
     return []

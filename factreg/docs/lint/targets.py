@@ -228,8 +228,10 @@ class _Targets(_Hypotheticals):
         text = self.text
         lo = text.rfind("\n", 0, start) + 1
         first = text.find("|", lo, start)
-        if first < 0 or text[lo:first].strip():
+        if first < 0 or not self._in_row(lo, start):
             return None
+        if text[lo:first].strip():  # a row without its leading pipe: its label starts the line
+            return lo, first
         second = text.find("|", first + 1, start)
         return (first + 1, second) if second >= 0 else None
 
@@ -391,7 +393,7 @@ class _Targets(_Hypotheticals):
             return False  # `30초~1분 → <500ms`: where a change ended, bounded
         lo = text.rfind("\n", max(0, start - _REACH), start) + 1
         hi = self._line(end)[1]
-        if text[lo:start].lstrip().startswith("|") and _ROW_SPEED_CHANGE.search(text, end, hi):
+        if self._in_row(lo, start) and _ROW_SPEED_CHANGE.search(text, end, hi):
             return False  # `| 로딩 시간 | 2-3초 | <0.5초 | **6배 빠름** |`: the row reports the change it is part of
         return _FAST_OR_MEASURED.search(text, lo, start) is None and _FAST_OR_MEASURED.search(after) is None
 

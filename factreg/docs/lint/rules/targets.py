@@ -61,6 +61,18 @@ EXAMPLES_FR201 = (
     ("timed out after", "The request timed out after 30 seconds.", "30 seconds", "The request finished after 30 seconds."),
     ("a test's configured duration", "Test Duration: 30 seconds", "30 seconds", "Test took: 30 seconds"),
     ("a row of settings", "| **Cron 주기 조정** | 5분 → 10분 |", "5분", "| **배치 처리 시간** | 5분 → 10분 |"),
+    (
+        "a row of settings written without its leading pipe",
+        "항목 | 1차 | 2차\n---|---|---\n요청 간격 | 1초 | 1초",
+        "1초",
+        "항목 | 1차 | 2차\n---|---|---\n응답 시간 | 1초 | 1초",
+    ),
+    (
+        "a quota per account",
+        "Each tenant may send 300 requests per second per account.",
+        "300 requests per second",
+        "Each tenant saw 300 requests per second in the run.",
+    ),
     ("a test's configured duration in Korean", "* 테스트 시간: 10분", "10분", "* 테스트에 걸린 시간: 10분"),
     (
         "a failure named before the condition",
