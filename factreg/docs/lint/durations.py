@@ -379,7 +379,7 @@ _BILLED_BEFORE = lazy(rf"{_B}(?i:billed){_SP}+(?i:duration|time){_SP}*[:=]?{_SP}
 
 
 _TEST_DURATION_BEFORE = lazy(
-    rf"(?:{_B}(?i:test|load[- ]test|soak[- ]test){_SP}+(?i:duration)|(?:부하\s?)?테스트\s?(?:시간|기간)){_SP}*[:=]{_SP}*$"
+    rf"(?:{_B}(?i:test|load[- ]test|soak[- ]test){_SP}+(?i:duration)|(?:부하\s?)?(?:테스트|시나리오)\s?(?:실행\s?)?(?:시간|기간))(?:\*\*)?{_SP}*[:=](?:\*\*)?{_SP}*$"
 )
 
 

@@ -57,10 +57,11 @@ _RATE_SET_BEFORE = lazy(
     rf"|{_B}(?i:publish\w*|send\w*|produc\w*|inject\w*|firing|fired){_SP}+at{_SP}*~?$"
     rf"|{_B}(?i:allow|support|handle){_SP}+(?i:more{_SP}+than|up{_SP}+to){_SP}*$"
 )
-# A rate of a scope a provider meters (`20000req/sec per storage account`, `300 per second per account`): a quota.
-_QUOTA_AFTER = lazy(
+# What makes a rate a setting, after it: a scope a provider meters (`20000req/sec per storage account`), a quota; the
+# load a test or a tuning step offers (`800TPS test`, `1000 RPS 튜닝`; not `21.98/s 테스트 1이 …`, a test's name).
+_RATE_SET_AFTER = lazy(
     rf"{_SP}*(?i:per{_SP}+(?:storage{_SP}+)?(?:account|bucket|api{_SP}+key|tenant|subscription|project|organi[sz]ation))"
-    rf"{_E}"
+    rf"{_E}|{_SP}*(?:(?i:load{_SP}+)?(?i:tests?|tuning)|(?:부하{_SP}*)?(?:테스트|튜닝))(?![A-Za-z가-힣]|{_SP}*\d)"
 )
 _DEFAULT_OF_BEFORE = lazy(rf"{_B}(?i:(?:change|reduce|raise|increase|lower|set)s?{_SP}+the{_SP}+default{_SP}+(?:of|value|for)){_E}")
 
@@ -74,7 +75,9 @@ _RATE_SEEN = lazy(
     rf"{_B}(?i:get|gets|getting|got|hit|hits|hitting|averag\w*|avg|drops?|dropped|dips?|dipped|runs?{_SP}+at|"
     rf"ran{_SP}+at|running{_SP}+at|reach\w*|achiev\w*|deliver\w*|handl\w*|sustain\w*|measured|managed|"
     rf"down{_SP}+to|slower|faster|hover\w*|sticks?{_SP}+at|stuck{_SP}+at|end{_SP}+up{_SP}+with|consum(?:ed|es|ing)){_E}"
-    r"|나왔|기록|측정|달성|처리했|떨어|향상|개선|감소"
+    # a run's report keyed by the figure it measures (`Throughput: 76 docs/sec`, `TPS: ~22 요청/초`, `TPS` 가 …)
+    rf"|{_B}(?i:throughput|tps|rps|qps)`?(?:\*\*)?{_SP}*(?::|가|는)"
+    r"|나왔|기록|측정|달성|처리했|처리(?:함|됨|되었|하였)|떨어|향상|개선|감소"
 )
 
 
@@ -220,7 +223,7 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:4], "target", TARGET_RULE)
     line = _line_of(text, c[0], c[1])
     if c[5] in (ITEM_RATE_RULE, FAMILY_RULE["rate"]) and (
-        _RATE_SET_BEFORE.search(text, max(line[0], c[0] - 40), c[0]) or _QUOTA_AFTER.match(text, c[1])
+        _RATE_SET_BEFORE.search(text, max(line[0], c[0] - 40), c[0]) or _RATE_SET_AFTER.match(text, c[1])
     ):
         return (*c[:4], "target", TARGET_RULE)  # `Rate limit: 25 requests per second`, `a default limit of 25 req/s`
     if _DEFAULT_OF_BEFORE.search(text, max(line[0], c[0] - 80), c[0]):

@@ -120,13 +120,17 @@ def _inline(
     return inline_code
 
 
-# A code span that holds a value alone (`1.664s`, `570578.327 ms`, `28 tok/s`, `6,365 TPS`) is prose set in code
+# A code span that holds a value alone (`1.664s`, `570578.327 ms`, `28 tok/s`, `6,365 TPS`), or a value and its
+# equivalents in parentheses (`23.8 ns/op (10.1 GB/s)`, `11.0 ns/op (5.91 GB/s - 8.84 GB/s)`), is prose set in code
 # font, read as prose; a span with anything else (`--timeout 30s`, `sleep(5)`) stays code.
-_VALUE_SPAN = lazy(
-    r"`+[ \t]*~?\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|secs|seconds|µs|us|ns|min|mins|minutes|tok/s|t/s|tokens/s|req/s|x|×"
+_SPAN_VALUE = (
+    r"~?\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|s|sec|secs|seconds|µs|us|ns|ns/op|min|mins|minutes|tok/s|t/s|tokens/s|req/s|x|×"
     r"|TPS|QPS|RPS|tps|qps|rps|ops/s|ops/sec|req/sec|rows/s|it/s|fps|FPS|[KMG]i?B/s|MB/sec|GB/sec"
     # `14분`, `1분 54초로`: a Korean time, whole or in two units, a particle of direction kept in the span
-    r"|(?:초|분|시간|밀리초)(?:[ \t]*\d+(?:\.\d+)?[ \t]?(?:초|분))?(?:으로|로|에서)?)[ \t]*`+"
+    r"|(?:초|분|시간|밀리초)(?:[ \t]*\d+(?:\.\d+)?[ \t]?(?:초|분))?(?:으로|로|에서)?)"
+)
+_VALUE_SPAN = lazy(
+    rf"`+[ \t]*{_SPAN_VALUE}(?:[ \t]*\([ \t]*{_SPAN_VALUE}(?:[ \t]*[-–][ \t]*{_SPAN_VALUE})?[ \t]*\))?[ \t]*`+"
 )
 
 

@@ -26,7 +26,8 @@ _UNITS = [
         rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",
     ),
-    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps|IOPS){_END}"),
+    # (not a key after a count: sysbench's `thds: 1 tps: 258.32`)
+    ("persec", rf"(?:RPS|QPS|TPS|rps|qps|tps|IOPS){_END}(?!{_SP}?:)"),
     # `5.8건/s`, `16.6장/초`, `4.87 요청/초`: items per second
     ("persec", rf"(?:건|장|개|회|요청|쿼리|트랜잭션|메시지|이벤트){_SP}?/{_SP}?(?:(?i:s|sec){_END}|초)"),
     ("persec", rf"/(?:s|sec){_END}(?!/)"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a run's maximum, a statistic", "- 최대 응답 시간: 33.71 ms", "33.71 ms", "- 최대 60초 대기"),
     (
         "a rubric's quoted verdict columns",
         '| Metric | "Before" | "After" |\n|---|---|---|\n| LCP | 2.5 – 4.0 s | 2.1 s |',

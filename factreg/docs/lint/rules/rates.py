@@ -67,6 +67,9 @@ EXAMPLES_FR111 = (
 )
 
 EXAMPLES_FR117 = (
+    ("a rate keyed by its figure", "TPS: ~22 요청/초", "22", "TPS 목표: ~22 요청/초"),
+    ("rate key before the number", "> 즉, 현재 한계 tps는 약 780 정도", "780", "> 즉, 현재 tps 서버는 약 780 대"),
+    ("processed, in Korean", "- 초당 약 300개의 요청을 처리함", "초당 약 300개의 요청", "- 초당 약 300개의 요청을 처리해야 함"),
     ("a rate in code font", "I get `150 tps` upping the concurrency.", "150 tps", "I set `--rate 150 tps` for the run."),
     ("an item rate read to a decimal", "In the benchmark the parser handled 412.6 docs/sec.", "412.6 docs/sec",
      "In the benchmark the parser should handle 412.6 docs/sec."),
@@ -140,7 +143,6 @@ EXAMPLES_FR112 = (
         "8,000 req/s",
         "If you need to serve search at 8,000 req/s, tune the defaults.",
     ),
-    ("rate key before the number", "> 즉, 현재 한계 tps는 약 780 정도", "780", "> 즉, 현재 tps 서버는 약 780 대"),
     ("bare per second", "처리량도 215/sec", "215/sec", "처리량도 215/page"),
     ("load rate beside a test's length", "부하 테스트 결과 처리량은 850 rps였다.", "850 rps", "부하 테스트 (80 rps, 10분간)"),
     (
@@ -240,6 +242,12 @@ EXAMPLES_FR113 = (
 )
 
 EXAMPLES_FR116 = (
+    (
+        "a value in code font with its equivalent",
+        "The hash runs at `23.8 ns/op (10.1 GB/s)` here.",
+        "10.1 GB/s",
+        "Run it with `--rate 10.1GB/s (max)` here.",
+    ),
     ("bytes per second written MBps", "Download rate was 3.92 MBps on Fedora.", "3.92 MBps", "Download size was 3.92 MB on Fedora."),
     ("a drive's read speed", "순차 읽기 속도는 최대 7,000MB/s에 이른다.", "7,000MB/s", "순차 읽기 블록은 최대 7,000MB 크기다."),
     ("Korean bytes per second", "다른 압축 방식에 비해 초당 250MB 정도를 압축한다.", "초당 250MB", "다른 압축 방식에 비해 250MB 정도를 아낀다."),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR121 = (
+    ("a size's ratio in Korean", "빌드가 2.8× 빠르게 끝났다", "2.8×", "최종 이미지가 2.8× 작게 줄었다"),
     (
         "a ratio beside microseconds",
         "| benchmark | baseline | new | ratio |\n|---|---|---|---|\n| toll_free_simple | 8.38 us | 12.06 us | 1.44x |",
@@ -84,6 +85,7 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("the requests a percentile covers", "p95 응답 시간이 30% 감소했다.", "30%", "95%의 요청이 캐시에서 처리되어 응답 속도가 개선되었다."),
     ("a failure rate", "배포 후 응답 시간이 5% 감소했다.", "5%", "배포 후 실패율이 5% 감소했다."),
     ("peak memory", "This is 36% lower wall time.", "36%", "This is 36% lower peak memory."),
     (

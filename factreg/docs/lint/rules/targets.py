@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("the load a test offers", "The 800TPS test compares every config.", "800TPS", "The run reached 800TPS across every config."),
+    ("a scenario's configured length", "- **시나리오 실행 시간:** 3분", "3분", "- **시나리오 처리 시간은** 3분 걸렸다"),
     (
         "a definition by a threshold",
         "Slow queries were defined as any query taking longer than 2 seconds.",
