@@ -7,7 +7,7 @@ import re
 from factreg.docs.lint.columns import _TARGET_COLUMN
 from factreg.docs.lint.durations import _MEASURED_KEY_BEFORE
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.tables import _cell_context, _Tables
+from factreg.docs.lint.tables import _cell_context, _header_row, _Tables
 from factreg.docs.lint.targets import tool_time
 from factreg.docs.lint.vocab import (
     _B,
@@ -250,6 +250,10 @@ _SHARE_FIRST_CELL = lazy(r"[ \t]*\|?[ \t*_]*\d+(?:\.\d+)?[ \t]?%")  # `| 99.9% |
 
 
 # A column of recordings' lengths: `오디오 길이`, `음성 길이`, `Audio duration`, `clip length`.
+# A plan's table: a column of the time each step is expected to take, beside columns of its order and its task.
+_PLAN_COLUMN = lazy(r"[ \t*_]*(?:예상\s?(?:소요(?:\s?시간)?|시간)|소요|(?i:estimated?(?:[ \t]+time)?|eta|effort))[ \t*_]*")
+_PLAN_ORDER = lazy(r"순서|단계|우선순위|(?i:\b(?:phase|step|order|priority)\b)|(?:^|\|)[ \t]*#[ \t]*(?:\||$)")
+_PLAN_TASK = lazy(r"작업|내용|할\s?일|(?i:\btask)")
 _MEDIA_HEADER = lazy(
     r"(?i:(?:audio|video|clip|recording|speech|voice|media)[ _-]*(?:length|duration|len)(?![a-z]))"
     r"|(?:오디오|음성|영상|비디오|녹음|클립)\s?(?:길이|분량)"
@@ -470,11 +474,18 @@ class _Context(_Tables):
         return "target" if self._target(start, end) else "claim"
 
     def _media_column(self, start: int) -> bool:
-        """Whether a number is in a table column whose header names the length of a recording."""
+        """Whether a number is in a table column whose header names the length of a recording, or the time a plan's
+        step is expected to take (`| 순서 | 작업 | 예상 시간 |`: people's work, planned)."""
         lo = self.text.rfind("\n", 0, start) + 1
         if not self._in_row(lo, start):
             return False
-        return _MEDIA_HEADER.search(_cell_context(self.text, start)[2]) is not None
+        header = _cell_context(self.text, start)[2]
+        if _MEDIA_HEADER.search(header) is not None:
+            return True
+        if _PLAN_COLUMN.fullmatch(header) is None:
+            return False
+        heads = "|".join(_header_row(self.text, lo))
+        return _PLAN_ORDER.search(heads) is not None and _PLAN_TASK.search(heads) is not None
 
     def classify(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
         """(end, "claim" or "target") for a number with a unit, or None when it is neither."""

@@ -5,6 +5,12 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    (
+        "a plan's expected time",
+        "| 단계 | 작업 | 소요 시간 |\n|---|---|---|\n| 1 | 이미지 빌드 | 30분 |",
+        "30분",
+        "| 단계 | 작업 | 예상 시간 |\n|---|---|---|\n| 1 | 이미지 빌드 | 30분 |",
+    ),
     ("a run's maximum, a statistic", "- 최대 응답 시간: 33.71 ms", "33.71 ms", "- 최대 60초 대기"),
     (
         "a rubric's quoted verdict columns",
