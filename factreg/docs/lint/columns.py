@@ -14,7 +14,7 @@ _HEADER_UNIT = lazy(
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
     r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"
     r"rps|qps|tps|iops|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
-    r"seconds|mins?(?![ \t]+[A-Za-z])|minutes|[tpg]flop(?:s|/s(?:ec)?)(?:/(?:chip|gpu|device))?|tops|[gtm]b/s|[gtm]bps|"
+    r"seconds|mins?(?![ \t]+[A-Za-z])|minutes|hrs?|hours|frames/s(?:ec)?|[tpg]flop(?:s|/s(?:ec)?)(?:/(?:chip|gpu|device))?|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
     r"|초|밀리초|마이크로초|나노초|토큰/초)(?=$|[\s)\],*])"
     r"|[(\[](?P<s>s)[)\]]"

@@ -48,6 +48,7 @@ _HEADER_NORMAL = {"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds":
 
 
 _HEADER_NORMAL |= {"min": "min", "mins": "min", "minutes": "min", "ms/tok": "ms/tok", "ms/token": "ms/tok"}
+_HEADER_NORMAL |= {"hr": "h", "hrs": "h", "hours": "h", "frames/s": "fps", "frames/sec": "fps"}
 
 
 _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "iops": "/s", "it/s": "/s"}

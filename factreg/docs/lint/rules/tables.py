@@ -5,6 +5,10 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
+    ("hours in the header", "| GPUs | Time to train (Hrs) |\n|---|---|\n| 4 | 8.2 |", "8.2",
+     "| GPUs | Batch per GPU (count) |\n|---|---|\n| 4 | 8.2 |"),
+    ("frames a second in the header", "| GPUs | Frames/s with FP32 |\n|---|---|\n| 8 | 296767 |", "296767",
+     "| GPUs | Frames with FP32 |\n|---|---|\n| 8 | 296767 |"),
     (
         "pytest-benchmark's ratio after a value",
         "| Name (time in ms) | Min | Max |\n|---|---|---|\n| test_load | 1.6946 (1.23) | 1.7 (1.0) |",
