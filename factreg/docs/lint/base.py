@@ -56,6 +56,37 @@ def in_row(text: str, lo: int, start: int) -> bool:
     return text.find("|", lo, _line_end(text, start)) >= 0 and lo in _pipeless_rows(text)
 
 
+def _cell_context(text: str, pos: int) -> tuple[str, str, str, list[str]]:
+    """For a number at `pos` in a table row: the text of its cell, of its row's label (the first cell), of its
+    column's header cell (the row above the table's separator; empty when there is none) and of the row's other
+    cells."""
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = text.find("\n", pos)
+    line = text[lo : len(text) if hi < 0 else hi]
+    cells = line.strip().strip("|").split("|")
+    col = text.count("|", lo, pos) - (1 if line.lstrip().startswith("|") else 0)
+    cell = cells[col] if 0 <= col < len(cells) else line
+    heads = _header_row(text, lo)
+    header = heads[col] if 0 <= col < len(heads) else ""
+    return cell, cells[0] if cells else "", header, [c for i, c in enumerate(cells) if i != col]
+
+
+def _header_row(text: str, lo: int) -> list[str]:
+    """The header cells of the table whose body row starts at `lo` (the row above its separator row; none when
+    there is no separator above the row)."""
+    end = lo - 1
+    while end > 0:  # up the table's rows to its separator row; the header is the line above it
+        start = text.rfind("\n", 0, end) + 1
+        above = text[start:end]
+        if _TABLE_SEP.fullmatch(above):
+            h_lo = text.rfind("\n", 0, max(0, start - 1)) + 1
+            return text[h_lo : max(h_lo, start - 1)].strip().strip("|").split("|")
+        if "|" not in above:  # not a row (GFM's rows need no leading pipe)
+            break
+        end = start - 1
+    return []
+
+
 class _Screens(dict[str, literals.Screen]):
     """The literal pre-test of each line flag's pattern, worked out (and the pattern compiled) when that flag is
     first asked: a file whose numbers ask two flags pays for two patterns."""

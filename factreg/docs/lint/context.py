@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from factreg.docs.lint.base import _cell_context, _header_row
 from factreg.docs.lint.columns import _TARGET_COLUMN
 from factreg.docs.lint.durations import _MEASURED_KEY_BEFORE
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.tables import _cell_context, _header_row, _Tables
+from factreg.docs.lint.tables import _Tables
 from factreg.docs.lint.targets import tool_time
 from factreg.docs.lint.vocab import (
     _B,
@@ -38,7 +39,6 @@ from factreg.docs.lint.vocab import (
 )
 
 _DURATIONS = frozenset({"s", "ms", "min", "us", "ns", "h", "d", "hm", "mns"})
-
 
 _SPAN_KINDS = frozenset({"rate", "req", "persec", "op", "mstok", "stok", "bw", "bits", "flops", "fps"})
 
@@ -569,6 +569,7 @@ class _Context(_Tables):
                 not _METRIC_KEY.search(self.text, max(lo, m.start() - 40), m.start())
                 or self._hypothetical(start)
                 or _SETTING_WORDS.search(self.text, lo, start)
+                or self.text.startswith(";", m.end("n1"))  # `(QPS: 4000; key: 16 bytes)`: a condition of a run
             ):
                 return None  # no metric named before the colon; `timeout duration: 30`: a setting
             return (start, m.end("n1"), m.group("n1"), "", self.spread_kind(start, m.end("n1")), "FR145")

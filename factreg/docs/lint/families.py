@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from factreg.docs.lint.base import in_row
+from factreg.docs.lint.base import _cell_context, in_row
 from factreg.docs.lint.context import stat_summary, value_row
 from factreg.docs.lint.patterns import lazy
-from factreg.docs.lint.tables import _cell_context, _timed_cells
+from factreg.docs.lint.tables import _timed_cells
 from factreg.docs.lint.vocab import (
     _B,
     _CHANGE_HEADER,
@@ -58,10 +58,12 @@ _RATE_SET_BEFORE = lazy(
     rf"|{_B}(?i:allow|support|handle){_SP}+(?i:more{_SP}+than|up{_SP}+to){_SP}*$"
 )
 # What makes a rate a setting, after it: a scope a provider meters (`20000req/sec per storage account`), a quota; the
-# load a test or a tuning step offers (`800TPS test`, `1000 RPS 튜닝`; not `21.98/s 테스트 1이 …`, a test's name).
+# load a test or a tuning step offers (`800TPS test`, `1000 RPS 튜닝`; not `21.98/s 테스트 1이 …`, a test's name), or
+# lists among its conditions.
 _RATE_SET_AFTER = lazy(
     rf"{_SP}*(?i:per{_SP}+(?:storage{_SP}+)?(?:account|bucket|api{_SP}+key|tenant|subscription|project|organi[sz]ation))"
     rf"{_E}|{_SP}*(?:(?i:load{_SP}+)?(?i:tests?|tuning)|(?:부하{_SP}*)?(?:테스트|튜닝))(?![A-Za-z가-힣]|{_SP}*\d)"
+    rf"|;{_SP}*[a-z]+:"  # `(QPS: 4000; key: 16 bytes)`: one condition of a run among others
 )
 _DEFAULT_OF_BEFORE = lazy(rf"{_B}(?i:(?:change|reduce|raise|increase|lower|set)s?{_SP}+the{_SP}+default{_SP}+(?:of|value|for)){_E}")
 

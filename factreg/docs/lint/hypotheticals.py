@@ -49,6 +49,18 @@ _FOR_EXAMPLE_KO = lazy(r"예를\s?들(?:어|면)|예컨대|가령")
 _KO_CASE = lazy(r"경우|수\s?있")  # `… 20분인 경우`, `… 걸릴 수 있다`: a case or a possibility, said of an example
 
 
+# A time as the step of a rule of thumb: `1초 느려질 때마다 매출이 1% 감소`, `1초만 빨라져도 전환율이`, `1초 빨라지면,
+# 매출이 … 증가한다고 발표했다` (a supposed change and what follows it, however long ago it was said).
+_STEP_IF_AFTER = lazy(
+    r"\S{1,8}?(?:만|이|가|씩)?\s?(?:더\s?)?(?:빨라|느려|늦어|지연|단축|줄어|늘어|길어)"
+    r"(?:지면|져도|지더라도|질\s?때마다|될\s?때마다|되면|되어도|돼도|진다면|된다면)"
+)
+
+
+# A figure multiplied into a total (`110 TPS × 5분 × 평균 주문액 50,000원 = 1,650만원`): arithmetic shown, not a run.
+_MULTIPLIED_AFTER = lazy(r"[\d.,]+\s*[A-Za-z가-힣/]{0,8}\s+[×✕]\s[^=|\n]{1,40}?=(?!=)")
+
+
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
 _QUOTE_OPEN = lazy(r"[\"“][^\"”]*$")
 
@@ -61,6 +73,8 @@ class _Hypotheticals(_Base):
         """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`), an
         illustration (`예를 들어`, `이론적으로`, `…를 의미한다`) or, in Korean, a condition whose outcome is not
         reported as seen (`2분으로 줄이면?`, `5분까지 늘어나면`; `캐시를 쓰면 … 줄었다` is a fact)."""
+        if _MULTIPLIED_AFTER.match(self.text, start, min(len(self.text), start + 80)):
+            return True
         hangul = self._flag(start, "hangul")
         if not hangul and not self._flag(start, "hypothetical"):
             return False
@@ -86,7 +100,7 @@ class _Hypotheticals(_Base):
                 return True
         if not hangul:
             return False
-        if _ILLUSTRATION.search(before + after) is not None:
+        if _ILLUSTRATION.search(before + after) is not None or _STEP_IF_AFTER.match(after):
             return True
         supposed = _KO_CONDITIONAL.search(sentence) or _KO_CASE.search(sentence)
         if _FOR_EXAMPLE_KO.search(before) and supposed and not _past(sentence):

@@ -86,8 +86,8 @@ _SHARE_TOOK_AFTER = lazy(
     # `90% of time is spent on imports`, `spends 20% of its time in the allocator`: a profile's share of the time
     rf"|(?i:of{_SP}+(?:(?:the|its|their|our|total){_SP}+)?(?:cpu{_SP}+|wall{_SP}+)?time{_SP}+(?:is{_SP}+|was{_SP}+)?"
     rf"(?:spent|in|on|goes){_E}))"
-    # `95%의 요청이 1초 이내`, `95% 요청 응답시간`: the share of the requests a percentile covers
-    rf"|(?:의)?{_SP}*요청"
+    # `95%의 요청이 1초 이내`, `95% 요청 응답시간`, `95% 응답시간: 500ms`: the share of the requests a percentile covers
+    rf"|(?:의)?{_SP}*요청|{_SP}*응답{_SP}?(?:시간|속도)(?:\*\*)?{_SP}*[:|]"
 )
 
 
@@ -98,7 +98,8 @@ _THRESHOLD_AFTER = lazy(
 
 
 _COUNT_PAIR_AFTER = lazy(
-    rf"(?:\*\*)?{_SP}*(?:감소|증가|(?i:less|fewer|more))?(?:\*\*)?{_SP}*\({_SP}*{_NUM}{_SP}*(?:→|->){_SP}*{_NUM}{_SP}*\)"
+    rf"(?:\*\*)?{_SP}*(?:감소|증가|(?i:less|fewer|more))?(?:\*\*)?{_SP}*\({_SP}*{_NUM}(?:회|번|개|건)?{_SP}*(?:→|->){_SP}*{_NUM}"
+    r"(?:회|번|개|건)?\s*\)"  # `렌더링 횟수 50% 감소(6회→3회)`: counted
 )
 
 

@@ -6,7 +6,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 
-from factreg.docs.lint.base import _TABLE_SEP, in_row
+from factreg.docs.lint.base import _TABLE_SEP, _cell_context, _header_row, in_row
 from factreg.docs.lint.columns import (
     _COMPARISON_BEFORE,
     _CONDITION_HEADER,
@@ -502,37 +502,6 @@ _PCT_CELL = lazy(
 def _has_table(text: str) -> bool:
     """Whether the text holds a table (its header's unit may make bare numbers below it claims)."""
     return "|" in text and "--" in text and _TABLE_SEP.search(text) is not None
-
-
-def _cell_context(text: str, pos: int) -> tuple[str, str, str, list[str]]:
-    """For a number at `pos` in a table row: the text of its cell, of its row's label (the first cell), of its
-    column's header cell (the row above the table's separator; empty when there is none) and of the row's other
-    cells."""
-    lo = text.rfind("\n", 0, pos) + 1
-    hi = text.find("\n", pos)
-    line = text[lo : len(text) if hi < 0 else hi]
-    cells = line.strip().strip("|").split("|")
-    col = text.count("|", lo, pos) - (1 if line.lstrip().startswith("|") else 0)
-    cell = cells[col] if 0 <= col < len(cells) else line
-    heads = _header_row(text, lo)
-    header = heads[col] if 0 <= col < len(heads) else ""
-    return cell, cells[0] if cells else "", header, [c for i, c in enumerate(cells) if i != col]
-
-
-def _header_row(text: str, lo: int) -> list[str]:
-    """The header cells of the table whose body row starts at `lo` (the row above its separator row; none when
-    there is no separator above the row)."""
-    end = lo - 1
-    while end > 0:  # up the table's rows to its separator row; the header is the line above it
-        start = text.rfind("\n", 0, end) + 1
-        above = text[start:end]
-        if _TABLE_SEP.fullmatch(above):
-            h_lo = text.rfind("\n", 0, max(0, start - 1)) + 1
-            return text[h_lo : max(h_lo, start - 1)].strip().strip("|").split("|")
-        if "|" not in above:  # not a row (GFM's rows need no leading pipe)
-            break
-        end = start - 1
-    return []
 
 
 def _timed_cells(text: str, pos: int) -> int:

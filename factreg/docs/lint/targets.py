@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from factreg.docs.lint.base import _cell_context
 from factreg.docs.lint.hypotheticals import _Hypotheticals
 from factreg.docs.lint.patterns import lazy, screened
 from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, _RUBRIC, _SP, _TARGET_WORDS, _past
@@ -43,8 +44,16 @@ _TARGET_LABEL = lazy(
 
 _SETTING_LABEL = lazy(
     rf"{_B}(?i:time-?outs?|ttl|intervals?|cron|polling|keep-?alive|retention|expir\w*|cool-?down|debounce|backoff){_E}"
-    r"|주기|간격|타임아웃|만료|보관\s?기간|쿨다운|디바운스|백오프"
+    r"|주기|간격|타임아웃|만료|보관\s?기간|쿨다운|디바운스|백오프|테스트\s?(?:시간|기간)(?:[ \t*_]*$)|(?:요청|호출)\s?빈도"
 )
+
+
+# A column of settings: its header names what is set (`| 항목 | 설정값 | 설정 이유 |`).
+_SETTING_COLUMN = lazy(r"[ \t*_]*(?:설정\s?값?|(?i:settings?|configured|config(?:uration)?))[ \t*_]*")
+
+
+# A word of what a run measured, anywhere in a row (`| RAG 처리 | 7-40초 | … | 실제 소요 시간 |`).
+_RUN_WORD = lazy(rf"실제|측정|소요|걸린|지연|응답|{_B}(?i:took|measured|actual|latency|response){_E}")
 
 
 _MEASURED_LABEL = lazy(rf"{_B}(?i:latency|took|duration|response|p\d\d){_E}|지연|응답|소요|걸린")
@@ -223,8 +232,7 @@ def tool_time(text: str, start: int, end: int) -> bool:
 class _Targets(_Hypotheticals):
     def _row_label(self, start: int) -> tuple[int, int] | None:
         """The span of the label (the first cell) of the table row a number stands in, when the number is not in
-        it; else None. (Read here, not with tables._cell_context, which tables' own imports keep out of this
-        module's reach and which also walks up to the header.)"""
+        it; else None (its offsets, which base._cell_context, giving the cells' texts, does not)."""
         text = self.text
         lo = text.rfind("\n", 0, start) + 1
         first = text.find("|", lo, start)
@@ -247,6 +255,9 @@ class _Targets(_Hypotheticals):
         if label is None:
             return False
         text = self.text[label[0] : label[1]]
+        _, label_text, header, others = _cell_context(self.text, start)
+        if _SETTING_COLUMN.fullmatch(header) and not _RUN_WORD.search(" ".join([label_text, *others])):
+            return True  # `| 항목 | 설정값 |` over `| Duration | 10초 |`: the column holds settings
         return _SETTING_LABEL.search(text) is not None and _MEASURED_LABEL.search(text) is None
 
     def _wait_or_downtime(self, start: int, end: int) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a rule of thumb's step", "로딩 시간이 1초 빨라졌고 매출이 늘어났다.", "1초", "로딩 속도가 1초 빨라질 때마다 매출이 늘어난다."),
     (
         "a plan's expected time",
         "| 단계 | 작업 | 소요 시간 |\n|---|---|---|\n| 1 | 이미지 빌드 | 30분 |",

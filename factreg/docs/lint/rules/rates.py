@@ -67,6 +67,8 @@ EXAMPLES_FR111 = (
 )
 
 EXAMPLES_FR117 = (
+    ("one condition among others", "Table 2 measured 4000 QPS in the run.", "4000 QPS", "Table 2: Latency (QPS: 4000; key: 16 bytes)"),
+    ("a figure multiplied into a total", "피크 때 110 TPS를 기록했다.", "110 TPS", "110 TPS × 5분 × 평균 주문액 50,000원 = 1,650만원"),
     ("a rate keyed by its figure", "TPS: ~22 요청/초", "22", "TPS 목표: ~22 요청/초"),
     ("rate key before the number", "> 즉, 현재 한계 tps는 약 780 정도", "780", "> 즉, 현재 tps 서버는 약 780 대"),
     ("processed, in Korean", "- 초당 약 300개의 요청을 처리함", "초당 약 300개의 요청", "- 초당 약 300개의 요청을 처리해야 함"),

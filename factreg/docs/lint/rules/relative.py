@@ -85,6 +85,9 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("a count's change with its counts", "렌더링 시간 70% 단축(499ms→155ms)", "70%", "렌더링 횟수 50% 감소(6회→3회)"),
+    ("a battery's level", "1시간 테스트 후 응답 시간이 25% 줄었다", "25%", "1시간 테스트 후 배터리 잔량이 25%로 줄었다"),
+    ("a percentile's label", "- 응답시간: 30% 감소했다", "30%", "- 95% 응답시간: 500ms 미만"),
     ("the requests a percentile covers", "p95 응답 시간이 30% 감소했다.", "30%", "95%의 요청이 캐시에서 처리되어 응답 속도가 개선되었다."),
     ("a failure rate", "배포 후 응답 시간이 5% 감소했다.", "5%", "배포 후 실패율이 5% 감소했다."),
     ("peak memory", "This is 36% lower wall time.", "36%", "This is 36% lower peak memory."),

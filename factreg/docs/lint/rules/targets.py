@@ -5,6 +5,16 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("a request frequency's row", "| 항목 | 전 | 후 |\n|---|---|---|\n| **네트워크 요청 빈도** | 10회/초 | 2회/초 |", "10회/초",
+     "| 항목 | 전 | 후 |\n|---|---|---|\n| **네트워크 처리량** | 10회/초 | 2회/초 |"),
+    (
+        "a column of settings",
+        "| 항목 | 설정값 | 설정 이유 |\n|---|---|---|\n| Duration | 10초 | 짧은 시간 |",
+        "10초",
+        "| 항목 | 측정값 | 비고 |\n|---|---|---|\n| Duration | 10초 | 짧은 시간 |",
+    ),
+    ("a test's length as a row's label", "| 항목 | 300 VUs |\n|---|---|\n| **테스트 시간** | 1분 30초 |", "1분 30초",
+     "| 항목 | 300 VUs |\n|---|---|\n| **응답 시간** | 1분 30초 |"),
     ("the load a test offers", "The 800TPS test compares every config.", "800TPS", "The run reached 800TPS across every config."),
     ("a scenario's configured length", "- **시나리오 실행 시간:** 3분", "3분", "- **시나리오 처리 시간은** 3분 걸렸다"),
     (
