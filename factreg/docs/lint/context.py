@@ -42,7 +42,6 @@ _DURATIONS = frozenset({"s", "ms", "min", "us", "ns", "h", "d", "hm", "mns"})
 
 _SPAN_KINDS = frozenset({"rate", "req", "persec", "op", "mstok", "stok", "bw", "bits", "flops", "fps"})
 
-
 _QUESTION_START = lazy(r"(?:^|[?!][ \t]+)$")
 
 
@@ -183,7 +182,6 @@ _UNABLE_BEFORE = lazy(rf"{_B}(?i:unable{_SP}+to|failed{_SP}+to|fails{_SP}+to|cou
 _WORKED_BEFORE = lazy(
     rf"(?:×|{_SP}\\?\*|{_B}(?i:generat\w*|produce\w*)(?:{_SP}+(?i:an?|~|about))?){_SP}*~?$"
 )
-
 
 _WORKED_AFTER = lazy(rf"{_SP}*×|{_SP}+\*{_SP}")
 
@@ -578,6 +576,8 @@ class _Context(_Tables):
         if rx is _TRANSFER:  # wrk's `Transfer/sec:    169.25MB`
             return (start, m.end(), m.group("n1"), "B/s", "claim", "FR115")
         if rx is _UNIT_BEFORE:
+            if self._hypothetical(start):
+                return None  # `실 TPS : 1050 / 40 = 26.25`: arithmetic shown
             u = m.group("u")
             unit = "FLOPS" if u.endswith("FLOPS") else "B/s" if u.endswith("B/sec") else "/s"
             rule = "FR116" if unit != "/s" else "FR115" if u.endswith("/sec") else "FR112"  # FR115: a tool's output

@@ -57,8 +57,13 @@ _STEP_IF_AFTER = lazy(
 )
 
 
-# A figure multiplied into a total (`110 TPS × 5분 × 평균 주문액 50,000원 = 1,650만원`): arithmetic shown, not a run.
-_MULTIPLIED_AFTER = lazy(r"[\d.,]+\s*[A-Za-z가-힣/]{0,8}\s+[×✕]\s[^=|\n]{1,40}?=(?!=)")
+# A figure multiplied or divided into another (`110 TPS × 5분 × 평균 주문액 50,000원 = 1,650만원`, `1050 / 40 = 26.25`):
+# arithmetic shown, not a run.
+_MULTIPLIED_AFTER = lazy(r"[\d.,]+\s*[A-Za-z가-힣/]{0,8}\s+[×✕/]\s[^=|\n]{1,40}?=(?!=)")
+
+
+# A result supposed to explain how to read one: `If a result says that CQEngine is 1600% faster than iteration, …`.
+_SUPPOSED_RESULT = lazy(rf"{_B}(?i:if){_SP}+(?i:a|the){_SP}+(?i:result|benchmark|number|figure|score){_SP}+(?i:says|shows|reads)")
 
 
 # `"응답 시간이 2초로 증가했다"처럼`: a quoted example of what one could say
@@ -73,7 +78,9 @@ class _Hypotheticals(_Base):
         """Whether the sentence holding a number is hypothetical (`would`, `for instance`, `~라면`), an
         illustration (`예를 들어`, `이론적으로`, `…를 의미한다`) or, in Korean, a condition whose outcome is not
         reported as seen (`2분으로 줄이면?`, `5분까지 늘어나면`; `캐시를 쓰면 … 줄었다` is a fact)."""
-        if _MULTIPLIED_AFTER.match(self.text, start, min(len(self.text), start + 80)):
+        if _MULTIPLIED_AFTER.match(self.text, start, min(len(self.text), start + 80)) or _SUPPOSED_RESULT.search(
+            self.text, self._line(start)[0], start
+        ):
             return True
         hangul = self._flag(start, "hangul")
         if not hangul and not self._flag(start, "hypothetical"):

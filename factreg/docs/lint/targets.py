@@ -96,6 +96,16 @@ _FAILS_BEFORE = lazy(rf"{_B}(?i:errors?|fail\w*|time-?outs?|timed{_SP}out|abort\
 _DEFINED_BEFORE = lazy(rf"{_B}(?i:defined{_SP}+as|considered|counts?{_SP}+as|classified{_SP}+as|flagged{_SP}+as){_E}")
 
 
+# A limit said as what is done to the work that runs longer, or as what is ensured of it: `kill gevent threads taking
+# more than 60 seconds`, `ensuring no query takes over 30 seconds` (not `can take up to 4 minutes`: how slow it is).
+_LIMIT_PHRASE_BEFORE = lazy(
+    rf"{_B}(?i:kill\w*|terminat\w*|cancel\w*|abort\w*)(?:{_SP}+[\w-]+){{0,4}}{_SP}+(?i:taking|running|that{_SP}+takes?)"
+    rf"{_SP}+(?i:more|longer){_SP}+(?i:than){_SP}*$"
+    rf"|{_B}(?i:ensur\w*|make{_SP}+sure|guarantee\w*)(?:{_SP}+that)?{_SP}+(?i:no){_SP}+[\w-]+(?:{_SP}+[\w-]+)?{_SP}+"
+    rf"(?i:takes?|runs?){_SP}+(?i:over|longer{_SP}+than|more{_SP}+than){_SP}*$"
+)
+
+
 # The word right before a number that _CONDITION_BEFORE ends in (a cheap first test).
 _COMPARED_BEFORE = lazy(rf"(?i:than|within|exceeds?|exceeding|above|below|beyond){_SP}*$")
 
@@ -302,7 +312,7 @@ class _Targets(_Hypotheticals):
             self._before(start, 90)
         ):
             return True  # a threshold in a condition
-        if (
+        if _LIMIT_PHRASE_BEFORE.search(self._before(start, 90)) or (
             _LONGER_BEFORE.search(self.text, max(0, start - 16), start)
             and (
                 _CONDITION_BEFORE_WORD.search(self._before(start, 90))
@@ -311,7 +321,8 @@ class _Targets(_Hypotheticals):
             )
         ):
             # `if the process takes longer than 30 seconds, the coroutine fails`, `shows "network error" when the
-            # LLM takes longer than 60s`, `defined as any query taking longer than 2 seconds`: a limit
+            # LLM takes longer than 60s`, `defined as any query taking longer than 2 seconds`, `kill threads taking more
+            # than 60 seconds`, `ensuring no query takes over 30 seconds`: a limit
             return True
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")

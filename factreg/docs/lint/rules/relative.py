@@ -85,6 +85,12 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    (
+        "a result supposed, to explain how to read one",
+        "The result shows that CQEngine is 1600% faster than iteration.",
+        "1600% faster",
+        "If a result says that CQEngine is 1600% faster than iteration, it means it can process more requests.",
+    ),
     ("a count's change with its counts", "렌더링 시간 70% 단축(499ms→155ms)", "70%", "렌더링 횟수 50% 감소(6회→3회)"),
     ("a battery's level", "1시간 테스트 후 응답 시간이 25% 줄었다", "25%", "1시간 테스트 후 배터리 잔량이 25%로 줄었다"),
     ("a percentile's label", "- 응답시간: 30% 감소했다", "30%", "- 95% 응답시간: 500ms 미만"),

@@ -5,6 +5,10 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("what is done to work that runs longer", "It is supposed to kill threads taking more than 60 seconds.", "60 seconds",
+     "We saw threads taking more than 60 seconds."),
+    ("what is ensured of every query", "The PR adds a timeout, ensuring no query takes over 30 seconds.", "30 seconds",
+     "The PR adds an index; one query still takes over 30 seconds."),
     ("a request frequency's row", "| 항목 | 전 | 후 |\n|---|---|---|\n| **네트워크 요청 빈도** | 10회/초 | 2회/초 |", "10회/초",
      "| 항목 | 전 | 후 |\n|---|---|---|\n| **네트워크 처리량** | 10회/초 | 2회/초 |"),
     (

@@ -19,6 +19,7 @@ EXAMPLES_FR141 = (
 )
 
 EXAMPLES_FR145 = (
+    ("arithmetic shown", "- 측정 TPS : 1050", "1050", "- 실 TPS : 1050 / 40 = 26.25"),
     ("a latency a tool printed", "Avg Latency:  81.99", "81.99", "Avg Latency:  see below"),
     ("transactions per second", "straight PG (TPS: 389), pgbouncer (TPS: 305)", "389", "straight PG (threads: 389), pgbouncer (threads: 305)"),
     ("not a setting", "Total Time:  56.60", "56.60", "Total Time interval:  56.60"),
