@@ -477,6 +477,8 @@ def _cpu(doc: str) -> float:
     lambda k: "3 s\n" * k,  # one claim per line
     lambda k: "x 3 s " * k,  # one very long line
     lambda k: "\n    3 s\n\n- item\n\n    4 s\n" * (k // 4),  # indented code and list continuations
+    lambda k: "| a | b |\n" + "|---|---|\n| 3 s | x |\n" * (k // 2),  # a separator row after every row
+    lambda k: "a | b\n---|---\n" + "3 s | x\n" * k,  # one long table, rows without a leading pipe
 ])
 @pytest.mark.alone
 def test_no_quadratic_blow_up_on_pathological_input(make) -> None:

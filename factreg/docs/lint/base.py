@@ -34,8 +34,11 @@ def _pipeless_rows(text: str) -> frozenset[int]:
     out: set[int] = set()
     if "|" not in text or "--" not in text:
         return frozenset()
+    walked = 0  # rows are walked once: a separator among rows already walked starts nothing new
     for sep in _TABLE_SEP.finditer(text):
         lo = sep.end() + 1
+        if lo <= walked:
+            continue
         while lo < len(text):
             hi = text.find("\n", lo)
             hi = len(text) if hi < 0 else hi
@@ -45,6 +48,7 @@ def _pipeless_rows(text: str) -> frozenset[int]:
             if text[lo:first].strip():
                 out.add(lo)
             lo = hi + 1
+        walked = lo
     return frozenset(out)
 
 
@@ -74,17 +78,28 @@ def _cell_context(text: str, pos: int) -> tuple[str, str, str, list[str]]:
 def _header_row(text: str, lo: int) -> list[str]:
     """The header cells of the table whose body row starts at `lo` (the row above its separator row; none when
     there is no separator above the row)."""
-    end = lo - 1
-    while end > 0:  # up the table's rows to its separator row; the header is the line above it
-        start = text.rfind("\n", 0, end) + 1
-        above = text[start:end]
-        if _TABLE_SEP.fullmatch(above):
-            h_lo = text.rfind("\n", 0, max(0, start - 1)) + 1
-            return text[h_lo : max(h_lo, start - 1)].strip().strip("|").split("|")
-        if "|" not in above:  # not a row (GFM's rows need no leading pipe)
-            break
-        end = start - 1
-    return []
+    return _headers(text).get(lo, [])
+
+
+@lru_cache(maxsize=4)
+def _headers(text: str) -> dict[int, list[str]]:
+    """The header cells of each body row's table, by the row's start: the nearest separator row above it, with only
+    rows between (and the first line after a table's last row), each line read once per document."""
+    out: dict[int, list[str]] = {}
+    if "|" not in text or "--" not in text:
+        return out
+    for sep in _TABLE_SEP.finditer(text):
+        h_lo = text.rfind("\n", 0, max(0, sep.start() - 1)) + 1
+        cells = text[h_lo : max(h_lo, sep.start() - 1)].strip().strip("|").split("|")
+        lo = sep.end() + 1
+        while lo < len(text):
+            out[lo] = cells
+            hi = text.find("\n", lo)
+            hi = len(text) if hi < 0 else hi
+            if "|" not in text[lo:hi] or _TABLE_SEP.fullmatch(text, lo, hi):
+                break  # not a row (GFM's rows need no leading pipe), or the next table's separator
+            lo = hi + 1
+    return out
 
 
 class _Screens(dict[str, literals.Screen]):

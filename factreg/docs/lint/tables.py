@@ -184,10 +184,8 @@ def _header_metrics(header: str) -> list[tuple[str, str] | None]:
 def _tables(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]]]]:
     """Each table of `text`: its header row (the row above a `|---|` separator) and its body rows as (start, end,
     whether the row starts with a pipe, so that its first cell follows it), up to the first line without a pipe."""
-    for sep in _TABLE_SEP.finditer(text):
-        if sep.start() == 0:
-            continue
-        yield from _tables_from(text, sep)
+    for header, rows, _ in _tables_at(text):
+        yield header, rows
 
 
 def _tables_from(text: str, sep: re.Match[str]) -> Iterable[tuple[str, list[tuple[int, int, bool]]]]:
@@ -330,12 +328,15 @@ def _cell_unit(
 
 
 def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], int]]:
-    """_tables with the offset of each header row."""
+    """_tables with the offset of each header row. A separator row among a table's body rows is one of its rows, as
+    GFM reads it, not a new table (each row is read once: a file of a thousand one-row tables costs linear time)."""
+    walked = 0
     for sep in _TABLE_SEP.finditer(text):
-        if sep.start() == 0:
+        if sep.start() == 0 or sep.start() < walked:
             continue
         h_lo = text.rfind("\n", 0, sep.start() - 1) + 1
         for header, rows in _tables_from(text, sep):
+            walked = rows[-1][1] if rows else sep.end()
             yield header, rows, h_lo
 
 
