@@ -375,7 +375,7 @@ _ADJECTIVE_LENGTH = lazy(
 )
 
 
-_BILLED_BEFORE = lazy(rf"{_B}(?i:billed){_SP}+(?i:duration|time){_SP}*[:=]?{_SP}*$")
+_BILLED_BEFORE = lazy(rf"{_B}(?i:billed|reading){_SP}+(?i:duration|time){_SP}*[:=]?{_SP}*$")  # `reading time: 6 minutes` too
 
 
 _TEST_DURATION_BEFORE = lazy(
@@ -398,7 +398,7 @@ class _Durations(_Targets):
         if _IDENT_BEFORE.search(text, max(0, start - 30), start):
             return "none"  # `high-load-5min`: part of a name
         if _BILLED_BEFORE.search(text, max(0, start - 20), start):
-            return "none"  # `Billed Duration: 100 ms`: what a run is charged for, not how long it took
+            return "none"  # `Billed Duration: 100 ms`, `reading time: 6 minutes`: charged for, or a reader's time
         if _TEST_DURATION_BEFORE.search(text, max(0, start - 24), start):
             return "target"  # `Test Duration: 30 seconds`: how long a test was set to run
         if "window" in (clause := self._before(start, 40)) and _WINDOW_SUBJECT.search(clause):

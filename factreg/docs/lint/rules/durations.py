@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a post's reading time", "Joseph Sibony build time: 6 minutes", "6 minutes", "Joseph Sibony reading time: 6 minutes"),
     ("a rule of thumb's step", "로딩 시간이 1초 빨라졌고 매출이 늘어났다.", "1초", "로딩 속도가 1초 빨라질 때마다 매출이 늘어난다."),
     (
         "a plan's expected time",
