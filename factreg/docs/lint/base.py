@@ -28,36 +28,13 @@ _NEWLINE = lazy("\n")
 _TABLE_SEP = lazy(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
 
 
-@lru_cache(maxsize=4)
-def _pipeless_rows(text: str) -> frozenset[int]:
-    """The starts of the body rows written without a leading pipe (`요청 간격 | 1초 | 1초 |`) of the tables of `text`."""
-    out: set[int] = set()
-    if "|" not in text or "--" not in text:
-        return frozenset()
-    walked = 0  # rows are walked once: a separator among rows already walked starts nothing new
-    for sep in _TABLE_SEP.finditer(text):
-        lo = sep.end() + 1
-        if lo <= walked:
-            continue
-        while lo < len(text):
-            hi = text.find("\n", lo)
-            hi = len(text) if hi < 0 else hi
-            first = text.find("|", lo, hi)
-            if first < 0:
-                break
-            if text[lo:first].strip():
-                out.add(lo)
-            lo = hi + 1
-        walked = lo
-    return frozenset(out)
-
-
 def in_row(text: str, lo: int, start: int) -> bool:
-    """Whether `start`, on the line from `lo`, stands in a table row: one with a leading pipe, or a body row of a
-    table written without them (those worked out once per document, and only when such a line is asked about)."""
+    """Whether `start`, on the line from `lo`, stands in a table row: one with a leading pipe, or a line with a pipe
+    below a table's separator row (GFM's rows need none; the tables worked out once per document, and only when
+    such a line is asked about)."""
     if text[lo:start].lstrip().startswith("|"):
         return True
-    return text.find("|", lo, _line_end(text, start)) >= 0 and lo in _pipeless_rows(text)
+    return text.find("|", lo, _line_end(text, start)) >= 0 and lo in _headers(text)
 
 
 def _cell_context(text: str, pos: int) -> tuple[str, str, str, list[str]]:
@@ -81,7 +58,7 @@ def _header_row(text: str, lo: int) -> list[str]:
     return _headers(text).get(lo, [])
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)  # the document being linted (a text's hash is worked out once)
 def _headers(text: str) -> dict[int, list[str]]:
     """The header cells of each body row's table, by the row's start: the nearest separator row above it, with only
     rows between (and the first line after a table's last row), each line read once per document."""
