@@ -99,11 +99,34 @@ _BARE_END_AFTER = lazy(
 _PAIRED_UNITS = frozenset({"s", "ms", "min", "h", "us", "µs", "tok/s", "req/s", "/s", "fps"})
 
 
+_END_TO = lazy(rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|almost|(?:less|more){_SP}+than|under|over|just(?:{_SP}+(?:over|under))?){_SP}*)?$")
+
+
+_BARE_BEFORE_ARROW = lazy(rf"(?<![\w.,=:/-])(?P<n>\d+(?:\.\d+)?){_SP}*(?:→|->|⟶){_SP}*(?:[~≈]{_SP}*)?$")
+
+
+def _second_end(text: str, first: Candidate, c: Candidate) -> bool:
+    """Whether `c` is the second end of `from <first> to <c>` (`from 30 seconds to over 5 minutes`): a measured
+    duration of the same kind as the first, read by the first's rule."""
+    return (
+        first[4] == c[4] == "claim"
+        and first[5] == "FR101"
+        and c[5] in ("FR102", "FR103")
+        and bool(_FROM_BEFORE.search(text, max(0, first[0] - 20), first[0]))
+        and bool(_END_TO.match(text, first[1], c[0]))
+    )
+
+
 def _pair_ends(text: str, found: list[Candidate], skipped: Callable[[int, int], bool]) -> list[Candidate]:
     """`found` and the bare second figure of each `from <claim> to <number>` pair (the claim's unit, kind and rule),
     unless a unit of its own follows it (`from 2 s to 20 GB`)."""
     out: list[Candidate] = []
     for i, c in enumerate(found):
+        if out and out[-1][5] != c[5] and _second_end(text, out[-1], c):
+            c = (*c[:5], out[-1][5])
+        b = _BARE_BEFORE_ARROW.search(text, max(0, c[0] - 24), c[0]) if c[3] in _PAIRED_UNITS else None
+        if b is not None and (not out or out[-1][1] <= b.start("n")) and not skipped(b.start("n"), b.end("n")):
+            out.append((b.start("n"), b.end("n"), b.group("n"), c[3], c[4], c[5]))
         out.append(c)
         if c[3] not in _PAIRED_UNITS or not _FROM_BEFORE.search(text, max(0, c[0] - 20), c[0]):
             continue

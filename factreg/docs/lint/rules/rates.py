@@ -31,6 +31,7 @@ EXAMPLES_FR111 = (
         "Decode speed (60+ tokens/sec) feels instant.",
     ),
     ("tokens per day", "one node serves 250M tokens/day", "250M tokens/day", "one node stores 250M tokens"),
+    ("a change's bare first figure before an arrow", "- 7B models: **17 → 80-94 tok/s**", "17", "- 7B models: **17 → 80-94 tokens**"),
     ("Korean rate noun after 초당", "초당 토큰 생성 속도가 14토큰이다.", "초당 토큰 생성 속도가 14토큰", "초당 토큰 생성 속도가 중요하다, 14토큰짜리 프롬프트라도."),
     (
         "people's reading speed",
