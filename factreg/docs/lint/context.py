@@ -263,11 +263,11 @@ _MEDIA_HEADER = lazy(
 _TOOL_ROW_BEFORE = lazy(
     r"[ \t]*(?:(?:ok|FAIL)[ \t]+[\w./-]+|\d{2}(?:\.\d+)?%|Latencies[ \t]*\[min,[^\]\n]{0,30}\](?:[ \t]+\d[\d.]*[µa-z]{1,2},)*)[ \t]+"
 )
-# A web framework's request log (`Completed 200 OK in 3080ms (Views: 192.8ms | ActiveRecord: 2869.1ms)`), and pytest's
+# A web framework's request log (`Completed 200 OK in 3080ms (Views: 192.8ms …)`, `Sent 200 in 216µs`), and pytest's
 # `--durations` report (`93.09s call     tests/test_x.py::test_y`).
 # pytest's `4011 tests collected in 6.61s` too (cargo's `Finished … target(s) in 0.01s`: targets._TOOL_TIME_BEFORE).
 _LOG_TIME_BEFORE = lazy(
-    r"(?:\bCompleted[ \t]+\d{3}[ \t]+[A-Za-z][A-Za-z ]{0,30}?[ \t]+in|\b(?:Views|ActiveRecord|Allocations)[ \t]*:"
+    r"(?:\bCompleted[ \t]+\d{3}[ \t]+[A-Za-z][A-Za-z ]{0,30}?[ \t]+in|\bSent[ \t]+\d{3}[ \t]+in|\b(?:Views|ActiveRecord|Allocations)[ \t]*:"
     r"|\b(?:collected|passed|failed)[ \t]+in)[ \t]*$"
 )
 # pytest's `--durations` lines; a load tool's statistics named after the figure (`410.00 ms max latency, 10 ms 50th`)
@@ -579,8 +579,8 @@ class _Context(_Tables):
             if self._hypothetical(start):
                 return None  # `실 TPS : 1050 / 40 = 26.25`: arithmetic shown
             u = m.group("u")
-            unit = "FLOPS" if u.endswith("FLOPS") else "B/s" if u.endswith("B/sec") else "/s"
-            rule = "FR116" if unit != "/s" else "FR115" if u.endswith("/sec") else "FR112"  # FR115: a tool's output
+            unit = "FLOPS" if u.endswith("FLOPS") else "B/s" if u.endswith(("B/sec", "B/s")) else "/s"
+            rule = "FR116" if unit != "/s" else "FR115" if u.endswith(("/sec", "/s")) else "FR112"  # FR115: a tool's output
             return (start, m.end(), m.group("n1"), unit, self.spread_kind(start, m.end()), rule)
         if rx is _FRACTION:
             if self._hypothetical(start):

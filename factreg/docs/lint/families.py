@@ -261,7 +261,11 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], SEEN_LINK_RULE)  # `| OpenVPN UDP | 730 Mbps |` under `| VPN | Throughput |`: measured
     if c[5] == RATIO_RULE and c[2][:1].isdigit() and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
-    if c[5] == PERCENT_RULE and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30)):
+    if (
+        c[5] == PERCENT_RULE
+        and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30))
+        and not _RANKED_AFTER.match(text, c[1])
+    ):
         return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
     if c[5] == PERCENT_RULE and not row and _business_change(text, c[0], c[1]):
         return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
@@ -276,6 +280,14 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
             return (*c[:5], TABLE_PERCENT_RULE)  # `| 250ms | 60ms | 76% 단축 |`: beside the times it is worked from
         return (*c[:5], LONE_PERCENT_RULE)  # `| API 응답 시간 | **60% 감소** |`: the row's own figure
     return c
+
+
+# One system placed against another right after a percentage (`1.5% behind the Ryzen 7 7800X3D`, `4.4% ahead of
+# the 7600X`): a comparison of their performance (not `10% behind schedule`).
+_RANKED_AFTER = lazy(
+    rf"(?:\*\*)?{_SP}+(?i:behind|ahead{_SP}+of){_SP}+(?!(?:the{_SP}+|our{_SP}+|its{_SP}+)?(?i:schedule|plan|target|budget|"
+    rf"forecast|estimates?|expectations?|last{_SP}+year|competitors?{_SP}+in{_SP}+(?:sales|revenue)){_E})"
+)
 
 
 # More or less of a resource after a percentage (`~12% more memory`): a size's change, not a speed's.

@@ -69,9 +69,10 @@ _PREFILTER_LITERALS = (
     "RTF",
     "factor",
     "/sec:",
+    "/s:",
     "thrpt",
     "avgt",
-)  # `_seconds`: a metric's name holding its unit; `/sec:`: wrk's `Requests/sec:   1170.78`; JMH's result rows
+)  # `_seconds`: a metric's name holding its unit; `/sec:`, `/s:`: wrk's `Requests/sec:   1170.78`, `MiB/s: 50.17`; JMH's rows
 
 
 def _windows(text: str) -> list[tuple[int, int]]:

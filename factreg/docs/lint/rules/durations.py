@@ -78,6 +78,8 @@ EXAMPLES_FR101 = (
     ("a row of values as a tool prints it", "> Alacritty 26 ms 44 ms", "44 ms", "> Alacritty timeout 26 ms 44 ms"),
     ("a row of a flattened table", "Django 설치 8.2초 0.08초 102배", "8.2초", "Django 설치 8.2 GB 0.08 GB"),
     ("a word holding uptime", "We cut the startuptime from 37ms to 2ms.", "37ms", "Uptime: 37 minutes."),
+    ("a value chosen is a setting", "결제 API 응답에 6초가 걸렸다.", "6초", "타임아웃으로 6초를 선택했다."),
+    ("a web framework's request log", "10:11:14.798 [info]  Sent 200 in 92ms", "92ms", "10:11:14.798 [info]  Sent 200 in batches of 92"),
     ("the second end of a change, with a bound word", "Build times went from 200ms to over 30 seconds.", "30 seconds",
      "Set the retry window to over 30 seconds."),
     (

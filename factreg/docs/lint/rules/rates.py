@@ -245,6 +245,9 @@ EXAMPLES_FR113 = (
 )
 
 EXAMPLES_FR116 = (
+    ("a requirement is a target", "이 NPU는 벤치마크에서 45 TOPS의 성능을 기록했다.", "45 TOPS", "코파일럿을 실행하려면 40 TOPS 성능의 NPU가 필요하다."),
+    ("a tool's bandwidth keyed by its unit", "Grammar: DataFormat(Json), MiB/s:        50.17", "50.17",
+     "Grammar: DataFormat(Json), MiB:        50.17"),
     (
         "a value in code font with its equivalent",
         "The hash runs at `23.8 ns/op (10.1 GB/s)` here.",

@@ -85,6 +85,8 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("one system placed behind another", "The Ryzen 5 9600X is 1% behind the Intel Core i5-14600K.", "1%",
+     "Sales are 10% ahead of last year."),
     (
         "a result supposed, to explain how to read one",
         "The result shows that CQEngine is 1600% faster than iteration.",
