@@ -44,7 +44,6 @@ _SPAN_KINDS = frozenset({"rate", "req", "persec", "op", "mstok", "stok", "bw", "
 
 _QUESTION_START = lazy(r"(?:^|[?!][ \t]+)$")
 
-
 # A request rate listed with a test's length in minutes (`(50 rps, 5분간)`, `K6 50rps | 5분 부하`): the load a test was
 # set to send, as `RPS 2, Duration 10s` is.
 _LOAD_RATE_AFTER = lazy(rf"(?:\*\*)?{_SP}*[,|]{_SP}*\d+{_SP}?(?:분|(?i:min|minutes?|m){_E}|초{_SP}?(?:간|동안))")
@@ -69,7 +68,7 @@ _MEASURED = lazy(
     rf"{_B}(?i:took|takes|taking|finished{_SP}+in|completed?{_SP}+in|done{_SP}+in|in{_SP}+just|eval{_SP}+time|"
     # what a tool prints when a step ends: `24 passed in 0.64 seconds`, `built in 1465ms`, `Executed in 38.07 secs`,
     # `runner started in 8.62 seconds` (not `Get started in 5 minutes`: people's time)
-    rf"(?:passed|failed|built|compiled(?:{_SP}+successfully|{_SP}+with{_SP}+\d+{_SP}+(?:warnings?|errors?))?|executed|ran|loaded|installed|resolved|transpiled|bundled|"
+    rf"(?:passed|failed|built|compiled(?:{_SP}+successfully|{_SP}+with{_SP}+\d+{_SP}+(?:warnings?|errors?))?|executed|ran|loaded|installed|resolved|transpiled|bundled|(?<!be{_SP})ready|"
     rf"(?<!get{_SP})(?<!getting{_SP})started){_SP}+in|finished{_SP}+'[^'\n]{{1,40}}'{_SP}+after|"
     rf"time:{_SP}*\[|"  # criterion's `time:   [336.55 ms 340.75 ms 345.51 ms]`
     # `Transferred 1073741824 bytes on 1 streams in 10.16s`, MySQL's `1 row in set (0.00 sec)`
@@ -96,7 +95,7 @@ _MEASURED = lazy(
 # of two or more (`min: 5.08ms, med: 6.21ms, max: 7.84ms`), the summary of a measured distribution, so `max` is its
 # largest sample, not a bound.
 _STAT_KEY = (
-    r"(?i:min|max|med|median|mean|avg|average|std(?:dev)?|p\(?\d{2}(?:\.\d+)?\)?|\d{2}(?:\.\d+)?(?:th|%)"
+    r"(?i:min|max|med|median|mean|avg|average|std(?:dev)?|p\(?\d{2}(?:\.\d+)?\)?|\d{2}(?:\.\d+)?(?:th|%)|최소|최대|평균|중앙값"
     r"(?:[ \t]+percentile)?)(?:\*\*)?[ \t]*[:=]?[ \t]*~?"
 )
 _STAT_KEY_BEFORE = lazy(rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}$")
@@ -128,7 +127,7 @@ _SETTING_KEY = lazy(
 _LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?|valid|allowed|ranges?|values?|integer){_E}")
 _RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`
 _STAT_ITEM = lazy(
-    rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?)(?![A-Za-z])"
+    rf"(?<![A-Za-z0-9_.-]){_STAT_KEY}\d[\d,]*(?:\.\d+)?[ \t]?(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|초|분)(?![A-Za-z])"
 )
 
 
@@ -404,8 +403,9 @@ class _Context(_Tables):
         lo, hi = self._line(start)
         cache: dict[int, bool] = self.__dict__.setdefault("_stat_lines", {})
         if lo not in cache:
-            items = _STAT_ITEM.findall(self.text, lo, hi)
-            cache[lo] = len(items) >= 2 and not _GOAL_LINE.search(self.text, lo, hi)
+            items = [m.group() for m in _STAT_ITEM.finditer(self.text, lo, hi)]  # not `최소 50ms, 최대 10000ms로 설정`
+            bounds_only = all(item.startswith(("최소", "최대")) for item in items) and "평균" not in self.text[lo:hi]
+            cache[lo] = len(items) >= 2 and not bounds_only and not _GOAL_LINE.search(self.text, lo, hi)
         return cache[lo]
 
     def _labelled_line(self, lo: int, start: int) -> bool:

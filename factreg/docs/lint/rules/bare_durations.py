@@ -34,7 +34,7 @@ EXAMPLES_FR104 = (
 EXAMPLES_FR103 = (
     ("a setting named a word after", "On long runs the 60s data-path step was too slow.", "60s", "On long runs the 60s data-path timeout is too tight."),
     ("where a change ended, bounded", "응답 시간: 30초~1분 → <500ms", "500ms", "응답 시간: <500ms"),
-    ("length of a voice sample", "The clone was ready in 24s.", "24s", "I have a 10s and 24s voice sample."),
+    ("length of a voice sample", "The clone came back after 24s.", "24s", "I have a 10s and 24s voice sample."),
     (
         "a recording's sample count",
         "whisper: a.wav, 2418.1 sec end to end",
@@ -117,7 +117,7 @@ EXAMPLES_FR103 = (
     ),
     (
         "default after a comma",
-        "the model was ready in 7 minutes",
+        "the model answered after 7 minutes",
         "7 minutes",
         "it keeps the model for 7 minutes, its default.",
     ),
