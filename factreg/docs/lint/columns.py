@@ -13,7 +13,7 @@ _HEADER_UNIT = lazy(
     r"tok(?:en)?s?[ _]per[ _]sec(?:ond)?|req(?:uest)?s?[ ]?/[ ]?s(?:ec(?:ond)?)?|"
     r"(?:ops?|hits|misses|queries|items|records|files|msgs?|messages|events|rows|docs|tx|reads|writes|inserts|updates|"
     r"lookups|calls|jobs|tasks|txns?|transactions|keys|pages|images|samples)/s(?:ec)?|"
-    r"rps|qps|tps|iops|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|[µμ]s|ms|msec|milliseconds?|secs?|"
+    r"rps|qps|tps|iops|fps|it/s|[nµμu]s/op|ms/op|[nµμu]s/(?:fn|iter|call|query|row)|ms/(?:fn|iter|call|query|row)|ns|Â?[µμ]s|ms|msec|milliseconds?|secs?|"
     r"seconds|mins?(?![ \t]+[A-Za-z])|minutes|hrs?|hours|frames/s(?:ec)?|[tpg]flop(?:s|/s(?:ec)?)(?:/(?:chip|gpu|device))?|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
     r"|초|밀리초|마이크로초|나노초|토큰/초)(?=$|[\s)\],*])"
@@ -80,7 +80,7 @@ _GRADE_HEADER = lazy(
 
 # A column named by a verdict of a rubric (`Good`, `Needs Improvement`, `Poor`, `양호`, `나쁨`).
 _VERDICT_COLUMN = lazy(  # quoted too, and with `threshold` after it (`| "Good" Threshold | "Needs Improvement" |`)
-    r"[ \t*_\"“”']*(?:(?i:good|poor|fair|excellent|acceptable|needs?[ -](?:improvement|work)|bad|great|ok)|양호|보통|나쁨|"
+    r"[ \t*_🟢🟡🔴✅⚠️❌\"“”']*(?:(?i:good|poor|fair|excellent|acceptable|needs?[ -](?:improvement|work)|bad|great|ok)|양호|보통|나쁨|"
     r"좋음|우수|개선\s?필요|불량|(?:안전|주의|위험|경고|정상)\s?구간)[ \t*_🟢🟡🔴✅⚠️❌\"“”']*(?:(?i:thresholds?|range)[ \t*_]*)?"
 )
 

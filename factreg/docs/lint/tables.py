@@ -54,7 +54,7 @@ _HEADER_NORMAL |= {"hr": "h", "hrs": "h", "hours": "h", "frames/s": "fps", "fram
 _HEADER_NORMAL |= {"s/tok": "s/tok", "s/token": "s/tok", "fps": "fps", "rps": "req/s", "qps": "/s", "iops": "/s", "it/s": "/s"}
 
 
-_HEADER_NORMAL |= {"ns": "ns", "µs": "µs", "μs": "µs"} | dict.fromkeys(("ns/op", "µs/op", "μs/op", "us/op", "ms/op"), "/op")
+_HEADER_NORMAL |= {"ns": "ns", "µs": "µs", "μs": "µs", "âµs": "µs"} | dict.fromkeys(("ns/op", "µs/op", "μs/op", "us/op", "ms/op"), "/op")
 
 
 _HEADER_NORMAL |= {f"{t}/{per}": "/op" for t in ("ns", "µs", "μs", "us", "ms") for per in ("fn", "iter", "call", "query", "row")}
@@ -294,11 +294,15 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
     return out
 
 
+# A figure with its own unit of time or size in a cell.
+_OWN_UNIT = lazy(r"\d[ \t]?(?:ms|s|secs?|µs|μs|us|ns|mins?|[KMGT]i?B|초|분|밀리초)(?![A-Za-z])")
+
+
 def _row_metric(cells: list[str]) -> tuple[str, str] | None:
     """(unit, kind) when a row's label names a measured rate or latency with no unit (`| ttft | 0.2233 | 0.4244 |`,
     `| Largest Contentful Paint (LCP) | 2813.26 |`) and no other cell is a sentence (a description of a setting)."""
-    if len(cells) < 2 or any(len(c.strip()) > 30 for c in cells[1:]):
-        return None
+    if len(cells) < 2 or any(len(c.strip()) > 30 or _OWN_UNIT.search(c) for c in cells[1:]):
+        return None  # a sentence; a cell with its own unit (`| TBT | 310 ms | … | 2 |`, `| Gateway Runtime | 2 | 2 GB |`)
     return _header_metrics(f"|{cells[0]}|")[0]
 
 
@@ -345,17 +349,35 @@ def _tables_at(text: str) -> Iterable[tuple[str, list[tuple[int, int, bool]], in
 _OPERATOR_CELL = lazy(r"\|[ \t]*(?:>=?|<=?|≥|≤|&gt;=?|&lt;=?|==?)[ \t]*(?=\|)")
 
 
+# A value cell held to a bound (`| 150ms 이하 |`, `| < 200 ms |`), and any cell holding a figure after the row's label.
+_BOUND_VALUE_CELL = lazy(r"\|[ \t*_]*(?:(?:<=?|≤|&lt;=?)[ \t]*\d[^|\n]*|\d[^|\n]*?(?:이하|미만|이내))[ \t*_]*(?=\||$)", re.M)
+_FIGURE_CELL = lazy(r"\|[^|\n\d]*\d[^|\n]*(?=\||$)", re.M)
+_BARE_NUMBER = lazy(r"\|[ \t*_]*\d[\d,.]*[ \t*_]*")
+
+
 def _threshold_rows(text: str, found: list[Candidate]) -> list[Candidate]:
-    """`found` with the claims of table rows that hold a comparison cell made targets."""
+    """`found` with the claims of table rows that hold a comparison cell made targets, and those of a row whose
+    other figures are all held to bounds (`| /order | 120 | 500ms 이하 | 800ms 이하 |`: the load a goal is set at)."""
     out: list[Candidate] = []
     for c in found:
         if c[4] == "claim":
             lo = text.rfind("\n", 0, c[0]) + 1
             hi = _line_end(text, c[0])
-            if in_row(text, lo, c[0]) and _OPERATOR_CELL.search(text, lo, hi):
+            if in_row(text, lo, c[0]) and (_OPERATOR_CELL.search(text, lo, hi) or _bounds_row(text, lo, hi)):
                 c = (c[0], c[1], c[2], c[3], "target", c[5])
         out.append(c)
     return out
+
+
+def _bounds_row(text: str, lo: int, hi: int) -> bool:
+    """Whether every figure of a table row after its label is held to a bound, two of them at least, but one bare
+    number (not `| < 2s | < 3s | 33% 개선 |`: the last is a change measured)."""
+    start = text.find("|", text.find("|", lo) + 1, hi)  # the label's cell ends here
+    if start < 0:
+        return False
+    bounds = _BOUND_VALUE_CELL.findall(text, start, hi)
+    others = [c for c in _FIGURE_CELL.findall(text, start, hi) if c not in bounds]
+    return len(bounds) >= 2 and len(others) == 1 and _BARE_NUMBER.fullmatch(others[0]) is not None
 
 
 def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
@@ -380,7 +402,7 @@ def _by_column(text: str, found: list[Candidate]) -> list[Candidate]:
                 elif what == "other" and unit in _NOT_PERFORMANCE_UNITS:
                     changes[i] = None
                 i += 1
-    if _OPERATOR_CELL.search(text):
+    if _OPERATOR_CELL.search(text) or _BOUND_VALUE_CELL.search(text):
         found = _threshold_rows(text, found)
     if not changes:
         return found

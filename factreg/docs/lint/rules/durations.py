@@ -5,6 +5,10 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a medal beside a time", "| Benchmark | A | B |\n|---|---|---|\n| initialize | 4.13ms 🥇 | 116.04ms |", "4.13ms",
+     "| Benchmark | A | B |\n|---|---|---|\n| initialize | 4.13MB 🥇 | 116.04MB |"),
+    ("a rubric's columns named with a mark", "| 지표 | ✅ 측정 | ⚠️ 이전 |\n|---|---|---|\n| LCP | 2.5s | 4.0s |", "2.5s",
+     "| 지표 | ✅ 좋음 | ⚠️ 개선 필요 |\n|---|---|---|\n| LCP | 2.5s | 4.0s |"),
     ("a post's reading time", "Joseph Sibony build time: 6 minutes", "6 minutes", "Joseph Sibony reading time: 6 minutes"),
     ("a rule of thumb's step", "로딩 시간이 1초 빨라졌고 매출이 늘어났다.", "1초", "로딩 속도가 1초 빨라질 때마다 매출이 늘어난다."),
     (

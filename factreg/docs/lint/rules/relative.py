@@ -243,6 +243,8 @@ EXAMPLES_FR125 = (
 )
 
 EXAMPLES_FR126 = (
+    ("a change of requests a second", "| Scenario | Req/s delta |\n|---|---|\n| interceptor | -10.84% |", "10.84%",
+     "| Scenario | Memory delta |\n|---|---|\n| interceptor | -10.84% |"),
     ("a row of another figure", "| 처리량 | 99 | 99.9 | 0.9%↑ |", "0.9%", "| 가용성 | 99% | 99.9% | 0.9%↑ |"),
     ("threshold on a change", "| end-to-end p99 | +15% 증가 |", "15%", "| end-to-end p99 | +15% 이상이면 롤백 |"),
     ("Korean rate words", "| 응답 시간 | -25% |", "25%", "| 이탈률 | 25% |"),

@@ -5,6 +5,14 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
+    ("µs garbled in the header", "| Scenario | Mean (Âµs) |\n|---|---|\n| baseline | 0.64 |", "0.64",
+     "| Scenario | Mean (Âµ) |\n|---|---|\n| baseline | 0.64 |"),
+    (
+        "the load a row of goals is set at",
+        "| API | TPS | p95 | p99 |\n|---|---|---|---|\n| /order | 120 | 800ms | 1200ms |",
+        "120",
+        "| API | TPS | p95 | p99 |\n|---|---|---|---|\n| /order | 120 | 800ms 이하 | 1200ms 이하 |",
+    ),
     ("hours in the header", "| GPUs | Time to train (Hrs) |\n|---|---|\n| 4 | 8.2 |", "8.2",
      "| GPUs | Batch per GPU (count) |\n|---|---|\n| 4 | 8.2 |"),
     ("frames a second in the header", "| GPUs | Frames/s with FP32 |\n|---|---|\n| 8 | 296767 |", "296767",
@@ -182,6 +190,8 @@ EXAMPLES_FR157 = (
 )
 
 EXAMPLES_FR155 = (
+    ("a label's metric, no cell with a unit of its own", "| Metric | Run |\n|---|---|\n| Runtime | 2 |", "2",
+     "| Component | Memory |\n|---|---|\n| Gateway Runtime | 2 GB |"),
     (
         "llama.cpp's pp and tg by device",
         "| Model | CPU pp | GPU tg |\n|---|---|---|\n| q4_0 | 99.9 | 28.1 |",
