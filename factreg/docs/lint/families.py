@@ -271,7 +271,9 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], BARE_PERCENT_RULE)  # `reduce conversions by up to 20%`, `a 35% lower hourly rate`
     if c[5] == PERCENT_RULE and _PEOPLE_TIME.search(text, max(line[0], c[0] - 50), c[0]):
         return (*c[:5], BARE_PERCENT_RULE)  # `리뷰에 소요되는 평균 시간이 … 97% 단축`: the time people spend
-    if c[5] == PERCENT_RULE and (_RESOURCE_AFTER.match(text, c[1]) or row and _change_of_other(text, c[0], c[1])):
+    if c[5] == PERCENT_RULE and (
+        _RESOURCE_AFTER.match(text, c[1]) or row and _change_of_other(text, c[0], c[1]) or _level_change(text, c)
+    ):
         return (*c[:5], BARE_PERCENT_RULE)  # `uses ~12% more memory`, `| 정확도 | 85.0% | +1.5% |`, a score's change
     if c[5] == PERCENT_RULE and row:
         if len(_MEASURED_CELL.findall(text, *line)) >= 2:
@@ -288,6 +290,21 @@ _RANKED_AFTER = lazy(
     rf"(?:\*\*)?{_SP}+(?i:behind|ahead{_SP}+of){_SP}+(?!(?:the{_SP}+|our{_SP}+|its{_SP}+)?(?i:schedule|plan|target|budget|"
     rf"forecast|estimates?|expectations?|last{_SP}+year|competitors?{_SP}+in{_SP}+(?:sales|revenue)){_E})"
 )
+
+
+# A share's level changed to another (`87%에서 98%로`, `71% → 100%`): the ends are levels, not changes (not `16%에서
+# 35% 더 빠르다`, `improved 19% to 27%`: a change's range).
+_LEVEL_TO_AFTER = lazy(rf"{_SP}*(?:에서{_SP}*\d[\d.]*{_SP}?%{_SP}*(?:로|으로)|(?:→|->|⟶){_SP}*~?\d[\d.]*{_SP}?%)")
+_LEVEL_FROM_BEFORE = lazy(rf"\d%{_SP}*(?:에서|→|->|⟶){_SP}*~?$")
+_TO_AFTER = lazy(rf"{_SP}*(?:로|으로)")
+
+
+def _level_change(text: str, c: Candidate) -> bool:
+    """Whether a percentage is either end of a level changed to another."""
+    if _LEVEL_TO_AFTER.match(text, c[1]):
+        return True
+    before = _LEVEL_FROM_BEFORE.search(text, max(0, c[0] - 8), c[0])
+    return before is not None and ("에서" not in before.group() or _TO_AFTER.match(text, c[1]) is not None)
 
 
 # More or less of a resource after a percentage (`~12% more memory`): a size's change, not a speed's.
