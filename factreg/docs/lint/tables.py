@@ -158,6 +158,10 @@ _ZERO_BAND = lazy(r"0(?:\.0+)?[ \t]?[-–~][ \t]?\d")  # a range from zero: a ra
 _RATIO_NOT_TIME = lazy(r"(?i:compress|size|memory|accuracy|recall|score)")
 
 
+# A column of one numbered run of a repeated measurement (`1회`, `Run 2`, `Trial 3`, `#4`).
+_RUN_COLUMN = lazy(r"[ \t*_]*(?:\d{1,2}[ \t]?회(?:차)?|(?i:run|trial|try|attempt|iter(?:ation)?)[ \t]?#?\d{1,2}|#\d{1,2})[ \t*_]*")
+
+
 def _header_metrics(header: str) -> list[tuple[str, str] | None]:
     """For each cell of a table's header row, (unit, kind) when the cell names a measured rate or latency with no
     unit (_HEADER_METRIC), else None; `target` for a goal, limit or setting column."""
@@ -165,7 +169,11 @@ def _header_metrics(header: str) -> list[tuple[str, str] | None]:
     cells = header.strip().strip("|").split("|")
     # `| Ratio |` beside columns of times and no column of sizes: the ratio of those times (not a compression ratio)
     timed = not _RATIO_NOT_TIME.search(header) and any(_HEADER_UNIT.search(c) or _HEADER_METRIC.search(c) for c in cells)
+    runs = sum(_RUN_COLUMN.fullmatch(c) is not None for c in cells) >= 2  # `| 1회 | 2회 | 3회 |`, `| Run 1 | Run 2 |`
     for cell in cells:
+        if runs and _RUN_COLUMN.fullmatch(cell):
+            out.append(("", "claim"))  # a numbered run's column: what each run measured, its unit unsaid
+            continue
         if _SPEEDUP_COLUMN.fullmatch(cell) or (timed and _RATIO_COLUMN.fullmatch(cell)):
             out.append(("×", "claim"))  # `| Speed-up |` over `| 2.7 |`: a ratio of speed (FR121)
             continue

@@ -190,6 +190,8 @@ EXAMPLES_FR157 = (
 )
 
 EXAMPLES_FR155 = (
+    ("a numbered run's column", "| 항목 | 1회 | 2회 |\n|---|---|---|\n| 인덱스 생성 | 89.43 | 144.42 |", "89.43",
+     "| 항목 | 1등 | 2등 |\n|---|---|---|\n| 인덱스 생성 | 89.43 | 144.42 |"),
     ("a label's metric, no cell with a unit of its own", "| Metric | Run |\n|---|---|\n| Runtime | 2 |", "2",
      "| Component | Memory |\n|---|---|\n| Gateway Runtime | 2 GB |"),
     (
