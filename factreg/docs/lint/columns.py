@@ -27,7 +27,7 @@ _HEADER_UNIT = lazy(
 _TARGET_COLUMN = lazy(
     r"(?i:\b(?:targets?|goals?|slos?|slas?|budgets?|thresholds?|limits?(?!\s?/\s?offset)|caps?|alerts?|alarms?|warn(?:ing)?|critical|"
     r"allowed|required|requirements?|timeouts?|ttl|expiry|deadlines?|intervals?|rto|rpo|retention|cooldown|backoff|"
-    r"debounce|polling|headroom|recommended|good value|ideal)\b)"
+    r"debounce|polling|headroom|recommended|good value|ideal|retry-after)\b)"
     r"|목표|임계|한도|상한|제한|경고|위험|알람|허용|요구|권장|타임아웃|유효\s?기간|만료|간격|주기|보관\s?기간|쿨다운|기대\s?값|기댓값|기대치"
     r"|정상\s?범위"
 )
@@ -103,7 +103,7 @@ _DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
 _STAGE_HEADER = lazy(r"[ \t*_]*(?:(?i:stages?|phases?|steps?|ramps?)|단계|구간|페이즈)[ \t*_]*")
 _LOAD_COLUMN = lazy(
     r"(?i:\b(?:vus?|vusers?|virtual users|users|concurrency|arrival rate|target rps|rps|qps|tps)\b)"
-    r"|VU|가상\s?사용자|동시\s?사용자|사용자\s?수|목표\s?RPS|부하"
+    r"|VU|가상\s?(?:사용자|유저)|동시\s?(?:사용자|유저)|사용자\s?수|유저\s?수|목표\s?RPS|부하"
 )
 _STAGE_LENGTH_COLUMN = lazy(
     r"[ \t*_]*(?:(?i:duration|time|hold(?: time)?|length)|시간|유지\s?시간|지속\s?시간|기간)[ \t*_]*"

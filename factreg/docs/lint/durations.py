@@ -24,13 +24,11 @@ _SETTING_BEFORE = lazy(
     rf"[^.;,\d\n]{{0,20}}$|(?<!token{_SP})(?<!tokens{_SP})(?<!frame{_SP})(?i:every|each){_SP}+$"
 )
 
-
 # Substrings one of which every _SETTING_BEFORE match contains, lower-cased (a fast first test).
 _SETTING_HINT = lazy(
     "time|sleep|interval|retr|cool|back|ttl|deadline|keep|default|fresh|warn_|error_|max_age|poll|every|each|lived|expir|"
     "타임아웃|주기|간격|재시도|기본값|디폴트|제한|캐시"
 )
-
 
 _SETTING_AFTER = lazy(
     rf"(?:\)|{_SP}*\([^()\n]{{0,20}}\))?{_SP}*(?:고정{_SP}?)?(?:(?i:per-[a-z]+){_SP}+)?(?:(?i:time-?outs?|intervals?|cool-?down|ttl|deadline|sleep|delay){_END}|마다|간격|주기|타임아웃|제한|쿨다운|고정|(?:짜리{_SP}?)?캐시|(?:자동{_SP}?)?갱신|디바운스|디바운싱|시뮬레이션)"
@@ -258,7 +256,9 @@ _WINDOW_SUBJECT = lazy(
 
 _CONDITION_AFTER = lazy(
     rf"(?:\*\*)?{_SP}?(?:을|를|이|가)?{_SP}?(?:이상|초과|이하|미만)?{_SP}?"
-    rf"(?:넘으면|넘는|넘어가는|넘어가면|넘기면|넘을|이상이면|초과 시|초과하면|걸리면|걸린다면|소요되면|소요된다면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
+    rf"(?:넘으면|넘는|넘어가는|넘어가면|넘기면|넘을|이상이면|초과 시|초과하면|걸리면|걸린다면|소요되면|소요된다면|되면|걸리는{_SP}\S+(?:은|는)|[^|.,]{{0,12}}(?:경우|없어도|없으면|않으면))"
+    # a rubric's verdict on a range (`100ms에서 300ms 사이는 개선이 필요`, `2.5-4 seconds as needs improvement`)
+    rf"|[^|.,\n]{{0,16}}?(?:은|는){_SP}?개선이{_SP}?필요|{_SP}+as{_SP}+(?i:good|poor|needs{_SP}+improvement){_E}"
 )
 
 

@@ -13,6 +13,7 @@ from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, 
 # allows (`| Enhanced | 99.9% | ~43 minutes |`).
 _NINES = lazy(r"(?<![\d.])99(?:\.\d+)?%")
 _NINES_CELL = lazy(r"\|[ \t*]*99(?:\.\d+)?%[ \t*]*\|")
+_NINES_ARROW = lazy(r"(?<![\d.])99(?:\.\d+)?%[ \t]*(?:→|->)[ \t]*~?\d[\d.,]*[ \t]?(?i:min|minutes|hours?|hrs?|h|seconds|s|분|시간|초)\b")
 _UPTIME_WORDS = lazy(r"(?i:downtime|availability|uptime|\bslas?\b|commitment|nines|allows?)|가용성|다운타임|가동률")
 _DURATION = lazy(r"[^a-z]*(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b|[^가-힣]*(?:초|분|시간|일)")
 _AT_LEAST_BEFORE = lazy(rf"{_B}(?i:at{_SP}+least|no{_SP}+less{_SP}+than|a{_SP}+minimum{_SP}+of){_SP}*~?$")
@@ -289,7 +290,9 @@ class _Targets(_Hypotheticals):
             hi = self.text.find("\n", start)
             line = self.text[lo : len(self.text) if hi < 0 else hi]
             cache[lo] = _NINES.search(line) is not None and (
-                _UPTIME_WORDS.search(line) is not None or _NINES_CELL.search(line) is not None
+                _UPTIME_WORDS.search(line) is not None
+                or _NINES_CELL.search(line) is not None
+                or _NINES_ARROW.search(line) is not None  # `# 99.9%  → 43.2 minutes`: the downtime a level allows
             )
         return cache[lo]
 

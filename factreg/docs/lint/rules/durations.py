@@ -5,6 +5,17 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a rubric's verdict on a range", "응답 시간이 100ms에서 300ms로 늘었다.", "100ms", "100ms에서 300ms 사이는 개선이 필요하다."),
+    ("a time a condition is met at", "페이지 로딩 속도가 3초가 되었다.", "3초", "페이지 로딩 속도가 3초가 되면 이탈율이 늘어난다."),
+    (
+        "a Retry-After column",
+        "| 에러 코드 | 상황 | 응답 시간 |\n|---|---|---|\n| `ORDER_CONFLICT` | 동시 주문 처리 충돌 | 2초 |",
+        "2초",
+        "| 에러 코드 | 상황 | Retry-After |\n|---|---|---|\n| `ORDER_CONFLICT` | 동시 주문 처리 충돌 | 2초 |",
+    ),
+    ("a load stage's length", "| 단계 | 처리량 | 지속 시간 |\n|---|---|---|\n| 스파이크 | 500 | 10초 |", "10초",
+     "| 단계 | 가상 유저 | 지속 시간 |\n|---|---|---|\n| 스파이크 | 10 → 500명 | 10초 |"),
+    ("the downtime an availability allows", "# p99 latency → 43.2 ms", "43.2 ms", "# 99.9%  → 43.2 minutes"),
     ("a medal beside a time", "| Benchmark | A | B |\n|---|---|---|\n| initialize | 4.13ms 🥇 | 116.04ms |", "4.13ms",
      "| Benchmark | A | B |\n|---|---|---|\n| initialize | 4.13MB 🥇 | 116.04MB |"),
     ("a rubric's columns named with a mark", "| 지표 | ✅ 측정 | ⚠️ 이전 |\n|---|---|---|\n| LCP | 2.5s | 4.0s |", "2.5s",
