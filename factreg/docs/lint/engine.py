@@ -96,6 +96,7 @@ _BARE_END_AFTER = lazy(
     rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|almost|less{_SP}+than|under|over|just(?:{_SP}+(?:over|under))?){_SP}*)?"
     rf"(?P<n>\d+(?:\.\d+)?)(?![\w%:/×~-]|[.,]\w|{_SP}?(?:[%×]|[A-Za-z]+/|[KMGT]i?B{_E}|(?i:x){_E}))"
 )
+_KO_BARE_END_AFTER = lazy(rf"{_SP}*에서{_SP}*(?P<n>\d[\d,]*(?:\.\d+)?)(?=으?로(?![가-힣]))")
 _PAIRED_UNITS = frozenset({"s", "ms", "min", "h", "us", "µs", "tok/s", "req/s", "/s", "fps"})
 
 
@@ -118,8 +119,8 @@ def _second_end(text: str, first: Candidate, c: Candidate) -> bool:
 
 
 def _pair_ends(text: str, found: list[Candidate], skipped: Callable[[int, int], bool]) -> list[Candidate]:
-    """`found` and the bare second figure of each `from <claim> to <number>` pair (the claim's unit, kind and rule),
-    unless a unit of its own follows it (`from 2 s to 20 GB`)."""
+    """`found` and the bare second figure of each `from <claim> to <number>` or `<claim>에서 <number>로` pair (the
+    claim's unit, kind and rule), unless a unit of its own follows it (`from 2 s to 20 GB`)."""
     out: list[Candidate] = []
     for i, c in enumerate(found):
         if out and out[-1][5] != c[5] and _second_end(text, out[-1], c):
@@ -128,9 +129,12 @@ def _pair_ends(text: str, found: list[Candidate], skipped: Callable[[int, int], 
         if b is not None and (not out or out[-1][1] <= b.start("n")) and not skipped(b.start("n"), b.end("n")):
             out.append((b.start("n"), b.end("n"), b.group("n"), c[3], c[4], c[5]))
         out.append(c)
-        if c[3] not in _PAIRED_UNITS or not _FROM_BEFORE.search(text, max(0, c[0] - 20), c[0]):
+        if c[3] not in _PAIRED_UNITS:
             continue
-        m = _BARE_END_AFTER.match(text, c[1])
+        # `TPS는 236에서 1,968로`: the Korean pair's second figure, bare before `로`
+        m = _KO_BARE_END_AFTER.match(text, c[1])
+        if m is None and _FROM_BEFORE.search(text, max(0, c[0] - 20), c[0]):
+            m = _BARE_END_AFTER.match(text, c[1])
         if m is None or skipped(m.start("n"), m.end("n")) or _CLAIM.match(text, m.start("n")):
             continue
         if i + 1 < len(found) and found[i + 1][0] < m.end():

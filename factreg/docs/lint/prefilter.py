@@ -28,7 +28,7 @@ _WHOLE_TEXT = (_LABEL_UNIT, _METRIC_LABEL, _TOOL_ROW, _WORD_RATIO)  # patterns w
 # with and without it).
 _UNIT_START = (
     rf"(?i:ch|d[oa]|el|f[ipl]|g[ibf]|ge|h[or]|i[tmo]|k[ibe]|li|m[sib0-9]|me|ns|na|op|p[paf]|perc|q[up]|r[eopu]|s[eat]|tera|us|wo|x[fsq]"
-    rf"|ev(?=ent)|co(?=nn)|in(?=ser|fer)|tr(?=ans)|tx|wr(?=ite)|fr(?=ames)|per(?={_SP}sec)|ve(?=ctor)|ba(?=tch)"
+    rf"|ev(?=ent)|cy(?=cle)|co(?=nn)|in(?=ser|fer)|tr(?=ans)|tx|wr(?=ite)|fr(?=ames)|per(?={_SP}sec)|ve(?=ctor)|ba(?=tch)"
     rf"|pr(?=edict)|em(?=bed)|jo(?=b)|sp(?=an)|ob(?=j)|ti(?=le)|ta(?=sk)|ha(?=sh)|pk(?=t)|lo(?=okup)|ca(?=ll)"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
     rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|h(?={_SP}?\d)|i(?=/s)|\[(?=#/sec\]|ms\])|[µμ%×✕✖토마밀초분시배기테페나]|프(?=레임)|[nm](?=[ \t]±)|[건장개회](?={_SP}?/)|(?:요청|쿼리|트랜잭션|메시지|이벤트)(?={_SP}?/)"

@@ -47,6 +47,8 @@ _UNITS = [
     # (`6,670 ns/iter`) and RocksDB's db_bench (`0.220 micros/op`, `1.42 micros/read`)
     ("op", rf"(?:ns|[µμ]s|us|ms){_SP}?/{_SP}?(?:op|iter){_END}|micros{_SP}?/{_SP}?(?:op|read|write|iter){_END}"),
     ("op", rf"s/it{_END}"),  # tqdm's seconds per iteration: `[00:27<00:00,  3.92s/it]`
+    # CPU cycles per unit of work (`3.61 cycles per operation`, `0.9 cycles/byte`)
+    ("op", rf"(?i:cycles?){_SP}?(?:/|{_SP}per{_SP}){_SP}?(?i:op(?:eration)?|byte|element|iteration|call|char(?:acter)?|value|row){_END}"),
     # time per token
     ("mstok", rf"ms{_SP}?/{_SP}?(?i:tok(?:en)?){_END}|ms{_SP}per{_SP}token{_END}"),
     ("stok", rf"s{_SP}?/{_SP}?(?i:tok(?:en)?){_END}"),

@@ -103,7 +103,7 @@ SEEN_RATE_RULE = "FR117"  # FR112's rate in prose, beside a word of what was see
 # redis-benchmark's `250187.64 requests per second` and a serving benchmark's `6.05 requests/s`.
 TOOL_UNIT = lazy(
     r"(?i:[nµμu]s|ms)\s?/\s?(?:op|iter)\b|micros\s?/\s?(?:op|read|write|iter)\b|(?i:ops?|records?|msgs?|runs|[KMG]?elem(?:ent)?s?)\s?(?:/|per\s)"
-    r"|(?i:i|it|iterations?|img|images|samples?)\s?/\s?s(?:ec)?\b|(?i:requests)(?:/s\b|\sper\ssecond)|\[#/sec\]"
+    r"|(?i:i|it|iterations?|img|images|samples?)\s?/\s?s(?:ec)?\b|(?i:requests)(?:/s\b|\sper\ssecond)|\[#/sec\]|(?i:cycles?)\s?(?:/|per\s)"
 )
 RATIO_RULE = "FR121"  # a speed-up or slow-down with a word of speed near it (default)
 BARE_RATIO_RULE = "FR123"  # a ratio with no word of speed near it, or in its table cell's row or column (preview)

@@ -68,6 +68,7 @@ EXAMPLES_FR111 = (
 )
 
 EXAMPLES_FR117 = (
+    ("a Korean pair's bare second figure", "TPS는 236에서 1,968로 향상되었다.", "1,968", "사용자 수는 236에서 1,968로 늘었다."),
     ("one condition among others", "Table 2 measured 4000 QPS in the run.", "4000 QPS", "Table 2: Latency (QPS: 4000; key: 16 bytes)"),
     ("a figure multiplied into a total", "피크 때 110 TPS를 기록했다.", "110 TPS", "110 TPS × 5분 × 평균 주문액 50,000원 = 1,650만원"),
     ("a rate keyed by its figure", "TPS: ~22 요청/초", "22", "TPS 목표: ~22 요청/초"),
@@ -187,6 +188,8 @@ EXAMPLES_FR114 = (
 )
 
 EXAMPLES_FR115 = (
+    ("CPU cycles per operation", "linux_base64_decode  :  3.61 cycles per operation (best)", "3.61 cycles per operation",
+     "It ran for 3 cycles per day."),
     ("ApacheBench's requests per second", "Requests per second:    8665.48 [#/sec] (mean)", "8665.48 [#/sec]", "Requests per second:    n/a [#/sec] (mean)"),
     ("wrk's transfer rate", "Transfer/sec:    169.25MB", "169.25MB", "Transfer size:    169.25MB"),
     ("a browser benchmark's score", "Geometric mean: 14.90 runs/s", "14.90 runs/s", "Geometric mean of 14.90 runs"),
