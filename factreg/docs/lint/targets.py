@@ -13,6 +13,17 @@ from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, 
 # allows (`| Enhanced | 99.9% | ~43 minutes |`).
 _NINES = lazy(r"(?<![\d.])99(?:\.\d+)?%")
 _NINES_CELL = lazy(r"\|[ \t*]*99(?:\.\d+)?%[ \t*]*\|")
+# A column of shares that are not an availability (`| Cache Hit Ratio |`, `| Success Rate |`, `| 정확도 |`, `| 개선율 |`).
+_SHARE_COLUMN = lazy(r"(?i:hit|ratio|rate|recall|accuracy|success|pass|percentage|score|quality|cpu|mem)|율|률|정확|점수|성공|적중|단축")
+
+
+def _nines_column(text: str, lo: int, line: str) -> bool:
+    """Whether a table row holds a cell of only a `99.9%` whose column's header names no other share."""
+    return any(
+        not _SHARE_COLUMN.search(_cell_context(text, lo + m.start() + 1)[2]) for m in _NINES_CELL.finditer(line)
+    )
+
+
 _NINES_ARROW = lazy(r"(?<![\d.])99(?:\.\d+)?%[ \t]*(?:→|->)[ \t]*~?\d[\d.,]*[ \t]?(?i:min|minutes|hours?|hrs?|h|seconds|s|분|시간|초)\b")
 _UPTIME_WORDS = lazy(r"(?i:downtime|availability|uptime|\bslas?\b|commitment|nines|allows?)|가용성|다운타임|가동률")
 _DURATION = lazy(r"[^a-z]*(?i:ms|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b|[^가-힣]*(?:초|분|시간|일)")
@@ -291,7 +302,7 @@ class _Targets(_Hypotheticals):
             line = self.text[lo : len(self.text) if hi < 0 else hi]
             cache[lo] = _NINES.search(line) is not None and (
                 _UPTIME_WORDS.search(line) is not None
-                or _NINES_CELL.search(line) is not None
+                or _nines_column(self.text, lo, line)
                 or _NINES_ARROW.search(line) is not None  # `# 99.9%  → 43.2 minutes`: the downtime a level allows
             )
         return cache[lo]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a share that is no availability", "| Provider | P95 TTFB | Cache Hit Ratio |\n|---|---|---|\n| Fastly | 38ms | 99.1% |", "38ms",
+     "| SLO % | Downtime/Month |\n|---|---|\n| 99.9% | 43.2 minutes |"),
     ("a rubric's verdict on a range", "응답 시간이 100ms에서 300ms로 늘었다.", "100ms", "100ms에서 300ms 사이는 개선이 필요하다."),
     ("a time a condition is met at", "페이지 로딩 속도가 3초가 되었다.", "3초", "페이지 로딩 속도가 3초가 되면 이탈율이 늘어난다."),
     (
