@@ -48,7 +48,6 @@ _QUESTION_START = lazy(r"(?:^|[?!][ \t]+)$")
 # set to send, as `RPS 2, Duration 10s` is.
 _LOAD_RATE_AFTER = lazy(rf"(?:\*\*)?{_SP}*[,|]{_SP}*\d+{_SP}?(?:분|(?i:min|minutes?|m){_E}|초{_SP}?(?:간|동안))")
 
-
 # A rate of people, named before it: reading, typing or speaking speed (`the speed of my reading (8-9 tokens/s)`,
 # `사람이 읽는 속도는 초당 5토큰`).
 _HUMAN_RATE_BEFORE = lazy(
@@ -56,7 +55,6 @@ _HUMAN_RATE_BEFORE = lazy(
     rf"(?i:reading|typing|speaking|speech)|{_B}(?i:humans?|people|we|I){_SP}+(?i:read|type|speak|talk)"
     r"|(?:읽는|읽기|타이핑|말하는|발화)\s?속도|사람이\s?(?:읽|말하|타이핑)"
 )
-
 
 # A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
 _REACHES_BEFORE = lazy(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
@@ -262,6 +260,7 @@ _MEDIA_HEADER = lazy(
 _TOOL_ROW_BEFORE = lazy(
     r"[ \t]*(?:(?:ok|FAIL)[ \t]+[\w./-]+|\d{2}(?:\.\d+)?%|Latencies[ \t]*\[min,[^\]\n]{0,30}\](?:[ \t]+\d[\d.]*[µa-z]{1,2},)*)[ \t]+"
 )
+_GBENCH_ROW = lazy(r"[ \t]*\S+[ \t]+\d[\d.]*[ \t]?(?:ns|us|µs|ms)[ \t]+\d[\d.]*[ \t]?(?:ns|us|µs|ms)[ \t]+\d+\b")  # Google Benchmark
 # A web framework's request log (`Completed 200 OK in 3080ms (Views: 192.8ms …)`, `Sent 200 in 216µs`), and pytest's
 # `--durations` report (`93.09s call     tests/test_x.py::test_y`).
 # pytest's `4011 tests collected in 6.61s` too (cargo's `Finished … target(s) in 0.01s`: targets._TOOL_TIME_BEFORE).
@@ -334,6 +333,7 @@ class _Context(_Tables):
         if (
             _MEASURED_KEY_BEFORE.search(text, max(near_lo, start - 40), start)
             or _TOOL_ROW_BEFORE.fullmatch(text, lo, start)
+            or _GBENCH_ROW.match(text, lo)
             or _CRITERION_ROW.match(text, lo, hi)
             or value_row(text, lo, hi)
             or _LOG_TIME_BEFORE.search(text, max(near_lo, start - 40), start)

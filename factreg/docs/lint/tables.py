@@ -185,6 +185,7 @@ def _header_metrics(header: str) -> list[tuple[str, str] | None]:
         rate = word.lstrip("* ").startswith(("pp", "tg")) and " s" not in word or word in ("throughput", "speed")
         target = _TARGET_COLUMN.search(cell) and not _REACHED_COLUMN.search(cell)
         out.append(("tok/s" if rate or word in ("처리량", "속도") else "s", "target" if target else "claim"))
+    _statistics_after(cells, out)  # `| 99% percentile | AVG |`: the average of the same latency
     _spanned(cells, out)
     return out
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a Google Benchmark row", "QT_8bit_direct/iterations:20   30771920 ns   30770261 ns   20", "30771920 ns",
+     "QT_8bit_direct/iterations:20   30771920 B   30770261 B   20"),
     ("a share that is no availability", "| Provider | P95 TTFB | Cache Hit Ratio |\n|---|---|---|\n| Fastly | 38ms | 99.1% |", "38ms",
      "| SLO % | Downtime/Month |\n|---|---|\n| 99.9% | 43.2 minutes |"),
     ("a rubric's verdict on a range", "응답 시간이 100ms에서 300ms로 늘었다.", "100ms", "100ms에서 300ms 사이는 개선이 필요하다."),

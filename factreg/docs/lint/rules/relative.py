@@ -85,6 +85,8 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("benchstat's delta on a row of times", "Persist-24  2.68µs ± 1%  2.03µs ± 1%  -24.00%  (p=0.000 n=20+20)", "24.00%",
+     "Persist-24  2.68kB ± 1%  2.03kB ± 1%  (p=0.000 n=20+20)"),
     ("one system placed behind another", "The Ryzen 5 9600X is 1% behind the Intel Core i5-14600K.", "1%",
      "Sales are 10% ahead of last year."),
     (

@@ -190,6 +190,8 @@ EXAMPLES_FR157 = (
 )
 
 EXAMPLES_FR155 = (
+    ("a statistic after a percentile's column", "|Ops|99% percentile|AVG|\n|---|---|---|\n|1m|25.91|3.75|", "3.75",
+     "|Ops|Payload Size|AVG|\n|---|---|---|\n|1m|1024|3.75|"),
     ("a numbered run's column", "| 항목 | 1회 | 2회 |\n|---|---|---|\n| 인덱스 생성 | 89.43 | 144.42 |", "89.43",
      "| 항목 | 1등 | 2등 |\n|---|---|---|\n| 인덱스 생성 | 89.43 | 144.42 |"),
     ("a label's metric, no cell with a unit of its own", "| Metric | Run |\n|---|---|\n| Runtime | 2 |", "2",
