@@ -273,7 +273,10 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     if c[5] == PERCENT_RULE and _PEOPLE_TIME.search(text, max(line[0], c[0] - 50), c[0]):
         return (*c[:5], BARE_PERCENT_RULE)  # `리뷰에 소요되는 평균 시간이 … 97% 단축`: the time people spend
     if c[5] == PERCENT_RULE and (
-        _RESOURCE_AFTER.match(text, c[1]) or row and _change_of_other(text, c[0], c[1]) or _level_change(text, c)
+        _RESOURCE_AFTER.match(text, c[1])
+        or _RESOURCE_BEFORE.search(text, max(line[0], c[0] - 16), c[0])
+        or row and _change_of_other(text, c[0], c[1])
+        or _level_change(text, c)
     ):
         return (*c[:5], BARE_PERCENT_RULE)  # `uses ~12% more memory`, `| 정확도 | 85.0% | +1.5% |`, a score's change
     if c[5] == PERCENT_RULE and row:
@@ -325,6 +328,11 @@ _RESOURCE_AFTER = lazy(
     rf"|(?:\*\*)?{_SP}+(?i:of){_SP}+(?i:a|an|the|its|their|each|every|all){_SP}+"
     rf"(?!(?:\w+{_SP}+){{0,2}}?(?i:wall|run|build|ci|response|load|query|time|times|runtime|latency|duration|bandwidth|"
     rf"ceiling|peak|throughput|speed|performance|theoretical|max(?:imum)?|baseline){_E})"
+)
+# Tokens or time and money saved named right before a percentage (`토큰 낭비는 75%나`, `추론 길이(토큰)를 약 35%`,
+# `시간 절감 효과: 77-88%`): a count's or people's change, not a speed's.
+_RESOURCE_BEFORE = lazy(
+    r"(?:토큰\)?\s?(?:낭비|사용량|사용|소비|수)?|(?:시간|비용)\s?절감(?:\s?효과)?)(?:은|는|을|를|이|가)?\s?(?::\s?)?(?:약\s?)?$"
 )
 # The time people spend on a task, before a percent change of it (`프로젝트 생성/세팅 시간이 … 80% 이상 감소`).
 _PEOPLE_TIME = lazy(

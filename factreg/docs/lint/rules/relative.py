@@ -256,6 +256,8 @@ EXAMPLES_FR126 = (
 )
 
 EXAMPLES_FR124 = (
+    ("tokens saved, beside a speed", "추론 속도는 2.4배 빨라졌으며, 토큰 낭비는 75%나 줄였습니다.", "75%",
+     "추론 속도는 빨라졌으며, 토큰 낭비는 75개나 줄였습니다."),
     ("a level changed to another", "Performance 점수가 87%에서 98%로 향상되었다.", "87%", "Performance 점수가 87점에서 98점으로 향상되었다."),
     ("people's manual work", "병목 구간 식별 시간: 수동 분석 대비 90% 단축", "90%", "병목 구간 식별 시간: 수동 분석 90건"),
     ("people's training", "신입 교육 시간 50% 단축", "50%", "신입 교육 과정 50개 개설"),
