@@ -92,15 +92,16 @@ def _candidates(
 
 # `from ~250s to ~13`, `from 4 minutes to less than 1.5`: a change whose unit is written on its first figure only.
 _FROM_BEFORE = lazy(rf"{_B}(?i:from){_SP}+(?:[~≈]|(?i:about|around|roughly){_SP}+)?$")
+# ` to ~`, ` to under `, ` to just over `: the words between a change's two ends
+_TO_BOUND = rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|almost|less{_SP}+than|under|over|just(?:{_SP}+(?:over|under))?){_SP}*)?"
 _BARE_END_AFTER = lazy(
-    rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|almost|less{_SP}+than|under|over|just(?:{_SP}+(?:over|under))?){_SP}*)?"
-    rf"(?P<n>\d+(?:\.\d+)?)(?![\w%:/×~-]|[.,]\w|{_SP}?(?:[%×]|[A-Za-z]+/|[KMGT]i?B{_E}|(?i:x){_E}))"
+    rf"{_TO_BOUND}(?P<n>\d+(?:\.\d+)?)(?![\w%:/×~-]|[.,]\w|{_SP}?(?:[%×]|[A-Za-z]+/|[KMGT]i?B{_E}|(?i:x){_E}))"
 )
 _KO_BARE_END_AFTER = lazy(rf"{_SP}*에서{_SP}*(?P<n>\d[\d,]*(?:\.\d+)?)(?=으?로(?![가-힣]))")
 _PAIRED_UNITS = frozenset({"s", "ms", "min", "h", "us", "µs", "tok/s", "req/s", "/s", "fps"})
 
 
-_END_TO = lazy(rf"{_SP}+to{_SP}+(?:[~≈]|(?i:about|around|roughly|nearly|almost|(?:less|more){_SP}+than|under|over|just(?:{_SP}+(?:over|under))?){_SP}*)?$")
+_END_TO = lazy(rf"{_TO_BOUND}$|{_SP}+to{_SP}+(?i:more){_SP}+(?i:than){_SP}*$")  # what stands between `from <first>` and `<c>`
 
 
 _BARE_BEFORE_ARROW = lazy(rf"(?<![\w.,=:/-])(?P<n>\d+(?:\.\d+)?){_SP}*(?:→|->|⟶){_SP}*(?:[~≈]{_SP}*)?$")
