@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -41,10 +42,19 @@ def load(path: Path = CORPUS) -> list[dict]:
 
 
 def label_spans(text: str, claims: list[str]) -> list[tuple[int, int]]:
+    """Each labelled claim's (start, end) in `text`, left to right. A claim that begins or ends with a digit is
+    first looked for where it is a whole number (`38321` in `| 383219 | 38321 |` is the second cell, not the first
+    five digits of the other one; `300` is not the end of `1,300`), then anywhere."""
     spans: list[tuple[int, int]] = []
     pos = 0
     for claim in claims:
-        i = text.find(claim, pos)
+        whole = re.compile(
+            ("(?<![\\d.,])" if claim[:1].isdigit() else "")
+            + re.escape(claim)
+            + ("(?![\\d])(?![.,]\\d)" if claim[-1:].isdigit() else "")
+        )
+        m = whole.search(text, pos) or whole.search(text)
+        i = m.start() if m else text.find(claim, pos)
         if i < 0:
             i = text.find(claim)
         if i < 0:

@@ -17,7 +17,11 @@ _HEADER_UNIT = lazy(
     r"seconds|mins?(?![ \t]+[A-Za-z])|minutes|hrs?|hours|frames/s(?:ec)?|[tpg]flop(?:s|/s(?:ec)?)(?:/(?:chip|gpu|device))?|tops|[gtm]b/s|[gtm]bps|"
     r"(?:frames|requests|queries|op(?:eration)?s|images|samples|items|records|files|words|characters)[ _]per[ _]sec(?:ond)?)"
     r"|초|밀리초|마이크로초|나노초|토큰/초)(?=$|[\s)\],*])"
-    r"|[(\[](?P<s>s)[)\]]"
+    r"|[(\[](?P<s>s)[)\]]|(?<=[(\[])(?P<us>us|usec)(?=[)\]])"  # `| Triton (us) |`, `| mean[us] |`: microseconds
+    # `| qps_before | qps_after |`: a unit opening a snake-case name whose rest says which run
+    r"|(?:^|(?<=[\s(\[/,*]))(?P<o>(?i:qps|rps|tps|fps|ms))(?=[_-](?i:before|after|old|new|base(?:line)?|main|pr|patched|mean|avg|median|p\d{2})\b)"
+    # `| Operators / second |`, `| Generated / s |`, `| Prompt Per Second |`: a count of anything per second
+    r"|(?:^|(?<=[\s(\[*]))(?P<per>(?!(?i:limit|max|cap|quota|budget|target))[A-Za-z]{3,}(?:[ \t]?/[ \t]?(?:s|sec|second)|[ _](?i:per)[ _](?i:sec(?:ond)?)))(?=$|[\s)\],*])"
 )
 
 

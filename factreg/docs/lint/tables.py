@@ -91,7 +91,7 @@ def _header_units(header: str) -> list[tuple[str, str] | None]:
         ):
             out.append(None)
             continue
-        word = (m.group("u") or "s").lower()
+        word = (m.group("u") or m.group("o") or ("µs" if m.group("us") else "ops/s" if m.group("per") else "s")).lower()
         if "per" in word and not word.startswith("tok"):  # `Frames per Second`, `Requests per second`
             word = "fps" if word.startswith("frames") else "req/s" if word.startswith("req") else "ops/s"
         unit = _HEADER_NORMAL.get(word, "req/s" if word.startswith("req") else "/s" if word == "tps" else "tok/s")
@@ -139,16 +139,17 @@ def _statistics_after(cells: list[str], out: list[tuple[str, str] | None]) -> No
 # `pp512 new`), `T_PP s` of a batched bench, a latency or percentile (`p99`, `Latency percentile_90 READ`), a speed
 # or a throughput (`Prompt Processing Speed`); not a relative speed, a speed-up or a count.
 _HEADER_METRIC = lazy(
-    r"(?i:^\s*(?:\*\*)?(?:pp|tg)\d+\b|\b(?:cpu|gpu|metal|cuda|vulkan|npu)[ _-]?(?:pp|tg)\d*\b|\bt_(?:pp|tg)\s+s\s*$|\bpercentile(?=_|\b)|\b(?:p(?:50|75|90|95|99|99\.9)|latency|ttft|tpot|"
-    r"itl|throughput|speed|ttf[abt]|lcp|fcp|contentful\s+paint|blocking\s+time)\b)|지연\s?시간|응답\s?시간|처리량|속도"
+    r"(?i:^\s*(?:\*\*)?(?:pp|tg)\d+\b|\b(?:cpu|gpu|metal|cuda|vulkan|npu)[ _-]?(?:pp|tg)\d*\b|\bt_(?:pp|tg)\s+s\s*$|\bpercentile(?=_|\b)|\b(?:p(?:10|25|50|75|90|95|99|99\.9)|latency|ttft|tpot|"
+    r"itl|throughput|speed|ttf[abt]|lcp|fcp|contentful\s+paint|blocking\s+time|rtf|rtt|real[ -]time\s+factor)\b|(?:time|sec)/op\b)|지연\s?시간|응답\s?시간|처리량|속도"
     # the time a kind of work took (`| eval time |`, `| Indexing time |`, `| save_time |`, `| 빌드 시간 |`)
     r"|(?i:(?<![A-Za-z])(?:eval|prompt[ _]eval|build|load(?:ing)?|run|wall|exec(?:ution)?|processing|inference|"
-    r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export|frame)"
-    r"[ _-]?time(?:s)?(?![A-Za-z])|\btime[ _]taken\b|^\s*(?:startup|start-up|cold[ _-]?start|elapsed|wall|time\s+(?:with|without|diff)\b.*)\s*$)|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
+    r"generation|compile|compilation|render(?:ing)?|save|startup|start-?up|query|indexing|training|import|export|frame|"
+    r"response|total|avg|average|mean|median|max|min)"
+    r"[ _-]?time(?:s)?(?![A-Za-z])|\btime[ _]taken\b|^\s*(?:startup|start-up|cold[ _-]?start|elapsed?|wall|time\s+(?:with|without|diff)\b.*)\s*$)|(?:빌드|실행|처리|추론|생성|로딩|로드|컴파일|변환|쿼리|조회|학습|인덱싱)\s?시간"
 )
 _NOT_METRIC = lazy(
     r"(?i:\b(?:relative|speed-?ups?|gain|improvement|ratio|vs\.?|change|diff|delta|count|tokens|n_kv|size|memory|"
-    r"score|%)\b|Δ|×|배|개선|향상|비율|차이|변화)"
+    r"score|%)\b|%[ \t]*of\b|Δ|×|배|개선|향상|비율|차이|변화)"
 )
 
 

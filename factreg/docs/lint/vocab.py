@@ -589,7 +589,7 @@ _CHANGE_RX = screened(_CHANGE_RX)
 # seconds`), a column of speed-ups (`| Speed-up |`; not `속도 향상`: a ratio or a percent), and a row label naming a
 # size or a compression, whose percentiles are sizes (`| Uncompressed | 3,412 | 8,691 |` under `| p50 | p75 |`).
 _VALUE_BEFORE = lazy(r"(?i:\b(?:every|each|after|within|over)[ \t]+)\d[\d,.]*[ \t]?$")
-_SPEEDUP_COLUMN = lazy(r"[ \t*_]*(?i:speed-?ups?|speed up|times faster)[ \t*_]*")
+_SPEEDUP_COLUMN = lazy(r"[ \t*_]*(?i:(?:speed-?ups?|speed up)(?:[ \t]+(?:rate|factor|with\b[^|]*))?|times faster)[ \t*_]*")
 # A column of changes (`| Change |`, `| Diff % |`, `| 개선율 |`), and a cell holding a measured time or rate: two
 # such cells in a row make its ratios and percentages changes of them.
 _CHANGE_HEADER = lazy(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR121 = (
+    ("a speed-up column under another name", "| Model | Time (s) | Speedup Rate |\n|---|---|---|\n| onnx | 2806 | 12.9 |", "12.9",
+     "| Model | Files | Success Rate |\n|---|---|---|\n| onnx | 2806 | 12.9 |"),
     ("a size's ratio in Korean", "빌드가 2.8× 빠르게 끝났다", "2.8×", "최종 이미지가 2.8× 작게 줄었다"),
     (
         "a ratio beside microseconds",

@@ -5,6 +5,12 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR151 = (
+    ("microseconds in parentheses", "| B | Triton (us) | Speedup |\n|---|---|---|\n| 64 | 18.46 | 1.28x |", "18.46",
+     "| Region | Users (US) |\n|---|---|\n| east | 18.46 |"),
+    ("a unit opening a snake-case name", "| nprobe | qps_before | qps_after |\n|---|---|---|\n| 16 | 729.2 | 887.4 |",
+     "729.2", "| nprobe | recall_before | recall_after |\n|---|---|---|\n| 16 | 0.72 | 0.81 |"),
+    ("anything counted per second", "| Domain | Operators / second |\n|---|---|\n| depot | 1843.64 |", "1843.64",
+     "| Plan | Rate limit per second |\n|---|---|\n| Basic | 20 |"),
     ("µs garbled in the header", "| Scenario | Mean (Âµs) |\n|---|---|\n| baseline | 0.64 |", "0.64",
      "| Scenario | Mean (Âµ) |\n|---|---|\n| baseline | 0.64 |"),
     (
@@ -190,6 +196,12 @@ EXAMPLES_FR157 = (
 )
 
 EXAMPLES_FR155 = (
+    ("a tenth percentile and the real-time factor", "| cohort | n | p10 | RTF |\n|---|---|---|---|\n| cold | 10 | 1289 | 0.08 |",
+     "1289", "| cohort | n | top10 | WER |\n|---|---|---|---|\n| cold | 10 | 1289 | 0.08 |"),
+    ("Go's time per operation", "| Library | time/op | allocs/op |\n|---|---|---|\n| encoding/json | 1,300 | 9 |", "1,300",
+     "| Library | bytes/op | allocs/op |\n|---|---|---|\n| encoding/json | 1,300 | 9 |"),
+    ("an average or total time, not a share of it", "| Item | avg time | runs |\n|---|---|---|\n| codegen | 35.855 | 256 |",
+     "35.855", "| Item | % of total time | runs |\n|---|---|---|\n| codegen | 35.855 | 256 |"),
     ("a statistic after a percentile's column", "|Ops|99% percentile|AVG|\n|---|---|---|\n|1m|25.91|3.75|", "3.75",
      "|Ops|Payload Size|AVG|\n|---|---|---|\n|1m|1024|3.75|"),
     ("a numbered run's column", "| 항목 | 1회 | 2회 |\n|---|---|---|\n| 인덱스 생성 | 89.43 | 144.42 |", "89.43",
