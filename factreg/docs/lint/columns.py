@@ -21,7 +21,7 @@ _HEADER_UNIT = lazy(
     # `| qps_before | qps_after |`: a unit opening a snake-case name whose rest says which run
     r"|(?:^|(?<=[\s(\[/,*]))(?P<o>(?i:qps|rps|tps|fps|ms))(?=[_-](?i:before|after|old|new|base(?:line)?|main|pr|patched|mean|avg|median|p\d{2})\b)"
     # `| Operators / second |`, `| Generated / s |`, `| Prompt Per Second |`: a count of anything per second
-    r"|(?:^|(?<=[\s(\[*]))(?P<per>(?!(?i:limit|max|cap|quota|budget|target))[A-Za-z]{3,}(?:[ \t]?/[ \t]?(?:s|sec|second)|[ _](?i:per)[ _](?i:sec(?:ond)?)))(?=$|[\s)\],*])"
+    r"|(?:^|(?<=[\s(\[*]))(?P<per>(?!(?i:limit|max|cap|quota|budget|target))[A-Za-z]{3,}(?:[ \t]?/[ \t]?(?i:s|sec|second)|[ _](?i:per)[ _](?i:sec(?:ond)?)))(?=$|[\s)\],*])"
 )
 
 
@@ -104,13 +104,13 @@ _DEFAULT_COLUMN = lazy(r"(?i:\bdefaults?(?: values?)?\b)|기본\s?값")
 
 # A load test's schedule: its first column names stages (`| 구간 | 목표 RPS | 시간 |`, `| Stage | VUs | Duration |`)
 # and another the load it is set to, so its column of plain durations holds how long each stage was set to last.
-_STAGE_HEADER = lazy(r"[ \t*_]*(?:(?i:stages?|phases?|steps?|ramps?)|단계|구간|페이즈)[ \t*_]*")
+_STAGE_HEADER = lazy(r"[ \t*_]*(?:(?i:stages?|phases?|steps?|ramps?|scenarios?)|단계|구간|페이즈|시나리오)[ \t*_]*")
 _LOAD_COLUMN = lazy(
     r"(?i:\b(?:vus?|vusers?|virtual users|users|concurrency|arrival rate|target rps|rps|qps|tps)\b)"
     r"|VU|가상\s?(?:사용자|유저)|동시\s?(?:사용자|유저)|사용자\s?수|유저\s?수|목표\s?RPS|부하"
 )
 _STAGE_LENGTH_COLUMN = lazy(
-    r"[ \t*_]*(?:(?i:duration|time|hold(?: time)?|length)|시간|유지\s?시간|지속\s?시간|기간)[ \t*_]*"
+    r"[ \t*_]*(?:(?i:duration|time|hold(?: time)?|length|test duration)|시간|유지\s?시간|지속\s?시간|테스트\s?시간|기간)[ \t*_]*"
 )
 
 

@@ -67,7 +67,7 @@ _MEASURED = lazy(
     # what a tool prints when a step ends: `24 passed in 0.64 seconds`, `built in 1465ms`, `Executed in 38.07 secs`,
     # `runner started in 8.62 seconds` (not `Get started in 5 minutes`: people's time)
     rf"(?:passed|failed|built|compiled(?:{_SP}+successfully|{_SP}+with{_SP}+\d+{_SP}+(?:warnings?|errors?))?|executed|ran|loaded|installed|resolved|transpiled|bundled|(?<!be{_SP})ready|"
-    rf"(?<!get{_SP})(?<!getting{_SP})started){_SP}+in|finished{_SP}+'[^'\n]{{1,40}}'{_SP}+after|"
+    rf"(?<!get{_SP})(?<!getting{_SP})started(?:{_SP}+(?-i:[A-Z][\w.$-]*))?){_SP}+in|finished{_SP}+'[^'\n]{{1,40}}'{_SP}+after|"
     rf"time:{_SP}*\[|"  # criterion's `time:   [336.55 ms 340.75 ms 345.51 ms]`
     # `Transferred 1073741824 bytes on 1 streams in 10.16s`, MySQL's `1 row in set (0.00 sec)`
     rf"(?:transferred|processed|indexed|imported|exported|uploaded|downloaded|parsed|migrated|inserted|scanned|copied)"
@@ -120,7 +120,7 @@ _KO_LATE_NOT = lazy(r"가정|이론|예를|만약|라면|\*|×|동안|절약|목
 # A key naming a setting, in any case or joined form (`retry_delay_ms`, `maxWaitMs`, `budgetSeconds`).
 _SETTING_KEY = lazy(
     r"(?i:delay|wait|limit|budget|target|threshold|deadline|interval|backoff|sleep|window|period|timeout|ttl|expir|lifetime|max_?age|stale|cache|"
-    r"debounce|throttle|wake_?up|poll|retry|heartbeat)"
+    r"debounce|throttle|wake_?up|poll|retry|heartbeat|linger|between|grace|keep_?alive|cooldown)"
 )
 _LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?|valid|allowed|ranges?|values?|integer){_E}")
 _RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`

@@ -84,7 +84,7 @@ _SHARE_TOOK_AFTER = lazy(
     rf"{_SP}+(?:(?i:took|take|more{_SP}+than|less{_SP}+than|of{_SP}+(?:the{_SP}+)?(?:[a-z]+{_SP}+)?(?:requests|users|calls|jobs|"
     rf"runs|containers|viewers|visitors|sessions|queries|traffic|total)){_E}"
     # `90% of time is spent on imports`, `spends 20% of its time in the allocator`: a profile's share of the time
-    rf"|(?i:of{_SP}+(?:(?:the|its|their|our|total){_SP}+)?(?:cpu{_SP}+|wall{_SP}+)?time{_SP}+(?:is{_SP}+|was{_SP}+)?"
+    rf"|(?i:of{_SP}+(?:(?:the|its|their|our|total){_SP}+)?(?:(?:cpu|wall|processing|response|execution|request|build){_SP}+)?time{_SP}+(?:is{_SP}+|was{_SP}+)?"
     rf"(?:spent|in|on|goes){_E}))"
     # `95%의 요청이 1초 이내`, `95% 요청 응답시간`, `95% 응답시간: 500ms`: the share of the requests a percentile covers
     rf"|(?:의)?{_SP}*요청|{_SP}*응답{_SP}?(?:시간|속도)(?:\*\*)?{_SP}*[:|]"

@@ -14,14 +14,14 @@ _UNITS = [
     ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
     ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
     ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
-    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?i:requests){_SP}per{_SP}second{_END}"),
+    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?:HTTP{_SP})?(?i:requests){_SP}per{_SP}second{_END}"),
     # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
     (
         "persec",
         rf"(?i:i(?=/)|its?|iters?|iterations?|files?|chars?|characters?|words?|images?|imgs?|samples?|queries|"
         rf"steps?|sentences?|pages?|documents?|docs?|lines?|ops?|rows?|records?|msgs?|messages|runs|events?|"
         rf"responses|connections|transactions|txns?|operations|writes|reads|inserts|infer(?:ences)?|vectors|batches|"
-        rf"predictions|embeddings|jobs?|spans?|objs?|objects|keys|tiles?|tasks?|hashes|packets|pkts?|lookups|calls|samp|"
+        rf"predictions|embeddings|jobs?|spans?|objs?|objects|keys|tiles?|tasks?|hashes|packets|pkts?|lookups|calls|samp|tests|"
         rf"[KMG]?elem(?:ent)?s?)"
         rf"{_SP}?(?:/{_SP}?|{_SP}per{_SP})"
         rf"(?:(?i:s|secs?|seconds?){_END}|초)",

@@ -40,7 +40,7 @@ _MAGNITUDE = (
     rf"(?:{_SP}?/|{_SP}per{_SP})(?:s|sec|second){_END}))"
     rf"|만(?={_SP}?(?:IOPS|[QRT]PS){_END})"  # `19만 IOPS`: tens of thousands
     # `4 million ops/sec`, `110 thousand IOPS`, `3-4 million msgs/sec`
-    rf"|{_SP}(?i:million|billion|thousand)(?={_SP}(?:(?i:tok|req|msgs?|ops?|operations|events?|messages|records|rows|"
+    rf"|(?:{_SP}|-)(?i:million|billion|thousand)(?={_SP}(?:(?i:(?:HTTP{_SP})?(?:tok|req(?:uest)?s?)|msgs?|ops?|operations|events?|messages|records|rows|"
     rf"queries|transactions|responses|writes|reads|inserts|frames)(?:{_SP}?/|{_SP}per{_SP})|IOPS{_END}|[QRT]PS{_END}))"
 )
 
@@ -205,7 +205,7 @@ _TARGET_WORDS = lazy(
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
     r"|목표|요구|필요(?:하다|합니다|하다고)|기준치|한도|권장|허용(?=[ \t]*(?:$|[,.)|\n])|치|한도)|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
-    r"기준으로\s?(?:한|삼|잡)|기한|마감|데드라인|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    r"기준으로\s?(?:한|삼|잡)|(?:최소|충족|인증|요구)\s?기준|기한|마감|데드라인|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 
 
@@ -315,9 +315,9 @@ _ELAPSED_LINE = lazy(  # an elapsed time, an uptime (`top - 04:38:26 up 47 min`)
 
 
 _HYPOTHETICAL = lazy(
-    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|illustrative(?=\))|for instance|if the system|let's{_SP}say|consider{_SP}+this{_SP}+scenario"
+    rf"{_B}(?i:would|suppose|imagine|hypothetical\w*|illustrative(?=\))|if the system|let's{_SP}say|consider{_SP}+this{_SP}+scenario"
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
-    rf"|(?:for{_SP}example|e\.g\.),?{_SP}+(?:an?{_SP}+[\w-]+{_SP}+(?:can|could|might|may)|say|if|let's|let{_SP}us)|might"
+    rf"|(?:for{_SP}(?:example|instance)|e\.g\.),?{_SP}+(?:an?{_SP}+(?:[\w-]+{_SP}+(?:can|could|might|may)|system|drive|disk|server|service|model|machine|function|user|team|job)|consider|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
     rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|query|request|page|site|website|function|job|"
     rf"application|customer){_E}(?!{_SP}+(?i:like|such))"

@@ -5,6 +5,11 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a server's start in its log", "Started Application in 18.576 seconds (JVM running for 20.779)", "18.576 seconds",
+     "Started Application in 2 stages"),
+    ("a study's conditions, not a run", "로딩 시간이 3초로 줄었다", "3초", "로딩 시간이 3초를 넘자 반송률이 38%로 늘었다"),
+    ("a load-test scenario's length", "| 시나리오 | VU | 평균 응답 시간 |\n|---|---|---|\n| 탐색 | 800 | 2초 |", "2초",
+     "| 시나리오 | VU | 테스트 시간 |\n|---|---|---|\n| 탐색 | 800 | 10분 |"),
     ("a Google Benchmark row", "QT_8bit_direct/iterations:20   30771920 ns   30770261 ns   20", "30771920 ns",
      "QT_8bit_direct/iterations:20   30771920 B   30770261 B   20"),
     ("a share that is no availability", "| Provider | P95 TTFB | Cache Hit Ratio |\n|---|---|---|\n| Fastly | 38ms | 99.1% |", "38ms",

@@ -188,6 +188,8 @@ EXAMPLES_FR114 = (
 )
 
 EXAMPLES_FR115 = (
+    ("millions of requests a second", "HAProxy reached 1.03 million HTTP requests per second.",
+     "1.03 million HTTP requests per second", "HAProxy logged 1.03 million HTTP requests."),
     ("CPU cycles per operation", "linux_base64_decode  :  3.61 cycles per operation (best)", "3.61 cycles per operation",
      "It ran for 3 cycles per day."),
     ("ApacheBench's requests per second", "Requests per second:    8665.48 [#/sec] (mean)", "8665.48 [#/sec]", "Requests per second:    n/a [#/sec] (mean)"),
@@ -248,6 +250,7 @@ EXAMPLES_FR113 = (
 )
 
 EXAMPLES_FR116 = (
+    ("a certification's minimum", "이 NPU는 45 TOPS의 성능을 낸다", "45 TOPS", "코파일럿+ PC의 최소 기준인 45 TOPS를 넘는다"),
     ("a requirement is a target", "이 NPU는 벤치마크에서 45 TOPS의 성능을 기록했다.", "45 TOPS", "코파일럿을 실행하려면 40 TOPS 성능의 NPU가 필요하다."),
     ("a tool's bandwidth keyed by its unit", "Grammar: DataFormat(Json), MiB/s:        50.17", "50.17",
      "Grammar: DataFormat(Json), MiB:        50.17"),

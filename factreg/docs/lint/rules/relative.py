@@ -87,6 +87,10 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("an example that reports", "For instance, the card was 17% faster than the 5070 Ti.", "17% faster",
+     "For instance, a system can be 17% faster."),
+    ("a profile's share of the time", "Processing time dropped by 15% after the change.", "15%",
+     "15% of the processing time is spent in the kernel."),
     ("benchstat's delta on a row of times", "Persist-24  2.68µs ± 1%  2.03µs ± 1%  -24.00%  (p=0.000 n=20+20)", "24.00%",
      "Persist-24  2.68kB ± 1%  2.03kB ± 1%  (p=0.000 n=20+20)"),
     ("one system placed behind another", "The Ryzen 5 9600X is 1% behind the Intel Core i5-14600K.", "1%",

@@ -56,6 +56,7 @@ EXAMPLES_FR143 = (
 )
 
 EXAMPLES_FR144 = (
+    ("a producer's linger setting", "produce_latency_ms=100", "100", "--producer-config linger_ms=100"),
         ("metric name holding its unit", "decode_latency_seconds_sum 0.482", "0.482", "request_timeout_seconds 30"),
     ("a setting named in seconds", "ttft_seconds_sum 0.11", "0.11", "request_timeout_seconds 30"),
     ("a JSON key in milliseconds", '"mean_ttft_ms": 190.5,', "190.5", '"retry_delay_ms": 500,'),
