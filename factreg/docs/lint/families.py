@@ -435,7 +435,8 @@ _SPEED_NEAR = lazy(_SPEED_WORDS)
 _PERF_NEAR = lazy(
     rf"{_SPEED_WORDS}"
     rf"|{_B}(?i:time|timing|duration|runtime|ttft|tpot|itl|rtf|p50|p9\d|tok/s|t/s|tps|qps|rps|req/s|ops/s(?:ec)?|decod\w*|"
-    rf"prefill|generation|inference|bandwidth|pp\d+|tg\d+|fps|frame{_SP}?times?|frametime){_E}"
+    rf"prefill|generation|inference|bandwidth|pp\d+|tg\d+|fps|frame{_SP}?times?|frametime|ttfb|lcp|fcp|inp|cold{_SP}+starts?|"
+    rf"startup|start-up|(?:build|compil(?:e|ation)){_SP}+times?|compile-time|compilation|indexing){_E}"
     rf"|(?i:change):{_SP}*\["  # criterion's `change: [+4.4991% +7.4272% +10.486%]`
     r"|\d\s*(?:ms|s|sec|초|분|밀리초)(?![A-Za-z가-힣])|시간|소요|향상|효율|빠를|빠른|빨리|추론|생성"
 )

@@ -31,7 +31,7 @@ _UNIT_START = (
     rf"|ev(?=ent)|cy(?=cle)|co(?=nn)|in(?=ser|fer)|tr(?=ans)|tx|wr(?=ite)|fr(?=ames)|per(?={_SP}sec)|ve(?=ctor)|ba(?=tch)"
     rf"|pr(?=edict)|em(?=bed)|jo(?=b)|sp(?=an)|ob(?=j)|ti(?=le)|ta(?=sk)|ha(?=sh)|pk(?=t)|lo(?=okup)|ca(?=ll)"
     rf"|t[kgpibf]|top|to(?:k(?:en)?s?)?(?:{_SP}?/|{_SP}[pam]|-[pa]))"
-    rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|h(?={_SP}?\d)|i(?=/s)|\[(?=#/sec\]|ms\])|[µμ%×✕✖토마밀초분시배기테페나]|프(?=레임)|[nm](?=[ \t]±)|[건장개회](?={_SP}?/)|(?:요청|쿼리|트랜잭션|메시지|이벤트)(?={_SP}?/)"
+    rf"|(?i:[tg]){_SP}?/|(?i:[sx])(?![A-Za-z0-9])|h(?={_SP}?\d)|i(?=/s)|\[(?=#/sec\]|ms\]|Kbytes/sec\])|[µμ%×✕✖토마밀초분시배기테페나]|프(?=레임)|[nm](?=[ \t]±)|[건장개회](?={_SP}?/)|(?:요청|쿼리|트랜잭션|메시지|이벤트)(?={_SP}?/)"
 )
 
 

@@ -24,6 +24,8 @@ from factreg.docs.lint.vocab import (
 )
 
 _COMPARATIVE = lazy(rf"{_SP}?(?i:(faster|slower|quicker|speedup|speed-up|slowdown){_END})")
+# `**77,67%** (Δ: 1233,828 ns) slower than v5.12.0`: the comparative after an aside on the same change
+_COMPARATIVE_AFTER_ASIDE = lazy(rf"(?:\*\*|__)?{_SP}*\([^()\n]{{0,40}}\){_SP}*(?i:(faster|slower){_END})")
 
 
 # After `N×` / `Nx`: a capitalised word, a number or a count noun makes it a hardware count or a product.
@@ -229,6 +231,8 @@ class _Relative(_Durations):
         quantity, a share), or _GO_ON when they decide nothing."""
         text = self.text
         comp = _COMPARATIVE.match(text, end)
+        if comp is None and kind == "pct" and _COMPARATIVE_AFTER_ASIDE.match(text, end):
+            return end  # the aside keeps its own figure (`Δ: 1233,828 ns`)
         if comp and kind != "pct":
             return None if _PEOPLE_WORK_AFTER.match(text, comp.end()) else comp.end()
         if kind == "xsp" or (kind == "times" and text[end : end + 1] not in ".;)"):

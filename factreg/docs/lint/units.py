@@ -14,7 +14,7 @@ _UNITS = [
     ("rate", rf"(?i:tok(?:en)?s?|tg|pp){_SP}(?i:max|min|avg){_SP}(?i:per|a){_SP}(?i:second|sec){_END}"),
     ("rate", rf"(?i:tg|pp){_SP}?/{_SP}?(?i:s|secs?|seconds?){_END}"),
     ("rate", rf"(?i:tok(?:en)?s?){_SP}?/{_SP}?(?i:day|hour|hr|h|min){_END}"),  # 390M tokens/day
-    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec){_END}|(?:HTTP{_SP})?(?i:requests){_SP}per{_SP}second{_END}"),
+    ("req", rf"(?i:req(?:uest)?s?){_SP}?/{_SP}?(?i:s|sec|second){_END}|(?:HTTP{_SP})?(?i:requests){_SP}per{_SP}second{_END}"),
     # other things per second: it/s, files/sec, chars/초, words per second, RPS, fps
     (
         "persec",
@@ -32,6 +32,7 @@ _UNITS = [
     ("persec", rf"(?:건|장|개|회|요청|쿼리|트랜잭션|메시지|이벤트){_SP}?/{_SP}?(?:(?i:s|sec){_END}|초)"),
     ("persec", rf"/(?:s|sec){_END}(?!/)"),
     ("persec", r"\[#/sec\]"),  # ApacheBench's `Requests per second:    8665.48 [#/sec] (mean)`
+    ("bw", r"\[Kbytes/sec\]"),  # and its `Transfer rate:          142,584.32 [Kbytes/sec] received`
     ("persec", rf"(?i:per){_SP}(?i:sec(?:ond)?)(?=\.|{_END})"),  # sysbench's `(30.94 per sec.)`  # a bare `/s`: `처리량도 16.7/sec`, `500/s에서 2000/s로`
     ("fps", rf"(?i:fps|frames{_SP}per{_SP}second){_END}"),
     ("fps", r"프레임(?=[을이으로도\s,.)]|$)"),  # a game benchmark's `평균 51프레임을 기록`: frames a second

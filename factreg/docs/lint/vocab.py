@@ -36,7 +36,7 @@ _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 # A magnitude suffix before a rate: `10K req/s`, `390M tokens/day`, `50K qps`.
 _MAGNITUDE = (
     rf"(?:[KkM]|만|억)(?={_SP}?(?i:tok|req|msgs?{_SP}?/|ops?{_SP}?/|t{_SP}?/|[qrt]ps{_END}|/s(?:ec)?{_END}|"
-    rf"(?:jobs?|spans?|keys|tiles?|tasks?|events?|rows?|records?|messages|writes|reads|inserts|queries)"
+    rf"(?:jobs?|spans?|keys|tiles?|tasks?|events?|rows?|records?|messages|writes|reads|inserts|queries|docs?|documents|files|objects)"
     rf"(?:{_SP}?/|{_SP}per{_SP})(?:s|sec|second){_END}))"
     rf"|만(?={_SP}?(?:IOPS|[QRT]PS){_END})"  # `19만 IOPS`: tens of thousands
     # `4 million ops/sec`, `110 thousand IOPS`, `3-4 million msgs/sec`
@@ -138,7 +138,7 @@ _PERF = (
 
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
-    rf"{_B}(?i:memory(?!{_SP}+bandwidth)|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|"
+    rf"{_B}(?i:memory(?!{_SP}+bandwidth)|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|charges?|"
     rf"cheaper|price|pricier|expensive|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
@@ -159,7 +159,7 @@ _NONPERF = (
 
 _CHANGE = (
     rf"{_B}(?i:faster|slower|quicker|speed-?ups?|slow-?downs?|uplift|gain|gains|boost|improv\w*|increase[sd]?|"
-    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|behind|loses?|cut|cuts|higher|lower|better|worse|savings?|difference|"
+    rf"decrease[sd]?|reduc\w*|drop\w*|regress\w*|behind|loses?|cut|cuts|cutting|jump(?:ed|s)?|higher|lower|better|worse|savings?|difference|"
     rf"accelerat\w*|outperform\w*|less|more|speeds? up|sped up|on{_SP}the{_SP}table){_E}"
     r"|향상|개선|단축|축소|감소|증가|저하|하락|절감|빨라|빠르|빠름|빠른|느려|느리|느림|느린|가속|줄|↑|↓|⬆|⬇|영향|차이"
 )
@@ -197,7 +197,7 @@ _SIGN_BEFORE = lazy(r"[+−-]\s?$")
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = lazy(
     rf"{_B}(?i:targets?|goals?|slos?|slas?|requirements?|required|thresholds?|criteria|barriers?|floor|"
-    rf"suggested|recommended|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|perceiv\w*|"
+    rf"suggested|recommended|(?:is|are){_SP}+ideal|only{_SP}+allows?|allows?{_SP}+up{_SP}+to|(?<!this{_SP})(?<!that{_SP})(?<!which{_SP})allow{_SP}+(?=\d|an?{_SP}|up{_SP})|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|perceiv\w*|"
     # what people would notice (`users notice delays above 100 ms`), not `Notice the difference: 5s vs 300ms`
     rf"(?:can(?:'t|not)?|won't|will|would|to|don't|do{_SP}not|barely|users|people|humans){_SP}+notice|"
     rf"perception|considered|classified{_SP}+as|deadlines?|feature{_SP}requests?|objectives?|rto|rpo){_E}"
@@ -205,7 +205,7 @@ _TARGET_WORDS = lazy(
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
     r"|목표|요구|필요(?:하다|합니다|하다고)|기준치|한도|권장|허용(?=[ \t]*(?:$|[,.)|\n])|치|한도)|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
-    r"기준으로\s?(?:한|삼|잡)|(?:최소|충족|인증|요구)\s?기준|기한|마감|데드라인|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
+    r"기준으로\s?(?:한|삼|잡)|(?:최소|충족|인증|요구)\s?기준|벽\s?(?:을|를)?\s?(?:깨|넘|돌파)|기한|마감|데드라인|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 
 
@@ -238,7 +238,7 @@ _RUBRIC = lazy(
 _SETTING_WORDS = lazy(
     rf"{_B}(?i:time-?outs?|timeoutseconds|sleeps?|intervals?|keep[-_ ]?alive|ttl|expir\w*|evict\w*|unload\w*|hard-?coded|"
     rf"heartbeat|ramp-?up|debounce|throttle|animation|transition|easing|polling|poll|backoff|back-off|cron|schedule\w*|"
-    rf"retention|grace{_SP}period|idle|inactiv\w*|fixed-?(?:delay|rate)|(?:minimum|maximum|min|max|default){_SP}+value|"
+    rf"retention|grace{_SP}period|increments?{_SP}+of|idle|inactiv\w*|fixed-?(?:delay|rate)|(?:minimum|maximum|min|max|default){_SP}+value|"
     rf"(?:released|freed|unloaded|evicted){_SP}+after|(?:cache[sd]?|caching)(?:{_SP}+\w+)?{_SP}+for"
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
@@ -319,8 +319,8 @@ _HYPOTHETICAL = lazy(
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|(?:for{_SP}(?:example|instance)|e\.g\.),?{_SP}+(?:an?{_SP}+(?:[\w-]+{_SP}+(?:can|could|might|may)|system|drive|disk|server|service|model|machine|function|user|team|job)|consider|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
-    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:model|system|server|llm|gpu|team|user|company|developer|service|app|query|request|page|site|website|function|job|"
-    rf"application|customer){_E}(?!{_SP}+(?i:like|such))"
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:[A-Za-z][\w-]*{_SP}+)?(?:model|system|server|llm|gpu|team|user|company|developer|service|app|query|request|page|site|website|function|job|"
+    rf"application|customer){_E}(?!{_SP}+(?i:like|such))|^\s*if{_SP}[^,;.]{{0,60}}?at{_SP}+(?:least|most)"
     # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
     rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+(?:you{_SP}+(?:need|want|have|plan)|we{_SP}+(?:get|find|land)){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"
     rf"|{_B}an?{_SP}+[\d,]+-(?:token|word){_SP}+(?:answer|response|reply|paragraph|completion)){_E}"

@@ -5,6 +5,14 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a query, not a query supposed", "The database query that used to take 5ms now takes 250ms.", "250ms",
+     "A database query that used to take 5ms now takes 250ms."),
+    ("a range said to be ideal", "For competitive gaming, a response time of 1ms to 3ms was measured.", "1ms",
+     "For competitive gaming, a response time of 1ms to 3ms is ideal."),
+    ("what a platform allows", "App Engine took 60 seconds to respond to a request.", "60 seconds",
+     "App Engine only allows the server to take 60 seconds to respond to a request."),
+    ("billing's increments", "CPU Duration was 10ms per request.", "10ms", "CPU Duration is metered in increments of 10ms."),
+    ("a barrier to break", "RAG 응답속도가 2초로 줄었다", "2초", "RAG 응답속도 2초 벽 깨기"),
     ("a server's start in its log", "Started Application in 18.576 seconds (JVM running for 20.779)", "18.576 seconds",
      "Started Application in 2 stages"),
     ("a study's conditions, not a run", "로딩 시간이 3초로 줄었다", "3초", "로딩 시간이 3초를 넘자 반송률이 38%로 늘었다"),

@@ -250,6 +250,8 @@ EXAMPLES_FR113 = (
 )
 
 EXAMPLES_FR116 = (
+    ("ApacheBench's transfer rate", "Transfer rate:          142.32 [Kbytes/sec] received", "142.32 [Kbytes/sec]",
+     "Transfer rate:          142.32 [Kbytes] received"),
     ("a certification's minimum", "이 NPU는 45 TOPS의 성능을 낸다", "45 TOPS", "코파일럿+ PC의 최소 기준인 45 TOPS를 넘는다"),
     ("a requirement is a target", "이 NPU는 벤치마크에서 45 TOPS의 성능을 기록했다.", "45 TOPS", "코파일럿을 실행하려면 40 TOPS 성능의 NPU가 필요하다."),
     ("a tool's bandwidth keyed by its unit", "Grammar: DataFormat(Json), MiB/s:        50.17", "50.17",

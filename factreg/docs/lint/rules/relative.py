@@ -87,6 +87,11 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("a time to first byte that jumped", "TTFB jumped 300%.", "300%", "Traffic jumped 300%."),
+    ("a condition, not a result", "It is 3% faster than v1.", "3% faster",
+     "If it is at least 3% faster, it will have a green background."),
+    ("a comparative after an aside", "v6 is **21.5%** (Δ: 62 ns) slower than v5.", "21.5%",
+     "v6 is **21.5%** (of all calls) smaller than v5."),
     ("an example that reports", "For instance, the card was 17% faster than the 5070 Ti.", "17% faster",
      "For instance, a system can be 17% faster."),
     ("a profile's share of the time", "Processing time dropped by 15% after the change.", "15%",
