@@ -89,6 +89,17 @@ _VERDICT_COLUMN = lazy(  # quoted too, and with `threshold` after it (`| "Good" 
 )
 
 
+# A column of recordings' lengths: `오디오 길이`, `음성 길이`, `Audio duration`, `clip length`; the order and the task
+# columns of a plan's table (factreg.docs.lint.context); a column of how often a task recurs, or its monthly sum.
+_MEDIA_HEADER = lazy(
+    r"(?i:(?:audio|video|clip|recording|speech|voice|media)[ _-]*(?:length|duration|len)(?![a-z]))"
+    r"|(?:오디오|음성|영상|비디오|녹음|클립)\s?(?:길이|분량)"
+)
+_PLAN_ORDER = lazy(r"순서|단계|우선순위|(?i:\b(?:phase|step|order|priority)\b)|(?:^|\|)[ \t]*#[ \t]*(?:\||$)")
+_PLAN_TASK = lazy(r"작업|내용|할\s?일|(?i:\btask)")
+_CHORE_COLUMN = lazy(r"주기|빈도|월간|주간|(?i:\b(?:frequency|monthly|weekly|per (?:month|week))\b)")
+
+
 # A column named by a pricing plan or tier (`Free`, `Paid`, `Hobby`, `Enterprise`, `무료`, `유료`): whole words at the
 # cell's end, so not `Lock-free`; not `Pro`, which also names chips (`| M1 Pro | M1 Max |`).
 _PLAN_COLUMN = lazy(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from factreg.docs.lint.base import _cell_context, _header_row
-from factreg.docs.lint.columns import _TARGET_COLUMN
+from factreg.docs.lint.columns import _CHORE_COLUMN, _MEDIA_HEADER, _PLAN_ORDER, _PLAN_TASK, _TARGET_COLUMN
 from factreg.docs.lint.durations import _MEASURED_KEY_BEFORE
 from factreg.docs.lint.patterns import lazy
 from factreg.docs.lint.tables import _Tables
@@ -120,7 +120,7 @@ _KO_LATE_NOT = lazy(r"가정|이론|예를|만약|라면|\*|×|동안|절약|목
 # A key naming a setting, in any case or joined form (`retry_delay_ms`, `maxWaitMs`, `budgetSeconds`).
 _SETTING_KEY = lazy(
     r"(?i:delay|wait|limit|budget|target|threshold|deadline|interval|backoff|sleep|window|period|timeout|ttl|expir|lifetime|max_?age|stale|cache|"
-    r"debounce|throttle|wake_?up|poll|retry|heartbeat|linger|between|grace|keep_?alive|cooldown)"
+    r"debounce|throttle|wake_?up|poll|retry|heartbeat|linger|between|grace|keep_?alive|cooldown|lease)"
 )
 _LIMIT_WORD = lazy(rf"{_B}(?i:limits?|caps?|quotas?|allowance|max(?:imum)?|min(?:imum)?|valid|allowed|ranges?|values?|integer){_E}")
 _RANGE_BEFORE = lazy(rf"{_B}(?i:range){_SP}*\((?i:min)[^()\n]{{0,12}}\):[^\n]*$")  # hyperfine's `Range (min … max):`
@@ -244,15 +244,8 @@ _LONE_NOT = lazy(
 _SHARE_FIRST_CELL = lazy(r"[ \t]*\|?[ \t*_]*\d+(?:\.\d+)?[ \t]?%")  # `| 99.9% | 43.2 minutes |`: an availability's downtime
 
 
-# A column of recordings' lengths: `오디오 길이`, `음성 길이`, `Audio duration`, `clip length`.
 # A plan's table: a column of the time each step is expected to take, beside columns of its order and its task.
 _PLAN_COLUMN = lazy(r"[ \t*_]*(?:예상\s?(?:소요(?:\s?시간)?|시간)|소요|(?i:estimated?(?:[ \t]+time)?|eta|effort))[ \t*_]*")
-_PLAN_ORDER = lazy(r"순서|단계|우선순위|(?i:\b(?:phase|step|order|priority)\b)|(?:^|\|)[ \t]*#[ \t]*(?:\||$)")
-_PLAN_TASK = lazy(r"작업|내용|할\s?일|(?i:\btask)")
-_MEDIA_HEADER = lazy(
-    r"(?i:(?:audio|video|clip|recording|speech|voice|media)[ _-]*(?:length|duration|len)(?![a-z]))"
-    r"|(?:오디오|음성|영상|비디오|녹음|클립)\s?(?:길이|분량)"
-)
 
 
 # What a tool prints before a time on its line: `go test`'s `ok      github.com/x/y   83.856s`, a latency
@@ -480,9 +473,11 @@ class _Context(_Tables):
         header = _cell_context(self.text, start)[2]
         if _MEDIA_HEADER.search(header) is not None:
             return True
+        heads = "|".join(_header_row(self.text, lo))
+        if _PLAN_TASK.search(heads) and _CHORE_COLUMN.search(heads):
+            return True  # `| 작업 | 소요 시간 | 주기 | 월간 시간 |`: people's recurring work and its monthly sum
         if _PLAN_COLUMN.fullmatch(header) is None:
             return False
-        heads = "|".join(_header_row(self.text, lo))
         return _PLAN_ORDER.search(heads) is not None and _PLAN_TASK.search(heads) is not None
 
     def classify(self, start: int, u_start: int, end: int, kind: str) -> tuple[int, str] | None:
@@ -523,7 +518,7 @@ class _Context(_Tables):
         """The claim or target a match of an extra pattern `rx` (one of vocab._EXTRA) is, or None."""
         if rx is _TOOL_ROW or rx is _TOOL_INLINE:  # a row a benchmark tool prints: its measured numbers
             first = next(k for k, v in m.groupdict().items() if v is not None)  # the first group of the row's form
-            last = {"n1": "n3", "a1": "a3", "b1": "b3", "p1": "p1", "z1": "z1", "f1": "f1", "j1": "j1"}.get(first)
+            last = {"n1": "n3", "a1": "a3", "b1": "b3", "p1": "p1", "z1": "z1", "f1": "f1", "j1": "j1", "t1": "t1", "r1": "r3"}.get(first)
             end = m.end(last) if last else m.end()
             start = m.start(first)
             return (start, end, self.text[start:end], "", "claim", "FR146")

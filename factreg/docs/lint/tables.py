@@ -305,7 +305,7 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
 
 
 # A figure with its own unit of time or size in a cell.
-_OWN_UNIT = lazy(r"\d[ \t]?(?:ms|s|secs?|µs|μs|us|ns|mins?|[KMGT]i?B|초|분|밀리초)(?![A-Za-z])")
+_OWN_UNIT = lazy(r"\d[ \t]?(?:ms|s|secs?|µs|μs|us|ns|mins?|[KMGT]i?B|초|분|밀리초)(?![A-Za-z])|\d[ \t]B(?![A-Za-z])")
 
 
 def _row_metric(cells: list[str]) -> tuple[str, str] | None:

@@ -12,6 +12,10 @@ from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, 
 # An availability commitment: `99.9%`, `99.95%` with uptime words, or alone in a table cell beside the downtime it
 # allows (`| Enhanced | 99.9% | ~43 minutes |`).
 _NINES = lazy(r"(?<![\d.])99(?:\.\d+)?%")
+# A threshold, a lock's lease or a per-client limit named right beside a figure (not anywhere in its sentence, where a
+# measurement compared with it may sit: `p95가 4.66s로 … 임계값(200ms)을 넘는다`).
+_TARGET_NEAR = lazy(r"(?:임계\s?(?:값|치)|임곗값|(?<![A-Za-z])(?i:lease(?:[ _-]?time)?))[ \t*_:=(-]*$")
+_TARGET_NEAR_AFTER = lazy(rf"{_SP}*(?:\*\*)?{_SP}*(?:임계|(?i:per{_SP}+(?:IP|user)){_E})")
 _NINES_CELL = lazy(r"\|[ \t*]*99(?:\.\d+)?%[ \t*]*\|")
 # A column of shares that are not an availability (`| Cache Hit Ratio |`, `| Success Rate |`, `| 정확도 |`, `| 개선율 |`).
 _SHARE_COLUMN = lazy(r"(?i:hit|ratio|rate|recall|accuracy|success|pass|percentage|score|quality|cpu|mem)|율|률|정확|점수|성공|적중|단축")
@@ -338,6 +342,8 @@ class _Targets(_Hypotheticals):
             # LLM takes longer than 60s`, `defined as any query taking longer than 2 seconds`, `kill threads taking more
             # than 60 seconds`, `ensuring no query takes over 30 seconds`: a limit
             return True
+        if _TARGET_NEAR.search(before[-16:]) or _TARGET_NEAR_AFTER.match(self.text, end):
+            return True  # `임계값(200ms)`, `5초 임계값 초과`, `lease_time: 2초`, `10 requests per second per IP`
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):

@@ -57,7 +57,7 @@ _UNITS = [
     ("ms", rf"(?:ms|msecs?|(?i:milli-?seconds?|millisecs?)){_END}|밀리초|\[ms\]"),  # ApacheBench's `11.195 [ms] (mean)`
     ("us", rf"(?:[µμ]s|(?<=\d)us|usecs?|(?i:micro-?seconds?)){_END}|마이크로초"),
     # `| 273.6142 us |`, `| **57.518 us** |`, `` `3.18 us` ``, a row's last cell: a table cell's microseconds, spaced
-    ("us", rf"us(?={_SP}*(?:\*\*|__|`)?{_SP}*(?:\||\n|$))|us(?=`)"),
+    ("us", rf"us(?={_SP}*(?:\*\*|__|`)?{_SP}*(?:\||\n|$))|us(?=[`)])"),  # and `(9.9 us)`
     # criterion's `time:   [634.82 us 637.20 us 639.93 us]`: spaced microseconds, beside another or closing the bracket
     ("us", r"us(?=[ \t]*\]|[ \t]+\d[\d.]*[ \t]us\b)"),
     ("ns", rf"(?:ns|(?i:nano-?seconds?)){_END}|나노초"),

@@ -20,16 +20,10 @@ MATCHABLE = {0x2009: 0x00A0, 0x202F: 0x00A0}
 # A number; the look-behind (after the first digit, so the search can skip to digits fast) keeps numbers that are
 # part of a word, version, address or clock time out: `tg32`, `b6012`, `A3B`, `v1.2`, `02:30`, `:8080`.
 _NUM_FIRST = r"\d(?<![A-Za-z0-9_.#@$\\]\d)(?<!(?<![A-Za-z]):\d)\d*(?:,\d{3})*(?:\.\d+)?"
-
-
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 # A duration written as a clock: minutes and seconds, or hours, minutes and seconds (`3:39`, `00:00:41.91`).
 _CLOCK_NUM = r"\d{1,3}:[0-5]\d(?::[0-5]\d)?(?:\.\d+)?"
-
-
 _END = r"(?![A-Za-z0-9])"  # an ASCII unit ends at a word boundary (a Korean particle may follow: `28 tok/s로`)
-
-
 _PM = rf"{_SP}?(?:±|\+/-|\+-){_SP}?"
 
 
@@ -407,7 +401,10 @@ _TOOL_ROW = lazy(
     r"|(?:50|66|75|80|90|95|98|99|100)%[ \t]+(?P<p1>\d+)(?=(?:[ \t]+\(longest request\))?[ \t]*$)"
     r"|(?:Sets|Gets|Waits|Totals)[ \t]+(?P<m1>\d+\.\d\d)(?=(?:[ \t]+(?:\d+\.\d+|---)){2,8}[ \t]*$)"
     r"(?=.*[ \t]\d+\.\d{5}(?:[ \t]|$))(?:[ \t]+(?:\d+\.\d+|---))+(?<=\d)"
-    # BSD time's `138.87 real      1696.52 user        46.86 sys`
+    # BSD time's `138.87 real      1696.52 user        46.86 sys`; rustc -Z time-passes' `time:   0.026; rss:  184MB -> …`
+    r"|time:[ \t]+(?P<t1>\d+\.\d+);[ \t]+rss:"
+    # Ruby's Benchmark rows: user, system, total and (real) seconds, `seq  64.560736   0.001101  64.561837 ( 64.562194)`
+    r"|[\w.:/-]+(?:[ \t][\w.:/-]+){0,3}[ \t]+(?P<r1>\d+\.\d{6})(?:[ \t]+\d+\.\d{6}){2}[ \t]+\([ \t]*(?P<r3>\d+\.\d{6})\)[ \t]*$"
     r"|(?P<b1>\d+\.\d+)[ \t]+real[ \t]+\d+\.\d+[ \t]+user[ \t]+(?P<b3>\d+\.\d+)[ \t]+sys\b"
     # `openssl speed`'s rows, in thousands of bytes a second: `aes-128-gcm  310758.55k  785113.43k  1156720.81k …`
     r"|[\w-]+(?:[ \t][\w-]+)?[ \t]+(?P<o1>\d+\.\d\dk)(?:[ \t]+\d+\.\d\dk){3,}"
@@ -501,6 +498,8 @@ _EXTRA = (
     (_TOOL_ROW, "Sets"),
     (_TOOL_ROW, "Waits"),
     (_TOOL_ROW, "real"),
+    (_TOOL_ROW, "rss:"),
+    (_TOOL_ROW, ")"),
     (_TOOL_ROW, "k "),
     (_TOOL_INLINE, "% cpu"),
     (_TOOL_INLINE, "fps="),

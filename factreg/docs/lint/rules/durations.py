@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("microseconds spaced before a parenthesis", "fastest decompression (9.9 us)", "9.9 us", "fastest decompression (ask us)"),
     ("a query, not a query supposed", "The database query that used to take 5ms now takes 250ms.", "250ms",
      "A database query that used to take 5ms now takes 250ms."),
     ("a range said to be ideal", "For competitive gaming, a response time of 1ms to 3ms was measured.", "1ms",

@@ -5,6 +5,9 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("a threshold beside its figure", "설정했던 임계값(200ms)을 넘는다", "200ms", "p95가 200ms로 측정되었다"),
+    ("a lock's lease", "lease_time: 2초", "2초", "실행 시간: 2초"),
+    ("a limit per client", "10 requests per second per IP", "10 requests per second", "10 requests per second on one core"),
     ("what is done to work that runs longer", "It is supposed to kill threads taking more than 60 seconds.", "60 seconds",
      "We saw threads taking more than 60 seconds."),
     ("what is ensured of every query", "The PR adds a timeout, ensuring no query takes over 30 seconds.", "30 seconds",

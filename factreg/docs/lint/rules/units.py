@@ -26,6 +26,10 @@ EXAMPLES_FR145 = (
 )
 
 EXAMPLES_FR146 = (
+    ("rustc's time passes", "time:   0.026; rss:  184MB ->  207MB  late_resolve_crate", "0.026",
+     "rss:  184MB ->  207MB  late_resolve_crate"),
+    ("Ruby's Benchmark row", "seq  64.560736   0.001101  64.561837 ( 64.562194)",
+     "64.560736   0.001101  64.561837 ( 64.562194", "seq  64 0 64 (64)"),
     ("wrk's requests a second", "Req/Sec    12.99k     1.64k   20.75k    81.07%", "12.99k     1.64k   20.75k", "Req/Sec is wrk's column of requests."),
     ("ApacheBench's connection times", "Processing:     3    6  22.2      3     173", "3    6  22.2      3     173", "Processing: 3 files, 6 folders"),
     ("ApacheBench's percentiles", "  95%     98", "98", "  95% of the 98 runs"),
