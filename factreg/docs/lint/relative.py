@@ -138,6 +138,25 @@ _QUALITY_AFTER = lazy(
 )
 
 
+# A model's quality named on the line of a percent change (`mAP`, `accuracy`, `downstream task`, `정확도`), and no word
+# of speed or time near the percentage but `성능`: the model's quality, not its speed.
+_MODEL_QUALITY = lazy(
+    rf"(?<![A-Za-z])(?:m?AP|(?i:accuracy|downstream|augmentation|error{_SP}+rate|top-?[15]|glue|squad|bleu|f1|capability|"
+    rf"dataset))(?![A-Za-z])|정확도|데이터셋|에러율|오류율|인식률"
+)
+_SPEED_OR_TIME = lazy(rf"속도|시간|빠르|빨라|느리|느려|지연|처리량|{_B}(?i:faster|slower|speed|latency|throughput|time){_E}")
+
+
+def _model_quality(text: str, start: int, end: int) -> bool:
+    lo = text.rfind("\n", 0, start) + 1
+    hi = text.find("\n", end)
+    hi = len(text) if hi < 0 else hi
+    if _MODEL_QUALITY.search(text, lo, hi) is None:
+        return False
+    a, b = max(lo, start - 30), min(hi, end + 30)
+    return "성능" in text[a:b] and _SPEED_OR_TIME.search(text, a, b) is None
+
+
 _TAG = lazy(r"^\s*\[[A-Za-z ]{1,20}\]")  # `[Bug]`, `[Feature Request]`: an issue title's tag
 
 
@@ -288,7 +307,7 @@ class _Relative(_Durations):
         if "=" in after:
             after = _ASSIGNMENT.sub(" ", after)  # `3.5x from batch=1 to batch=64`: the conditions, not what changed
         before = _after_last_number(self._before(start, 60))
-        if kind == "pct" and _QUALITY_AFTER.search(after):
+        if kind == "pct" and (_QUALITY_AFTER.search(after) or _model_quality(text, start, end)):
             return None  # `within 1-2% performance difference on MMLU, HellaSwag`: a quality score's difference
         metric = _ON_METRIC_AFTER.match(after)
         if metric and metric.group("nonperf") is not None:

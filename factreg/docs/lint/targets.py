@@ -14,8 +14,9 @@ from factreg.docs.lint.vocab import _B, _CONJUNCTION, _E, _FEELS_LATER, _REACH, 
 _NINES = lazy(r"(?<![\d.])99(?:\.\d+)?%")
 # A threshold, a lock's lease or a per-client limit named right beside a figure (not anywhere in its sentence, where a
 # measurement compared with it may sit: `p95가 4.66s로 … 임계값(200ms)을 넘는다`).
-_TARGET_NEAR = lazy(r"(?:임계\s?(?:값|치)|임곗값|(?<![A-Za-z])(?i:lease(?:[ _-]?time)?))[ \t*_:=(-]*$")
+_TARGET_NEAR = lazy(r"(?:임계\s?(?:값|치)|임곗값|(?<![A-Za-z])(?i:lease(?:[ _-]?time)?|can\s+(?:make|send|issue)\s+up\s+to))[ \t*_:=(-]*$")
 _TARGET_NEAR_AFTER = lazy(rf"{_SP}*(?:\*\*)?{_SP}*(?:임계|(?i:per{_SP}+(?:IP|user)){_E})")
+
 _NINES_CELL = lazy(r"\|[ \t*]*99(?:\.\d+)?%[ \t*]*\|")
 # A column of shares that are not an availability (`| Cache Hit Ratio |`, `| Success Rate |`, `| 정확도 |`, `| 개선율 |`).
 _SHARE_COLUMN = lazy(r"(?i:hit|ratio|rate|recall|accuracy|success|pass|percentage|score|quality|cpu|mem)|율|률|정확|점수|성공|적중|단축")
@@ -98,7 +99,7 @@ _CONDITION_BEFORE = lazy(
 _LONGER_BEFORE = lazy(rf"(?i:longer|more){_SP}+(?i:than){_SP}*$")
 
 
-_CONDITION_BEFORE_WORD = lazy(rf"{_B}(?i:if|when|whenever|once){_E}")
+_CONDITION_BEFORE_WORD = lazy(rf"{_B}(?i:if|when|whenever|once|in{_SP}+case){_E}")
 
 
 _FAILS_AFTER = lazy(
@@ -107,7 +108,7 @@ _FAILS_AFTER = lazy(
 
 
 # A failure named before the condition: `Agent chat shows "network error" when the LLM takes longer than 60s`.
-_FAILS_BEFORE = lazy(rf"{_B}(?i:errors?|fail\w*|time-?outs?|timed{_SP}out|abort\w*|kill\w*|terminat\w*|cancel\w*){_E}")
+_FAILS_BEFORE = lazy(rf"{_B}(?i:errors?|fail\w*|time-?outs?|timed{_SP}out|abort\w*|kill\w*|terminat\w*|cancel\w*|interrupt\w*){_E}")
 # A definition by a threshold: `slow queries were defined as any query taking longer than 2 seconds`.
 _DEFINED_BEFORE = lazy(rf"{_B}(?i:defined{_SP}+as|considered|counts?{_SP}+as|classified{_SP}+as|flagged{_SP}+as){_E}")
 
@@ -255,6 +256,15 @@ def tool_time(text: str, start: int, end: int) -> bool:
     return bool(_TOOL_TIME_AFTER.match(text, end) or _TOOL_TIME_BEFORE.search(text, max(0, start - 90), start))
 
 
+
+def _target_near(text: str, start: int, before: str, end: int) -> bool:
+    """Whether a command-line option, a threshold, a lease or a per-client limit is named right beside the number."""
+    return (
+        _OPTION_BEFORE.search(text, max(0, start - 30), start) is not None
+        or _TARGET_NEAR.search(before[-16:]) is not None
+        or _TARGET_NEAR_AFTER.match(text, end) is not None
+    )
+
 class _Targets(_Hypotheticals):
     def _row_label(self, start: int) -> tuple[int, int] | None:
         """The span of the label (the first cell) of the table row a number stands in, when the number is not in
@@ -320,8 +330,8 @@ class _Targets(_Hypotheticals):
         after = _CONJUNCTION.split(after, 1)[0]  # `시간을 85% 줄이고 메모리 요구 사항을`: another clause's words
         if _SET_VERB_AFTER.match(self.text, end) or _SET_VERB_BEFORE.search(before):
             return True  # a value asked for or set
-        if _OPTION_BEFORE.search(self.text, max(0, start - 30), start):
-            return True  # `--duration 30s`: a command-line option
+        if _target_near(self.text, start, before, end):
+            return True  # `--duration 30s`, `임계값(200ms)`, `5초 임계값 초과`, `lease_time: 2초`, `… per second per IP`
         if self._target_row(start) and not _FROM_ARROW_AFTER.match(self.text, end):
             return True  # `| 최종 목표 | 50 TPS |`: a row of targets (not `2.17s → 0.3s`'s 2.17s: where it starts)
         if self._setting_row(start):
@@ -342,8 +352,6 @@ class _Targets(_Hypotheticals):
             # LLM takes longer than 60s`, `defined as any query taking longer than 2 seconds`, `kill threads taking more
             # than 60 seconds`, `ensuring no query takes over 30 seconds`: a limit
             return True
-        if _TARGET_NEAR.search(before[-16:]) or _TARGET_NEAR_AFTER.match(self.text, end):
-            return True  # `임계값(200ms)`, `5초 임계값 초과`, `lease_time: 2초`, `10 requests per second per IP`
         achieved = self._flag(start, "achieved")
         words = self._flag(start, "target_words")
         if words and _TARGET_WORDS.search(before[-16:]):

@@ -198,7 +198,7 @@ _TARGET_WORDS = lazy(
     # a budget, not the budget tier of a product (`the budget 5060 Ti`, `budget-tier APIs`, `budget GPUs`)
     rf"|{_B}(?i:budgets?)(?![A-Za-z]|[ -]+(?:[A-Z]|\d+[ ]?[A-Z]|(?i:gpus?|cards?|tiers?|hardware|options?|builds?|friendly|"
     rf"pcs?|laptops?|phones?|setups?|models?|devices?|machines?|boards?)(?![A-Za-z])))"
-    r"|목표|요구|필요(?:하다|합니다|하다고)|기준치|한도|권장|허용(?=[ \t]*(?:$|[,.)|\n])|치|한도)|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
+    r"|목표|요구|필요(?:하다|합니다|하다고)|기준치|한도|권장|허용(?=[ \t]*(?:$|[,.)|\n])|치|한도)|해야|(?<=[가-힣])야\s?(?:한|합|함)|초과\s?할\s?수\s?없|넘(?:을|길)\s?수\s?없|넘지\s?않도록|(?:걸리지|넘지|초과하지)\s?않을\s?것|용납|느낌|느끼|느껴|어색|인식하는(?=\s?(?:시간|속도|지연|데|순간))|하도록|유지(?![되됐된됨했]|하였)|"
     r"기준으로\s?(?:한|삼|잡)|(?:최소|충족|인증|요구)\s?기준|벽\s?(?:을|를)?\s?(?:깨|넘|돌파)|기한|마감|데드라인|수\s?있는지\s?(?:확인|검증|테스트|점검|체크)|적절하|적절한|적당하|적당한|바람직|SLO|SLA"
 )
 
@@ -237,7 +237,7 @@ _SETTING_WORDS = lazy(
     # `Keep loaded for 5 minutes`: how long something is kept
     rf"|(?:keeps?|stays?|remains?)(?:{_SP}+\w+)?{_SP}+(?:loaded|alive|cached|resident|warm|in{_SP}memory){_SP}+for){_E}"
     r"|타임아웃|주기|간격|재시도|만료|보관|애니메이션|자동 닫힘|지속\s?시간|대기|하트비트|스크래핑|백오프|"
-    r"재연결|지연 삭제|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
+    r"재연결|지연 삭제|인위적(?:인)?\s?지연|지연을\s?(?:넣|주|추가)|스케줄|동안 보관|설정:|\*\*설정\*\*|디바운스|디바운싱|스로틀|쓰로틀|오버랩|슬립|쿨다운|"
     r"유효\s?기간|만료\s?시간|변수"
 )
 
@@ -290,7 +290,7 @@ _HUMAN = lazy(
     r"mean\stime\sto\s(?:recover\w*|repair|resolve|resolution|detect\w*|"
     r"acknowledge\w*))(?![A-Za-z0-9_/])"
     r"|세션|실습|휴식|워크숍|강의|과정|학습 경로|난이도|소요 시간|예상 시간|과제|프로젝트|모듈|설정 완료|시작하기|"
-    r"개입|환경\s?설정|(?:하루|일일|월간|주간|평균)\s?(?:평균\s?)?사용\s?시간|"
+    r"개입|환경\s?설정|(?:하루|일일|월간|주간|평균)\s?(?:평균\s?)?사용\s?시간|체류\s?시간|"
     r"하세요|해 보세요|하십시오|작업 시간|마이그레이션 작업|수동|Q&A|읽기|회의|일정|수업|교육|커피|끝장|⏱️|"
     r"완료 처리|접속|시간 배분|강의 일정|총 예상|추천|권장하는|에피소드|성공한 사람|트레이닝 세트|데이터로|튜토리얼|"
     r"기다리는\s?데|기다리느라|멍하니|(?i:waiting for (?:the|a|my|our) |staring at)"
@@ -313,7 +313,7 @@ _HYPOTHETICAL = lazy(
     # an example about an indefinite system: `For example, a system can generate 100 tokens per second`
     rf"|(?:for{_SP}(?:example|instance)|e\.g\.),?{_SP}+(?:an?{_SP}+(?:[\w-]+{_SP}+(?:can|could|might|may)|system|drive|disk|server|service|model|machine|function|user|team|job)|consider|say|if|let's|let{_SP}us)|might"
     # an indefinite system as the sentence's subject: `A model generating 100 tok/s …`, `If a model generates …`
-    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:[A-Za-z][\w-]*{_SP}+)?(?:model|system|server|llm|gpu|team|user|company|developer|service|app|query|request|page|site|website|function|job|"
+    rf"|(?:^\s*|{_B}if{_SP}+)an?{_SP}+(?:[A-Za-z][\w-]*{_SP}+)?(?:model|system|game|server|llm|gpu|team|user|company|developer|service|app|query|request|page|site|website|function|job|"
     rf"application|customer){_E}(?!{_SP}+(?i:like|such))|^\s*if{_SP}[^,;.]{{0,60}}?at{_SP}+(?:least|most)"
     # `If there is a PR that improves performance by 2% …`, `This example demonstrates … 10 requests per second`
     rf"|{_B}if{_SP}+there{_SP}+(?:is|are|were){_E}|{_B}if{_SP}+(?:you{_SP}+(?:need|want|have|plan)|we{_SP}+(?:get|find|land)){_E}|{_B}(?:this|the){_SP}+example{_SP}+(?:demonstrates|shows|illustrates|uses)"

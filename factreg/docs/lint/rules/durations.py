@@ -5,6 +5,9 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR101 = (
+    ("a page's dwell time", "- 평균 응답시간은 5분18초로 가장 높았다.", "5분18초", "- 평균 체류시간은 5분18초로 가장 높았다."),
+    ("a frame in a supposed game", "The game's frame took 16.6 ms on the old build.", "16.6 ms",
+     "If a game went from 60 fps to 65 fps, each frame took 16.6 ms."),
     ("microseconds spaced before a parenthesis", "fastest decompression (9.9 us)", "9.9 us", "fastest decompression (ask us)"),
     ("a query, not a query supposed", "The database query that used to take 5ms now takes 250ms.", "250ms",
      "A database query that used to take 5ms now takes 250ms."),

@@ -87,6 +87,7 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("a model's quality, not its speed", "4% 정도의 추론 속도 향상했습니다.", "4%", "4% 정도의 mAP 성능 향상했습니다."),
     ("a time to first byte that jumped", "TTFB jumped 300%.", "300%", "Traffic jumped 300%."),
     ("a condition, not a result", "It is 3% faster than v1.", "3% faster",
      "If it is at least 3% faster, it will have a green background."),

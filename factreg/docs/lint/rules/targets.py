@@ -5,6 +5,12 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("a slow-query log's threshold", "- 100ms 이상 소요 쿼리는 로그에 남음.", "100ms", "- 100ms 이상 소요되었다."),
+    ("what a client may send", "All bots can make up to 50 requests per second to our API.", "50 requests per second",
+     "All bots made 50 requests per second to our API."),
+    ("an interruption in case of a slow send", "Interrupt the email send in case it takes longer than 15s.", "15s",
+     "The email alert send took longer than 15s."),
+    ("a spec's limit", "크리처 생성에 0.5초 이상 걸리지 않을 것", "0.5초", "크리처 생성에 0.5초가 걸렸다"),
     ("a threshold beside its figure", "설정했던 임계값(200ms)을 넘는다", "200ms", "p95가 200ms로 측정되었다"),
     ("a lock's lease", "lease_time: 2초", "2초", "실행 시간: 2초"),
     ("a limit per client", "10 requests per second per IP", "10 requests per second", "10 requests per second on one core"),
