@@ -142,9 +142,12 @@ _QUALITY_AFTER = lazy(
 # of speed or time near the percentage but `성능`: the model's quality, not its speed.
 _MODEL_QUALITY = lazy(
     rf"(?<![A-Za-z])(?:m?AP|(?i:accuracy|downstream|augmentation|error{_SP}+rate|top-?[15]|glue|squad|bleu|f1|capability|"
-    rf"dataset))(?![A-Za-z])|정확도|데이터셋|에러율|오류율|인식률"
+    rf"dataset|lora|sft|dpo|fine-?tun\w*))(?![A-Za-z])|정확도|데이터셋|에러율|오류율|인식률|성능[은이]\s?(?:오직|단지|불과)|"
+    rf"학습|프롬프트|파인\s?튜닝|모델\s?대비|%만\s?(?:감소|하락)"
 )
-_SPEED_OR_TIME = lazy(rf"속도|시간|빠르|빨라|느리|느려|지연|처리량|{_B}(?i:faster|slower|speed|latency|throughput|time){_E}")
+_SPEED_OR_TIME = lazy(
+    rf"속도|시간|빠르|빨라|느리|느려|지연|처리량|추론|{_B}(?i:faster|slower|speed|latency|throughput|time|lcp|fcp|ttfb|inp|tbt){_E}"
+)
 
 
 def _model_quality(text: str, start: int, end: int) -> bool:
@@ -157,6 +160,7 @@ def _model_quality(text: str, start: int, end: int) -> bool:
     return "성능" in text[a:b] and _SPEED_OR_TIME.search(text, a, b) is None
 
 
+_KO_SHARE_AFTER = lazy(r"(?:\*\*)?[ \t]*(?:인[ \t]?것|[를을][ \t]?차지)")
 _TAG = lazy(r"^\s*\[[A-Za-z ]{1,20}\]")  # `[Bug]`, `[Feature Request]`: an issue title's tag
 
 
@@ -276,6 +280,8 @@ class _Relative(_Durations):
             text, max(0, start - 30), start
         ):
             return None  # `35GB (4배 절감)`, `MMLU-Ko 72.3% (Vicuna 대비 2배)`: an aside on the quantity before it
+        if kind == "pct" and _KO_SHARE_AFTER.match(text, end):
+            return None  # `대기 시간이 40%인 것을 발견`: a share of the time, not its change
         if kind == "pct" and _COUNT_PAIR_AFTER.match(text, end):
             return None  # `58% 감소 (24 → 10)`: a change of a count
         if kind == "pct" and (

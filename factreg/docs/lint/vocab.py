@@ -132,7 +132,7 @@ _PERF = (
 
 # Nouns that make a ratio or percentage something other than speed: memory, size, cost, quality, counts.
 _NONPERF = (
-    rf"{_B}(?i:memory(?!{_SP}+bandwidth)|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|charges?|"
+    rf"{_B}(?i:memory(?!{_SP}+bandwidth)|vram|ram|size|sizes|smaller|larger|bigger|fewer|compress\w*|batch|weights?|cost|costs|charges?|heap|allocs|allocations(?!{_SP}+time)|"
     rf"cheaper|price|pricier|expensive|pay|paying|paid|traffic|energy|power|accuracy|quality|params|parameters|resolution|disk|storage|co2|emissions|"
     rf"sparsity|data|share|utili[sz]ation|coverage|errors?|bugs?|lines|lexemes|heads|more tokens|calibration|"
     rf"activation|zoom|scale|dimensions?|success|hz|khz|downtime|outages?|upscal\w*|upsampl\w*|downsampl\w*|"
@@ -142,7 +142,7 @@ _NONPERF = (
     rf"VUs?|virtual{_SP}users|availability|instances|growth|"
     # quality benchmarks and error rates: `MMLU (+23%)`
     rf"mmlu|gsm8k|c-?eval|bbh|humaneval|hellaswag|truthfulqa|winogrande|wer|cer|bleu|perplexity|ppl|(?<!long{_SP})(?<!short{_SP})context(?:{_SP}window)?){_E}"
-    r"|메모리|크기|작게|작아|배터리|용량|공간|비용|가격|비싸|비싼|인하|빈도|영향력|오래\s?버티|버틸|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력\s?효율|전성비|전력|인스턴스|차지|가독성|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자)\s?수(?![가-힣])|"
+    r"|메모리|크기|작게|작아|배터리|용량|공간|비용|가격|비싸|비싼|인하|빈도|영향력|오래\s?버티|버틸|트래픽|연산량|계산량|계산(?:을|를|이|은|의)?(?![가-힣])|저렴|싸|에너지|전력\s?효율|전성비|전력|인스턴스|차지|가독성|정확도|품질|만족도|에러|오류|버그|커버리지|번들|(?:요청|토큰|파일|호출|쿼리|단계|레이어|사용자|연결|커넥션)\s?수(?![가-힣])|"
     r"(?:Onboarding|온보딩|개발|설정|작업|작성|수동|검토|리뷰|회의|미팅|업무|세션|체류|시청|이용|장애|중단|다운|개입|(?:통합\s?)?사이클|리드)\s?시간|"
     r"다운타임|컨텍스트|(?:개발|작업|팀)(?:하는)?\s?(?:속도|생산성)|매출|영업\s?이익|순이익|시가\s?총액|가상\s?사용자|가용성|DB\s?쿼리(?!\s?(?:시간|속도|지연|응답|처리))|배율|업스케일|(?:확대|축소)(?:된|한|하여|해)?\s?(?:이미지|예측 맵|맵|해상도|사진)|시간 절약|비중|성능\s?유지|"
     r"코드|라인|줄(?![이어였었일인임여입])|보안|부하|사용량|절약|가능성|I/O|네트워크 요청|"

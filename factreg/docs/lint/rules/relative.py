@@ -87,6 +87,11 @@ EXAMPLES_FR121 = (
 )
 
 EXAMPLES_FR122 = (
+    ("a share of the time, found", "Lock 대기 시간이 40% 줄었다", "40%", "Lock 대기 시간이 40%인 것을 발견했다"),
+    ("objects on the heap", "duration=5.6s (20% less)", "20%", "avg_heap_objects=5947800 (20% less)"),
+    ("a prompt's quality", "프롬프트 처리 속도를 약 1.8% 향상시켰습니다.", "1.8%",
+     "프롬프트는 기본 프롬프트에 비해 성능을 약 1.8% 향상시켰습니다."),
+    ("a count of connections", "DB 응답 시간 약 30% 감소", "30%", "DB 연결 수 약 30% 감소"),
     ("a model's quality, not its speed", "4% 정도의 추론 속도 향상했습니다.", "4%", "4% 정도의 mAP 성능 향상했습니다."),
     ("a time to first byte that jumped", "TTFB jumped 300%.", "300%", "Traffic jumped 300%."),
     ("a condition, not a result", "It is 3% faster than v1.", "3% faster",
