@@ -76,12 +76,15 @@ HEADERS = "--no-headers" not in sys.argv  # table rows under the header row thei
 def document(r: dict) -> tuple[str, int]:
     """The Markdown document a sentence is linted as, and the line the sentence is on. A table row whose source's
     header is known (`header`, tests/data/claims-real/work/tables_*.tsv) sits under that header and a separator
-    row, as the lint reads it in a document; every other sentence is a one-line paragraph."""
+    row, as the lint reads it in a document, below the caption its source gives (`caption`), if any; every other
+    sentence is a one-line paragraph."""
     header = r.get("header") if HEADERS else None
     if not header:
         return r["text"] + "\n", 1
     cells = max(1, header.strip().strip("|").count("|") + 1)
-    return f"{header}\n|{'---|' * cells}\n{r['text']}\n", 3
+    caption = r.get("caption")  # the line naming the table's unit, a paragraph above it
+    above = f"{caption}\n\n" if caption else ""
+    return f"{above}{header}\n|{'---|' * cells}\n{r['text']}\n", 5 if caption else 3
 
 
 def run_lint(rows: list[dict]) -> dict[str, list[tuple[int, int, str]]]:

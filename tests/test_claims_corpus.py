@@ -11,6 +11,7 @@ import copy
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -244,6 +245,31 @@ def test_targets_are_reported_as_targets(lang: str) -> None:
     assert len(reported) / len(rows) >= TARGET_FLOORS[lang], sorted(r["text"] for r in rows if r not in reported)
 
 
+def test_a_tables_caption_attaches_to_its_row_and_sits_above_its_table_when_linted(tmp_path: Path) -> None:
+    build = claims_build()
+    rows = [{"id": "en-1", "text": "| i7-4770 | 3401 | 5729 |"}, {"id": "en-2", "text": "| i5 | 12 | 9 |"}]
+    tables = tmp_path / "tables_a.tsv"
+    tables.write_text(
+        "en-1\tmarkdown\t| Processor | Plain enc | Plain dec |\tAll times in seconds, lower is better.\n"
+        "en-2\tmarkdown\t| Processor | Plain enc | Plain dec |\t\n",
+        encoding="utf-8",
+    )
+    assert build.add_headers(rows, [tables]) == []
+    assert rows[0]["caption"] == "All times in seconds, lower is better." and "caption" not in rows[1]
+    saved = list(sys.path)  # bench/lint_real.py adds the project and bench/ to the path: put it back after
+    sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
+    try:
+        from lint_real import document
+    finally:
+        sys.path[:] = saved
+
+    text, line = document(rows[0])
+    assert text.splitlines()[line - 1] == rows[0]["text"] and text.startswith("All times in seconds")
+    assert [(f.text, f.rule) for f in lint_text(text) if f.line == line] == [("3401", "FR154"), ("5729", "FR154")]
+    text, line = document(rows[1])
+    assert line == 3 and not [f for f in lint_text(text) if f.line == line]
+
+
 def test_table_headers_attach_to_their_rows_and_bad_lines_are_refused(tmp_path: Path) -> None:
     build = claims_build()
     rows = [
@@ -272,7 +298,7 @@ def test_table_headers_attach_to_their_rows_and_bad_lines_are_refused(tmp_path: 
         "no header",
         "a header with how 'none'",
         "how 'picture'",
-        "2 fields, not 3",
+        "2 fields, not 3 or 4",
         "en-1 given twice",
         "en-2 given twice",
     ]

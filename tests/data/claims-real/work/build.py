@@ -8,7 +8,10 @@ Each `tables_*.tsv` gives, for sentences that are table rows, the header row of 
 by a hand that never ran the lint): `id<TAB>how<TAB>header`, how one of `markdown` (the header line as written),
 `html` (an HTML table's header cells written as one pipe row), `code` (a table inside a code block or pasted tool
 output; header as written, or empty), `none` (not a table row, or a table without a header) and `unreadable` (the
-source could not be read). Rows with a header get `table` (how) and `header` fields; the others `table` only.
+source could not be read). Rows with a header get `table` (how) and `header` fields; the others `table` only. An
+optional fourth field, `caption`, is the heading, caption or note line right above or below the table in its source
+(quoted exactly) when it names the table's unit or what it measured (`Throughput in MB/s, higher is better`); a row
+with one gets a `caption` field, placed above its table when the lint reads it (bench/lint_real.document).
 `final32/` holds issue 31's second final batch the same way (its own `.cands`, `.labels` and `tables_final32.tsv`);
 `--final` builds ../final32.jsonl from it (split `final32`), never ../corpus.jsonl; `--final final33` builds the next
 final batch, from `final33/`, into ../final33.jsonl.
@@ -115,10 +118,11 @@ def add_headers(rows: list[dict], paths: list[Path]) -> list[str]:
                 continue
             where = f"{path.name}:{ln}"
             parts = line.split("\t")
-            if len(parts) != 3:
-                errors.append(f"{where}: {len(parts)} fields, not 3")
+            if len(parts) not in (3, 4):
+                errors.append(f"{where}: {len(parts)} fields, not 3 or 4")
                 continue
             id_, how, header = parts[0], parts[1], parts[2].strip()
+            caption = parts[3].strip() if len(parts) == 4 else ""
             row = by_id.get(id_)
             if row is None:
                 errors.append(f"{where}: no sentence {id_!r}")
@@ -134,6 +138,8 @@ def add_headers(rows: list[dict], paths: list[Path]) -> list[str]:
                 row["table"] = how
                 if header:
                     row["header"] = header
+                if caption:
+                    row["caption"] = caption
     return errors
 
 
