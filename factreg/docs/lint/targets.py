@@ -15,6 +15,13 @@ _NINES = lazy(r"(?<![\d.])99(?:\.\d+)?%")
 # A threshold, a lock's lease or a per-client limit named right beside a figure (not anywhere in its sentence, where a
 # measurement compared with it may sit: `p95가 4.66s로 … 임계값(200ms)을 넘는다`).
 _TARGET_NEAR = lazy(r"(?:임계\s?(?:값|치)|임곗값|(?<![A-Za-z])(?i:lease(?:[ _-]?time)?|can\s+(?:make|send|issue)\s+up\s+to))[ \t*_:=(-]*$")
+# A list item naming a duration as its key (`- **Spike Duration**: 30초`, `- Duration: 1분`): a test's configured length
+# (not `total duration:       5.088275983s`, a tool's report, which is no list item).
+_BULLET_DURATION = lazy(
+    r"[ \t]*[-*•+][ \t]+(?:\*\*)?(?![A-Za-z ]{0,16}?(?i:average|avg|mean|total|elapsed|actual))[A-Za-z ]{0,16}(?i:duration)"
+    r"(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*~?"
+)
+_PRECISE_READING = lazy(r"\d+\.\d{2,}")  # `209.44 seconds`: read off a run, not set
 _TARGET_NEAR_AFTER = lazy(rf"{_SP}*(?:\*\*)?{_SP}*(?:임계|(?i:per{_SP}+(?:IP|user)){_E})")
 
 _NINES_CELL = lazy(r"\|[ \t*]*99(?:\.\d+)?%[ \t*]*\|")
@@ -263,6 +270,10 @@ def _target_near(text: str, start: int, before: str, end: int) -> bool:
         _OPTION_BEFORE.search(text, max(0, start - 30), start) is not None
         or _TARGET_NEAR.search(before[-16:]) is not None
         or _TARGET_NEAR_AFTER.match(text, end) is not None
+        or (
+            _BULLET_DURATION.fullmatch(text, text.rfind("\n", 0, start) + 1, start) is not None
+            and _PRECISE_READING.match(text, start) is None
+        )
     )
 
 class _Targets(_Hypotheticals):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR201 = (
+    ("a load test's configured length, as a list item", "- **Spike Duration**: 30초", "30초", "total duration:       30.5s"),
     ("a slow-query log's threshold", "- 100ms 이상 소요 쿼리는 로그에 남음.", "100ms", "- 100ms 이상 소요되었다."),
     ("what a client may send", "All bots can make up to 50 requests per second to our API.", "50 requests per second",
      "All bots made 50 requests per second to our API."),
