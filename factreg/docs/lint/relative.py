@@ -150,10 +150,8 @@ _SPEED_OR_TIME = lazy(
 )
 
 
-def _model_quality(text: str, start: int, end: int) -> bool:
-    lo = text.rfind("\n", 0, start) + 1
-    hi = text.find("\n", end)
-    hi = len(text) if hi < 0 else hi
+def _model_quality(text: str, line: tuple[int, int], start: int, end: int) -> bool:
+    lo, hi = line
     if _MODEL_QUALITY.search(text, lo, hi) is None:
         return False
     a, b = max(lo, start - 30), min(hi, end + 30)
@@ -313,7 +311,7 @@ class _Relative(_Durations):
         if "=" in after:
             after = _ASSIGNMENT.sub(" ", after)  # `3.5x from batch=1 to batch=64`: the conditions, not what changed
         before = _after_last_number(self._before(start, 60))
-        if kind == "pct" and (_QUALITY_AFTER.search(after) or _model_quality(text, start, end)):
+        if kind == "pct" and (_QUALITY_AFTER.search(after) or _model_quality(text, self._bounds(start), start, end)):
             return None  # `within 1-2% performance difference on MMLU, HellaSwag`: a quality score's difference
         metric = _ON_METRIC_AFTER.match(after)
         if metric and metric.group("nonperf") is not None:

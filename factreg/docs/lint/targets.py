@@ -264,14 +264,14 @@ def tool_time(text: str, start: int, end: int) -> bool:
 
 
 
-def _target_near(text: str, start: int, before: str, end: int) -> bool:
+def _target_near(text: str, line_lo: int, start: int, before: str, end: int) -> bool:
     """Whether a command-line option, a threshold, a lease or a per-client limit is named right beside the number."""
     return (
         _OPTION_BEFORE.search(text, max(0, start - 30), start) is not None
         or _TARGET_NEAR.search(before[-16:]) is not None
         or _TARGET_NEAR_AFTER.match(text, end) is not None
         or (
-            _BULLET_DURATION.fullmatch(text, text.rfind("\n", 0, start) + 1, start) is not None
+            _BULLET_DURATION.fullmatch(text, line_lo, start) is not None
             and _PRECISE_READING.match(text, start) is None
         )
     )
@@ -341,7 +341,7 @@ class _Targets(_Hypotheticals):
         after = _CONJUNCTION.split(after, 1)[0]  # `시간을 85% 줄이고 메모리 요구 사항을`: another clause's words
         if _SET_VERB_AFTER.match(self.text, end) or _SET_VERB_BEFORE.search(before):
             return True  # a value asked for or set
-        if _target_near(self.text, start, before, end):
+        if _target_near(self.text, self._bounds(start)[0], start, before, end):
             return True  # `--duration 30s`, `임계값(200ms)`, `5초 임계값 초과`, `lease_time: 2초`, `… per second per IP`
         if self._target_row(start) and not _FROM_ARROW_AFTER.match(self.text, end):
             return True  # `| 최종 목표 | 50 TPS |`: a row of targets (not `2.17s → 0.3s`'s 2.17s: where it starts)
