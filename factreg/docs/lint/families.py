@@ -265,6 +265,7 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         c[5] == PERCENT_RULE
         and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30))
         and not _RANKED_AFTER.match(text, c[1])
+        and not (not row and _GAIN_AFTER.match(text, c[1]))
         and not (_BENCHSTAT_DELTA_AFTER.match(text, c[1]) and _BENCHSTAT_SPEED.search(text, *line))
     ):
         return (*c[:5], BARE_PERCENT_RULE)  # `주가 +2%`, `Bounce Rate: -25%`, `매출 +10%`
@@ -294,6 +295,11 @@ _RANKED_AFTER = lazy(
     rf"(?:\*\*)?{_SP}+(?i:behind|ahead{_SP}+of){_SP}+(?!(?:the{_SP}+|our{_SP}+|its{_SP}+)?(?i:schedule|plan|target|budget|"
     rf"forecast|estimates?|expectations?|last{_SP}+year|competitors?{_SP}+in{_SP}+(?:sales|revenue)){_E})"
 )
+
+
+# A percent change named an improvement or a gain in prose (`a 4.1% improvement simply upgrading from PostgreSQL 14`,
+# `a 93 % gain`): a system's (a quality's, `a 2% improvement in accuracy`, is no claim at all: relative.py).
+_GAIN_AFTER = lazy(rf"(?:\*\*)?{_SP}+(?i:improvements?|gains?){_E}")
 
 
 # A share's level changed to another (`87%에서 98%로`, `71% → 100%`): the ends are levels, not changes (not `16%에서
