@@ -176,6 +176,10 @@ def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     return _HAPPENED.search(text, *line) is not None
 
 
+# A percentile's label right before a duration (`p(95)=148.92ms`, `P95: 419ms (목표 <200ms)`): the percentile read.
+_PERCENTILE_READ = lazy(r"(?<![<>≤≥])(?i:\bp\(?\d{2}(?:\.\d+)?\)?)[ \t]*[=:][ \t]*(?:\*\*)?[~≈]?\Z")
+
+
 # A bit rate written to a decimal on a line of no condition, goal or setting (`9.41 Gbits/sec`, `평균 943.2 Mbps`).
 _CONDITION_LINE = lazy(
     rf"{_B}(?i:if|when|should|must|can|could|would|will|may|might|default|up{_SP}to|max(?:imum)?|min(?:imum)?|limit\w*|"
@@ -235,8 +239,11 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         text, c[0], c[1], row, _PERF_NEAR, (40, 30)
     ):
         return (*c[:5], BARE_PERCENT_RULE)  # `| 요청 성공률 | 83.9 ± 1.76 % |`: a share's spread, not performance
-    if c[5] == BARE_DURATION_RULE and not row and _precise_reading(text, c, line):
-        return (*c[:5], PRECISE_DURATION_RULE)  # `went from 15.1s … to 7.5s`, `took 2.3 seconds`: read off a run
+    if c[5] == BARE_DURATION_RULE and not row and (
+        _precise_reading(text, c, line) or _PERCENTILE_READ.search(text, max(line[0], c[0] - 12), c[0])
+    ):
+        # `went from 15.1s … to 7.5s`, `took 2.3 seconds`, k6's `✓ 'p(95)<500' p(95)=148.92ms`: read off a run
+        return (*c[:5], PRECISE_DURATION_RULE)
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)
     if c[5] == BANDWIDTH_RULE and not _BIT_RATE.search(text, c[0], c[1]) and not _DEFAULT_BEFORE.search(

@@ -28,6 +28,7 @@ EXAMPLES_FR104 = (
     ("a time read off a run", "The first request after the restart was 2.3 seconds.", "2.3 seconds",
      "The first request after the restart was 2.3 kilobytes."),
     ("a Korean time read off a run", "다시 돌려 보니 2.4초가 나왔다.", "2.4초", "다시 돌려 보니 2.4초 분량의 음성이 나왔다."),
+    ("a percentile read beside its threshold", "✓ 'p(95)<500' p(95)=148.92ms", "148.92ms", "thresholds: 'p(95)<500ms'"),
 )
 
 
@@ -170,6 +171,8 @@ RULES = (
             "(`걸렸다`, `줄었다`, `측정했다`) and no word of a goal, bound, setting or length (`목표`, `이하`, `설정`, "
             "`길이`): a figure read off a run, not a setting or an estimate, which are mostly written round. Not in "
             "a line of availability levels, a rubric, a recording's length or targets, nor right after a bound. "
+            "Also a time right after a percentile's label, on any prose line (k6's `✓ 'p(95)<500' p(95)=148.92ms`, "
+            "`P95: 419ms (목표 <200ms)`): the percentile read, beside the goal it is held to. "
             "Split from FR103 by this context, it is in the default set."
         ),
         EXAMPLES_FR104,
