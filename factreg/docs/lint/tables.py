@@ -218,11 +218,24 @@ _MULTI_CELL = lazy(rf"[ \t*_~≈]*(?P<n>\d[\d,]*(?:\.\d+)?(?:{_SP}?/{_SP}?\d[\d,
 # A heading, caption or note beside a table that names its unit: `(unit: Tokens / second)`, `단위: ms`, `Latency
 # (ms)` as a heading, `all times in seconds`.
 _CAPTION_UNIT = lazy(
-    r"(?i:\bunits?[ \t]*[:=][ \t]*|단위[ \t]*[:：][ \t]*|\b(?:times?|latenc(?:y|ies)|durations?)[^|\n]{0,30}?\bin[ \t]+|^#+[^|\n]*\()"
+    r"(?i:\bunits?(?:\*\*|__)?[ \t]*[:=][ \t]*(?:\*\*|__)?|단위[ \t]*[:：][ \t]*|"
+    r"\b(?:(?:times?|latenc(?:y|ies)|durations?|speeds?|throughput|rates?)[^|\n]{0,30}?\b)?in[ \t]+|^#+[^|\n]*\()"
     r"(?P<u>(?i:ms|msec|milliseconds?|s|secs?|seconds|tok(?:en)?s?[ \t]?/[ \t]?s(?:ec(?:ond)?)?|t/s|tokens?[ \t]per[ \t]second|"
-    r"req(?:uest)?s?[ \t]?/[ \t]?s(?:ec)?|requests[ \t]per[ \t]second)|초|밀리초|토큰/초)(?![A-Za-z])"
+    r"req(?:uest)?s?[ \t]?/[ \t]?s(?:ec)?|requests[ \t]per[ \t]second|[KMGT]i?[Bb](?:its?)?[ \t]?/[ \t]?s(?:ec)?|"
+    r"(?:ops|operations|msgs?|messages|queries|it|iterations)[ \t]?(?:/|[ \t]per[ \t])[ \t]?s(?:ec(?:ond)?)?)|초|밀리초|토큰/초)"
+    r"(?![A-Za-z])"
 )
 _CAPTION_NORMAL = {"milliseconds": "ms", "millisecond": "ms", "second": "s", "sec": "s"}
+
+
+# A column a caption's unit is not the unit of: counts and sizes of the run (`| Params |`, `| Files |`, `| Threads |`)
+# and the columns of other figures, targets and settings (columns.py).
+_UNCAPTIONED_COLUMN = lazy(
+    r"(?i:\b(?:files?|threads?|rows?|runs?|rounds?|iterations?|workers?|connections?|concurrency|batch(?:[ _-]?size)?|"
+    r"users?|vus|n|count|samples?|queries|tokens|layers|gpus?|cores?|cpus?|nodes?|version|date)\b)|#|개수|스레드|횟수|"
+    r"\b(?i:memory|vram|ram|accuracy|size|params?|parameters|cost|price|quality|targets?|goals?|limits?|timeouts?)\b|"
+    r"메모리|정확도|크기|파라미터|비용|가격|목표|제한"
+)
 
 
 # A duration written as a clock in a column of times (`| Wall Time |` over `2:40.83`, `0:05:23`): minutes and
@@ -331,7 +344,7 @@ def _cell_unit(
         return (*u, "FR151")
     if col > 0 and label is not None:
         return (*label, "FR153")
-    if col > 0 and caption is not None and not (col < len(units) and units[col] is not None):
+    if col > 0 and caption is not None and not (col < len(head_cells) and _UNCAPTIONED_COLUMN.search(head_cells[col])):
         return (*caption, "FR154")
     if col > 0 and col < len(metrics) and (m := metrics[col]) is not None:
         return (*m, "FR121" if m[0] == "×" else "FR155")
