@@ -190,7 +190,7 @@ _SIGN_BEFORE = lazy(r"[+−-]\s?$")
 
 # Targets, limits and requirements: a number in such a clause is not a measurement.
 _TARGET_WORDS = lazy(
-    rf"{_B}(?i:targets?|goals?|slos?|slas?|requirements?|required|thresholds?|criteria|barriers?|floor|"
+    rf"{_B}(?i:(?<![/-])targets?(?!/)|goals?|slos?|slas?|requirements?|required|thresholds?|criteria|barriers?|floor|"
     rf"suggested|recommended|(?:is|are){_SP}+ideal|only{_SP}+allows?|allows?{_SP}+up{_SP}+to|(?<!this{_SP})(?<!that{_SP})(?<!which{_SP})allow{_SP}+(?=\d|an?{_SP}|up{_SP})|aim(?:s|ed|ing)?|exceed(?:s|ed|ing)?|should|must|shall|tolerat\w*|perceiv\w*|"
     # what people would notice (`users notice delays above 100 ms`), not `Notice the difference: 5s vs 300ms`
     rf"(?:can(?:'t|not)?|won't|will|would|to|don't|do{_SP}not|barely|users|people|humans){_SP}+notice|"

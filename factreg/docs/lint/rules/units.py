@@ -6,6 +6,8 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR131 = (
     ("a spread without a unit", "median of 5 runs: 11.9 ± 7.2", "11.9 ± 7.2", "median of 5 runs: `11.9 ± 7.2`"),
+    ("a path named target is no goal", "1.08 ± 0.11 times faster than ./target/release/fd", "1.08 ± 0.11",
+     "Our target: 1.08 ± 0.11 times faster than ./build/fd"),
 )
 
 EXAMPLES_FR141 = (
