@@ -59,6 +59,9 @@ _HUMAN_RATE_BEFORE = lazy(
 # A system reaching a people's rate (`achieving speeds comparable to human reading (5-7 tokens per second)`).
 _REACHES_BEFORE = lazy(rf"{_B}(?i:achiev\w*|reach\w*|comparable|on{_SP}par|rivals?)|달성|도달|수준")
 
+# A cap named before a per-second label (`Rate limit (req/sec): 100`, `Max requests/sec: 100`): a setting.
+_RATE_CAP = lazy(r"(?i:\b(?:limits?|max(?:imum)?|min(?:imum)?|default|caps?|quotas?|allowed|targets?|budgets?)\b)")
+
 
 # Words of measured work or of a measured figure near a duration (`took 4.1 s`, `TTFT 0.3 s`, `p95 120 ms`, `12초 걸렸다`,
 # `평균 응답 시간 300ms`): FR101 reports a duration beside one; a duration with none near it is FR103's (preview).
@@ -558,8 +561,10 @@ class _Context(_Tables):
             return (start, m.end(), m.group("n1"), "", self.spread_kind(start, m.end()), "FR142")
         if rx is _METRIC_LABEL:
             lo = self._line(start)[0]
+            key = _METRIC_KEY.search(self.text, max(lo, m.start() - 40), m.start())
             if (
-                not _METRIC_KEY.search(self.text, max(lo, m.start() - 40), m.start())
+                key is None
+                or key.group("per_sec") and _RATE_CAP.search(self.text, lo, m.start())  # `Rate limit (req/sec): 100`
                 or self._hypothetical(start)
                 or _SETTING_WORDS.search(self.text, lo, start)
                 or self.text.startswith(";", m.end("n1"))  # `(QPS: 4000; key: 16 bytes)`: a condition of a run

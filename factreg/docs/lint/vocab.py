@@ -353,7 +353,7 @@ _METRIC_KEY = lazy(
     r"(?i:latency|response[ _]time|duration|elapsed|throughput|rps|qps|tps|run[ _]?time|"
     r"exec(?:ution)?[ _]time|wall[ _]?time|total[ _]time|tick[ _]time|"
     # `Prompt tokens per second: 22.61`, `Mean response/sec: 112.65` (`Requests/sec:` is _UNIT_BEFORE's)
-    r"(?:tok(?:en)?s|responses?)[ _]?(?:per[ _]sec(?:ond)?|/[ _]?sec(?:ond)?))"
+    r"(?:tok(?:en)?s|responses?)[ _]?(?:per[ _]sec(?:ond)?|/[ _]?sec(?:ond)?)|(?P<per_sec>(?<=[A-Za-z] )[A-Za-z]{2,}/sec(?:ond)?|\([A-Za-z#]{1,12}/s(?:ec)?\)))"
     r"[\"']?[ \t]*$"
 )
 

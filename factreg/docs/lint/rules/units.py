@@ -25,6 +25,7 @@ EXAMPLES_FR145 = (
     ("a latency a tool printed", "Avg Latency:  81.99", "81.99", "Avg Latency:  see below"),
     ("transactions per second", "straight PG (TPS: 389), pgbouncer (TPS: 305)", "389", "straight PG (threads: 389), pgbouncer (threads: 305)"),
     ("not a setting", "Total Time:  56.60", "56.60", "Total Time interval:  56.60"),
+    ("a label per second, not a cap", "Rows inserted/sec:    1,751,841", "1,751,841", "Rate limit (req/sec): 100"),
 )
 
 EXAMPLES_FR146 = (
@@ -108,7 +109,8 @@ RULES = (
         "A bare number after a label naming a time or a rate: `Avg Latency:  81.99`, `TPS: 389`, `Total Time:  56.60`.",
         (
             "Reads the number after a colon that follows `latency`, `response time`, `duration`, `elapsed`, "
-            "`throughput`, `TPS`, `QPS`, `RPS`, `run time` or `total time` (with an optional `avg`, `max`, `p99`, …), "
+            "`throughput`, `TPS`, `QPS`, `RPS`, `run time` or `total time` (with an optional `avg`, `max`, `p99`, …) "
+            "or a count per second (`Rows inserted/sec:`, `Bandwidth (msg/sec):`; not a cap, `Rate limit (req/sec):`), "
             "where no unit follows it (FR101 and the rate rules read those); leaves clock times, quoted values and "
             "settings on the line (`timeout`, `interval`)."
         ),
