@@ -146,6 +146,10 @@ def _pair_ends(text: str, found: list[Candidate], skipped: Callable[[int, int], 
 
 
 
+# A rating named on a line (`Elo difference: 19.5 +/- 16.8`, a CCRL list's `3020±21`): its spreads are no performance.
+_RATING = lazy(r"(?<![A-Za-z])(?:Elo|ELO|CCRL)(?![A-Za-z])")
+
+
 def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[Candidate], None]) -> None:
     """The claim or target a match of _CLAIM is, appended; nothing when it is neither."""
     start = m.start()
@@ -155,6 +159,8 @@ def _claim_match(m: re.Match[str], text: str, ctx: _Context, append: Callable[[C
         n2_end = m.end("n2")
         value = text[start:n2_end]
         if kind is None or kind in _RELATIVE:
+            if kind is None and _RATING.search(text, *ctx._line(start)):
+                return  # `Elo difference: 19.5 +/- 16.8`: a rating's spread, not performance
             append((start, n2_end, value, "", ctx.spread_kind(start, n2_end), SPREAD_RULE))
             return
         end = m.end()

@@ -6,6 +6,8 @@ from factreg.docs.lint.rules import Rule
 
 EXAMPLES_FR131 = (
     ("a spread without a unit", "median of 5 runs: 11.9 ± 7.2", "11.9 ± 7.2", "median of 5 runs: `11.9 ± 7.2`"),
+    ("a rating's spread is no performance", "Runs of the new build: 19.5 +/- 16.8", "19.5 +/- 16.8",
+     "Elo difference: 19.5 +/- 16.8"),
     ("a path named target is no goal", "1.08 ± 0.11 times faster than ./target/release/fd", "1.08 ± 0.11",
      "Our target: 1.08 ± 0.11 times faster than ./build/fd"),
 )
@@ -78,7 +80,7 @@ RULES = (
         "A value with a spread and no unit of its own: `11.9 ± 7.2`.",
         (
             "Reads `±`, `+/-` spreads: a measured value with its variation; a spread with a unit is its unit's "
-            "rule's. A spread of percentages with no word of performance near it (`| 요청 성공률 | 83.9 ± 1.76 % |`, "
+            "rule's; not on a line naming a rating (`Elo difference: 19.5 +/- 16.8`). A spread of percentages with no word of performance near it (`| 요청 성공률 | 83.9 ± 1.76 % |`, "
             "a success rate's) is FR124's. Leaves spreads inside code, and targets (FR201)."
         ),
         EXAMPLES_FR131,
