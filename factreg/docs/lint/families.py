@@ -180,6 +180,10 @@ def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
 _PERCENTILE_READ = lazy(r"(?<![<>≤≥])(?i:\bp\(?\d{2}(?:\.\d+)?\)?)[ \t]*[=:][ \t]*(?:\*\*)?[~≈]?\Z")
 
 
+# A mean time in brackets with the run's spread next (Crystal's Benchmark.ips: `1.33M (753.33ns) (± 0.91%)`).
+_SPREAD_NEXT = lazy(r"[ \t]*\)[ \t]*\([ \t]*±[ \t]*\d+(?:\.\d+)?%[ \t]*\)")
+
+
 # A bit rate written to a decimal on a line of no condition, goal or setting (`9.41 Gbits/sec`, `평균 943.2 Mbps`).
 _CONDITION_LINE = lazy(
     rf"{_B}(?i:if|when|should|must|can|could|would|will|may|might|default|up{_SP}to|max(?:imum)?|min(?:imum)?|limit\w*|"
@@ -240,7 +244,9 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     ):
         return (*c[:5], BARE_PERCENT_RULE)  # `| 요청 성공률 | 83.9 ± 1.76 % |`: a share's spread, not performance
     if c[5] == BARE_DURATION_RULE and not row and (
-        _precise_reading(text, c, line) or _PERCENTILE_READ.search(text, max(line[0], c[0] - 12), c[0])
+        _precise_reading(text, c, line)
+        or _PERCENTILE_READ.search(text, max(line[0], c[0] - 12), c[0])
+        or _SPREAD_NEXT.match(text, c[1])
     ):
         # `went from 15.1s … to 7.5s`, `took 2.3 seconds`, k6's `✓ 'p(95)<500' p(95)=148.92ms`: read off a run
         return (*c[:5], PRECISE_DURATION_RULE)

@@ -29,6 +29,8 @@ EXAMPLES_FR104 = (
      "The first request after the restart was 2.3 kilobytes."),
     ("a Korean time read off a run", "다시 돌려 보니 2.4초가 나왔다.", "2.4초", "다시 돌려 보니 2.4초 분량의 음성이 나왔다."),
     ("a percentile read beside its threshold", "✓ 'p(95)<500' p(95)=148.92ms", "148.92ms", "thresholds: 'p(95)<500ms'"),
+    ("a mean time with the run's spread next", "SHA256   1.33M (753.33ns) (± 0.91%)    224B/op", "753.33ns",
+     "SHA256   1.33M (753.33ns timeout)    224B/op"),
 )
 
 
@@ -172,7 +174,8 @@ RULES = (
             "`길이`): a figure read off a run, not a setting or an estimate, which are mostly written round. Not in "
             "a line of availability levels, a rubric, a recording's length or targets, nor right after a bound. "
             "Also a time right after a percentile's label, on any prose line (k6's `✓ 'p(95)<500' p(95)=148.92ms`, "
-            "`P95: 419ms (목표 <200ms)`): the percentile read, beside the goal it is held to. "
+            "`P95: 419ms (목표 <200ms)`): the percentile read, beside the goal it is held to; and a mean time in "
+            "brackets with the run's spread next (Crystal's Benchmark.ips: `1.33M (753.33ns) (± 0.91%)`). "
             "Split from FR103 by this context, it is in the default set."
         ),
         EXAMPLES_FR104,
