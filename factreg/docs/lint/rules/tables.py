@@ -132,6 +132,12 @@ EXAMPLES_FR152 = (
 
 EXAMPLES_FR153 = (
     (
+        "a unit column's unit, not the counts and parameters beside it",
+        "| Benchmark | Mode | Samples | Score | Unit | Param: size |\n|---|---|---|---|---|---|\n| hashMap | avgt | 5 | 151.39 | us/op | 10000 |",
+        "151.39",
+        "| Benchmark | Mode | Threads | Samples | Unit | Param: size |\n|---|---|---|---|---|---|\n| hashMap | avgt | 1 | 5 | us/op | 10000 |",
+    ),
+    (
         "a label naming a duration is not a unit",
         "| Test | Command | Value |\n|---|---|---|\n| latency (ms) | PUBLISH | 1.2 |",
         "1.2",
@@ -301,7 +307,8 @@ RULES = (
         (
             "Reads each bare number after the first cell of a row whose label names a time or rate unit (the first "
             "number after the label is FR142's), or whose cell under a `Unit` (`단위`) header does (`| Metric | Task "
-            "| Value | Unit |` over `| Total merge time | | 3.06 | min |`, a benchmark report's layout); a label "
+            "| Value | Unit |` over `| Total merge time | | 3.06 | min |`, a benchmark report's layout: then only the "
+            "three cells before the unit's, but counts such as JMH's `Samples` and `Threads`); a label "
             "naming a target or a setting makes them targets."
         ),
         EXAMPLES_FR153,
