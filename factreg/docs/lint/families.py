@@ -176,6 +176,14 @@ def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     return _HAPPENED.search(text, *line) is not None
 
 
+# A table row of a plan or an allowance, not a run: a load test's stages (`| 워밍업 | 60초 | 5 req/s |`), a provider's
+# quotas and recommended rates (`| Per project (minutely) | … | ~2,000 QPS burst`, `1 tps 권장`).
+_RATE_PLAN_ROW = lazy(
+    r"(?i:\b(?:quotas?|recommended|per[ \t]+(?:project|account)|autoscal\w*|spike|warm-?up|ramp-?up)\b|\bburst(?![ \t]+load))"
+    r"|권장|스파이크|워밍업|램프\s?업|최대\s?부하"
+)
+
+
 # A percentile's label right before a duration (`p(95)=148.92ms`, `P95: 419ms (목표 <200ms)`): the percentile read.
 _PERCENTILE_READ = lazy(r"(?<![<>≤≥])(?i:\bp\(?\d{2}(?:\.\d+)?\)?)[ \t]*[=:][ \t]*(?:\*\*)?[~≈]?\Z")
 
@@ -250,6 +258,8 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
     ):
         # `went from 15.1s … to 7.5s`, `took 2.3 seconds`, k6's `✓ 'p(95)<500' p(95)=148.92ms`: read off a run
         return (*c[:5], PRECISE_DURATION_RULE)
+    if c[5] == ITEM_RATE_RULE and row and _RATE_PLAN_ROW.search(text, *line):
+        return (*c[:4], "target", TARGET_RULE)  # `| 스파이크 | 15초 | 100 req/s |`, `| Per project | ~2,000 QPS burst |`
     if c[5] == ITEM_RATE_RULE and row:
         return (*c[:5], TABLE_ITEM_RATE_RULE)
     if c[5] == BANDWIDTH_RULE and not _BIT_RATE.search(text, c[0], c[1]) and not _DEFAULT_BEFORE.search(

@@ -159,6 +159,12 @@ EXAMPLES_FR112 = (
 
 EXAMPLES_FR114 = (
     (
+        "a load test's stage is a plan",
+        "| 단계 | 요청률 |\n|---|---|\n| 본 측정 | 85 req/s |",
+        "85 req/s",
+        "| 단계 | 요청률 |\n|---|---|\n| 워밍업 | 85 req/s |",
+    ),
+    (
         "a band's columns",
         "| 지표 | 이전 | 이후 |\n|---|---|---|\n| 동시 요청 | 40 req/s | 50 ~ 200 req/s |",
         "50 ~ 200 req/s",
@@ -351,7 +357,8 @@ RULES = (
         (
             "Reads what FR112 reads where the number is in a table row; in tables such rates are nearly always "
             "measured (in prose they are as often loads, limits, frame rates of media and worked examples, which "
-            "keeps FR112 a preview rule)."
+            "keeps FR112 a preview rule). A row of a plan or an allowance is a target's: a load test's stages "
+            "(`| 워밍업 | 60초 | 5 req/s |`, spike, ramp-up), quotas, bursts and recommended rates."
         ),
         EXAMPLES_FR114,
     ),
