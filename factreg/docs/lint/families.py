@@ -176,6 +176,15 @@ def _precise_reading(text: str, c: Candidate, line: tuple[int, int]) -> bool:
     return _HAPPENED.search(text, *line) is not None
 
 
+# A `±` right before a percentage: a spread. A bound right before one (`not more than`, `at least`, `>`) on a line of
+# a goal, a check or a challenge (`Ensure …`, `fails the job when …`, `regression detection`): a threshold.
+_PM_BEFORE = lazy(r"(?:±|\+/-|\+-)[ \t]*\Z")
+_PCT_BOUND_BEFORE = lazy(
+    r"(?i:(?:more|less|fewer)[ \t]+than|at[ \t]+least|[>≥<≤])[ \t]*(?:\*\*)?[~≈]?[ \t]*(?:\*\*)?\Z"
+)
+_PCT_GOAL_LINE = lazy(r"(?i:\b(?:ensure|fails?|challenge|detection|should|must)\b)")
+
+
 # A table row of a plan or an allowance, not a run: a load test's stages (`| 워밍업 | 60초 | 5 req/s |`), a provider's
 # quotas and recommended rates (`| Per project (minutely) | … | ~2,000 QPS burst`, `1 tps 권장`).
 _RATE_PLAN_ROW = lazy(
@@ -284,6 +293,12 @@ def _sub_rule(text: str, c: Candidate) -> Candidate:
         return (*c[:5], SEEN_LINK_RULE)  # `| OpenVPN UDP | 730 Mbps |` under `| VPN | Throughput |`: measured
     if c[5] == RATIO_RULE and c[2][:1].isdigit() and not _performance_near(text, c[0], c[1], row, _SPEED_NEAR, (25, 15)):
         return (*c[:5], BARE_RATIO_RULE)  # `3배 증가`, `100x more`, `| Output | $15.00 | 5× |`
+    if c[5] == PERCENT_RULE and _PM_BEFORE.search(text, max(line[0], c[0] - 4), c[0]):
+        return (*c[:5], BARE_PERCENT_RULE)  # `1.37M (728.87ns) (± 4.13%)`: a run's spread, not a change
+    if c[5] == PERCENT_RULE and _PCT_BOUND_BEFORE.search(text, max(line[0], c[0] - 24), c[0]) and _PCT_GOAL_LINE.search(
+        text, *line
+    ):
+        return (*c[:4], "target", TARGET_RULE)  # `Ensure the tail latency is not more than 15-20% above …`: a goal
     if (
         c[5] == PERCENT_RULE
         and not _performance_near(text, c[0], c[1], row, _PERF_NEAR, (40, 30))

@@ -106,6 +106,8 @@ EXAMPLES_FR122 = (
      "Persist-24  2.68kB ± 1%  2.03kB ± 1%  (p=0.000 n=20+20)"),
     ("one system placed behind another", "The Ryzen 5 9600X is 1% behind the Intel Core i5-14600K.", "1%",
      "Sales are 10% ahead of last year."),
+    ("a bound in a check is a threshold", "Latency dropped by more than 30% after the upgrade.", "30%",
+     "Ensure latency is not more than 30% above the usual."),
     ("a gain named, with no word of what", "Decode: 112 tokens/s (was 58 tokens/s), a 93 % gain.", "93 %",
      "A 35% gain in revenue last quarter."),
     (
@@ -372,6 +374,8 @@ RULES = (
         (
             "Reads a percentage when it is a change (a sign, a change word, a comparative) of a performance noun, "
             "a change named an improvement or a gain in prose (`a 93 % gain`), "
+            "but not a bound on a line of a goal or a check (`Ensure … not more than 15% above`, a target) nor a "
+            "`± 4.13%` spread (FR124's), "
             "or a share of a time or of a speed ceiling; leaves percentages of memory, size, cost, accuracy and "
             "counts, quality kept (`85% 성능 유지`), and shares of a target reached. A percentage with no word of "
             "performance near it is FR124's. A preview rule until final36 joined the select split; since revenue, "
