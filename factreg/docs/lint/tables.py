@@ -231,7 +231,7 @@ _CAPTION_NORMAL = {"milliseconds": "ms", "millisecond": "ms", "second": "s", "se
 # A column a caption's unit is not the unit of: counts and sizes of the run (`| Params |`, `| Files |`, `| Threads |`)
 # and the columns of other figures, targets and settings (columns.py).
 _UNCAPTIONED_COLUMN = lazy(
-    r"(?i:\b(?:files?|threads?|rows?|runs?|rounds?|iterations?|workers?|connections?|concurrency|batch(?:[ _-]?size)?|cnt|forks?|"
+    r"(?i:\b(?:files?|threads?|rows?|runs?|rounds?|iterations?|workers?|connections?|concurrency|batch(?:[ _-]?size)?|cnt|forks?|lengths?|"
     r"users?|vus|n|count|samples?|queries|tokens|layers|gpus?|cores?|cpus?|nodes?|version|date)\b)|#|개수|스레드|횟수|"
     r"\b(?i:memory|vram|ram|accuracy|size|params?|parameters|cost|price|quality|targets?|goals?|limits?|timeouts?)\b|"
     r"메모리|정확도|크기|파라미터|비용|가격|목표|제한"
@@ -308,9 +308,10 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
             pos = lo + (first + 1 if lead else 0)
             row_metrics = [] if _SIZE_ROW.search(cells[0]) else metrics  # `| Uncompressed | 3,412 |` under `| p50 |`
             label_metric = _row_metric(cells) if label is None else None
+            row_caption = None if _UNCAPTIONED_COLUMN.search(cells[0]) else caption  # `|query length|110|195|`
             for col, cell in enumerate(cells):
                 own = label if near is None or col in near and not _UNCAPTIONED_COLUMN.search(head_cells[col]) else None
-                found = _cell_unit(col, units, own, caption, row_metrics, label_metric, head_cells)
+                found = _cell_unit(col, units, own, row_caption, row_metrics, label_metric, head_cells)
                 if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
                     if not skipped(a, b) and not (col in ratio_cols and _BASELINE.fullmatch(m.group("n"))):

@@ -183,6 +183,12 @@ EXAMPLES_FR154 = (
         "(unit: MB)\n\n| engine | int4 |\n|---|---|\n| vllm | 77 |",
     ),
     (
+        "not a row of lengths or counts",
+        "## Latency (ms)\n\n| model | a |\n|---|---|\n| bert | 110 |",
+        "110",
+        "## Latency (ms)\n\n| model | a |\n|---|---|\n| query length | 110 |",
+    ),
+    (
         "a rate named in the caption, not a count's column",
         "Results in operations per second:\n\n| fixture | files | after |\n|---|---|---|\n| twitter | 12 | 4463 |",
         "4463",
@@ -321,7 +327,8 @@ RULES = (
             "Reads the bare numbers (not the first column's) of a table whose header names no unit, when one of the two "
             "lines above it or the line after it names a time or rate unit (`unit:`, `**Unit**: ms`, `단위:`, `times in "
             "seconds`, `in operations per second`, `speed in Mb/s`, a heading ending in `(ms)`); leaves columns of "
-            "counts, sizes, other figures and targets (`| Params |`, `| Files |`, `| Threads |`, `| Memory |`) and media "
+            "counts, sizes, other figures and targets (`| Params |`, `| Files |`, `| Threads |`, `| Memory |`), rows "
+            "labelled so (`| query length |`) and media "
             "lengths, and a caption naming a target or a setting makes them targets. A preview rule until the labelled "
             "batches gave captions (from final82): right 9 times of 9 on the select split with final83 in it (one "
             "table), none on tune, so in the default set."
