@@ -228,14 +228,18 @@ _CAPTION_UNIT = lazy(
 _CAPTION_NORMAL = {"milliseconds": "ms", "millisecond": "ms", "second": "s", "sec": "s"}
 
 
-# A column a caption's unit is not the unit of: counts and sizes of the run (`| Params |`, `| Files |`, `| Threads |`)
-# and the columns of other figures, targets and settings (columns.py).
-_UNCAPTIONED_COLUMN = lazy(
+# A column a caption's unit is not the unit of: counts of the run (`| Files |`, `| Threads |`, JMH's `| Samples |`),
+# and the columns of other figures, targets and settings (columns.py's _OTHER_COLUMN and _TARGET_COLUMN).
+_COUNT_COLUMN = lazy(
     r"(?i:\b(?:files?|threads?|rows?|runs?|rounds?|iterations?|workers?|connections?|concurrency|batch(?:[ _-]?size)?|cnt|forks?|lengths?|"
-    r"users?|vus|n|count|samples?|queries|tokens|layers|gpus?|cores?|cpus?|nodes?|version|date)\b)|#|개수|스레드|횟수|"
-    r"\b(?i:memory|vram|ram|accuracy|size|params?|parameters|cost|price|quality|targets?|goals?|limits?|timeouts?)\b|"
-    r"메모리|정확도|크기|파라미터|비용|가격|목표|제한"
+    r"users?|vus|n|count|samples?|queries|tokens|layers|gpus?|cores?|cpus?|nodes?|version|date)\b)|#|개수|스레드|횟수"
 )
+
+
+def _uncaptioned(cell: str) -> bool:
+    """Whether a header cell or a row's label names a count, another figure or a target, whose numbers are not in the
+    unit a caption or a unit column names."""
+    return any(rx.search(cell) for rx in (_COUNT_COLUMN, _OTHER_COLUMN, _TARGET_COLUMN))
 
 
 # A duration written as a clock in a column of times (`| Wall Time |` over `2:40.83`, `0:05:23`): minutes and
@@ -308,9 +312,9 @@ def _header_cells(text: str, skipped: Callable[[int, int], bool]) -> list[Candid
             pos = lo + (first + 1 if lead else 0)
             row_metrics = [] if _SIZE_ROW.search(cells[0]) else metrics  # `| Uncompressed | 3,412 |` under `| p50 |`
             label_metric = _row_metric(cells) if label is None else None
-            row_caption = None if _UNCAPTIONED_COLUMN.search(cells[0]) else caption  # `|query length|110|195|`
+            row_caption = None if _uncaptioned(cells[0]) else caption  # `|query length|110|195|`
             for col, cell in enumerate(cells):
-                own = label if near is None or col in near and not _UNCAPTIONED_COLUMN.search(head_cells[col]) else None
+                own = label if near is None or col in near and not _uncaptioned(head_cells[col]) else None
                 found = _cell_unit(col, units, own, row_caption, row_metrics, label_metric, head_cells)
                 if found is not None and (m := _cell_number(cell, found[0])) is not None:
                     a, b = pos + m.start("n"), pos + m.end("n")
@@ -348,7 +352,7 @@ def _cell_unit(
         return (*u, "FR151")
     if col > 0 and label is not None:
         return (*label, "FR153")
-    if col > 0 and caption is not None and not (col < len(head_cells) and _UNCAPTIONED_COLUMN.search(head_cells[col])):
+    if col > 0 and caption is not None and not (col < len(head_cells) and _uncaptioned(head_cells[col])):
         return (*caption, "FR154")
     if col > 0 and col < len(metrics) and (m := metrics[col]) is not None:
         return (*m, "FR121" if m[0] == "×" else "FR155")
